@@ -1,0 +1,106 @@
+"""The ``avibench`` command line. Stage commands live beside their stage and are imported on first use."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from avibench import __version__
+from avibench.errors import AvibenchError
+
+# command name -> "module:attribute"; loaded lazily so `avibench --help` stays fast and a stage that is
+# not installed or not built yet does not break the others.
+COMMANDS: dict[str, str] = {
+    "tasks": "avibench.commands:tasks",
+    "validate-data": "avibench.commands:validate_data",
+    "sample-data": "avibench.commands:sample_data",
+    "infer": "avibench.infer.cli:infer",
+    "export": "avibench.infer.cli:export",
+    "refine": "avibench.refine.cli:refine",
+    "eval": "avibench.evaluate.cli:eval_command",
+    "report": "avibench.evaluate.report_cli:report",
+    "leaderboard": "avibench.evaluate.report_cli:leaderboard",
+}
+
+SHORT_HELP: dict[str, str] = {
+    "tasks": "List the benchmark's tasks and the samples found under a dataset root.",
+    "validate-data": "Check a dataset folder and report every problem with file, entry and field.",
+    "sample-data": "Generate the synthetic sample benchmark (real media) in the official layout.",
+    "infer": "Ask a model every selected sample; resumable.",
+    "export": "Write a run's answers in the reference pipeline's format.",
+    "refine": "Normalise raw answers to each task family's canonical format; resumable.",
+    "eval": "Score refined answers (or reference-format files) and write eval.json.",
+    "report": "Write report.md and report.html for one run.",
+    "leaderboard": "Rank every run in outputs/ beside the published results.",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        try:
+            module = importlib.import_module(module_name)
+            return getattr(module, attr)
+        except (ModuleNotFoundError, AttributeError) as exc:
+            missing = getattr(exc, "name", None)
+            if isinstance(exc, ModuleNotFoundError) and missing and not module_name.startswith(missing):
+                raise
+            return _not_built(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, SHORT_HELP.get(name, "")) for name in COMMANDS])
+
+
+def _not_built(name: str) -> click.Command:
+    @click.command(name=name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    def stub() -> None:
+        raise AvibenchError(f"'avibench {name}' is not built yet in this version ({__version__}).")
+
+    return stub
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="avibench")
+def cli() -> None:
+    """avibench: evaluate omni-modal LLMs on AVI-Bench.
+
+    \b
+    The pipeline has three resumable stages, each reading and writing files under outputs/<label>/:
+      avibench infer  --model M     ask the model      -> outputs/<label>/infer/<TASK>.jsonl
+      avibench refine --model M     normalise answers  -> outputs/<label>/refine/<TASK>.jsonl
+      avibench eval   --model M     score              -> outputs/<label>/eval.json
+    Re-running a stage carries on where it stopped. Run 'avibench COMMAND --help' for details.
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: user errors are one line on stderr and exit code 2, never a traceback."""
+    try:
+        code = cli.main(args=argv, prog_name="avibench", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except AvibenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("Interrupted; re-run the same command to carry on.", err=True)
+        sys.exit(130)
+    if isinstance(code, int) and code:
+        sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""Loading the official AVI-Bench layout: ``<root>/<stage>/<TASK>/data.json`` plus ``input/`` media.
+
+Loading is lazy about media: a :class:`Sample` holds resolved paths, never file contents, so a run over the
+full dataset keeps memory bounded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from avibench.errors import DatasetError
+from avibench.prompting import PromptError, build_text, resolve_options
+from avibench.registry import AVIBENCH, Benchmark, TaskSpec
+
+PRE_PREFIX = "pre_"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One entry of a task's data.json, with its media paths resolved and its text assembled."""
+
+    task: str
+    index: int
+    id: str
+    subtask: str | None
+    text: str
+    options: Any
+    images: tuple[Path, ...]
+    audios: tuple[Path, ...]
+    video: Path | None
+    answer: Any
+    entry: dict[str, Any]
+
+    @property
+    def is_pre(self) -> bool:
+        """True for a double-confirm pre-question (id ``pre_<formal id>``)."""
+        return self.id.startswith(PRE_PREFIX)
+
+    @property
+    def formal_id(self) -> str:
+        """The id of the formal entry this one belongs to (itself for a formal entry)."""
+        return self.id[len(PRE_PREFIX) :] if self.is_pre else self.id
+
+    @property
+    def question(self) -> dict[str, Any]:
+        return (self.entry.get("input") or {}).get("question") or {}
+
+    @property
+    def media(self) -> tuple[Path, ...]:
+        return (*self.images, *self.audios, *((self.video,) if self.video else ()))
+
+
+def task_dir(data_root: Path | str, spec: TaskSpec) -> Path:
+    return Path(data_root) / spec.stage / spec.name
+
+
+def read_json_array(path: Path) -> list[Any]:
+    """Parse a JSON array file; errors name the file, and the line and column for invalid JSON."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(path, "file not found") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read: {exc.strerror}") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    if not isinstance(data, list):
+        raise DatasetError(path, f"expected a JSON array of entries, found {type(data).__name__}")
+    return data
+
+
+def resolve_media_path(value: str, folder: Path) -> Path:
+    """The reference's plain string replacement of every ``./input`` with ``<task folder>/input``."""
+    return Path(value.replace("./input", f"{folder}/input"))
+
+
+def _media_list(value: Any, folder: Path, path: Path, index: int, field: str) -> tuple[Path, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DatasetError(path, "expected a list of media paths or null", index=index, field=field)
+    return tuple(resolve_media_path(v, folder) for v in value)
+
+
+def sample_from_entry(spec: TaskSpec, folder: Path, path: Path, index: int, entry: Any) -> Sample:
+    """Build a :class:`Sample`; raises :class:`DatasetError` naming the entry and field that is wrong."""
+    if not isinstance(entry, dict):
+        raise DatasetError(path, f"expected an object, found {type(entry).__name__}", index=index)
+    inp = entry.get("input")
+    if not isinstance(inp, dict):
+        raise DatasetError(path, "missing or not an object", index=index, field="input")
+    question = inp.get("question")
+    if not isinstance(question, dict):
+        raise DatasetError(path, "missing or not an object", index=index, field="input.question")
+    output = entry.get("output")
+    if not isinstance(output, dict) or "question_answer" not in output:
+        raise DatasetError(path, "missing", index=index, field="output.question_answer")
+    try:
+        text = build_text(spec.name, question)
+        options = resolve_options(spec.name, question)
+    except PromptError as exc:
+        raise DatasetError(path, str(exc), index=index, field="input.question") from None
+    video = inp.get("video")
+    if video is not None and not isinstance(video, str):
+        raise DatasetError(path, "expected a media path or null", index=index, field="input.video")
+    subtask = entry.get("subtask")
+    return Sample(
+        task=spec.name,
+        index=index,
+        id=str(entry.get("id", index)),
+        subtask=None if subtask is None else str(subtask),
+        text=text,
+        options=options,
+        images=_media_list(inp.get("image_list"), folder, path, index, "input.image_list"),
+        audios=_media_list(inp.get("audio_list"), folder, path, index, "input.audio_list"),
+        video=resolve_media_path(video, folder) if video else None,
+        answer=output["question_answer"],
+        entry=entry,
+    )
+
+
+def load_task(data_root: Path | str, task: str | TaskSpec, benchmark: Benchmark = AVIBENCH) -> list[Sample]:
+    """All samples of one task folder, in file order."""
+    spec = task if isinstance(task, TaskSpec) else benchmark.task(task)
+    folder = task_dir(data_root, spec)
+    path = folder / "data.json"
+    return [sample_from_entry(spec, folder, path, i, e) for i, e in enumerate(read_json_array(path))]
+
+
+def available_tasks(data_root: Path | str, benchmark: Benchmark = AVIBENCH) -> tuple[TaskSpec, ...]:
+    """Tasks whose ``data.json`` exists under the root, in registry order."""
+    return tuple(t for t in benchmark.tasks if (task_dir(data_root, t) / "data.json").is_file())
+
+
+def pre_pairs(samples: Iterable[Sample]) -> dict[int, int]:
+    """Map each pre-question's index to the index of its formal entry (the first formal entry with that id)."""
+    first_formal: dict[str, int] = {}
+    pairs: dict[int, int] = {}
+    items = list(samples)
+    for s in items:
+        if not s.is_pre:
+            first_formal.setdefault(s.id, s.index)
+    for s in items:
+        if s.is_pre and s.formal_id in first_formal:
+            pairs[s.index] = first_formal[s.formal_id]
+    return pairs
+
+
+def fingerprint(data_root: Path | str, tasks: Iterable[TaskSpec]) -> str:
+    """A short hash of the selected tasks' data.json files, recorded in outputs for provenance."""
+    digest = hashlib.sha256()
+    for spec in tasks:
+        path = task_dir(data_root, spec) / "data.json"
+        digest.update(spec.name.encode())
+        if path.is_file():
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]

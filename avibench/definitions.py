@@ -1,0 +1,32 @@
+"""Loads the prompt and option definitions shipped as data in ``avibench.prompts``."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+
+@cache
+def definitions() -> dict[str, dict[str, Any]]:
+    """Per-task pseudo-key tables (the reference's ``havib_constants``), verbatim."""
+    text = resources.files("avibench.prompts").joinpath("definitions.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def constants_for(task: str) -> dict[str, Any]:
+    """The pseudo-key table of one task folder; raises KeyError for a task the definitions do not know."""
+    table = definitions()
+    if task not in table:
+        raise KeyError(f"no prompt definitions for task {task!r}")
+    return table[task]
+
+
+def prompt_resource(*parts: str) -> str:
+    """Text of a file under ``avibench.prompts`` (for example ``prompt_resource("refine", "qa.txt")``)."""
+    node = resources.files("avibench.prompts")
+    for part in parts:
+        node = node.joinpath(part)
+    return node.read_text(encoding="utf-8")

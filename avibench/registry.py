@@ -1,0 +1,166 @@
+"""The task registry: benchmark -> stages -> tasks, in one table.
+
+Every other module asks this registry for task lists, stage membership, refine families and metric kinds
+instead of repeating them. A related benchmark (MMAR, STAR-Bench, ...) is added as one more module that
+builds its own :class:`Benchmark` and registers it in :data:`BENCHMARKS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+RefineFamily = Literal["qa", "mic", "avl", "avlg", "retrieval", "passthrough"]
+MetricKind = Literal["full_match", "avsqa", "mic", "avl", "avlg", "retrieval", "caption"]
+Modality = Literal["audio", "visual", "joint"]
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One stage of a benchmark.
+
+    ``key`` is the dataset folder and the reference eval.json key (``understand``); ``name`` is the
+    name used in summaries and the leaderboard (``understanding``).
+    """
+
+    key: str
+    name: str
+    label: str
+    familiar: bool = True
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One runnable task folder."""
+
+    name: str
+    stage: str
+    paper_task: str
+    family: RefineFamily
+    metric: MetricKind
+    modality: Modality
+    double_confirm: bool
+    paper_count: int
+    title: str = ""
+
+    @property
+    def eval_key(self) -> str:
+        """The reference eval.json key of this task (lowercase task name)."""
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark: its stages, in report order, and its task folders, in the reference's evaluation order."""
+
+    name: str
+    stages: tuple[StageSpec, ...]
+    tasks: tuple[TaskSpec, ...]
+    _by_name: dict[str, TaskSpec] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {t.name: t for t in self.tasks})
+
+    @property
+    def task_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.tasks)
+
+    def task(self, name: str) -> TaskSpec:
+        """Look up a task folder by name, case-insensitively; raises KeyError naming the known tasks."""
+        spec = self._by_name.get(name.upper())
+        if spec is None:
+            raise KeyError(f"unknown task {name!r}; known tasks: {', '.join(self.task_names)}")
+        return spec
+
+    def stage(self, key: str) -> StageSpec:
+        for stage in self.stages:
+            if key in (stage.key, stage.name):
+                return stage
+        raise KeyError(f"unknown stage {key!r}")
+
+    def tasks_in_stage(self, stage_key: str) -> tuple[TaskSpec, ...]:
+        return tuple(t for t in self.tasks if t.stage == stage_key)
+
+    def paper_tasks(self, stage_key: str | None = None) -> tuple[str, ...]:
+        """Paper-level task names (VSQA_I and VSQA_V pool into VSQA), in registry order, without repeats."""
+        names: list[str] = []
+        for t in self.tasks:
+            if (stage_key is None or t.stage == stage_key) and t.paper_task not in names:
+                names.append(t.paper_task)
+        return tuple(names)
+
+    def folders_of(self, paper_task: str) -> tuple[TaskSpec, ...]:
+        return tuple(t for t in self.tasks if t.paper_task == paper_task)
+
+    def select(self, names: str | list[str] | tuple[str, ...] | None) -> tuple[TaskSpec, ...]:
+        """Tasks named in a comma/space separated string or a list; ``None``/empty means all.
+
+        A paper-level name such as ``VSQA`` selects both of its folders.
+        """
+        if not names:
+            return self.tasks
+        if isinstance(names, str):
+            names = names.replace(",", " ").split()
+        wanted: list[TaskSpec] = []
+        for raw in names:
+            key = raw.strip().upper()
+            if not key:
+                continue
+            folders = self.folders_of(key) if key not in self._by_name else (self._by_name[key],)
+            if not folders:
+                raise KeyError(f"unknown task {raw!r}; known tasks: {', '.join(self.task_names)}")
+            wanted.extend(f for f in folders if f not in wanted)
+        order = {t.name: i for i, t in enumerate(self.tasks)}
+        return tuple(sorted(wanted, key=lambda t: order[t.name]))
+
+
+def _t(name, stage, family, metric, modality, count, title, *, paper=None, dc=False) -> TaskSpec:
+    return TaskSpec(
+        name=name,
+        stage=stage,
+        paper_task=paper or name,
+        family=family,
+        metric=metric,
+        modality=modality,
+        double_confirm=dc,
+        paper_count=count,
+        title=title,
+    )
+
+
+AVIBENCH = Benchmark(
+    name="avibench",
+    stages=(
+        StageSpec("perception", "perception", "Perception"),
+        StageSpec("understand", "understanding", "Understanding"),
+        StageSpec("reasoning", "reasoning", "Reasoning"),
+        StageSpec("sensation", "sensation", "Sensation (PriSe)", familiar=False),
+    ),
+    # The reference evaluator's task order (spec 4.0), which is also the order of eval.json.
+    tasks=(
+        _t("ASQA", "sensation", "qa", "full_match", "audio", 502, "Audio sensation QA", dc=True),
+        _t("VSQA_I", "sensation", "qa", "full_match", "visual", 620, "Visual sensation QA (images)", paper="VSQA", dc=True),
+        _t("VSQA_V", "sensation", "qa", "full_match", "visual", 580, "Visual sensation QA (videos)", paper="VSQA", dc=True),
+        _t("AVSQA", "sensation", "qa", "avsqa", "joint", 388, "Audio-visual sensation QA", dc=True),
+        _t("AMIC", "perception", "mic", "mic", "audio", 518, "Audio multi-instance counting"),
+        _t("VMIC", "perception", "mic", "mic", "visual", 521, "Visual multi-instance counting"),
+        _t("AVL", "perception", "avl", "avl", "joint", 205, "Audio-visual localisation"),
+        _t("AVM", "perception", "passthrough", "full_match", "joint", 250, "Audio-visual matching"),
+        _t("AVR", "understand", "retrieval", "retrieval", "visual", 264, "Audio-to-visual retrieval"),
+        _t("VAR", "understand", "retrieval", "retrieval", "audio", 264, "Visual-to-audio retrieval"),
+        _t("AVC", "understand", "passthrough", "caption", "joint", 280, "Audio-visual captioning"),
+        _t("AVH", "reasoning", "passthrough", "full_match", "audio", 250, "Audio-visual hallucination (audio)"),
+        _t("VAH", "reasoning", "passthrough", "full_match", "visual", 250, "Audio-visual hallucination (visual)"),
+        _t("AVQA", "reasoning", "qa", "full_match", "joint", 469, "Audio-visual question answering"),
+        _t("AVLG", "reasoning", "avlg", "avlg", "joint", 503, "Audio-visual localisation and grounding"),
+    ),
+)
+
+BENCHMARKS: dict[str, Benchmark] = {AVIBENCH.name: AVIBENCH}
+
+
+def get_benchmark(name: str = "avibench") -> Benchmark:
+    try:
+        return BENCHMARKS[name]
+    except KeyError:
+        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None

@@ -1,0 +1,140 @@
+"""Crash-safe files: append-only JSONL journals and atomically replaced whole files.
+
+A journal is appended one record at a time (write, flush, fsync), so killing the process loses at most
+the record being written. On read, a torn or invalid line is skipped; before appending, a torn tail left
+by a crash is cut off so the next record starts on its own line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+
+def _dumps(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _cut_torn_tail(path: Path) -> None:
+    """Truncate a final line that has no newline (a write interrupted by a crash)."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+        block = 1 << 16
+        pos = size
+        while pos > 0:
+            start = max(0, pos - block)
+            fh.seek(start)
+            chunk = fh.read(pos - start)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                fh.truncate(start + cut + 1)
+                return
+            pos = start
+        fh.truncate(0)
+
+
+class JournalWriter:
+    """Appends JSON records to one JSONL file, each durable before :meth:`append` returns."""
+
+    def __init__(self, path: Path | str, *, fsync: bool = True):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _cut_torn_tail(self.path)
+        self._fh = self.path.open("a", encoding="utf-8")
+        self._fsync = fsync
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._fh.write(_dumps(record) + "\n")
+        self._fh.flush()
+        if self._fsync:
+            os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+    def __enter__(self) -> JournalWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def append_records(path: Path | str, records: Iterable[dict[str, Any]]) -> None:
+    with JournalWriter(path) as writer:
+        for record in records:
+            writer.append(record)
+
+
+def read_records(path: Path | str) -> Iterator[dict[str, Any]]:
+    """Records of a JSONL file in order; missing file -> nothing; torn or non-object lines are skipped."""
+    p = Path(path)
+    if not p.is_file():
+        return
+    with p.open("rb") as fh:
+        for line in fh:
+            if not line.endswith(b"\n"):
+                return  # torn last line
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+def latest_by_index(path: Path | str) -> dict[int, dict[str, Any]]:
+    """The latest record for each sample index (later lines supersede earlier ones)."""
+    latest: dict[int, dict[str, Any]] = {}
+    for record in read_records(path):
+        index = record.get("index")
+        if isinstance(index, int) and not isinstance(index, bool):
+            latest[index] = record
+    return latest
+
+
+def atomic_write_text(path: Path | str, text: str) -> None:
+    """Write a whole file through a temporary file in the same folder and a rename: never half-written."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: Path | str, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")

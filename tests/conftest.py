@@ -1,0 +1,22 @@
+"""Shared fixtures. Tests run offline: nothing may reach the Hugging Face hub."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def sample_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The generated sample benchmark (seed 0), made once per test session."""
+    from avibench.sample_data import generate
+
+    root = tmp_path_factory.mktemp("sample") / "levels"
+    generate(root, seed=0)
+    return root
