@@ -1,0 +1,90 @@
+# avibench: every target bootstraps .venv itself, so on a bare machine `make demo` and `make test` are enough.
+#   make infer  MODEL=gemini-2.5-pro [DATA=data/levels] [TASKS=AMIC,AVL] [N=20] [CONCURRENCY=16] [LABEL=...]
+#   make refine MODEL=gemini-2.5-pro     make eval MODEL=gemini-2.5-pro [PROFILE=strict]
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.avibench-installed
+
+MODEL       ?=
+LABEL       ?=
+DATA        ?=
+TASKS       ?=
+N           ?=
+CONCURRENCY ?=
+PROFILE     ?=
+
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+export PYTHONUNBUFFERED := 1
+
+model_arg  = $(if $(MODEL),--model $(MODEL),$(error MODEL is not set: e.g. make $@ MODEL=gemini-2.5-pro, or MODEL=random to run offline))
+label_arg  = $(if $(LABEL),--label $(LABEL))
+data_arg   = $(if $(DATA),--data-root $(DATA))
+tasks_arg  = $(if $(TASKS),--tasks $(TASKS))
+n_arg      = $(if $(N),--n-samples $(N))
+conc_arg   = $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
+prof_arg   = $(if $(PROFILE),--profile $(PROFILE))
+
+.PHONY: help setup demo test lint format bench infer refine eval report leaderboard sample-data validate clean
+
+help:
+	@echo "make demo        set up, generate the sample benchmark, run oracle and random end to end"
+	@echo "make test        run the test suite"
+	@echo "make infer  MODEL=...   ask a model (OPENAI_API_KEY / OPENAI_BASE_URL; MODEL=random|oracle offline)"
+	@echo "make refine MODEL=...   normalise the answers     make eval MODEL=...   score and write the report"
+	@echo "make leaderboard        rank every run in outputs/   make lint / make bench / make sample-data"
+	@echo "variables: MODEL LABEL DATA TASKS N CONCURRENCY PROFILE"
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/avibench demo $(data_arg)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(STAMP)
+	$(BIN)/python bench/refine_coverage.py
+	$(BIN)/python bench/eval_speed.py
+	$(BIN)/python bench/infer_throughput.py
+
+sample-data: $(STAMP)
+	$(BIN)/avibench sample-data $(if $(DATA),--out $(DATA))
+
+validate: $(STAMP)
+	$(BIN)/avibench validate-data $(DATA)
+
+infer: $(STAMP)
+	$(BIN)/avibench infer $(model_arg) $(label_arg) $(data_arg) $(tasks_arg) $(n_arg) $(conc_arg)
+
+refine: $(STAMP)
+	$(BIN)/avibench refine $(model_arg) $(label_arg) $(data_arg) $(tasks_arg)
+
+eval: $(STAMP)
+	$(BIN)/avibench eval $(model_arg) $(label_arg) $(data_arg) $(tasks_arg) $(prof_arg)
+	$(BIN)/avibench report $(model_arg) $(label_arg)
+
+report: $(STAMP)
+	$(BIN)/avibench report $(model_arg) $(label_arg)
+
+leaderboard: $(STAMP)
+	$(BIN)/avibench leaderboard
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,326 @@
+"""The shared asynchronous chat client: OpenAI-compatible endpoints, one retry policy, an optional rate limit.
+
+The ``openai`` SDK does the HTTP work with its own retries switched off (``max_retries=0``); this module owns
+the retry policy so that every stage retries the same way, by exception type and status code (never by
+searching error text), honours ``Retry-After``, backs off exponentially with jitter and gives up after a
+bounded number of attempts. An empty answer is a retryable failure, never an answer. Error messages are one
+line and never contain the API key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import itertools
+import json
+import math
+import random
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import openai
+
+ErrorKind = Literal["http", "timeout", "connection", "empty", "malformed"]
+
+#: Status codes worth another attempt: request timeout, conflict, rate limit, and every server error.
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+_MAX_MESSAGE = 300
+
+
+@dataclass
+class ChatResult:
+    """A successful answer. ``latency_s`` is the duration of the attempt that succeeded."""
+
+    text: str
+    usage: dict[str, int] | None
+    latency_s: float
+    attempts: int
+
+
+class ChatError(Exception):
+    """A request that failed for good (non-retryable, or out of attempts).
+
+    ``retryable`` says whether the last failure was of a transient kind, i.e. whether trying again later
+    may succeed; ``attempts`` is how many requests were made.
+    """
+
+    def __init__(
+        self, message: str, *, kind: ErrorKind, status: int | None = None, retryable: bool, attempts: int = 1
+    ):
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.retryable = retryable
+        self.attempts = attempts
+
+
+@dataclass
+class RetryPolicy:
+    """How failed requests are retried.
+
+    ``max_attempts`` counts every request, the first included. The n-th retry waits
+    ``min(max_delay, base_delay * 2**(n-1))``, shortened by up to ``jitter`` (a fraction) at random so that
+    many clients do not retry in lockstep. A server's ``Retry-After`` replaces the computed delay, capped at
+    ``retry_after_cap`` so that a hostile or broken header cannot stall a run.
+    """
+
+    max_attempts: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    jitter: float = 0.5
+    retry_after_cap: float = 120.0
+
+    def backoff(self, retry: int, rng: random.Random | None = None) -> float:
+        """Delay before retry number ``retry`` (1-based) when the server gave no ``Retry-After``."""
+        delay = min(self.max_delay, self.base_delay * 2 ** (retry - 1))
+        return delay * (1.0 - self.jitter * (rng or random).random())
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (delta seconds or an HTTP date); None if absent."""
+    if not headers:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            value = float(millis) / 1000.0
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value >= 0:
+            return value
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+class Scrubber:
+    """Removes a secret (and anything sent as a bearer token) from text, and flattens it to one short line."""
+
+    _BEARER = re.compile(r"(?i)(bearer\s+)[^\s'\",}]+")
+
+    def __init__(self, secrets: Sequence[str]):
+        self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+
+    def __call__(self, text: str, limit: int = _MAX_MESSAGE) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        text = self._BEARER.sub(r"\1***", text)
+        text = " ".join(text.split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class RateLimiter:
+    """An asynchronous token bucket: at most ``rpm`` acquisitions per minute, bursts of up to one second's worth."""
+
+    def __init__(self, rpm: float):
+        if rpm <= 0:
+            raise ValueError("rpm must be positive")
+        self.rate = rpm / 60.0
+        self.capacity = max(1.0, self.rate)
+        self._tokens = self.capacity
+        self._stamp = time.monotonic()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            while True:
+                now = time.monotonic()
+                self._tokens = min(self.capacity, self._tokens + (now - self._stamp) * self.rate)
+                self._stamp = now
+                if self._tokens >= 1.0:
+                    self._tokens -= 1.0
+                    return
+                await asyncio.sleep((1.0 - self._tokens) / self.rate)
+
+
+@dataclass
+class _Endpoint:
+    client: openai.AsyncOpenAI
+    in_flight: int = 0
+
+
+class _Attempt(Exception):
+    """One failed attempt, classified; internal to :class:`ChatClient`."""
+
+    def __init__(
+        self, message: str, kind: ErrorKind, status: int | None, retryable: bool, wait: float | None
+    ):
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.retryable = retryable
+        self.wait = wait
+
+
+def _usage_dict(usage: Any) -> dict[str, int] | None:
+    if usage is None:
+        return None
+    out = {}
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        value = getattr(usage, key, None)
+        if isinstance(value, int):
+            out[key] = value
+    return out or None
+
+
+def _extract_text(response: Any) -> str | None:
+    """The first choice's message content; raises ValueError when the body is not a chat completion."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise ValueError("response has no choices")
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise ValueError("first choice has no message")
+    content = getattr(message, "content", None)
+    if content is not None and not isinstance(content, str):
+        raise ValueError(f"message content is {type(content).__name__}, not a string")
+    return content
+
+
+class ChatClient:
+    """Chat completions against one or more OpenAI-compatible base URLs with a shared retry policy.
+
+    Requests go to the base URL with the fewest requests in flight (ties in turn), so several servers of
+    the same model (for example vLLM replicas) share the load. ``rpm`` limits requests per minute over all
+    of them, retries included.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_urls: Sequence[str],
+        api_key: str,
+        timeout: float = 180.0,
+        retry: RetryPolicy | None = None,
+        rpm: float | None = None,
+        max_connections: int = 64,
+    ):
+        if not base_urls:
+            raise ValueError("at least one base URL is needed")
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self._scrub = Scrubber([api_key])
+        self._limiter = RateLimiter(rpm) if rpm else None
+        self._turn = itertools.count()
+        self._rng = random.Random()
+        limits = type(openai.DEFAULT_CONNECTION_LIMITS)(
+            max_connections=max_connections, max_keepalive_connections=max_connections
+        )
+        self._endpoints = [
+            _Endpoint(
+                client=openai.AsyncOpenAI(
+                    api_key=api_key,
+                    base_url=url,
+                    timeout=timeout,
+                    max_retries=0,
+                    http_client=openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout),
+                )
+            )
+            for url in base_urls
+        ]
+
+    def _pick(self) -> _Endpoint:
+        turn = next(self._turn)
+        count = len(self._endpoints)
+        order = [self._endpoints[(turn + i) % count] for i in range(count)]
+        return min(order, key=lambda e: e.in_flight)
+
+    async def chat(self, model: str, messages: list[dict[str, Any]], **params: Any) -> ChatResult:
+        """One chat completion, retried per the policy; raises :class:`ChatError` when it fails for good."""
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return await self._attempt(model, messages, params, attempts)
+            except _Attempt as failure:
+                if not failure.retryable or attempts >= self.retry.max_attempts:
+                    suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
+                    raise ChatError(
+                        f"{failure}{suffix}",
+                        kind=failure.kind,
+                        status=failure.status,
+                        retryable=failure.retryable,
+                        attempts=attempts,
+                    ) from None
+                wait = self.retry.backoff(attempts, self._rng)
+                if failure.wait is not None:
+                    wait = min(failure.wait, self.retry.retry_after_cap)
+                await asyncio.sleep(wait)
+
+    async def _attempt(
+        self, model: str, messages: list[dict[str, Any]], params: dict[str, Any], attempt: int
+    ) -> ChatResult:
+        if self._limiter is not None:
+            await self._limiter.acquire()
+        endpoint = self._pick()
+        endpoint.in_flight += 1
+        start = time.perf_counter()
+        try:
+            response = await endpoint.client.chat.completions.create(model=model, messages=messages, **params)
+        except openai.APITimeoutError:
+            raise _Attempt(f"timeout after {self.timeout:g} s", "timeout", None, True, None) from None
+        except openai.APIConnectionError as exc:
+            cause = type(exc.__cause__).__name__ if exc.__cause__ else "connection error"
+            raise _Attempt(
+                self._scrub(f"connection failed: {cause}"), "connection", None, True, None
+            ) from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            retryable = status in RETRYABLE_STATUS or status >= 500
+            wait = parse_retry_after(exc.response.headers) if retryable else None
+            raise _Attempt(
+                self._scrub(f"HTTP {status}: {_status_detail(exc)}"), "http", status, retryable, wait
+            ) from None
+        except (openai.APIResponseValidationError, ValueError) as exc:
+            raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
+        finally:
+            endpoint.in_flight -= 1
+        latency = time.perf_counter() - start
+        try:
+            text = _extract_text(response)
+        except ValueError as exc:
+            raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
+        if text is None or not text.strip():
+            raise _Attempt("empty response content", "empty", None, True, None)
+        return ChatResult(
+            text=text,
+            usage=_usage_dict(getattr(response, "usage", None)),
+            latency_s=latency,
+            attempts=attempt,
+        )
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(e.client.close() for e in self._endpoints), return_exceptions=True)
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _status_detail(exc: openai.APIStatusError) -> str:
+    """The provider's error message from the body when it has one, else the SDK's message."""
+    body = exc.body
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            return inner["message"]
+        return json.dumps(body, ensure_ascii=False)[:_MAX_MESSAGE]
+    if isinstance(body, str) and body.strip():
+        return body
+    return exc.message

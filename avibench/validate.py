@@ -1,0 +1,288 @@
+"""``avibench validate-data``: check a dataset in the official layout and report every problem.
+
+Each problem names the file, the entry index and the field, so a broken download or a hand-made task can
+be fixed without reading a traceback. Errors are what would make a stage crash or score wrongly;
+warnings are what the reference tolerates but is probably unintended.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from avibench.dataset import PRE_PREFIX, read_json_array, task_dir
+from avibench.errors import DatasetError
+from avibench.prompting import PromptError, build_text
+from avibench.registry import AVIBENCH, Benchmark, TaskSpec
+
+Severity = Literal["error", "warning"]
+REPEATED_IDS_EXPECTED = {"AVQA", "AVLG", "VSQA_V"}
+AVLG_FRAMES = tuple(f"frame_{k}" for k in range(10))
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+    index: int | None = None
+    field: str | None = None
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.index is not None:
+            where += f" entry {self.index}"
+        if self.field:
+            where += f" field {self.field}"
+        return f"{self.severity}: {where}: {self.message}"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_box(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 4 and all(_is_number(v) for v in value)
+
+
+def _is_count(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value >= 0
+    return isinstance(value, str) and value.strip().isascii() and value.strip().isdigit()
+
+
+def _check_size(gt: dict[str, Any]) -> str | None:
+    wh = gt.get("original_wh")
+    if wh is None:
+        return None
+    if not (isinstance(wh, list) and len(wh) == 2 and all(_is_number(v) and v > 0 for v in wh)):
+        return "original_wh must be [W, H] with positive numbers"
+    return None
+
+
+def _gt_full_match(gt: Any, entry: dict[str, Any]) -> str | None:
+    if gt is None and str(entry.get("id", "")).startswith(PRE_PREFIX):
+        return None  # an invalid pre_ slot, skipped by the scorer
+    if isinstance(gt, bool) or not isinstance(gt, str | int | float):
+        return f"expected an answer string (or number), found {type(gt).__name__}"
+    return None
+
+
+def _gt_avsqa(gt: Any, entry: dict[str, Any]) -> str | None:
+    if not isinstance(gt, str) or not gt.strip():
+        return "expected a non-empty option string (several options separated by ';')"
+    return None
+
+
+def _gt_mic(gt: Any, entry: dict[str, Any]) -> str | None:
+    if not isinstance(gt, dict) or not gt:
+        return "expected a non-empty object {class: count}"
+    bad = [k for k, v in gt.items() if not _is_count(v)]
+    if bad:
+        return f"count of {bad[0]!r} is not a non-negative integer"
+    return None
+
+
+def _boxes_of(gt: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """The box table of an AVL/AVLG ground truth: wrapped {"bbox", "original_wh"} or the older flat form."""
+    if not isinstance(gt, dict):
+        return None, f"expected an object with bbox and original_wh, found {type(gt).__name__}"
+    if "bbox" in gt:
+        if not isinstance(gt["bbox"], dict):
+            return None, "bbox must be an object"
+        return gt["bbox"], _check_size(gt)
+    return gt, None
+
+
+def _gt_avl(gt: Any, entry: dict[str, Any]) -> str | None:
+    boxes, error = _boxes_of(gt)
+    if error:
+        return error
+    if not boxes:
+        return "bbox is empty"
+    for key, box in boxes.items():
+        if not _is_box(box):
+            return f"box {key!r} must be [x, y, w, h] numbers"
+    return None
+
+
+def _gt_avlg(gt: Any, entry: dict[str, Any]) -> str | None:
+    boxes, error = _boxes_of(gt)
+    if error:
+        return error
+    if not boxes:
+        return "bbox is empty"
+    for key, box in boxes.items():
+        if box is not None and not _is_box(box):
+            return f"box {key!r} must be [x, y, w, h] numbers or null"
+    return None
+
+
+def _gt_retrieval(gt: Any, entry: dict[str, Any]) -> str | None:
+    if not isinstance(gt, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in gt):
+        return "expected a list of non-negative integer indices"
+    return None
+
+
+def _gt_caption(gt: Any, entry: dict[str, Any]) -> str | None:
+    refs = gt if isinstance(gt, list) else [gt]
+    if not any(isinstance(r, str) and r.strip() for r in refs):
+        return "expected a reference caption string or a list of them"
+    return None
+
+
+GT_CHECKS: dict[str, Callable[[Any, dict[str, Any]], str | None]] = {
+    "full_match": _gt_full_match,
+    "avsqa": _gt_avsqa,
+    "mic": _gt_mic,
+    "avl": _gt_avl,
+    "avlg": _gt_avlg,
+    "retrieval": _gt_retrieval,
+    "caption": _gt_caption,
+}
+
+
+def _media_refs(inp: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    video = inp.get("video")
+    if video is not None:
+        yield "input.video", video
+    for name in ("audio_list", "image_list"):
+        value = inp.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            yield f"input.{name}", value
+            continue
+        for k, item in enumerate(value):
+            yield f"input.{name}[{k}]", item
+
+
+def _check_media(folder: Path, path: str, index: int, inp: dict[str, Any]) -> Iterator[Problem]:
+    root = folder.resolve()
+    for field, ref in _media_refs(inp):
+        if not isinstance(ref, str):
+            yield Problem(path, f"expected a media path string, found {type(ref).__name__}", index, field)
+            continue
+        if not ref.startswith("./input/"):
+            yield Problem(path, f"media path {ref!r} must start with ./input/", index, field)
+            continue
+        resolved = (folder / ref).resolve()
+        if not resolved.is_relative_to(root):
+            yield Problem(path, f"media path {ref!r} escapes the task folder", index, field)
+        elif not resolved.is_file():
+            yield Problem(path, f"media file {ref!r} not found", index, field)
+
+
+def _retrieval_range(spec: TaskSpec, inp: dict[str, Any], gt: Any) -> str | None:
+    """Retrieval GT indices point into the candidate list: wavs for VAR, images for AVR."""
+    if not isinstance(gt, list):
+        return None
+    candidates = inp.get("audio_list" if spec.name == "VAR" else "image_list")
+    if not isinstance(candidates, list):
+        return None
+    out = [i for i in gt if isinstance(i, int) and i >= len(candidates)]
+    if out:
+        return f"index {out[0]} is out of range for {len(candidates)} candidates"
+    return None
+
+
+def check_entry(spec: TaskSpec, folder: Path, path: str, index: int, entry: Any) -> Iterator[Problem]:
+    if not isinstance(entry, dict):
+        yield Problem(path, f"expected an object, found {type(entry).__name__}", index)
+        return
+    for key in ("id", "task", "input", "output"):
+        if key not in entry:
+            yield Problem(path, "missing", index, key)
+    if "id" in entry and not isinstance(entry["id"], str | int):
+        yield Problem(path, f"expected a string, found {type(entry['id']).__name__}", index, "id")
+    if "task" in entry and entry["task"] != spec.name:
+        yield Problem(path, f"task is {entry['task']!r} but the folder is {spec.name}", index, "task")
+    inp = entry.get("input")
+    if "input" in entry and not isinstance(inp, dict):
+        yield Problem(path, "expected an object", index, "input")
+    if isinstance(inp, dict):
+        question = inp.get("question")
+        if not isinstance(question, dict):
+            yield Problem(path, "missing or not an object", index, "input.question")
+        else:
+            try:
+                build_text(spec.name, question)
+            except PromptError as exc:
+                yield Problem(path, str(exc), index, "input.question")
+            if question.get("text") is None and not str(entry.get("id", "")).startswith(PRE_PREFIX):
+                yield Problem(path, "question text is null", index, "input.question.text", "warning")
+        yield from _check_media(folder, path, index, inp)
+    output = entry.get("output")
+    if "output" in entry:
+        if not isinstance(output, dict) or "question_answer" not in output:
+            yield Problem(path, "missing", index, "output.question_answer")
+        else:
+            gt = output["question_answer"]
+            message = GT_CHECKS[spec.metric](gt, entry)
+            if message is None and spec.metric == "retrieval" and isinstance(inp, dict):
+                message = _retrieval_range(spec, inp, gt)
+            if message:
+                yield Problem(path, message, index, "output.question_answer")
+
+
+def _check_pairs(spec: TaskSpec, path: str, entries: list[Any]) -> Iterator[Problem]:
+    ids = [str(e.get("id")) for e in entries if isinstance(e, dict) and "id" in e]
+    if spec.name not in REPEATED_IDS_EXPECTED:
+        for dup, n in Counter(ids).items():
+            if n > 1:
+                yield Problem(path, f"id {dup!r} occurs {n} times", field="id", severity="warning")
+    seen_formal: set[str] = set()
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or "id" not in entry:
+            continue
+        entry_id = str(entry["id"])
+        if not entry_id.startswith(PRE_PREFIX):
+            seen_formal.add(entry_id)
+        elif not spec.double_confirm:
+            yield Problem(path, "pre-question in a task without double-confirm", index, "id", "warning")
+        elif entry_id[len(PRE_PREFIX) :] not in seen_formal:
+            yield Problem(
+                path,
+                f"pre-question {entry_id!r} does not follow a formal entry with id {entry_id[len(PRE_PREFIX):]!r}"
+                " (the reference then never applies its double-confirm)",
+                index,
+                "id",
+                "warning",
+            )
+
+
+def validate_task(data_root: Path | str, spec: TaskSpec) -> list[Problem]:
+    folder = task_dir(data_root, spec)
+    path = folder / "data.json"
+    shown = str(path)
+    if not folder.is_dir():
+        return [Problem(str(folder), "task folder not found")]
+    try:
+        entries = read_json_array(path)
+    except DatasetError as exc:
+        return [Problem(shown, exc.message)]
+    problems: list[Problem] = []
+    if not entries:
+        problems.append(Problem(shown, "no entries", severity="warning"))
+    for index, entry in enumerate(entries):
+        problems.extend(check_entry(spec, folder, shown, index, entry))
+    problems.extend(_check_pairs(spec, shown, entries))
+    return problems
+
+
+def validate_dataset(
+    data_root: Path | str, tasks: tuple[TaskSpec, ...] | None = None, benchmark: Benchmark = AVIBENCH
+) -> list[Problem]:
+    root = Path(data_root)
+    if not root.is_dir():
+        return [Problem(str(root), "dataset root not found")]
+    problems: list[Problem] = []
+    for spec in tasks or benchmark.tasks:
+        problems.extend(validate_task(root, spec))
+    return problems

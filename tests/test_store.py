@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from avibench.store import JournalWriter, atomic_write_json, latest_by_index, read_records
+
+
+def test_append_and_latest_wins(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    with JournalWriter(path) as w:
+        w.append({"index": 0, "predict": None, "error": "boom"})
+        w.append({"index": 1, "predict": "a"})
+        w.append({"index": 0, "predict": "b", "error": None})
+    latest = latest_by_index(path)
+    assert latest[0]["predict"] == "b"
+    assert latest[1]["predict"] == "a"
+
+
+def test_torn_tail_is_ignored_then_cut_before_append(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"index": 0, "predict": "x"}\n{"index": 1, "pred')
+    assert [r["index"] for r in read_records(path)] == [0]
+    with JournalWriter(path) as w:
+        w.append({"index": 1, "predict": "y"})
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2
+    assert json.loads(lines[1]) == {"index": 1, "predict": "y"}
+
+
+def test_torn_single_line_file(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"index": 0')
+    assert list(read_records(path)) == []
+    with JournalWriter(path) as w:
+        w.append({"index": 0})
+    assert path.read_text() == '{"index":0}\n'
+
+
+def test_garbage_lines_and_non_objects_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b'[1, 2]\n\xff\xfe\nnot json\n{"index": true}\n{"index": 2}\n')
+    assert list(read_records(path)) == [{"index": True}, {"index": 2}]
+    assert list(latest_by_index(path)) == [2]
+
+
+def test_missing_file_reads_empty(tmp_path: Path) -> None:
+    assert list(read_records(tmp_path / "none.jsonl")) == []
+
+
+def test_atomic_write_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "eval.json"
+    atomic_write_json(target, {"a": 1})
+    atomic_write_json(target, {"a": 2})
+    assert json.loads(target.read_text()) == {"a": 2}
+    assert [p.name for p in target.parent.iterdir()] == ["eval.json"]
