@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "eval": "avibench.evaluate.cli:eval_command",
     "report": "avibench.evaluate.report_cli:report",
     "leaderboard": "avibench.evaluate.report_cli:leaderboard",
+    "demo": "avibench.demo:demo",
 }
 
 SHORT_HELP: dict[str, str] = {
@@ -34,6 +35,7 @@ SHORT_HELP: dict[str, str] = {
     "eval": "Score refined answers (or reference-format files) and write eval.json.",
     "report": "Write report.md and report.html for one run.",
     "leaderboard": "Rank every run in outputs/ beside the published results.",
+    "demo": "Run the whole pipeline offline on the sample benchmark (oracle and random) as a self-test.",
 }
 
 

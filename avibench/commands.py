@@ -68,7 +68,9 @@ def tasks(data_root: Path | None, as_json: bool) -> None:
 
 @click.command(name="validate-data")
 @click.argument("data_root", required=False, type=click.Path(path_type=Path))
-@click.option("--tasks", "task_names", default=None, help="Comma-separated task folders to check (default: all 15).")
+@click.option(
+    "--tasks", "task_names", default=None, help="Comma-separated task folders to check (default: all 15)."
+)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors for the exit code.")
 def validate_data(data_root: Path | None, task_names: str | None, strict: bool) -> None:
     """Check a dataset and report every problem with its file, entry index and field.
@@ -102,8 +104,12 @@ def validate_data(data_root: Path | None, task_names: str | None, strict: bool) 
     show_default=True,
     help="Where to write the dataset (it becomes a dataset root).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed; the same seed gives the same files.")
-@click.option("--full-size", is_flag=True, help="Write the paper's per-task counts (5,864 entries) with tiny media.")
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Random seed; the same seed gives the same files."
+)
+@click.option(
+    "--full-size", is_flag=True, help="Write the paper's per-task counts (5,864 entries) with tiny media."
+)
 @click.option("--force", is_flag=True, help="Overwrite a folder that already holds a dataset.")
 def sample_data(out: Path, seed: int, full_size: bool, force: bool) -> None:
     """Generate the synthetic sample benchmark in the official layout, with real media (wav, png/jpg, mp4 with
@@ -115,7 +121,9 @@ def sample_data(out: Path, seed: int, full_size: bool, force: bool) -> None:
         if len(existing) == len(AVIBENCH.tasks):
             click.echo(f"{out} already holds a dataset; keeping it (use --force to regenerate).")
             return
-        raise AvibenchError(f"{out} exists and is not an avibench sample dataset; choose another --out or use --force")
+        raise AvibenchError(
+            f"{out} exists and is not an avibench sample dataset; choose another --out or use --force"
+        )
     start = time.perf_counter()
     counts = generate(out, seed=seed, full_size=full_size, progress=sys.stderr.isatty())
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())

@@ -23,7 +23,7 @@ class PromptError(ValueError):
 def _lookup(table: Mapping[str, Any], value: Any, field: str) -> Any:
     if not isinstance(value, Hashable):
         raise PromptError(f"question.{field} must be a string or null, got {type(value).__name__}")
-    return table[value] if value in table else value
+    return table.get(value, value)
 
 
 def resolve_prompt(task: str, question: Mapping[str, Any]) -> str:
@@ -53,7 +53,9 @@ def render_options(task: str, question: Mapping[str, Any]) -> str:
     try:
         is_class_list = "cls" in resolved
     except TypeError:  # a non-container value: the reference would crash here
-        raise PromptError(f"question.options resolves to {type(resolved).__name__}, not a list or string") from None
+        raise PromptError(
+            f"question.options resolves to {type(resolved).__name__}, not a list or string"
+        ) from None
     if is_class_list:
         return f"Available semantic categories are: {resolved}"
     return f"Available options are: {resolved}"

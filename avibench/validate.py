@@ -125,7 +125,9 @@ def _gt_avlg(gt: Any, entry: dict[str, Any]) -> str | None:
 
 
 def _gt_retrieval(gt: Any, entry: dict[str, Any]) -> str | None:
-    if not isinstance(gt, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in gt):
+    if not isinstance(gt, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in gt
+    ):
         return "expected a list of non-negative integer indices"
     return None
 
@@ -249,7 +251,7 @@ def _check_pairs(spec: TaskSpec, path: str, entries: list[Any]) -> Iterator[Prob
         elif entry_id[len(PRE_PREFIX) :] not in seen_formal:
             yield Problem(
                 path,
-                f"pre-question {entry_id!r} does not follow a formal entry with id {entry_id[len(PRE_PREFIX):]!r}"
+                f"pre-question {entry_id!r} does not follow a formal entry with id {entry_id[len(PRE_PREFIX) :]!r}"
                 " (the reference then never applies its double-confirm)",
                 index,
                 "id",

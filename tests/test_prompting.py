@@ -32,7 +32,10 @@ OPTION_SENTENCES = {
         "Available options are: ['blue', 'green', 'red', 'puprle', 'yellow', 'no available option', 'not sure']"
     ),
     ("VSQA_I", "get_yes_no"): YES_NO,
-    ("VSQA_I", "get_lines_direction"): "Available options are: ['horizontal', 'vertical', 'inclined', 'not sure']",
+    (
+        "VSQA_I",
+        "get_lines_direction",
+    ): "Available options are: ['horizontal', 'vertical', 'inclined', 'not sure']",
     ("VSQA_I", "get_from_space_easy_area"): (
         "Available options are: ['the right one', 'the left one', 'the middle one', 'the bottom one', 'the top one']"
     ),
@@ -43,7 +46,10 @@ OPTION_SENTENCES = {
     ("VSQA_V", "which_object"): (
         "Available options are: ['square', 'circle', 'triangle', 'not sure', 'no available option', 'not sure']"
     ),
-    ("VSQA_V", "what_shape"): "Available options are: ['Triangular pyramid', 'Cone', 'Cube', 'Sphere', 'None', 'not sure']",
+    (
+        "VSQA_V",
+        "what_shape",
+    ): "Available options are: ['Triangular pyramid', 'Cone', 'Cube', 'Sphere', 'None', 'not sure']",
     ("VSQA_V", "what_movement_2d"): (
         "Available options are: ['horizontal', 'inclined', 'vertical', 'no movenment', 'None', 'not sure']"
     ),
@@ -103,7 +109,12 @@ PROMPTS = {
 
 
 def test_every_defined_key_is_covered_by_these_tests() -> None:
-    covered = set(OPTION_SENTENCES) | set(CLASS_LIST_LENGTHS) | set(PROMPTS) | {("AVL", "prompt_avl"), ("AVLG", "prompt_avlg")}
+    covered = (
+        set(OPTION_SENTENCES)
+        | set(CLASS_LIST_LENGTHS)
+        | set(PROMPTS)
+        | {("AVL", "prompt_avl"), ("AVLG", "prompt_avlg")}
+    )
     defined = {(task, key) for task, table in definitions().items() for key in table}
     assert defined == covered
 
@@ -169,7 +180,10 @@ def test_unresolved_keys_leak_verbatim() -> None:
 
 def test_raw_string_with_cls_is_announced_as_categories() -> None:
     # On a raw (unresolved) string the test is a substring test.
-    assert render_options("AVQA", {"options": "my_cls_words"}) == "Available semantic categories are: my_cls_words"
+    assert (
+        render_options("AVQA", {"options": "my_cls_words"})
+        == "Available semantic categories are: my_cls_words"
+    )
 
 
 def test_resolved_options_for_scoring() -> None:

@@ -40,7 +40,12 @@ def _write_task(root: Path, task: str, entries: list, media: tuple[str, ...] = (
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     r = tmp_path / "levels"
-    _write_task(r, "AVH", [_entry("AVH", "00000", "yes", video="./input/videos/00000.mp4")], ("input/videos/00000.mp4",))
+    _write_task(
+        r,
+        "AVH",
+        [_entry("AVH", "00000", "yes", video="./input/videos/00000.mp4")],
+        ("input/videos/00000.mp4",),
+    )
     return r
 
 
@@ -81,7 +86,9 @@ def test_missing_and_escaping_media(root: Path) -> None:
         ],
     )
     msgs = _messages(root, "AVH")
-    assert any("entry 0 field input.video: media file './input/videos/missing.mp4' not found" in m for m in msgs)
+    assert any(
+        "entry 0 field input.video: media file './input/videos/missing.mp4' not found" in m for m in msgs
+    )
     assert any("entry 1 field input.audio_list[0]:" in m and "escapes the task folder" in m for m in msgs)
     assert any("entry 2 field input.image_list[0]:" in m and "must start with ./input/" in m for m in msgs)
 
@@ -133,7 +140,10 @@ def test_list_valued_options_reported(tmp_path: Path) -> None:
     entry = _entry("AVH", "0", "yes")
     entry["input"]["question"]["options"] = ["yes", "no"]
     _write_task(tmp_path, "AVH", [entry])
-    assert any("field input.question: question.options must be a string or null" in m for m in _messages(tmp_path, "AVH"))
+    assert any(
+        "field input.question: question.options must be a string or null" in m
+        for m in _messages(tmp_path, "AVH")
+    )
 
 
 def test_not_an_array_and_missing_folder(root: Path) -> None:
@@ -185,4 +195,6 @@ def test_sample_copy_with_damage_is_caught(sample_root: Path, tmp_path: Path) ->
     media = sorted((folder / "input").rglob("*.wav"))[0]
     media.unlink()
     problems = validate_dataset(copy, AVIBENCH.select("AMIC"))
-    assert any(p.field and p.field.startswith("input.audio_list") and "not found" in p.message for p in problems)
+    assert any(
+        p.field and p.field.startswith("input.audio_list") and "not found" in p.message for p in problems
+    )

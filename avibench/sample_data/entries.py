@@ -1,0 +1,134 @@
+"""Building blocks shared by the task builders: where media go, and how an entry is shaped (spec 1.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from avibench.registry import TaskSpec
+from avibench.sample_data.media import Box, frame_beeps, render_frames, write_image, write_mp4, write_wav
+from avibench.sample_data.vocab import Source
+
+ABSENT: Any = object()  # marks a question field left out of the entry (not the same as null)
+HEAR_CHECK = "Can you hear any sound?"
+SEE_CHECK = "Can you see anything?"
+
+
+def sample_id(k: int) -> str:
+    return f"{k:05d}"
+
+
+@dataclass
+class TaskContext:
+    """One task folder being generated: its spec, its folder, and its own random stream."""
+
+    spec: TaskSpec
+    folder: Path
+    rng: np.random.Generator
+
+    def _rel(self, kind: str, name: str) -> tuple[Path, str]:
+        return self.folder / "input" / kind / name, f"./input/{kind}/{name}"
+
+    def wav(self, name: str, signal: np.ndarray) -> str:
+        """Write ``input/wavs/<name>``; returns the entry's relative path."""
+        path, rel = self._rel("wavs", name)
+        write_wav(path, signal)
+        return rel
+
+    def image(self, name: str, img: Image.Image) -> str:
+        """Write ``input/images/<name>`` (png or jpg by suffix; ``name`` may hold a subfolder)."""
+        path, rel = self._rel("images", name)
+        write_image(path, img)
+        return rel
+
+    def video(self, name: str, frames: Sequence[np.ndarray], audio: np.ndarray) -> str:
+        """Write ``input/videos/<name>`` (mp4 with an audio track)."""
+        path, rel = self._rel("videos", name)
+        write_mp4(path, frames, audio)
+        return rel
+
+    def pick(self, items: Sequence[Any], k: int | None = None) -> Any:
+        """One item (``k`` None) or ``k`` distinct items, drawn from this task's random stream."""
+        if k is None:
+            return items[int(self.rng.integers(len(items)))]
+        return [items[i] for i in self.rng.choice(len(items), size=k, replace=False)]
+
+
+CLIP_FRAMES = 12
+
+
+def source_clip(
+    ctx: TaskContext, sid: str, source: Source, box: Box, shown: set[int], beeps: list[int]
+) -> tuple[str, str]:
+    """A 12-frame clip of ``source``'s shape at ``box`` on the ``shown`` frames, beeping at its pitch in the
+    ``beeps`` frames' time slots; written as ``<sid>.mp4`` (with the sound) and ``<sid>.wav``."""
+    frames = render_frames(CLIP_FRAMES, lambda f: [(source.shape, box, source.colour)] if f in shown else [])
+    audio = frame_beeps(source.freq, beeps, CLIP_FRAMES)
+    return ctx.video(f"{sid}.mp4", frames, audio), ctx.wav(f"{sid}.wav", audio)
+
+
+def entry(
+    ctx: TaskContext,
+    sid: str,
+    *,
+    text: str | None,
+    answer: Any,
+    prompt: Any = ABSENT,
+    options: Any = ABSENT,
+    subtask: str | None = None,
+    video: str | None = None,
+    audio_list: list[str] | None = None,
+    image_list: list[str] | None = None,
+) -> dict[str, Any]:
+    """One data.json entry; ``prompt``/``options`` left as :data:`ABSENT` are omitted from the question."""
+    question: dict[str, Any] = {}
+    if prompt is not ABSENT:
+        question["prompt"] = prompt
+    question["text"] = text
+    if options is not ABSENT:
+        question["options"] = options
+    return {
+        "id": sid,
+        "task": ctx.spec.name,
+        "subtask": subtask,
+        "input": {
+            "pre_question": None,
+            "question": question,
+            "video": video,
+            "audio_list": audio_list,
+            "image_list": image_list,
+        },
+        "output": {"pre_answer": None, "question_answer": answer},
+    }
+
+
+def pre_entry(formal: dict[str, Any], text: str | None, answer: Any = "yes") -> dict[str, Any]:
+    """The double-confirm pre-question of a formal entry: same media, a perception check, id ``pre_<id>``.
+
+    The options key is ``options_yes_no`` in every double-confirm task, as in the reference data; AVSQA
+    defines no such key, so there it reaches the model as the literal key name (spec 1.5).
+    """
+    inp = formal["input"]
+    return {
+        "id": f"pre_{formal['id']}",
+        "task": formal["task"],
+        "subtask": formal["subtask"],
+        "input": {**inp, "question": {"text": text, "options": "options_yes_no"}},
+        "output": {"pre_answer": None, "question_answer": answer},
+    }
+
+
+@dataclass
+class Group:
+    """Entries that share one id and one set of media: the formal question(s) and their pre-question(s)."""
+
+    formal: list[dict[str, Any]]
+    pre: list[dict[str, Any]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.formal) + len(self.pre)

@@ -1,0 +1,206 @@
+"""Media primitives of the sample benchmark: synthetic sound, flat-coloured shapes, and short clips.
+
+Everything is generated from numbers, so a ground truth can be made true by construction and checked by
+decoding the file again. Every writer is byte-deterministic: the same input gives the same bytes (the mp4
+muxer runs in bit-exact mode so no version string or timestamp varies between runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import av
+import numpy as np
+import soundfile as sf
+from PIL import Image, ImageDraw
+
+SR = 16_000
+FPS = 10
+VIDEO_WH = (128, 96)
+BACKGROUND = (24, 24, 24)
+Box = tuple[int, int, int, int]  # x, y, w, h in pixels
+RGB = tuple[int, int, int]
+Shape = tuple[str, Box, RGB]  # kind, box, colour
+
+FADE_S = 0.005
+AAC_FRAME = 1024
+
+
+# ---- sound ---------------------------------------------------------------------------------------------------
+
+
+def seconds_to_samples(seconds: float) -> int:
+    return round(seconds * SR)
+
+
+def silence(seconds: float) -> np.ndarray:
+    return np.zeros(seconds_to_samples(seconds), dtype=np.float64)
+
+
+def _faded(signal: np.ndarray) -> np.ndarray:
+    """Short raised-cosine ramps at both ends, so events start and stop without clicks."""
+    n = min(seconds_to_samples(FADE_S), len(signal) // 2)
+    if n:
+        ramp = 0.5 - 0.5 * np.cos(np.linspace(0.0, np.pi, n))
+        signal = signal.copy()
+        signal[:n] *= ramp
+        signal[-n:] *= ramp[::-1]
+    return signal
+
+
+def tone(freq: float, seconds: float, amp: float = 0.5) -> np.ndarray:
+    """A pure sine tone at ``freq`` Hz with peak amplitude ``amp``."""
+    t = np.arange(seconds_to_samples(seconds)) / SR
+    return _faded(amp * np.sin(2 * np.pi * freq * t))
+
+
+def noise(rng: np.random.Generator, seconds: float, amp: float = 0.3) -> np.ndarray:
+    """White noise with RMS ``amp / 2``, clipped to ``amp``."""
+    return _faded(np.clip(rng.standard_normal(seconds_to_samples(seconds)) * amp / 2, -amp, amp))
+
+
+def click(amp: float = 0.8) -> np.ndarray:
+    """A 30 ms percussive click: a 2 kHz burst with a fast exponential decay."""
+    t = np.arange(seconds_to_samples(0.03)) / SR
+    return amp * np.sin(2 * np.pi * 2000 * t) * np.exp(-t / 0.006)
+
+
+def timeline(seconds: float, events: Iterable[tuple[float, np.ndarray]]) -> np.ndarray:
+    """Mix ``(start_seconds, signal)`` events into a silent buffer of the given length."""
+    out = silence(seconds)
+    for start, signal in events:
+        i = seconds_to_samples(start)
+        part = signal[: max(0, len(out) - i)]
+        out[i : i + len(part)] += part
+    return out
+
+
+def frame_beeps(freq: float, frames: Iterable[int], n_frames: int, amp: float = 0.5) -> np.ndarray:
+    """Audio for an ``n_frames`` clip with one beep of ``freq`` Hz filling each listed frame's time slot."""
+    slot = 1 / FPS
+    return timeline(n_frames * slot, ((k * slot, tone(freq, slot, amp)) for k in frames))
+
+
+def write_wav(path: Path, signal: np.ndarray) -> None:
+    """16 kHz mono 16-bit PCM wav."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sf.write(path, np.clip(signal, -1.0, 1.0), SR, subtype="PCM_16", format="WAV")
+
+
+# ---- pictures ------------------------------------------------------------------------------------------------
+
+SHAPES_2D = ("circle", "square", "triangle", "diamond")
+SOLIDS = ("sphere", "cube", "cuboid", "cylinder", "cone", "pyramid")
+
+
+def _hexagon(x: int, y: int, w: int, h: int) -> list[tuple[int, int]]:
+    """Silhouette of a box seen from the front, top and right: a front face with an offset back face."""
+    d = max(2, min(w, h) // 3)
+    r, b = x + w - 1, y + h - 1
+    return [(x, y + d), (x + d, y), (r, y), (r, b - d), (r - d, b), (x, b)]
+
+
+def draw_shape(draw: ImageDraw.ImageDraw, kind: str, box: Box, colour: RGB) -> None:
+    """Draw a flat-filled shape whose pixels span exactly ``box`` (x, y, w, h).
+
+    2D kinds are circle, square, triangle and diamond; the solids (sphere, cube, cuboid, cylinder, cone,
+    pyramid) are drawn as their silhouettes, distinct enough that a test can tell them apart.
+    """
+    x, y, w, h = box
+    r, b = x + w - 1, y + h - 1
+    cx = x + (w - 1) / 2
+    e = max(2, h // 4)  # height of an end ellipse (cylinder, cone)
+    if kind in ("circle", "sphere"):
+        draw.ellipse([x, y, r, b], fill=colour)
+    elif kind == "square":
+        draw.rectangle([x, y, r, b], fill=colour)
+    elif kind == "triangle":
+        draw.polygon([(cx, y), (r, b), (x, b)], fill=colour)
+    elif kind == "diamond":
+        cy = y + (h - 1) / 2
+        draw.polygon([(cx, y), (r, cy), (cx, b), (x, cy)], fill=colour)
+    elif kind in ("cube", "cuboid"):
+        draw.polygon(_hexagon(x, y, w, h), fill=colour)
+    elif kind == "cylinder":
+        draw.rectangle([x, y + e // 2, r, b - e // 2], fill=colour)
+        draw.ellipse([x, y, r, y + e], fill=colour)
+        draw.ellipse([x, b - e, r, b], fill=colour)
+    elif kind == "cone":
+        draw.polygon([(cx, y), (r, b - e // 2), (x, b - e // 2)], fill=colour)
+        draw.ellipse([x, b - e, r, b], fill=colour)
+    elif kind == "pyramid":
+        draw.polygon([(x + w * 0.55, y), (r, b - h // 5), (x + w * 0.4, b), (x, b - h // 4)], fill=colour)
+    else:
+        raise ValueError(f"unknown shape kind {kind!r}")
+
+
+def grid_cells(cols: int, rows: int, size: int, wh: tuple[int, int] = VIDEO_WH) -> list[Box]:
+    """Boxes of side ``size`` centred in the cells of a cols x rows grid (never touching each other)."""
+    cw, ch = wh[0] // cols, wh[1] // rows
+    return [
+        (c * cw + (cw - size) // 2, r * ch + (ch - size) // 2, size, size)
+        for r in range(rows)
+        for c in range(cols)
+    ]
+
+
+def lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[int, int]:
+    """The pixel position a fraction ``t`` of the way from point ``a`` to point ``b``."""
+    return round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t)
+
+
+def canvas(wh: tuple[int, int] = VIDEO_WH, background: RGB = BACKGROUND) -> Image.Image:
+    return Image.new("RGB", wh, background)
+
+
+def picture(wh: tuple[int, int], shapes: Iterable[Shape], background: RGB = BACKGROUND) -> Image.Image:
+    """A canvas with the given ``(kind, box, colour)`` shapes drawn in order."""
+    img = canvas(wh, background)
+    draw = ImageDraw.Draw(img)
+    for kind, box, colour in shapes:
+        draw_shape(draw, kind, box, colour)
+    return img
+
+
+def write_image(path: Path, img: Image.Image) -> None:
+    """png (lossless) or jpg (quality 95, no chroma subsampling, so flat colours stay close to their values)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() in (".jpg", ".jpeg"):
+        img.save(path, format="JPEG", quality=95, subsampling=0)
+    else:
+        img.save(path, format="PNG")
+
+
+# ---- clips ---------------------------------------------------------------------------------------------------
+
+
+def render_frames(
+    n_frames: int, shapes_at: Callable[[int], Sequence[Shape]], wh: tuple[int, int] = VIDEO_WH
+) -> list[np.ndarray]:
+    """``n_frames`` RGB frames; ``shapes_at(k)`` lists the shapes visible in frame k."""
+    return [np.asarray(picture(wh, shapes_at(k))) for k in range(n_frames)]
+
+
+def write_mp4(path: Path, frames: Sequence[np.ndarray], audio: np.ndarray) -> None:
+    """H.264 (yuv420p, near-lossless) video at :data:`FPS` with a mono AAC track of ``audio`` at :data:`SR`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    height, width = frames[0].shape[:2]
+    with av.open(str(path), "w", format="mp4", options={"fflags": "+bitexact"}) as container:
+        video = container.add_stream("libx264", rate=FPS, options={"crf": "12", "preset": "veryfast"})
+        video.width, video.height, video.pix_fmt = width, height, "yuv420p"
+        video.codec_context.thread_count = 1
+        sound = container.add_stream("aac", rate=SR, layout="mono")
+        for frame in frames:
+            container.mux(
+                video.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24"))
+            )
+        container.mux(video.encode())
+        samples = np.clip(audio, -1.0, 1.0).astype(np.float32)
+        for start in range(0, len(samples), AAC_FRAME):
+            chunk = av.AudioFrame.from_ndarray(
+                samples[None, start : start + AAC_FRAME], format="fltp", layout="mono"
+            )
+            chunk.sample_rate, chunk.pts = SR, start
+            container.mux(sound.encode(chunk))
+        container.mux(sound.encode())

@@ -1,0 +1,124 @@
+"""Builders of the understanding tasks: AVR, VAR (retrieval through the shared vocabulary) and AVC."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PIL import Image
+
+from avibench.sample_data.entries import CLIP_FRAMES, Group, TaskContext, entry, sample_id
+from avibench.sample_data.media import Shape, frame_beeps, lerp, picture, render_frames, tone
+from avibench.sample_data.vocab import SOURCES, Source
+
+SAMPLES = 8
+CANDIDATES = 5
+THUMB_WH = (64, 64)
+MATCHES = (0, 1, 2, 1, 2, 1, 3, 1)  # matching candidates per sample; the first sample has none (GT [])
+
+
+def _candidates(ctx: TaskContext, target: Source, n_match: int) -> tuple[list[Source], list[int]]:
+    """``CANDIDATES`` sources of which exactly ``n_match`` (at random places) are ``target``."""
+    others = [s for s in SOURCES if s != target]
+    hits = sorted(int(i) for i in ctx.rng.choice(CANDIDATES, size=n_match, replace=False))
+    return [target if i in hits else ctx.pick(others) for i in range(CANDIDATES)], hits
+
+
+def _thumb(ctx: TaskContext, source: Source) -> Image.Image:
+    x, y = (int(v) for v in ctx.rng.integers(4, 24, size=2))
+    return picture(THUMB_WH, [(source.shape, (x, y, 36, 36), source.colour)])
+
+
+def build_avr(ctx: TaskContext) -> list[Group]:
+    """Reference: one source's tone. Candidates: images; the GT ones show that source's shape and colour."""
+    groups = []
+    for k, n_match in enumerate(MATCHES):
+        sid = sample_id(k)
+        target = ctx.pick(SOURCES)
+        candidates, hits = _candidates(ctx, target, n_match)
+        images = [ctx.image(f"{sid}_{i:02d}.png", _thumb(ctx, s)) for i, s in enumerate(candidates)]
+        formal = entry(
+            ctx,
+            sid,
+            prompt="prompt_avr",
+            text="Which images show the object that makes the sound in the audio?",
+            answer=hits,
+            audio_list=[ctx.wav(f"{sid}.wav", tone(target.freq, 0.8))],
+            image_list=images,
+        )
+        groups.append(Group([formal]))
+    return groups
+
+
+def build_var(ctx: TaskContext) -> list[Group]:
+    """Reference: an image of one source. Candidates: wavs; the GT ones are that source's tone."""
+    groups = []
+    for k, n_match in enumerate(MATCHES):
+        sid = sample_id(k)
+        target = ctx.pick(SOURCES)
+        candidates, hits = _candidates(ctx, target, n_match)
+        wavs = [ctx.wav(f"{sid}_{i:02d}.wav", tone(s.freq, 0.5)) for i, s in enumerate(candidates)]
+        formal = entry(
+            ctx,
+            sid,
+            prompt="prompt_var",
+            text="Which sounds in the list are made by the object in the image?",
+            answer=hits,
+            image_list=[ctx.image(f"{sid}.png", _thumb(ctx, target))],
+            audio_list=wavs,
+        )
+        groups.append(Group([formal]))
+    return groups
+
+
+Point = tuple[int, int]
+DIRECTIONS: dict[str, tuple[Point, Point]] = {  # phrase -> start and end position
+    "left to right": ((6, 34), (94, 34)),
+    "right to left": ((94, 34), (6, 34)),
+    "top to bottom": ((50, 2), (50, 66)),
+    "bottom to top": ((50, 66), (50, 2)),
+}
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
+CAPTIONS = (
+    "{Object} moves from {direction} while a tone beeps {times} times.",
+    "{Times} short beeps sound as {object} slides from {direction}.",
+    "On a dark background {object} travels from {direction}, and a beep is heard {times} times.",
+    "{Object} glides from {direction} to the sound of {times} beeps.",
+    "While {object} moves from {direction}, {times} beeps are heard.",
+)
+
+
+def build_avc(ctx: TaskContext) -> list[Group]:
+    """A source's shape moves in one direction while its tone beeps a few times; the captions say so."""
+    groups = []
+    for k in range(6):
+        sid = sample_id(k)
+        source = ctx.pick(SOURCES)
+        direction = ctx.pick(list(DIRECTIONS))
+        start, end = DIRECTIONS[direction]
+        times = int(ctx.rng.integers(2, 5))
+        beeps = [1 + 3 * i for i in range(times)]
+
+        def shapes_at(f: int, s: Source = source, a: Point = start, b: Point = end) -> list[Shape]:
+            return [(s.shape, (*lerp(a, b, f / (CLIP_FRAMES - 1)), 28, 28), s.colour)]
+
+        audio = frame_beeps(source.freq, beeps, CLIP_FRAMES)
+        count, thing = NUMBER_WORDS[times], source.described
+        words = {"object": thing, "Object": thing.capitalize(), "direction": direction, "times": count}
+        refs = [c.format(**words, Times=count.capitalize()) for c in CAPTIONS]
+        formal = entry(
+            ctx,
+            sid,
+            text="Describe what you see and hear in the clip.",
+            answer=refs[: 3 + k % 3],
+            video=ctx.video(f"{sid}.mp4", render_frames(CLIP_FRAMES, shapes_at), audio),
+            audio_list=[ctx.wav(f"{sid}.wav", audio)],
+        )
+        groups.append(Group([formal]))
+    return groups
+
+
+BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
+    "AVR": build_avr,
+    "VAR": build_var,
+    "AVC": build_avc,
+}

@@ -1,0 +1,338 @@
+"""A local OpenAI-compatible chat server for tests and benchmarks, with fault injection.
+
+It answers ``POST /v1/chat/completions`` like a provider would (a chat completion with usage) and records
+every request. Faults can be injected for a given request number, at random with a seeded rate, or whenever
+a marker string appears in the request's text: 429 with ``Retry-After``, 5xx, a connection reset, a hang
+past the client's timeout, a malformed body, empty or null content, a 400 that echoes the request's
+``Authorization`` header (to prove that callers scrub secrets), and extra latency.
+
+Use it in the test's event loop (``async with FakeOpenAIServer() as server``), in a background thread
+(``with FakeOpenAIServer().run_in_thread() as server``, which survives a killed client process), or as a
+separate process (``python -m avibench.testing.fake_openai --port 8000``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+FAULT_KINDS = (
+    "429",
+    "400",
+    "echo-auth",
+    "500",
+    "502",
+    "503",
+    "reset",
+    "hang",
+    "malformed",
+    "empty",
+    "null",
+    "slow",
+)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One injected misbehaviour. ``arg`` is the Retry-After value for 429 and the seconds for hang/slow."""
+
+    kind: str
+    arg: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS and not (self.kind.isdigit() and 400 <= int(self.kind) <= 599):
+            raise ValueError(
+                f"unknown fault {self.kind!r}; known: an HTTP error status, {', '.join(FAULT_KINDS)}"
+            )
+
+    @classmethod
+    def parse(cls, spec: str) -> Fault:
+        """``"503"``, ``"429:0.05"`` (with Retry-After), ``"hang:5"``, ``"slow:0.2"``, ``"reset"`` ..."""
+        kind, _, arg = spec.partition(":")
+        return cls(kind, arg or None)
+
+
+@dataclass
+class FaultPlan:
+    """Which requests misbehave.
+
+    ``by_request`` maps a 1-based request number to a fault; ``markers`` maps a string to a fault applied to
+    every request whose text contains it; otherwise, with probability ``rate``, a fault drawn uniformly from
+    ``random_faults`` (seeded, so a run is reproducible).
+    """
+
+    by_request: dict[int, Fault] = field(default_factory=dict)
+    markers: dict[str, Fault] = field(default_factory=dict)
+    rate: float = 0.0
+    random_faults: tuple[Fault, ...] = tuple(Fault(k) for k in ("429", "500", "502", "503", "reset", "empty"))
+    seed: int = 0
+    _rng: random.Random = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def choose(self, number: int, text: str) -> Fault | None:
+        if number in self.by_request:
+            return self.by_request[number]
+        for marker, fault in self.markers.items():
+            if marker in text:
+                return fault
+        if self.rate and self._rng.random() < self.rate:
+            return self._rng.choice(self.random_faults)
+        return None
+
+
+@dataclass
+class RecordedRequest:
+    number: int
+    path: str
+    body: Any
+    authorization: str | None
+    fault: str | None
+    time: float
+
+
+def request_text(body: Any) -> str:
+    """All text parts of a chat request, joined (what markers are searched in)."""
+    texts: list[str] = []
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for message in messages or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts.extend(
+                p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"
+            )
+    return "\n".join(texts)
+
+
+def default_responder(body: Any) -> str:
+    return "The answer is **yes**."
+
+
+Responder = Callable[[Any], str]
+
+
+class FakeOpenAIServer:
+    """An in-process OpenAI-compatible server on 127.0.0.1 (ephemeral port unless given)."""
+
+    def __init__(
+        self,
+        *,
+        plan: FaultPlan | None = None,
+        responder: Responder = default_responder,
+        latency: float = 0.0,
+        port: int = 0,
+        record_bodies: bool = True,
+        hang_seconds: float = 3600.0,
+    ):
+        self.plan = plan or FaultPlan()
+        self.responder = responder
+        self.latency = latency
+        self.record_bodies = record_bodies
+        self.hang_seconds = hang_seconds
+        self.requests: list[RecordedRequest] = []
+        self.count = 0
+        self.answered = 0
+        self.port = port
+        self._lock = threading.Lock()
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def bodies(self) -> list[Any]:
+        """Bodies of the requests that were answered normally."""
+        return [r.body for r in self.requests if r.fault is None]
+
+    # -- serving -------------------------------------------------------------------------------------
+
+    def _app(self) -> web.Application:
+        app = web.Application(client_max_size=1 << 30)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/stats", self._stats)
+        return app
+
+    async def start(self) -> FakeOpenAIServer:
+        self._runner = web.AppRunner(
+            self._app(), access_log=None, handler_cancellation=True, shutdown_timeout=0.2
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
+        await site.start()
+        sockets = self._runner.addresses
+        self.port = sockets[0][1]
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeOpenAIServer:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @contextlib.contextmanager
+    def run_in_thread(self) -> Iterator[FakeOpenAIServer]:
+        """Serve from a background thread with its own event loop (for clients in other threads/processes)."""
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, name="fake-openai", daemon=True)
+        thread.start()
+        asyncio.run_coroutine_threadsafe(self.start(), loop).result(timeout=30)
+        try:
+            yield self
+        finally:
+            asyncio.run_coroutine_threadsafe(self.stop(), loop).result(timeout=30)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout=30)
+            loop.close()
+
+    # -- handlers ------------------------------------------------------------------------------------
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        return web.json_response({"count": self.count, "answered": self.answered})
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        with self._lock:
+            self.count += 1
+            number = self.count
+        fault = self.plan.choose(number, request_text(body))
+        self.requests.append(
+            RecordedRequest(
+                number=number,
+                path=request.path,
+                body=body if self.record_bodies else None,
+                authorization=request.headers.get("Authorization"),
+                fault=fault.kind if fault else None,
+                time=time.time(),
+            )
+        )
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if body is None or not isinstance(body, dict) or "messages" not in body:
+            return web.json_response(
+                {"error": {"message": "invalid JSON body", "type": "invalid_request"}}, status=400
+            )
+        if fault is not None:
+            response = await self._fault(request, fault)
+            if response is not None:
+                return response
+        text = self.responder(body)
+        with self._lock:
+            self.answered += 1
+        return web.json_response(self._completion(body, text, fault))
+
+    async def _fault(self, request: web.Request, fault: Fault) -> web.StreamResponse | None:
+        """The response for an injected fault, or None to answer normally (after a ``slow`` delay)."""
+        kind = fault.kind
+        if kind.isdigit():
+            headers = {"Retry-After": fault.arg} if fault.arg else None
+            error = {"message": f"injected HTTP {kind}", "type": "injected"}
+            return web.json_response({"error": error}, status=int(kind), headers=headers)
+        if kind == "echo-auth":
+            echoed = request.headers.get("Authorization", "")
+            return web.json_response({"error": {"message": f"bad request; you sent {echoed}"}}, status=400)
+        if kind == "reset":
+            if request.transport is not None:
+                request.transport.abort()
+            return web.Response(status=500)
+        if kind == "hang":
+            await asyncio.sleep(float(fault.arg or self.hang_seconds))
+            return web.Response(status=504)
+        if kind == "malformed":
+            return web.Response(body=b'{"id": "chatcmpl-x", "choices": [', content_type="application/json")
+        if kind == "slow":
+            await asyncio.sleep(float(fault.arg or 1.0))
+        return None
+
+    def _completion(self, body: dict[str, Any], text: str, fault: Fault | None) -> dict[str, Any]:
+        content: str | None = text
+        if fault is not None and fault.kind == "empty":
+            content = ""
+        elif fault is not None and fault.kind == "null":
+            content = None
+        prompt_tokens = _estimate_prompt_tokens(body)
+        completion_tokens = max(1, len(text.split()))
+        return {
+            "id": f"chatcmpl-{self.count}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(body.get("model", "fake-model")),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+
+def _estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
+    """A rough count: words of text plus a fixed cost per media part."""
+    tokens = len(request_text(body).split())
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            tokens += 256 * sum(1 for p in content if isinstance(p, dict) and p.get("type") != "text")
+    return tokens
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Serve a fake OpenAI-compatible chat endpoint on 127.0.0.1.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every request")
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--port-file", type=Path, help="write the bound port here once listening")
+    args = parser.parse_args(argv)
+
+    async def serve() -> None:
+        server = FakeOpenAIServer(
+            plan=FaultPlan(rate=args.fault_rate, seed=args.seed),
+            latency=args.latency,
+            port=args.port,
+            record_bodies=False,
+        )
+        await server.start()
+        if args.port_file:
+            args.port_file.write_text(str(server.port))
+        print(f"listening on {server.base_url}", flush=True)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await server.stop()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()

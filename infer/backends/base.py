@@ -1,0 +1,138 @@
+"""The backend interface: how a model (remote, local or a baseline) answers one sample.
+
+Backends are found through the ``avibench.backends`` entry-point group, so a package can add one (for
+example a local ``transformers`` model) without touching this code.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, ClassVar
+
+from avibench.dataset import Sample
+from avibench.errors import AvibenchError
+from avibench.llm import RetryPolicy
+
+ENTRY_POINT_GROUP = "avibench.backends"
+_FRAMES = re.compile(r"frames:(\d+)")
+
+
+@dataclass(frozen=True)
+class MediaStrategy:
+    """How a video reaches the model.
+
+    ``data-uri``: the whole file as a ``data:video/mp4`` URL in an ``image_url`` part (what the reference does);
+    ``video-url``: the same data URL in a ``video_url`` part (vLLM); ``frames:N``: N frames sampled uniformly as
+    JPEG images plus the video's soundtrack as 16 kHz mono wav (providers without video input).
+    """
+
+    kind: str = "data-uri"
+    frames: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> MediaStrategy:
+        text = text.strip().lower()
+        if text in ("data-uri", "video-url"):
+            return cls(text)
+        match = _FRAMES.fullmatch(text)
+        if match and int(match.group(1)) > 0:
+            return cls("frames", int(match.group(1)))
+        raise ValueError(f"unknown media strategy {text!r}; use data-uri, video-url or frames:N (N >= 1)")
+
+    def __str__(self) -> str:
+        return f"frames:{self.frames}" if self.kind == "frames" else self.kind
+
+
+@dataclass(frozen=True)
+class InferRequest:
+    """What is asked of every sample in a run: the model id, sampling parameters and media handling."""
+
+    model: str
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    seed: int | None = None
+    media: MediaStrategy = field(default_factory=MediaStrategy)
+    drop_audio_with_video: bool = False
+
+    def params(self) -> dict[str, Any]:
+        """The sampling parameters sent with each request (only those that are set)."""
+        params: dict[str, Any] = {}
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            params["max_tokens"] = self.max_tokens
+        if self.seed is not None:
+            params["seed"] = self.seed
+        return params
+
+    def provenance(self) -> dict[str, Any]:
+        """The request parameters as recorded in every journal record."""
+        return {
+            **self.params(),
+            "media": str(self.media),
+            "drop_audio_with_video": self.drop_audio_with_video,
+        }
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    """Everything a backend may need to start; each backend uses the part it needs."""
+
+    model: str
+    api_key: str | None = None
+    base_urls: tuple[str, ...] = ()
+    timeout: float = 180.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    rpm: float | None = None
+    max_connections: int = 64
+    seed: int = 0
+
+
+@dataclass
+class BackendAnswer:
+    """A model's answer to one sample; ``latency_s`` is the model's time for it."""
+
+    text: str
+    usage: dict[str, int] | None = None
+    latency_s: float = 0.0
+
+
+class Backend(ABC):
+    """Answers samples. Raise any exception to report a failed request; it is recorded, never scored."""
+
+    #: Whether the backend needs OPENAI_API_KEY-style credentials (checked by the CLI up front).
+    needs_credentials: ClassVar[bool] = False
+
+    def __init__(self, settings: BackendSettings):
+        self.settings = settings
+
+    @abstractmethod
+    async def answer(self, sample: Sample, request: InferRequest) -> BackendAnswer: ...
+
+    async def aclose(self) -> None:  # noqa: B027 (optional hook: most backends hold nothing)
+        """Release connections or models."""
+
+    async def __aenter__(self) -> Backend:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def backend_names() -> list[str]:
+    return sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+
+
+def load_backend(name: str) -> type[Backend]:
+    """The backend class registered under ``name`` in the ``avibench.backends`` entry-point group."""
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            cls = ep.load()
+            if not (isinstance(cls, type) and issubclass(cls, Backend)):
+                raise AvibenchError(f"backend {name!r} ({ep.value}) is not a Backend subclass")
+            return cls
+    known = ", ".join(backend_names()) or "none installed"
+    raise AvibenchError(f"unknown backend {name!r}; installed backends: {known}")

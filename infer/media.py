@@ -1,0 +1,176 @@
+"""The conversation sent for one sample (spec 2.1-2.2), with media read from disk and base64-encoded.
+
+The user message holds, in this fixed order, the sample's images, its audios, its video and then the text;
+retrieval indices depend on that order. Everything here is blocking file and codec work: callers run it in a
+worker thread (``asyncio.to_thread``) and only for the requests in flight, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import mimetypes
+import wave
+from pathlib import Path
+from typing import Any
+
+import av
+import numpy as np
+
+from avibench.dataset import Sample
+from avibench.infer.backends.base import InferRequest, MediaStrategy
+
+SYSTEM_PROMPT = "You are a helpful assistant."
+AUDIO_RATE = 16000
+JPEG_QUALITY = 90
+
+
+class MediaError(Exception):
+    """A media file that is missing or cannot be decoded; the sample fails, the run goes on."""
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise MediaError(f"media file not found: {path}") from None
+    except OSError as exc:
+        raise MediaError(f"cannot read media file {path}: {exc.strerror}") from None
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def data_uri(path: Path, default_mime: str) -> str:
+    mime = mimetypes.guess_type(path.name)[0] or default_mime
+    return f"data:{mime};base64,{_b64(_read(path))}"
+
+
+def image_part(path: Path) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": data_uri(path, "image/jpeg")}}
+
+
+def audio_format(path: Path) -> str:
+    ext = path.suffix.lower().lstrip(".")
+    return "wav" if ext in ("", "wav", "wave") else ext
+
+
+def audio_part(data: bytes, fmt: str) -> dict[str, Any]:
+    return {"type": "input_audio", "input_audio": {"data": _b64(data), "format": fmt}}
+
+
+def _frame_count(container: av.container.InputContainer, stream: av.video.stream.VideoStream) -> int:
+    if stream.frames:
+        return int(stream.frames)
+    count = sum(1 for packet in container.demux(stream) if packet.size)
+    container.seek(0)
+    return count
+
+
+def sample_frames(path: Path, n: int) -> list[bytes]:
+    """``n`` frames spread evenly over the video (the middle of each of n equal spans), as JPEG bytes."""
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            total = _frame_count(container, stream)
+            if total <= 0:
+                raise MediaError(f"video has no frames: {path}")
+            targets = [min(total - 1, int((i + 0.5) * total / n)) for i in range(n)]
+            wanted = set(targets)
+            picked: dict[int, bytes] = {}
+            for index, frame in enumerate(container.decode(stream)):
+                if index in wanted:
+                    buffer = io.BytesIO()
+                    frame.to_image().save(buffer, format="JPEG", quality=JPEG_QUALITY)
+                    picked[index] = buffer.getvalue()
+                    if len(picked) == len(wanted):
+                        break
+    except (av.FFmpegError, IndexError) as exc:
+        raise MediaError(f"cannot decode video {path}: {exc}") from None
+    if not picked:
+        raise MediaError(f"no frame could be decoded from {path}")
+    # a container that over-reports its frame count: targets past the end reuse the last frame decoded
+    last = picked[max(picked)]
+    return [picked.get(t, last) for t in targets]
+
+
+def extract_audio_wav(path: Path, rate: int = AUDIO_RATE) -> bytes | None:
+    """The video's soundtrack resampled to ``rate`` Hz mono 16-bit wav, or None if it has no audio stream."""
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.audio:
+                return None
+            stream = container.streams.audio[0]
+            resampler = av.AudioResampler(format="s16", layout="mono", rate=rate)
+            chunks: list[np.ndarray] = []
+            for frame in container.decode(stream):
+                chunks.extend(f.to_ndarray().reshape(-1) for f in resampler.resample(frame))
+            chunks.extend(f.to_ndarray().reshape(-1) for f in resampler.resample(None))
+    except av.FFmpegError as exc:
+        raise MediaError(f"cannot decode the audio of {path}: {exc}") from None
+    pcm = np.concatenate(chunks).astype("<i2") if chunks else np.zeros(0, dtype="<i2")
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(pcm.tobytes())
+    return buffer.getvalue()
+
+
+def video_parts(path: Path, media: MediaStrategy) -> list[dict[str, Any]]:
+    if media.kind == "data-uri":
+        return [{"type": "image_url", "image_url": {"url": data_uri(path, "video/mp4")}}]
+    if media.kind == "video-url":
+        return [{"type": "video_url", "video_url": {"url": data_uri(path, "video/mp4")}}]
+    if not path.is_file():
+        raise MediaError(f"media file not found: {path}")
+    parts = [
+        {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{_b64(jpeg)}"}}
+        for jpeg in sample_frames(path, media.frames)
+    ]
+    track = extract_audio_wav(path)
+    if track is not None:
+        parts.append(audio_part(track, "wav"))
+    return parts
+
+
+def user_content(sample: Sample, request: InferRequest) -> list[dict[str, Any]]:
+    """Images, then audios (unless dropped beside a video), then the video, then the text."""
+    parts = [image_part(p) for p in sample.images]
+    if not (sample.video and request.drop_audio_with_video):
+        parts.extend(audio_part(_read(p), audio_format(p)) for p in sample.audios)
+    if sample.video:
+        parts.extend(video_parts(sample.video, request.media))
+    parts.append({"type": "text", "text": sample.text})
+    return parts
+
+
+def build_messages(sample: Sample, request: InferRequest) -> list[dict[str, Any]]:
+    """The chat messages for one sample (reads and encodes its media: run it off the event loop)."""
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": user_content(sample, request)},
+    ]
+
+
+def _relative(path: Path) -> str:
+    """A media path relative to its task folder (``input/...``), so the hash does not depend on the machine."""
+    text = path.as_posix()
+    cut = text.rfind("/input/")
+    return text[cut + 1 :] if cut >= 0 else path.name
+
+
+def prompt_hash(sample: Sample, request: InferRequest) -> str:
+    """A short hash of what the model is shown: system prompt, text, media files in order, media handling."""
+    payload = [
+        SYSTEM_PROMPT,
+        sample.text,
+        [_relative(p) for p in sample.media],
+        str(request.media),
+        request.drop_audio_with_video,
+    ]
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:16]

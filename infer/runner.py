@@ -1,0 +1,208 @@
+"""One scheduler for a whole run: every selected task in one event loop, a global in-flight limit.
+
+A producer walks the task plans and feeds pending samples into a bounded queue; ``concurrency`` workers
+take them, ask the backend, and hand each record to a journal sink that appends and fsyncs it in a worker
+thread (so slow disks never stall the event loop). A worker takes its next sample only after its record is
+durable, so a crash loses at most the requests in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from avibench.dataset import Sample
+from avibench.infer.backends.base import Backend, InferRequest
+from avibench.infer.journal import TaskPlan, make_record
+from avibench.infer.media import MediaError, prompt_hash
+from avibench.llm import ChatError
+from avibench.store import JournalWriter
+
+
+@dataclass
+class TaskOutcome:
+    """What happened to one task in this run."""
+
+    task: str
+    selected: int
+    skipped: int
+    done: int = 0
+    failed: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    tokens: int = 0
+
+    @property
+    def commonest_error(self) -> str | None:
+        return self.errors.most_common(1)[0][0] if self.errors else None
+
+
+@dataclass
+class Answered:
+    """The result of one sample, as reported to progress listeners."""
+
+    task: str
+    ok: bool
+    tokens: int
+
+
+class JournalSink:
+    """Appends records to per-task journals from a worker thread, a batch at a time."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[tuple[Path, dict[str, Any], asyncio.Future[None]] | None] = asyncio.Queue()
+        self._writers: dict[Path, JournalWriter] = {}
+
+    async def write(self, path: Path, record: dict[str, Any]) -> None:
+        """Return once the record is on disk."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((path, record, done))
+        await done
+
+    def _append(self, batch: list[tuple[Path, dict[str, Any], asyncio.Future[None]]]) -> None:
+        for path, record, _ in batch:
+            writer = self._writers.get(path)
+            if writer is None:
+                writer = self._writers[path] = JournalWriter(path)
+            writer.append(record)
+
+    async def run(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                break
+            batch = [item]
+            while not self._queue.empty():
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    self._queue.put_nowait(None)
+                    break
+                batch.append(nxt)
+            try:
+                await asyncio.to_thread(self._append, batch)
+            except BaseException as exc:
+                for *_, future in batch:
+                    future.set_exception(exc)
+                raise
+            for *_, future in batch:
+                future.set_result(None)
+
+    def stop(self) -> None:
+        self._queue.put_nowait(None)
+
+    def close(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line description of a failed request (ChatError messages are already clean)."""
+    if isinstance(exc, ChatError | MediaError):
+        return str(exc)
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def initial_outcomes(plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
+    """Per-task outcomes before any sample is asked (samples already done count as skipped)."""
+    return {
+        p.spec.name: TaskOutcome(task=p.spec.name, selected=p.selected, skipped=p.already_done) for p in plans
+    }
+
+
+class Runner:
+    """Runs task plans through one backend with a global concurrency limit."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        backend_name: str,
+        request: InferRequest,
+        *,
+        concurrency: int = 8,
+        scrub: Callable[[str], str] = lambda s: s,
+        on_answer: Callable[[Answered], None] | None = None,
+    ):
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.backend = backend
+        self.backend_name = backend_name
+        self.request = request
+        self.concurrency = concurrency
+        self.scrub = scrub
+        self.on_answer = on_answer
+        self.params = request.provenance()
+
+    async def _ask(self, sample: Sample) -> dict[str, Any]:
+        start = time.perf_counter()
+        predict: str | None = None
+        error: str | None = None
+        usage = None
+        latency = 0.0
+        try:
+            answer = await self.backend.answer(sample, self.request)
+        except Exception as exc:  # every failure is recorded, never scored
+            error = self.scrub(describe_error(exc))
+            latency = time.perf_counter() - start
+        else:
+            usage, latency = answer.usage, answer.latency_s
+            if isinstance(answer.text, str) and answer.text.strip():
+                predict = answer.text
+            else:
+                error = "empty answer"
+        return make_record(
+            sample,
+            predict=predict,
+            error=error,
+            backend=self.backend_name,
+            model=self.request.model,
+            params=self.params,
+            prompt_hash=prompt_hash(sample, self.request),
+            latency_s=latency,
+            usage=usage,
+        )
+
+    async def run(self, plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
+        outcomes = initial_outcomes(plans)
+        queue: asyncio.Queue[tuple[TaskPlan, Sample] | None] = asyncio.Queue(maxsize=2 * self.concurrency)
+        sink = JournalSink()
+
+        async def produce() -> None:
+            for plan in plans:
+                for sample in plan.pending:
+                    await queue.put((plan, sample))
+            for _ in range(self.concurrency):
+                await queue.put(None)
+
+        async def work() -> None:
+            while (item := await queue.get()) is not None:
+                plan, sample = item
+                record = await self._ask(sample)
+                await sink.write(plan.path, record)
+                outcome = outcomes[plan.spec.name]
+                tokens = (record["usage"] or {}).get("total_tokens", 0)
+                outcome.tokens += tokens
+                ok = record["error"] is None
+                if ok:
+                    outcome.done += 1
+                else:
+                    outcome.failed += 1
+                    outcome.errors[record["error"]] += 1
+                if self.on_answer is not None:
+                    self.on_answer(Answered(plan.spec.name, ok, tokens))
+
+        writer = asyncio.create_task(sink.run())
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(produce())
+                for _ in range(self.concurrency):
+                    group.create_task(work())
+        finally:
+            sink.stop()
+            await asyncio.gather(writer, return_exceptions=True)
+            sink.close()
+        return outcomes

@@ -1,0 +1,113 @@
+"""AVC captioning scored with FENSE (spec 4.8, quirk 24).
+
+This module builds the FENSE inputs and the output dict; the models live with the caller, which passes
+``fense_fn(candidates, mult_refs)``. Contract of ``fense_fn``:
+
+* ``candidates``: one caption per scored sample; ``mult_refs``: the reference captions of each sample;
+* it returns a mapping with the corpus values ``"fense"``, ``"sbert_sim"`` and ``"fer"`` (floats, or anything
+  ``float()`` accepts such as 0-d tensors), and optionally ``"fense_per_candidate"``: one FENSE value per
+  candidate, in order, which fills :attr:`TaskScore.per_sample`.
+
+FENSE itself: ``fense_i = sim_i * (1 - penalty * err_i)`` where ``sim_i`` is the mean cosine similarity of the
+candidate's sentence embedding with its references' and ``err_i = 1`` when the fluency-error probability exceeds
+the threshold; corpus values are plain means. :func:`fense_from_components` does that arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from avibench.level_metrics.common import Notes, prediction_text, python_round5, scored_items
+from avibench.level_metrics.profile import ScoringProfile, get_profile
+from avibench.level_metrics.types import Item, TaskScore
+
+ERROR_THRESHOLD = 0.9
+ERROR_PENALTY = 0.9
+PER_CANDIDATE_KEY = "fense_per_candidate"
+
+FenseFn = Callable[[list[str], list[list[str]]], Mapping[str, Any]]
+
+
+def fense_from_components(
+    similarities: Sequence[float],
+    error_probabilities: Sequence[float],
+    *,
+    threshold: float = ERROR_THRESHOLD,
+    penalty: float = ERROR_PENALTY,
+) -> dict[str, Any]:
+    """Corpus and per-candidate FENSE from per-candidate similarities and fluency-error probabilities.
+
+    Returns ``{"fense", "sbert_sim", "fer", "fense_per_candidate"}``; all zeros for no candidates.
+    """
+    if len(similarities) != len(error_probabilities):
+        raise ValueError("similarities and error probabilities must have the same length")
+    errors = [1.0 if p > threshold else 0.0 for p in error_probabilities]
+    per_candidate = [float(s) * (1 - penalty * e) for s, e in zip(similarities, errors, strict=True)]
+    count = len(per_candidate)
+    if not count:
+        return {"fense": 0.0, "sbert_sim": 0.0, "fer": 0.0, PER_CANDIDATE_KEY: []}
+    return {
+        "fense": sum(per_candidate) / count,
+        "sbert_sim": sum(float(s) for s in similarities) / count,
+        "fer": sum(errors) / count,
+        PER_CANDIDATE_KEY: per_candidate,
+    }
+
+
+def references_of(answer: Any) -> list[str]:
+    """Reference captions: the truthy items of a list as strings, or the printed value of anything else."""
+    if isinstance(answer, list):
+        return [str(r) for r in answer if r]
+    return [str(answer)]
+
+
+def caption(items: Sequence[Item], *, profile: ScoringProfile | str, fense_fn: FenseFn) -> TaskScore:
+    """FENSE over the captions: ``{"fense", "sbert_sim", "fer", "n_samples", "average"}`` (``average`` = FENSE).
+
+    Reference: empty or missing captions are skipped. Strict: they count as FENSE 0 and similarity 0 (they are
+    in ``n_samples``), while ``fer`` stays the error rate of the captions actually written.
+    """
+    profile = get_profile(profile)
+    notes = Notes()
+    candidates: list[str] = []
+    mult_refs: list[list[str]] = []
+    candidate_items: list[int] = []
+    unanswered: list[int] = []
+    for item in scored_items(items, profile):
+        refs = references_of(item.answer)
+        if not refs:
+            notes.add("no reference caption; sample left out", item.index)
+            continue
+        text = prediction_text(item, clean=False, notes=notes)
+        if not text:
+            if profile.missing_counts_as_wrong:
+                unanswered.append(item.index)
+            continue
+        candidates.append(text)
+        mult_refs.append(refs)
+        candidate_items.append(item.index)
+    total = len(candidates) + len(unanswered)
+    per_sample: dict[int, float] = dict.fromkeys(unanswered, 0.0)
+    if not candidates:
+        value = {"fense": 0.0, "sbert_sim": 0.0, "fer": 0.0, "n_samples": total, "average": 0.0}
+        return TaskScore(value, 0.0, total, notes.render(), [per_sample.get(item.index) for item in items])
+    result = fense_fn(candidates, mult_refs)
+    fense = float(result["fense"])
+    similarity = float(result["sbert_sim"])
+    error_rate = float(result["fer"])
+    per_candidate = result.get(PER_CANDIDATE_KEY)
+    if per_candidate is not None and len(per_candidate) == len(candidates):
+        per_sample.update(zip(candidate_items, (float(v) for v in per_candidate), strict=True))
+    share = len(candidates) / total
+    fense, similarity = fense * share, similarity * share
+    value = {
+        "fense": python_round5(fense),
+        "sbert_sim": python_round5(similarity),
+        "fer": python_round5(error_rate),
+        "n_samples": total,
+        "average": python_round5(fense),
+    }
+    return TaskScore(
+        value, value["average"], total, notes.render(), [per_sample.get(item.index) for item in items]
+    )

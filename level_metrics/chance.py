@@ -1,0 +1,187 @@
+"""Per-task chance levels c_t (0–100): the expected score of an answerer that guesses uniformly at random. Pure.
+
+The paper's table (Appendix G.2.2) is not public in text form; these levels are computed from the dataset's
+own entries, so they follow its option lists and ground-truth distribution:
+
+* Option tasks (full-match, AVSQA), analytically. A formal entry whose options are a list scores with
+  probability ``1/len(options)`` when its ground truth is one of them (0 otherwise). Entries without an option
+  list are taken to guess among the task's distinct ground-truth answers of such entries, at least two (for
+  example the counts of a counting subtask; pre-questions whose options do not resolve are yes/no checks). An AVSQA answer of k ``;``-separated options is guessed with probability
+  ``1/C(n, k)``. With double-confirm, the formal entry and its valid pre-question must both be right, so the
+  two probabilities multiply. The chance level is the mean over formal entries.
+* Structured answers (multi-instance counting, retrieval, localisation, grounding), by Monte Carlo with a fixed
+  seed: random answers in the canonical refined format are scored with the task's own metric (reference
+  profile), averaged over a few rounds. The guesser draws 1–3 classes from the task's class list with counts
+  1–5; 1–3 distinct candidate indices; one box of a random class; for each grounding frame "no box" or a
+  random box with equal odds.
+* Captioning (FENSE) has no answer space to draw from: its chance level is 0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from avibench.level_metrics.common import is_invalid_pre
+from avibench.level_metrics.profile import REFERENCE
+from avibench.level_metrics.types import Item
+
+PRE = "pre_"
+MONTE_CARLO_ROUNDS = 8
+MIN_FREE_ANSWERS = 2
+
+
+def _is_pre(item: Item) -> bool:
+    return str(item.id).startswith(PRE)
+
+
+def _option_probability(item: Item, fallback: int, *, multi: bool) -> float:
+    options = item.options
+    if isinstance(options, list) and options:
+        names = [str(o) for o in options]
+        if multi:
+            parts = [p.strip() for p in str(item.answer).lower().split(";")]
+            lowered = [n.lower() for n in names]
+            if not all(p in lowered for p in parts):
+                return 0.0
+            return 1.0 / math.comb(len(names), len(parts))
+        return 1.0 / len(names) if str(item.answer) in names else 0.0
+    return 1.0 / fallback if fallback else 0.0
+
+
+def option_chance(items: Sequence[Item], *, multi: bool = False) -> float:
+    """Expected full-match (or AVSQA, ``multi=True``) accuracy of a uniform guess, double-confirm included."""
+    valid = [i for i in items if not (_is_pre(i) and is_invalid_pre(i))]
+    formal = [i for i in valid if not _is_pre(i)]
+    pres = [i for i in valid if _is_pre(i)]
+    formal_space, pre_space = (
+        max(MIN_FREE_ANSWERS, len({str(i.answer) for i in group if not isinstance(i.options, list)}))
+        for group in (formal, pres)
+    )
+    pre_by_formal = {str(i.id)[len(PRE) :]: i for i in pres}
+    probabilities = []
+    for item in formal:
+        p = _option_probability(item, formal_space, multi=multi)
+        pre = pre_by_formal.get(str(item.id))
+        if pre is not None:
+            p *= _option_probability(pre, pre_space, multi=False)
+        probabilities.append(p)
+    return 100.0 * sum(probabilities) / len(probabilities) if probabilities else 0.0
+
+
+def _box(rng: random.Random) -> list[float]:
+    x1, y1 = rng.uniform(0, 0.8), rng.uniform(0, 0.8)
+    return [
+        round(x1, 3),
+        round(y1, 3),
+        round(rng.uniform(x1 + 0.05, 1), 3),
+        round(rng.uniform(y1 + 0.05, 1), 3),
+    ]
+
+
+def _classes(items: Sequence[Item]) -> list[str]:
+    for item in items:
+        if isinstance(item.options, list) and item.options:
+            return [str(o) for o in item.options]
+    names: set[str] = set()
+    for item in items:
+        gt = item.answer.get("bbox", item.answer) if isinstance(item.answer, dict) else {}
+        names.update(str(k) for k in gt)
+    return sorted(names) or ["object"]
+
+
+def _semantic_type(key: str) -> str:
+    head, _, tail = key.lower().rpartition("_")
+    return head if head and tail.isdigit() else key.lower()
+
+
+def _guess_mic(item: Item, classes: list[str], rng: random.Random) -> str:
+    chosen = rng.sample(classes, min(len(classes), rng.randint(1, 3)))
+    return json.dumps({c: str(rng.randint(1, 5)) for c in chosen})
+
+
+def _guess_retrieval(item: Item, candidates: Mapping[int, int], rng: random.Random) -> str:
+    gt = item.answer if isinstance(item.answer, list) else []
+    ints = [g for g in gt if isinstance(g, int)]
+    k = candidates.get(item.index) or max([*ints, 1]) + 1
+    picks = rng.sample(range(k), min(k, rng.randint(1, 3)))
+    return "[" + ", ".join(str(p) for p in picks) + "]"
+
+
+def _guess_avl(item: Item, classes: list[str], rng: random.Random) -> str:
+    kind = _semantic_type(rng.choice(classes))
+    return repr({f"{kind}_1": _box(rng)})
+
+
+def _guess_avlg(item: Item, rng: random.Random) -> str:
+    gt = item.answer.get("bbox", item.answer) if isinstance(item.answer, dict) else {}
+    frames = list(gt) or [f"frame_{k}" for k in range(10)]
+    return repr({f: (None if rng.random() < 0.5 else _box(rng)) for f in frames})
+
+
+def monte_carlo_chance(
+    items: Sequence[Item],
+    guess: Callable[[Item, random.Random], str],
+    score: Callable[[list[Item]], Any],
+    *,
+    seed: int = 0,
+    rounds: int = MONTE_CARLO_ROUNDS,
+) -> float:
+    """Mean headline (0–100) of ``rounds`` runs of ``score`` on random answers from ``guess``."""
+    if not items:
+        return 0.0
+    rng = random.Random(seed)
+    total = 0.0
+    for _ in range(rounds):
+        guessed = [
+            Item(i.index, i.id, i.answer, guess(i, rng), i.options, i.question_text, i.task) for i in items
+        ]
+        total += float(score(guessed).headline)
+    return 100.0 * total / rounds
+
+
+def task_chance(
+    metric: str,
+    items: Sequence[Item],
+    *,
+    task: str = "",
+    candidates: Mapping[int, int] | None = None,
+    seed: int = 0,
+    rounds: int = MONTE_CARLO_ROUNDS,
+) -> float:
+    """Chance level of one task folder (0–100) from its entries (``predict`` is ignored).
+
+    ``metric`` is the registry's metric kind; ``candidates`` gives, for retrieval, the number of candidate media
+    of each entry (by index); without it the guesser draws from the indices the ground truth implies.
+    """
+    from avibench import level_metrics as lm
+
+    if metric == "full_match":
+        return option_chance(items)
+    if metric == "avsqa":
+        return option_chance(items, multi=True)
+    if metric == "caption":
+        return 0.0
+    classes = _classes(items)
+    guessers: dict[str, tuple[Callable[[Item, random.Random], str], Callable[[list[Item]], Any]]] = {
+        "mic": (
+            lambda i, r: _guess_mic(i, classes, r),
+            lambda xs: lm.multi_instance(xs, profile=REFERENCE, task=task or "AMIC"),
+        ),
+        "retrieval": (
+            lambda i, r: _guess_retrieval(i, candidates or {}, r),
+            lambda xs: lm.retrieval(xs, profile=REFERENCE),
+        ),
+        "avl": (
+            lambda i, r: _guess_avl(i, classes, r),
+            lambda xs: lm.avl(xs, profile=REFERENCE, image_sizes=None),
+        ),
+        "avlg": (_guess_avlg, lambda xs: lm.avlg(xs, profile=REFERENCE, image_sizes=None)),
+    }
+    if metric not in guessers:
+        raise ValueError(f"unknown metric {metric!r}")
+    guess, score = guessers[metric]
+    return monte_carlo_chance(items, guess, score, seed=seed, rounds=rounds)

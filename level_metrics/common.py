@@ -1,0 +1,116 @@
+"""Helpers shared by the scorers: prediction cleaning, the reference's per-entry key, rounding, warnings.
+
+Rounding matters to 1e-9: the reference rounds Python floats with ``round`` (correctly rounded) but numpy
+scalars with numpy's rounding (scale, round half to even, unscale), and the two differ on rare values, so each
+scorer says which one the reference applied.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from avibench.level_metrics.profile import ScoringProfile
+from avibench.level_metrics.types import Item
+
+END_OF_TEXT = "<|endoftext|>"
+_NON_WORD = re.compile(r"[^\w\s]")
+_INTEGER = re.compile(r"\d+")
+PRE_PREFIX = "pre_"
+
+
+def strip_punctuation_lower(text: str) -> str:
+    """Lowercase, then delete every character that is neither a word character nor whitespace."""
+    return _NON_WORD.sub("", text.lower())
+
+
+def prediction_text(item: Item, *, clean: bool, notes: Notes) -> str | None:
+    """The prediction as the reference's scorers read it: end-of-text markers removed, optionally cleaned."""
+    raw = item.predict
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        notes.add("prediction is not a string; scored as its printed form", item.index)
+        raw = str(raw)
+    text = raw.replace(END_OF_TEXT, "")
+    return strip_punctuation_lower(text) if clean else text
+
+
+def first_integer(text: str) -> str | None:
+    """The first run of decimal digits in ``text``."""
+    match = _INTEGER.search(text)
+    return match.group(0) if match else None
+
+
+def entry_key(item: Item) -> str:
+    """The reference's per-entry key ``task=<task>#id=<id>#pos=<index>``; double-confirm matches on it."""
+    return f"task={item.task}#id={item.id}#pos={item.index}"
+
+
+def key_id(key: str) -> str:
+    """The id part of an entry key, as the reference cuts it (up to the next ``#``)."""
+    return key.split("#id=")[1].split("#")[0]
+
+
+def is_invalid_pre(item: Item) -> bool:
+    """A pre-question slot without a question text or without a ground truth."""
+    return str(item.id).startswith(PRE_PREFIX) and (item.question_text is None or item.answer is None)
+
+
+def scored_items(items: Sequence[Item], profile: ScoringProfile) -> list[Item]:
+    """The items a scorer iterates: the reference skips entries without a prediction, strict keeps them."""
+    if profile.missing_counts_as_wrong:
+        return list(items)
+    return [item for item in items if item.predict is not None]
+
+
+def python_round5(value: float) -> float:
+    """``round(float(value), 5)``: what the reference applies to Python floats."""
+    return round(float(value), 5)
+
+
+def numpy_round5(value: Any) -> float:
+    """Round the way ``round()`` treats a numpy float64 (numpy's own rounding), returned as a Python float."""
+    return float(round(np.float64(value), 5))
+
+
+def finite_or_zero(value: float) -> float:
+    """A headline must be a number: NaN (the reference's value for an empty task) becomes 0."""
+    return 0.0 if math.isnan(value) else float(value)
+
+
+def mean(values: Iterable[float]) -> float:
+    """``numpy.mean`` as a Python float (NaN for no values, without numpy's warning)."""
+    array = np.asarray(list(values), dtype=np.float64)
+    if array.size == 0:
+        return math.nan
+    return float(np.mean(array))
+
+
+class Notes:
+    """Collects warnings, one line per kind, naming the entries (data.json positions) it concerns."""
+
+    _SHOWN = 5
+
+    def __init__(self) -> None:
+        self._entries: dict[str, list[int]] = {}
+
+    def add(self, message: str, index: int | None = None) -> None:
+        positions = self._entries.setdefault(message, [])
+        if index is not None and index not in positions[-1:]:
+            positions.append(index)
+
+    def render(self) -> list[str]:
+        lines = []
+        for message, positions in self._entries.items():
+            if not positions:
+                lines.append(message)
+                continue
+            shown = ", ".join(str(p) for p in positions[: self._SHOWN])
+            more = f" and {len(positions) - self._SHOWN} more" if len(positions) > self._SHOWN else ""
+            lines.append(f"{message} (entries {shown}{more})")
+        return lines

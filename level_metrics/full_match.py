@@ -1,0 +1,161 @@
+"""Accuracy tasks: full-match (spec 4.1, 4.6) and AVSQA (4.3), with the double-confirm rule they share."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from avibench.level_metrics.common import (
+    PRE_PREFIX,
+    Notes,
+    entry_key,
+    first_integer,
+    is_invalid_pre,
+    key_id,
+    prediction_text,
+    python_round5,
+    scored_items,
+    strip_punctuation_lower,
+)
+from avibench.level_metrics.profile import ScoringProfile, get_profile
+from avibench.level_metrics.types import Item, TaskScore
+
+SampleScorer = Callable[[Item, str, ScoringProfile, Notes], int]
+
+
+def snap_to_option(options: Any, text: str, profile: ScoringProfile, notes: Notes, index: int) -> str | None:
+    """The option mentioned earliest in ``text`` (whole-phrase match after cleaning), in its own spelling.
+
+    Ties on position go to the option that sorts first. A plain string is a sequence of one-character options
+    in the reference (its defect) and no options at all when ``raw_option_string_chars`` is off.
+    """
+    if options is None or (isinstance(options, str) and not profile.raw_option_string_chars):
+        return None
+    if isinstance(options, (str, list, tuple)):
+        candidates = list(options)
+    else:
+        notes.add(f"options of type {type(options).__name__} cannot be iterated; no option snapping", index)
+        return None
+    haystack = strip_punctuation_lower(text)
+    found: list[tuple[int, str]] = []
+    for option in candidates:
+        if not isinstance(option, str):
+            notes.add("non-string option ignored in option snapping (the reference would abort)", index)
+            continue
+        pattern = r"\b" + re.escape(strip_punctuation_lower(option)) + r"\b"
+        match = re.search(pattern, haystack)
+        if match:
+            found.append((match.start(), option))
+    if not found:
+        return None
+    return min(found)[1]
+
+
+def _normalise_label(text: str) -> str:
+    return " ".join(strip_punctuation_lower(text).split())
+
+
+def full_match_sample(item: Item, text: str, profile: ScoringProfile, notes: Notes) -> int:
+    """1 if the (option-snapped) cleaned prediction matches the ground truth, else 0."""
+    label = f"{item.answer}"
+    snapped = snap_to_option(item.options, text, profile, notes, item.index)
+    pred = text if snapped is None else snapped
+    if not profile.case_sensitive_label:
+        label, pred = _normalise_label(label), _normalise_label(pred)
+    if pred == label:
+        return 1
+    if label.isdigit() and f"{first_integer(pred)}" == label:
+        return 1
+    return 0
+
+
+def _answer_set(text: str) -> list[str]:
+    return sorted(part.strip() for part in text.lower().strip().split(";"))
+
+
+def avsqa_sample(item: Item, text: str, profile: ScoringProfile, notes: Notes) -> int:
+    """1 if the ``;``-separated answers equal the ground truth's as sorted lists (case-insensitive)."""
+    pred = text.replace("*", "").replace("#", "")
+    return int(_answer_set(pred) == _answer_set(f"{item.answer}"))
+
+
+def accuracy(
+    items: Sequence[Item],
+    *,
+    profile: ScoringProfile,
+    score_sample: SampleScorer,
+    clean: bool,
+    skip_invalid_pre: bool,
+) -> TaskScore:
+    """Mean sample score over formal entries, after double-confirm zeroing by failed pre-questions."""
+    notes = Notes()
+    invalid_pre = {str(item.id) for item in items if is_invalid_pre(item)} if skip_invalid_pre else set()
+    recorded: dict[str, int] = {}
+    position_of: dict[str, int] = {}
+    failed_pre_ids: set[str] = set()
+    for item in scored_items(items, profile):
+        key = entry_key(item)
+        if _skipped_pre(item, key, invalid_pre, profile, skip_invalid_pre):
+            continue
+        text = prediction_text(item, clean=clean, notes=notes)
+        score = 0 if text is None else score_sample(item, text, profile, notes)
+        if profile.double_confirm_positional:
+            if "id=pre_" in key:
+                if score == 0:
+                    _zero_first_recorded(recorded, key_id(key)[len(PRE_PREFIX) :])
+                continue
+        elif str(item.id).startswith(PRE_PREFIX):
+            if score == 0:
+                failed_pre_ids.add(str(item.id)[len(PRE_PREFIX) :])
+            continue
+        recorded[key] = score
+        position_of[key] = item.index
+    if failed_pre_ids:
+        by_key = {entry_key(item): str(item.id) for item in items}
+        for key in recorded:
+            if by_key[key] in failed_pre_ids:
+                recorded[key] = 0
+    per_index = {position_of[key]: float(score) for key, score in recorded.items()}
+    per_sample = [per_index.get(item.index) for item in items]
+    if not recorded:
+        notes.add("no formal entry to score (the reference would abort with ZeroDivisionError); scored 0")
+        return TaskScore(0.0, 0.0, 0, notes.render(), per_sample)
+    value = python_round5(sum(recorded.values()) / len(recorded))
+    return TaskScore(value, value, len(recorded), notes.render(), per_sample)
+
+
+def _skipped_pre(
+    item: Item, key: str, invalid_pre: set[str], profile: ScoringProfile, skip_invalid_pre: bool
+) -> bool:
+    """Whether an invalid pre slot is left out; the reference finds it by the id part of the entry key."""
+    if profile.double_confirm_positional:
+        return key_id(key) in invalid_pre
+    return skip_invalid_pre and is_invalid_pre(item)
+
+
+def _zero_first_recorded(recorded: dict[str, int], formal_id: str) -> None:
+    """The reference's rule: zero the first already-recorded key whose id part is ``formal_id``."""
+    marker = f"#id={formal_id}#"
+    for key in recorded:
+        if marker in key:
+            recorded[key] = 0
+            return
+
+
+def full_match(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
+    """Full-match accuracy (AVM, AVH, VAH, AVQA, ASQA, VSQA_I, VSQA_V and pooled VSQA)."""
+    profile = get_profile(profile)
+    return accuracy(items, profile=profile, score_sample=full_match_sample, clean=True, skip_invalid_pre=True)
+
+
+def avsqa(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
+    """AVSQA accuracy: exact multiset match of ``;``-separated answers, with double-confirm."""
+    profile = get_profile(profile)
+    return accuracy(
+        items,
+        profile=profile,
+        score_sample=avsqa_sample,
+        clean=False,
+        skip_invalid_pre=profile.avsqa_skip_invalid_pre,
+    )

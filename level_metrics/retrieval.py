@@ -1,0 +1,138 @@
+"""VAR / AVR retrieval (spec 4.7, quirks 18 and 32).
+
+Per sample: set F1 of predicted versus ground-truth indices (1 when both are empty), R@1 and R@3 over the
+ranked prediction. Corpus: each mean is multiplied by a confidence factor (0.3 for a sample listing more than 6
+indices) and a repeat penalty (identical predicted lists beyond 80 % repetition), then rounded;
+``Average = ((R@1 + R@3) / 2 + F1) / 2`` is not rounded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from avibench.level_metrics.common import Notes, mean, prediction_text, scored_items
+from avibench.level_metrics.profile import ScoringProfile, get_profile
+from avibench.level_metrics.types import Item, TaskScore
+
+MANY_INDICES = 6
+LOW_CONFIDENCE = 0.3
+REPEAT_TOLERANCE = 0.8
+_DIGITS = re.compile(r"\d+")
+
+
+def set_f1(predicted: Sequence[Any], truth: Sequence[Any]) -> float:
+    """F1 between two index sets: 1 when both are empty, 0 when exactly one is."""
+    predicted_set, truth_set = set(predicted), set(truth)
+    if not predicted_set and not truth_set:
+        return 1.0
+    if not predicted_set or not truth_set:
+        return 0.0
+    precision = len(predicted_set & truth_set) / len(predicted_set)
+    recall = len(predicted_set & truth_set) / len(truth_set)
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+def _to_int(token: str, notes: Notes, index: int) -> int | None:
+    try:
+        return int(token)
+    except ValueError:
+        notes.add(
+            f"index token {token[:20]!r} is not a usable integer (the reference would abort); token ignored",
+            index,
+        )
+        return None
+
+
+def ranked_indices(text: str, profile: ScoringProfile, notes: Notes, index: int) -> list[int]:
+    """The predicted indices in the order R@k reads them.
+
+    Reference: space-separated tokens of the cleaned text that pass ``str.isdigit``, then
+    ``list(set(sorted(ints)))``, whose order is CPython's set-iteration order (deterministic for ints, so running
+    the same expression reproduces it). Strict: every ``\\d+`` run, in the model's order, first occurrence kept.
+    """
+    if profile.retrieval_isdigit_tokens:
+        tokens = [t for t in text.replace("\n", " ").split(" ") if t.isdigit()]
+    else:
+        tokens = _DIGITS.findall(text)
+    values = [v for v in (_to_int(t, notes, index) for t in tokens) if v is not None]
+    if profile.retrieval_set_order:
+        return list(set(sorted(values)))
+    return list(dict.fromkeys(values))
+
+
+def _truth(answer: Any) -> list[Hashable] | None:
+    """The ground-truth index list; None when it is not a list of hashable values (the reference would abort)."""
+    if not isinstance(answer, (list, tuple)):
+        return None
+    try:
+        set(answer)
+    except TypeError:
+        return None
+    return list(answer)
+
+
+def retrieval(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
+    """Retrieval score ``{"Recall@1", "Recall@3", "F1_score", "Average"}``."""
+    profile = get_profile(profile)
+    notes = Notes()
+    f1s: list[float] = []
+    hits1: list[float] = []
+    hits3: list[float] = []
+    confidences: list[float] = []
+    distinct: list[list[int]] = []
+    answered = 0
+    per_sample: dict[int, float] = {}
+    for item in scored_items(items, profile):
+        truth = _truth(item.answer)
+        if truth is None:
+            notes.add(
+                "ground truth is not a list of indices; sample left out (the reference would abort)",
+                item.index,
+            )
+            continue
+        text = prediction_text(item, clean=profile.retrieval_isdigit_tokens, notes=notes)
+        if text is None:
+            f1s.append(0.0)
+            hits1.append(0.0)
+            hits3.append(0.0)
+            per_sample[item.index] = 0.0
+            continue
+        ranked = ranked_indices(text, profile, notes, item.index)
+        f1 = set_f1(ranked, truth)
+        f1s.append(f1)
+        per_sample[item.index] = f1
+        answered += 1
+        if ranked not in distinct:
+            distinct.append(ranked)
+        confidences.append(LOW_CONFIDENCE if len(ranked) > MANY_INDICES else 1)
+        hits1.append(1.0 if any(i in truth for i in ranked[:1]) else 0.0)
+        hits3.append(1.0 if any(i in truth for i in ranked[:3]) else 0.0)
+    samples = len(f1s)
+    per = [per_sample.get(item.index) for item in items]
+    if not samples:
+        notes.add("no prediction to score (the reference would abort with ZeroDivisionError); scored 0")
+        zero = {"Recall@1": 0.0, "Recall@3": 0.0, "F1_score": 0.0, "Average": 0.0}
+        return TaskScore(zero, 0.0, 0, notes.render(), per)
+    # Reference: the repeat rate and confidence use every scored sample; strict: the answered ones only.
+    basis = answered if profile.missing_counts_as_wrong else samples
+    repeat_rate = (basis - len(distinct)) / basis if basis else 0.0
+    penalty = 1 - (max(REPEAT_TOLERANCE, repeat_rate) - REPEAT_TOLERANCE)
+    confidence = np.float64(mean(confidences)) if confidences else np.float64(1)
+    # numpy scalars on purpose: the reference rounds these with numpy's rounding.
+    recall1 = round(np.float64(mean(hits1)) * confidence * penalty, 5)
+    recall3 = round(np.float64(mean(hits3)) * confidence * penalty, 5)
+    f1_score = round(np.float64(mean(f1s)) * confidence * penalty, 5)
+    average = float(((recall1 + recall3) / 2 + f1_score) / 2)
+    value = {
+        "Recall@1": float(recall1),
+        "Recall@3": float(recall3),
+        "F1_score": float(f1_score),
+        "Average": average,
+    }
+    return TaskScore(value, average, samples, notes.render(), per)

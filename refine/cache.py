@@ -1,0 +1,53 @@
+"""A durable cache of refine-LLM replies keyed by (refine model, prompt hash), so no prompt is paid for twice."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+from avibench.store import JournalWriter, read_records
+
+
+def prompt_hash(model: str, prompt: str) -> str:
+    return hashlib.sha256(f"{model}\n{prompt}".encode()).hexdigest()
+
+
+class LLMCache:
+    """Successful replies only (a failure is never cached); appended one fsynced line at a time."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self._entries: dict[str, str] = {}
+        for record in read_records(self.path):
+            key, output = record.get("key"), record.get("output")
+            if isinstance(key, str) and isinstance(output, str):
+                self._entries[key] = output
+        self._writer: JournalWriter | None = None
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, model: str, prompt: str) -> str | None:
+        return self._entries.get(prompt_hash(model, prompt))
+
+    def put(self, model: str, prompt: str, output: str) -> None:
+        key = prompt_hash(model, prompt)
+        if self._entries.get(key) == output:
+            return
+        if self._writer is None:
+            self._writer = JournalWriter(self.path)
+        self._writer.append(
+            {
+                "key": key,
+                "model": model,
+                "output": output,
+                "time": datetime.now(UTC).isoformat(timespec="seconds"),
+            }
+        )
+        self._entries[key] = output
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None

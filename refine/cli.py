@@ -1,0 +1,105 @@
+"""``avibench refine``: normalise a run's raw answers to each task family's canonical format."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from avibench.config import default_data_root, default_output_dir, label_for, run_dir
+from avibench.errors import AvibenchError
+from avibench.refine.llm_fallback import LLMSettings
+from avibench.refine.runner import METHODS, TaskSummary, refine_run
+from avibench.registry import AVIBENCH
+
+
+def _summary_line(s: TaskSummary) -> str:
+    counts = " ".join(f"{m}={s.methods[m]}" for m in METHODS if s.methods[m])
+    share = "-" if s.share_without_llm is None else f"{100 * s.share_without_llm:.1f}%"
+    return (
+        f"{s.task:<7} answered={s.done:<5} refined now={s.refined_now:<5} requests={s.requests:<4} "
+        f"without LLM={share:<6} {counts}"
+    )
+
+
+@click.command(name="refine")
+@click.option("--model", "model", default=None, help="Model id of the run (its label is derived from it).")
+@click.option("--label", default=None, help="Run label under the output folder (default: from --model).")
+@click.option(
+    "--output-dir", type=click.Path(path_type=Path), default=None, help="Runs folder (default outputs)."
+)
+@click.option(
+    "--data-root", type=click.Path(path_type=Path), default=None, help="Dataset root (default DATA_ROOT)."
+)
+@click.option(
+    "--tasks", default=None, help="Comma-separated task folders (default: all with an infer journal)."
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "rules", "llm"]),
+    default="auto",
+    show_default=True,
+    help="auto: rules, then the LLM for what they leave; rules: no LLM; llm: every answer through the LLM.",
+)
+@click.option("--refine-model", default=None, help="Refine LLM (default REFINE_MODEL or gemini-2.5-flash).")
+@click.option("--refine-base-url", default=None, help="OpenAI-compatible base URL(s), comma-separated.")
+@click.option(
+    "--concurrency", type=click.IntRange(min=1), default=None, help="Parallel LLM requests (default 8)."
+)
+@click.option("--progress/--no-progress", default=True, help="Show a progress bar for LLM work.")
+def refine(
+    model: str | None,
+    label: str | None,
+    output_dir: Path | None,
+    data_root: Path | None,
+    tasks: str | None,
+    mode: str,
+    refine_model: str | None,
+    refine_base_url: str | None,
+    concurrency: int | None,
+    progress: bool,
+) -> None:
+    """Normalise raw answers to each task family's canonical format; resumable per sample.
+
+    Reads outputs/<label>/infer/<TASK>.jsonl and appends to outputs/<label>/refine/<TASK>.jsonl. The LLM is
+    configured by REFINE_MODEL, REFINE_BASE_URL and REFINE_API_KEY (falling back to OPENAI_BASE_URL and
+    OPENAI_API_KEY) and REFINE_CONCURRENCY; its replies are cached in refine/.llm_cache.jsonl.
+    """
+    if not label and not model:
+        raise AvibenchError("refine needs --model or --label to find the run")
+    try:
+        label = label or label_for(model or "")
+        selected = AVIBENCH.select(tasks) if tasks else AVIBENCH.tasks
+    except (KeyError, ValueError) as exc:
+        raise AvibenchError(str(exc).strip("'\"")) from None
+    run_path = run_dir(output_dir or default_output_dir(), label)
+    if not (run_path / "infer").is_dir():
+        raise AvibenchError(
+            f"{run_path / 'infer'}: no infer results for run {label!r}; run 'avibench infer' first"
+        )
+    settings = LLMSettings.from_env(model=refine_model, base_urls=refine_base_url, concurrency=concurrency)
+    if mode == "llm" and not settings.configured:
+        raise AvibenchError(
+            "--mode llm needs REFINE_BASE_URL/REFINE_API_KEY (or OPENAI_BASE_URL/OPENAI_API_KEY)"
+        )
+    llm_note = f"LLM {settings.model}" if settings.configured and mode != "rules" else "no LLM"
+    click.echo(f"refine {label}: mode {mode}, {llm_note}", err=True)
+    summaries = refine_run(
+        selected,
+        data_root=data_root or default_data_root(),
+        run_path=run_path,
+        mode=mode,  # type: ignore[arg-type]
+        settings=settings,
+        progress=progress,
+        on_task=lambda s: click.echo(_summary_line(s)),
+    )
+    failed = sum(s.failed for s in summaries)
+    done = sum(s.done for s in summaries)
+    free = sum(s.methods["rule"] + s.methods["passthrough"] for s in summaries)
+    unparsed = sum(s.methods["unparsed"] for s in summaries)
+    share = f"{100 * free / done:.1f}%" if done else "-"
+    click.echo(f"total: answered={done} without LLM={share} unparsed={unparsed} failed={failed}")
+    if failed:
+        click.echo(f"{failed} refinements failed; re-run the same command to retry them.", err=True)
+        sys.exit(1)

@@ -1,0 +1,119 @@
+"""What a rule parser may know about a sample: only what the model was shown (never the ground truth)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from avibench.dataset import Sample
+from avibench.definitions import constants_for
+from avibench.registry import AVIBENCH
+
+#: Options pseudo-keys that the reference leaves unresolved (their lists are commented out, spec 1.5):
+#: the model sees the key itself, and the ground truth is a digit string.
+NUMERIC_OPTION_KEYS = frozenset({"how_many", "get_lines_count", "get_from_3d-task3"})
+#: The unresolved AVSQA pre-question key: the question is a yes/no question.
+YES_NO_OPTION_KEYS = frozenset({"options_yes_no", "get_yes_no"})
+YES_NO_OPTIONS: tuple[str, ...] = ("yes", "no", "not sure")
+
+_COUNT_QUESTION = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\bhow often\b|\bhow much times\b", re.I)
+_CLASS_LIST_KEYS = {"AMIC": "amic_cls_list", "VMIC": "vmic_cls_list", "AVL": "avl_cls_list"}
+
+
+@dataclass(frozen=True)
+class RefineContext:
+    """The question side of one sample, as the rule parsers and the refine prompts need it."""
+
+    task: str
+    family: str
+    subtask: str | None = None
+    question: str = ""
+    prompt_text: str = ""
+    options: tuple[str, ...] = ()
+    expects_number: bool = False
+    multi_answer: bool = False
+    classes: tuple[str, ...] = ()
+    n_candidates: int | None = None
+    image: Path | None = field(default=None, compare=False)
+
+    @cached_property
+    def image_size(self) -> tuple[int, int] | None:
+        """Width and height of the image the model saw (for pixel boxes); ``None`` when unreadable."""
+        if self.image is None:
+            return None
+        try:
+            from PIL import Image
+
+            with Image.open(self.image) as img:
+                return img.size
+        except Exception:
+            return None
+
+
+def _option_list(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list | tuple):
+        return tuple(str(v) for v in value if isinstance(v, str | int | float) and str(v).strip())
+    return ()
+
+
+def class_list(task: str) -> tuple[str, ...]:
+    """The class vocabulary the prompt of a MIC/AVL task names."""
+    key = _CLASS_LIST_KEYS.get(task)
+    if key is None:
+        return ()
+    return _option_list(constants_for(task).get(key))
+
+
+def build_context(
+    task: str,
+    *,
+    question: str = "",
+    options: Any = "",
+    subtask: str | None = None,
+    prompt_text: str = "",
+    is_pre: bool = False,
+    n_candidates: int | None = None,
+    image: Path | None = None,
+) -> RefineContext:
+    """The context of one question from its parts (``options`` as the scorer sees them: a list, '' or a raw key)."""
+    spec = AVIBENCH.task(task)
+    resolved = _option_list(options)
+    # A beats_counting pre-question ("Can you hear any sound?") shares the subtask but is a yes/no question.
+    expects_number = (subtask == "beats_counting" and not is_pre) or bool(_COUNT_QUESTION.search(question))
+    if isinstance(options, str) and options in YES_NO_OPTION_KEYS:
+        resolved = YES_NO_OPTIONS
+    elif isinstance(options, str) and options in NUMERIC_OPTION_KEYS:
+        expects_number = True
+    return RefineContext(
+        task=spec.name,
+        family=spec.family,
+        subtask=subtask,
+        question=question,
+        prompt_text=prompt_text,
+        options=resolved if spec.family == "qa" else (),
+        expects_number=expects_number and spec.family == "qa",
+        multi_answer=spec.metric == "avsqa" and not is_pre,
+        classes=class_list(spec.name) or (resolved if spec.family == "mic" else ()),
+        n_candidates=n_candidates,
+        image=image if spec.family in ("avl", "avlg") else None,
+    )
+
+
+def context_for(sample: Sample) -> RefineContext:
+    """The context of a dataset sample: its options, question text, subtask and the media the model saw."""
+    text = sample.question.get("text")
+    candidates: Sequence[Path] = {"VAR": sample.audios, "AVR": sample.images}.get(sample.task, ())
+    return build_context(
+        sample.task,
+        question=text if isinstance(text, str) else "",
+        options=sample.options,
+        subtask=sample.subtask,
+        prompt_text=sample.text,
+        is_pre=sample.is_pre,
+        n_candidates=len(candidates) or None,
+        image=sample.images[0] if sample.images else None,
+    )

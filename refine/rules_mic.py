@@ -1,0 +1,186 @@
+"""Rule refine for multi-instance classification and counting (AMIC, VMIC): ``{"dog": "2", "man": "1"}``.
+
+Accepted: a dict (JSON or Python literal, in a code fence, after ``answer=``), ``class: count`` lines, and prose
+with explicit quantities ("two dogs and a man"). Counts must be exact integers; vague quantities ("some birds",
+"several people"), hedges and refusals return ``None``. A class given a count of zero is left out (the model
+says it is absent). Names go onto the task's class list (plurals, case, hyphens, modifiers such as "black dog").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from avibench.refine.context import RefineContext
+from avibench.refine.text import (
+    HEDGE,
+    NUMBER_WORDS,
+    REFUSAL,
+    find_dicts,
+    strip_answer_prefix,
+    to_int,
+    usable,
+    words,
+)
+from avibench.refine.vocab import META_CLASSES, match_class, normalise_key, singular, two_word_classes
+
+_VAGUE = frozenset(
+    {"some", "several", "many", "few", "multiple", "various", "numerous", "lots", "lot", "group", "groups", "crowd",
+     "flock", "herd", "pack", "bunch", "more", "other", "others", "plenty", "couple"}
+)  # fmt: skip
+_DEFINITE = frozenset({"the", "this", "that", "these", "those", "its", "his", "her", "their", "same"})
+#: Words after "a"/"an" that describe the recording, not an object to count.
+_NOT_OBJECTS = frozenset(
+    {"sound", "sounds", "voice", "noise", "melody", "tune", "song", "background", "recording", "clip", "scene",
+     "image", "picture", "photo", "video", "lot", "bit", "kind", "type", "sort", "few", "couple", "group", "total",
+     "mix", "combination", "variety", "loud", "soft", "faint", "clear", "distant", "single", "person's", "man's",
+     "rhythm", "beat", "conversation", "speech"}
+)  # fmt: skip
+_LINE_PAIR = re.compile(
+    r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|x|×)\s*\**(\w+)\**\s*[.,;]?$"
+)
+_LOOKBACK = 3
+#: Prose longer than this is an essay, not an answer: it goes to the LLM.
+_MAX_PROSE = 2000
+
+
+def canonical_mic(counts: dict[str, int]) -> str:
+    return json.dumps({k: str(v) for k, v in counts.items()}, ensure_ascii=False)
+
+
+def _add(counts: dict[str, int], key: str, n: int) -> None:
+    if n > 0:
+        counts[key] = counts.get(key, 0) + n
+
+
+def _unwrap(value: dict[Any, Any]) -> dict[Any, Any]:
+    """``{"answer": {...}}`` or ``{"counts": {...}}`` -> the inner dict."""
+    while len(value) == 1 and isinstance(next(iter(value.values())), dict):
+        value = next(iter(value.values()))
+    return value
+
+
+def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | None:
+    counts: dict[str, int] = {}
+    for key, raw_count in _unwrap(value).items():
+        if not isinstance(key, str) or not key.strip():
+            return None
+        n = to_int(raw_count)
+        if n is None:
+            return None
+        _add(counts, normalise_key(key, ctx.classes), n)
+    return counts
+
+
+def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
+    """``dog: 2`` / ``- Dog x 2`` lines; every non-empty line but headings ("Objects:") must be such a pair."""
+    counts: dict[str, int] = {}
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.strip().strip("*").endswith(":")]
+    for line in lines:
+        m = _LINE_PAIR.match(line)
+        if m is None:
+            return None
+        n = to_int(m.group(2))
+        if n is None:
+            return None
+        _add(counts, normalise_key(m.group(1), ctx.classes), n)
+    return counts if lines else None
+
+
+def _class_at(tokens: list[str], i: int, classes: tuple[str, ...]) -> tuple[str, int] | None:
+    """The class named at token ``i`` (two-word names like "hair dryer" first) and the tokens it spans."""
+    for width in (2, 1):
+        if i + width > len(tokens):
+            continue
+        phrase = re.sub(r"'s$", "", " ".join(tokens[i : i + width]))
+        if width == 2:
+            spaced = two_word_classes(classes)
+            hit = spaced.get(phrase) or spaced.get(singular(phrase)) if spaced else None
+        else:
+            hit = match_class(phrase, classes) if phrase in classes or singular(phrase) in classes else None
+        if hit is not None and hit not in META_CLASSES:
+            return hit, width
+    return None
+
+
+def _quantity(tokens: list[str], i: int, classes: tuple[str, ...]) -> int | str | None:
+    """The quantity written before a class mention: an int, "vague", "definite", or ``None`` (none written)."""
+    for j in range(i - 1, max(-1, i - 1 - _LOOKBACK), -1):
+        t = tokens[j]
+        if t.isdigit() and len(t) <= 4:
+            return int(t)
+        if t in NUMBER_WORDS:
+            return NUMBER_WORDS[t]
+        if t in _VAGUE:
+            return "vague"
+        if t in _DEFINITE:
+            return "definite"
+        if _class_at(tokens, j, classes) is not None or t in {"and", "with", "or", "plus", "of"}:
+            return None
+    return None
+
+
+def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
+    """A quantity that counts something off the class list ("two ducks", "a cow"): the rules would drop it."""
+    for j, t in enumerate(tokens):
+        if not (t.isdigit() or t in NUMBER_WORDS) or t in {"no", "none"}:
+            continue
+        ahead = tokens[j + 1 : j + 1 + _LOOKBACK]
+        if any(_class_at(tokens, k, classes) for k in range(j + 1, j + 1 + len(ahead))):
+            continue
+        if t in {"a", "an"} and ahead and ahead[0] in _NOT_OBJECTS:
+            continue
+        return True
+    return False
+
+
+def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
+    if len(text) > _MAX_PROSE or HEDGE.search(text) or REFUSAL.search(text):
+        return None
+    tokens = words(text)
+    quantities: dict[str, set[int]] = {}
+    unquantified: set[str] = set()
+    i = 0
+    while i < len(tokens):
+        hit = _class_at(tokens, i, ctx.classes)
+        if hit is None:
+            i += 1
+            continue
+        cls, width = hit
+        q = _quantity(tokens, i, ctx.classes)
+        if q == "vague":
+            return None
+        if isinstance(q, int):
+            quantities.setdefault(cls, set()).add(q)
+        else:
+            unquantified.add(cls)
+        i += width
+    if not quantities or unquantified - set(quantities) or _stray_quantity(tokens, ctx.classes):
+        return None
+    if any(len(qs) > 1 for qs in quantities.values()):
+        return None
+    counts: dict[str, int] = {}
+    for cls, qs in quantities.items():
+        _add(counts, cls, qs.pop())
+    return counts
+
+
+def parse_mic(raw: object, ctx: RefineContext) -> str | None:
+    """The canonical count dict for a MIC sample, or ``None`` when the rules cannot tell."""
+    text = usable(raw)
+    if text is None:
+        return None
+    text = strip_answer_prefix(text)
+    dicts = find_dicts(text)
+    if dicts:
+        parsed = [_from_dict(d, ctx) for d in dicts]
+        distinct = {canonical_mic(p) for p in parsed if p is not None}
+        if None in parsed or len(distinct) != 1:
+            return None
+        return distinct.pop()
+    for parser in (_from_lines, _from_prose):
+        counts = parser(text, ctx)
+        if counts is not None:
+            return canonical_mic(counts)
+    return None

@@ -1,0 +1,132 @@
+"""Rule refine for retrieval (VAR, AVR): the selected candidate indices as ``[0, 3]``.
+
+The prompt asks for 0-based indices, so bare numbers, lists and "index 2" are taken as 0-based. Ordinals in
+prose ("the first and fourth clips") are 1-based. Numbers attached to a candidate noun ("clip 2 and clip 5")
+are ambiguous: models number items from 1 when they describe them; they are read as 0-based when some item is
+numbered 0, as 1-based when one is numbered with the candidate count (out of range for 0-based), and refused
+otherwise. "None of them" gives ``[]``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from avibench.refine.context import RefineContext
+from avibench.refine.text import (
+    HEDGE,
+    ORDINALS,
+    REFUSAL,
+    answer_phrases,
+    bold_spans,
+    find_lists,
+    sentences,
+    strip_answer_prefix,
+    usable,
+    words,
+)
+
+_NOUNS = (
+    r"clips?|audios?|audio clips?|audio files?|wavs?|wav files?|sounds?|images?|pictures?|photos?|candidates?|"
+    r"items?|files?|tracks?|options?|recordings?|frames?"
+)
+_SEP = rf"\s*(?:,\s*and|,|and|&|or|\+)\s*(?:the\s+)?(?:(?:{_NOUNS})\s*)?#?"
+_NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*(\d+(?:(?:{_SEP})\d+)*)", re.I)
+_INDEXED = re.compile(
+    rf"\b(?:index|indices|indexes|idx|positions?)\s*(?:is|are|:|=)?\s*#?(\d+(?:(?:{_SEP})\d+)*)", re.I
+)
+_BARE = re.compile(rf"^\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
+_LISTED = re.compile(rf"(?:\bare|\bis|:)\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
+_NONE = re.compile(
+    r"\b(?:none of (?:the|them)|no (?:\w+ )?(?:clips?|audios?|images?|candidates?|match(?:es|ing)?)|"
+    r"nothing matches|empty list)\b",
+    re.I,
+)
+_ONE_BASED = re.compile(r"\b(?:1-based|one-based|1-indexed|starting (?:from|at) 1|counting from 1)\b", re.I)
+_MAX_INDEX = 999
+
+
+def canonical_indices(indices: list[int]) -> str:
+    """``[0, 3]``: comma and space, as the reference tokeniser needs, duplicates dropped, order kept."""
+    return "[" + ", ".join(str(i) for i in dict.fromkeys(indices)) + "]"
+
+
+def _int_list(value: list[Any]) -> list[int] | None:
+    out = []
+    for v in value:
+        if isinstance(v, bool):
+            return None
+        if isinstance(v, int) and 0 <= v <= _MAX_INDEX:
+            out.append(v)
+        elif isinstance(v, str) and v.strip().isdigit() and int(v) <= _MAX_INDEX:
+            out.append(int(v))
+        else:
+            return None
+    return out
+
+
+def _lists(span: str) -> list[list[int]]:
+    return [lst for lst in (_int_list(v) for v in find_lists(span)) if lst is not None]
+
+
+def _numbers(group: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", group) if int(n) <= _MAX_INDEX]
+
+
+def _from_prose(span: str, ctx: RefineContext) -> list[int] | None:
+    if HEDGE.search(span) or REFUSAL.search(span):
+        return None
+    indexed = [n for m in _INDEXED.finditer(span) for n in _numbers(m.group(1))]
+    named = [n for m in _NAMED.finditer(span) for n in _numbers(m.group(1))]
+    ordinals = [ORDINALS[w] - 1 for w in words(span) if w in ORDINALS]
+    bare = _BARE.match(span)
+    if ctx.n_candidates and re.search(r"\b(?:the )?last (?:one|clip|audio|image|candidate|item)", span, re.I):
+        ordinals.append(ctx.n_candidates - 1)
+    listed = _LISTED.search(span)
+    if named:
+        named = _base_named(named, span, ctx)
+        if named is None:
+            return None
+    kinds = {tuple(k) for k in (indexed, named, ordinals) if k}
+    if not kinds and (bare or listed):
+        return _numbers((bare or listed).group(1))  # type: ignore[union-attr]
+    if len(kinds) == 1:
+        return list(kinds.pop())
+    return [] if not kinds and _NONE.search(span) else None
+
+
+def _base_named(named: list[int], span: str, ctx: RefineContext) -> list[int] | None:
+    """Numbers attached to a candidate noun, made 0-based, or ``None`` when the base is unknowable."""
+    if 0 in named:
+        return named
+    if _ONE_BASED.search(span) or (ctx.n_candidates is not None and max(named) == ctx.n_candidates):
+        return [n - 1 for n in named]
+    return None
+
+
+def _solve(text: str, ctx: RefineContext) -> list[int] | None:
+    explicit = bold_spans(text) + answer_phrases(text)
+    for spans in (explicit, [text]):
+        found = [lst for s in spans for lst in _lists(s)]
+        distinct = {tuple(lst) for lst in found}
+        if len(distinct) > 1:
+            return None
+        if distinct:
+            return list(distinct.pop())
+    parts = sentences(text)
+    for spans in (explicit, parts[-1:], parts[:1], [text]):
+        results = {tuple(r) for r in (_from_prose(s, ctx) for s in spans) if r is not None}
+        if len(results) > 1:
+            return None
+        if results:
+            return list(results.pop())
+    return None
+
+
+def parse_retrieval(raw: object, ctx: RefineContext) -> str | None:
+    """The canonical index list for a retrieval sample, or ``None`` when the rules cannot tell."""
+    text = usable(raw)
+    if text is None:
+        return None
+    indices = _solve(strip_answer_prefix(text), ctx)
+    return None if indices is None else canonical_indices(indices)

@@ -1,0 +1,263 @@
+"""The refine stage: infer journals in, one refine journal per task out, resumable per sample.
+
+A sample is (re)refined when it has no refine record yet, when its raw answer changed upstream (``raw_hash``),
+when its last refine failed, or when this run can do better than the last one (an LLM is now available for an
+answer the rules left unparsed; ``--mode llm`` for an answer refined without the LLM). Everything else is
+skipped, so a finished run re-run does no work and sends no request.
+
+Methods recorded per sample: ``rule`` (the rules gave the canonical answer), ``llm`` (the LLM's reply,
+canonicalised by the same rules), ``passthrough`` (families the reference does not refine), ``unparsed``
+(no canonical form: ``predict`` is the LLM's reply when one was asked, else the raw answer, which is what the
+reference scorer would have seen), ``failed`` (the LLM request failed: ``predict`` is null, retried next run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from tqdm import tqdm
+
+from avibench import __version__
+from avibench.dataset import Sample, load_task
+from avibench.errors import JournalMismatchError
+from avibench.llm import ChatError
+from avibench.refine.cache import LLMCache
+from avibench.refine.context import RefineContext, context_for
+from avibench.refine.llm_fallback import LLMRefiner, LLMSettings
+from avibench.refine.rules import apply_rules
+from avibench.registry import TaskSpec
+from avibench.store import JournalWriter, latest_by_index
+
+Mode = Literal["auto", "rules", "llm"]
+METHODS = ("rule", "llm", "passthrough", "unparsed", "failed")
+CACHE_NAME = ".llm_cache.jsonl"
+
+
+def raw_hash(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def is_done(record: dict[str, Any]) -> bool:
+    """An infer record that holds an answer: a non-empty string predict and no error."""
+    predict = record.get("predict")
+    return isinstance(predict, str) and bool(predict) and record.get("error") is None
+
+
+@dataclass
+class TaskSummary:
+    task: str
+    done: int = 0
+    refined_now: int = 0
+    requests: int = 0
+    methods: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def failed(self) -> int:
+        return self.methods["failed"]
+
+    @property
+    def share_without_llm(self) -> float | None:
+        """Share of answered samples resolved by rules or passthrough (no LLM needed)."""
+        if not self.done:
+            return None
+        return (self.methods["rule"] + self.methods["passthrough"]) / self.done
+
+
+@dataclass
+class _Work:
+    sample: Sample
+    ctx: RefineContext
+    infer: dict[str, Any]
+    raw: str
+
+
+def _needs_work(previous: dict[str, Any] | None, raw: str, family: str, mode: Mode, llm: bool) -> bool:
+    if previous is None or previous.get("raw_hash") != raw_hash(raw) or previous.get("method") == "failed":
+        return True
+    method = previous.get("method")
+    if family == "passthrough":
+        return method != "passthrough"
+    asked_llm = previous.get("refine_model") is not None
+    if llm and mode == "llm" and not asked_llm:
+        return True
+    return llm and mode == "auto" and method == "unparsed" and not asked_llm
+
+
+class TaskRefiner:
+    """Refines one task's answers and appends the records to its journal."""
+
+    def __init__(self, spec: TaskSpec, writer: JournalWriter, mode: Mode, refiner: LLMRefiner | None):
+        self.spec = spec
+        self.writer = writer
+        self.mode = mode
+        self.refiner = refiner
+        self.summary = TaskSummary(spec.name)
+
+    def _record(self, work: _Work, predict: str | None, method: str, **extra: Any) -> dict[str, Any]:
+        record = {
+            "index": work.sample.index,
+            "id": work.sample.id,
+            "task": self.spec.name,
+            "subtask": work.sample.subtask,
+            "raw": work.raw,
+            "raw_hash": raw_hash(work.raw),
+            "predict": predict,
+            "method": method,
+            "error": extra.get("error"),
+            "refine_model": extra.get("refine_model"),
+            "llm_output": extra.get("llm_output"),
+            "time": datetime.now(UTC).isoformat(timespec="seconds"),
+            "version": __version__,
+        }
+        self.writer.append(record)
+        self.summary.refined_now += 1
+        return record
+
+    def without_llm(self, work: _Work) -> dict[str, Any] | None:
+        """Refine by passthrough or rules; ``None`` when the answer still needs the LLM."""
+        if self.spec.family == "passthrough":
+            return self._record(work, work.raw, "passthrough")
+        if self.mode != "llm":
+            refined = apply_rules(work.raw, work.ctx)
+            if refined is not None:
+                return self._record(work, refined, "rule")
+        if self.refiner is None:
+            return self._record(work, work.raw, "unparsed")
+        return None
+
+    async def with_llm(self, work: _Work, refiner: LLMRefiner) -> dict[str, Any]:
+        model = refiner.settings.model
+        try:
+            reply, _cached = await refiner.ask(work.raw, work.ctx)
+        except ChatError as exc:
+            return self._record(work, None, "failed", error=str(exc), refine_model=model)
+        refined = apply_rules(reply, work.ctx)
+        if refined is None:
+            return self._record(work, reply.strip(), "unparsed", refine_model=model, llm_output=reply)
+        return self._record(work, refined, "llm", refine_model=model, llm_output=reply)
+
+
+def _collect(
+    spec: TaskSpec, data_root: Path, infer_path: Path, refine_path: Path, mode: Mode, llm: bool
+) -> tuple[list[_Work], dict[int, dict[str, Any]], int]:
+    """Work to do, the refine records kept as they are, and the number of answered samples."""
+    samples = load_task(data_root, spec)
+    previous = latest_by_index(refine_path)
+    work: list[_Work] = []
+    kept: dict[int, dict[str, Any]] = {}
+    answered = 0
+    for index, record in sorted(latest_by_index(infer_path).items()):
+        if not is_done(record):
+            continue
+        if index >= len(samples) or str(record.get("id")) != samples[index].id:
+            found = samples[index].id if index < len(samples) else "no such entry"
+            raise JournalMismatchError(
+                f"{infer_path}: record for index {index} has id {record.get('id')!r}, the dataset has {found!r}; "
+                "the infer journal was made from another version of the data"
+            )
+        answered += 1
+        raw = record["predict"]
+        prev = previous.get(index)
+        if _needs_work(prev, raw, spec.family, mode, llm):
+            work.append(_Work(samples[index], context_for(samples[index]), record, raw))
+        elif prev is not None:
+            kept[index] = prev
+    return work, kept, answered
+
+
+async def _run_llm(
+    task: TaskRefiner, pending: Sequence[_Work], refiner: LLMRefiner, concurrency: int, progress: bool
+) -> None:
+    gate = asyncio.Semaphore(max(concurrency, 1))
+    bar = tqdm(total=len(pending), desc=f"refine {task.spec.name} (LLM)", unit="answer", disable=not progress)
+
+    async def one(work: _Work) -> None:
+        async with gate:
+            record = await task.with_llm(work, refiner)
+        task.summary.methods[record["method"]] += 1
+        bar.update(1)
+
+    try:
+        await asyncio.gather(*(one(w) for w in pending))
+    finally:
+        bar.close()
+
+
+def refine_task(
+    spec: TaskSpec,
+    *,
+    data_root: Path,
+    run_path: Path,
+    mode: Mode,
+    settings: LLMSettings,
+    cache: LLMCache,
+    progress: bool = False,
+) -> TaskSummary | None:
+    """Refine one task; ``None`` when the run has no infer journal for it."""
+    infer_path = run_path / "infer" / f"{spec.name}.jsonl"
+    if not infer_path.is_file():
+        return None
+    refine_path = run_path / "refine" / f"{spec.name}.jsonl"
+    use_llm = settings.configured and mode != "rules" and spec.family != "passthrough"
+    work, kept, answered = _collect(spec, data_root, infer_path, refine_path, mode, use_llm)
+    refiner = LLMRefiner(settings, cache) if use_llm else None
+    with JournalWriter(refine_path) as writer:
+        task = TaskRefiner(spec, writer, mode, refiner)
+        task.summary.done = answered
+        task.summary.methods.update(r.get("method", "unparsed") for r in kept.values())
+        pending = []
+        for item in work:
+            record = task.without_llm(item)
+            if record is None:
+                pending.append(item)
+            else:
+                task.summary.methods[record["method"]] += 1
+        if pending and refiner is not None:
+            asyncio.run(_drive(task, pending, refiner, settings.concurrency, progress))
+    return task.summary
+
+
+async def _drive(
+    task: TaskRefiner, pending: Sequence[_Work], refiner: LLMRefiner, concurrency: int, progress: bool
+) -> None:
+    try:
+        await _run_llm(task, pending, refiner, concurrency, progress)
+    finally:
+        task.summary.requests = refiner.requests
+        await refiner.aclose()
+
+
+def refine_run(
+    tasks: Sequence[TaskSpec],
+    *,
+    data_root: Path,
+    run_path: Path,
+    mode: Mode = "auto",
+    settings: LLMSettings | None = None,
+    progress: bool = False,
+    on_task: Callable[[TaskSummary], None] | None = None,
+) -> list[TaskSummary]:
+    """Refine every selected task that has an infer journal; the LLM cache is shared by the run's tasks."""
+    settings = settings or LLMSettings.from_env()
+    cache = LLMCache(run_path / "refine" / CACHE_NAME)
+    summaries = []
+    try:
+        for spec in tasks:
+            summary = refine_task(
+                spec, data_root=data_root, run_path=run_path, mode=mode, settings=settings, cache=cache,
+                progress=progress,
+            )  # fmt: skip
+            if summary is not None:
+                summaries.append(summary)
+                if on_task is not None:
+                    on_task(summary)
+    finally:
+        cache.close()
+    return summaries

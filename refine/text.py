@@ -1,0 +1,242 @@
+"""Text helpers shared by the rule parsers: cleaning model chatter, number words, literal dicts and lists.
+
+Every helper is total: it returns a value or ``None`` and never raises on odd input (binary garbage,
+unbalanced brackets, megabytes of text), because a parser that raises would stop a whole refine run.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from typing import Any
+
+#: Longest raw answer the rules look at; longer text is left to the LLM (or stays unparsed).
+MAX_RULE_CHARS = 20_000
+
+_FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?|```")
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_ENDOFTEXT = re.compile(r"<\|[a-z_]+\|>")
+_ANSWER_PREFIX = re.compile(r"^\s*answer\s*=\s*", re.I)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+
+NUMBER_WORDS: dict[str, int] = {
+    "zero": 0,
+    "no": 0,
+    "none": 0,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "single": 1,
+    "lone": 1,
+    "two": 2,
+    "pair": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+}
+
+#: Cardinal words for answers to "how many" (articles and "no" excluded: "a" is not an answer).
+CARDINALS: dict[str, int] = {
+    k: v for k, v in NUMBER_WORDS.items() if k not in {"a", "an", "no", "none", "single", "lone", "pair"}
+}
+
+ORDINALS: dict[str, int] = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "1st": 1,
+    "2nd": 2,
+    "3rd": 3,
+    "4th": 4,
+    "5th": 5,
+    "6th": 6,
+    "7th": 7,
+    "8th": 8,
+    "9th": 9,
+    "10th": 10,
+}
+
+HEDGE = re.compile(
+    r"\b(either|or|maybe|perhaps|possibly|probably|might|could be|can't tell|cannot tell|unclear|"
+    r"hard to (?:say|tell|determine)|not certain|uncertain)\b",
+    re.I,
+)
+REFUSAL = re.compile(
+    r"\b(i (?:can ?not|can't|am unable to|'m unable to|am not able to|'m not able to|don't have|do not have)|"
+    r"unable to (?:determine|answer|identify|access|process|view|hear|see)|cannot (?:determine|be determined|answer)|"
+    r"i dont know|i don't know|i do not know|sorry|as an ai|no (?:audio|video|image|media) (?:was|is) provided)\b",
+    re.I,
+)
+
+
+def clean(raw: str) -> str:
+    """Strip reasoning blocks, special tokens, code fences, control characters and surrounding blanks."""
+    text = _THINK.sub(" ", raw)
+    text = _ENDOFTEXT.sub(" ", text)
+    text = _FENCE.sub("\n", text)
+    text = _CONTROL.sub(" ", text)
+    return text.strip()
+
+
+def strip_answer_prefix(text: str) -> str:
+    return _ANSWER_PREFIX.sub("", text, count=1)
+
+
+def usable(raw: Any) -> str | None:
+    """The cleaned text if the rules should look at it at all (a string, not empty, not huge)."""
+    if not isinstance(raw, str) or len(raw) > MAX_RULE_CHARS:
+        return None
+    text = clean(raw)
+    return text or None
+
+
+def words(text: str) -> list[str]:
+    """Lowercase word tokens (letters, digits, apostrophes and inner hyphens/underscores)."""
+    return re.findall(r"[a-z0-9]+(?:['_-][a-z0-9]+)*", text.lower())
+
+
+def to_int(value: Any) -> int | None:
+    """An exact non-negative integer from an int, an integral float, a digit string or a number word."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and value >= 0:
+            return int(value)
+        return None
+    if isinstance(value, str):
+        s = value.strip().lower()
+        if re.fullmatch(r"\d{1,6}(?:\.0+)?", s):
+            return int(float(s))
+        return CARDINALS.get(s)
+    return None
+
+
+def to_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+(?:\.\d+)?(?:e-?\d+)?\s*", value, re.I):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    return None
+
+
+def _balanced_spans(text: str, opener: str, closer: str) -> list[str]:
+    """Top-level bracketed substrings, outermost first, skipping unbalanced ones (quotes are not tracked)."""
+    spans: list[str] = []
+    depth = 0
+    start = -1
+    for i, ch in enumerate(text):
+        if ch == opener:
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == closer and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : i + 1])
+    return spans
+
+
+_PY_WORDS = {"null": "None", "true": "True", "false": "False"}
+
+
+def parse_literal(text: str) -> Any:
+    """A JSON or Python literal (single quotes, None, trailing commas); ``None`` when it is neither.
+
+    ``NaN`` and ``Infinity`` are refused: they are not answers.
+    """
+    if len(text) > MAX_RULE_CHARS:
+        return None
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        pass
+    candidate = re.sub(r"\b(null|true|false)\b", lambda m: _PY_WORDS[m.group(1)], text)
+    try:
+        return ast.literal_eval(candidate)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"non-finite constant {name}")
+
+
+def find_dicts(text: str) -> list[dict[Any, Any]]:
+    """Every top-level ``{...}`` in the text that parses as a JSON/Python dict, in order."""
+    found = []
+    for span in _balanced_spans(text, "{", "}"):
+        value = parse_literal(span)
+        if isinstance(value, dict):
+            found.append(value)
+    return found
+
+
+def find_lists(text: str) -> list[list[Any]]:
+    """Every top-level ``[...]`` in the text that parses as a list, in order."""
+    found = []
+    for span in _balanced_spans(text, "[", "]"):
+        value = parse_literal(span)
+        if isinstance(value, list):
+            found.append(value)
+    return found
+
+
+def bold_spans(text: str) -> list[str]:
+    return [m.group(1).strip() for m in re.finditer(r"\*\*(.+?)\*\*", text, re.S) if m.group(1).strip()]
+
+
+def hash_spans(text: str) -> list[str]:
+    """Answers enclosed in ``#...#`` (the AVSQA answer convention); markdown headings are not spans."""
+    return [
+        m.group(1).strip() for m in re.finditer(r"(?<!#)#([^#\n]{1,200})#(?!#)", text) if m.group(1).strip()
+    ]
+
+
+_ANSWER_PHRASE = re.compile(
+    r"(?:final answer|the answer|answer|my answer|correct (?:answer|option)|selected option|i choose|i select|"
+    r"i would choose|i'd choose|i would select|i'd say|i would say)"
+    r"\s*(?:is|would be|:|=|-|:\s*is)?\s*[:\-]?\s*(.+?)(?:\n|(?<=[a-z0-9*#\)\]'\"])\.(?:\s|$)|$)",
+    re.I,
+)
+
+
+def answer_phrases(text: str) -> list[str]:
+    """Text following "the answer is", "Answer:", "answer=" and similar phrases, up to the end of the sentence."""
+    return [m.group(1).strip() for m in _ANSWER_PHRASE.finditer(text) if m.group(1).strip()]
+
+
+def sentences(text: str) -> list[str]:
+    parts = re.split(r"(?<=[.!?])\s+|\n+", text)
+    return [p.strip() for p in parts if p.strip()]

@@ -1,0 +1,566 @@
+"""The score stage on hand-made tiny datasets: both input formats, both profiles, coverage, VSQA pooling, the
+eval.json shape, atomic writes and FENSE wiring."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from avibench.evaluate.cli import eval_command
+from avibench.evaluate.fense import ENV_BERT, ENV_ECHECKER, ENV_MODE, ENV_SBERT, FenseConfig
+from avibench.evaluate.runner import evaluate
+from avibench.registry import AVIBENCH
+
+
+def _entry(
+    task: str, eid: str, answer: Any, *, options: Any = None, text: Any = "question?"
+) -> dict[str, Any]:
+    question: dict[str, Any] = {"prompt": None, "text": text}
+    if options is not None:
+        question["options"] = options
+    return {
+        "id": eid,
+        "task": task,
+        "subtask": None,
+        "input": {"question": question},
+        "output": {"question_answer": answer},
+    }
+
+
+def _qa(task: str, options: str, answers: list[str], *, pre: bool = False) -> list[dict[str, Any]]:
+    out = [_entry(task, str(k), a, options=options) for k, a in enumerate(answers)]
+    if pre:
+        out += [_entry(task, f"pre_{k}", "yes", options="options_yes_no") for k in range(len(answers))]
+    return out
+
+
+BOX_GT = {"bbox": {"dog_1": [10, 20, 30, 40]}, "original_wh": [100, 100]}
+AVLG_GT = {"bbox": {"frame_0": [10, 10, 20, 20], "frame_1": None}, "original_wh": [100, 100]}
+
+TINY: dict[str, list[dict[str, Any]]] = {
+    "ASQA": _qa("ASQA", "options_yes_no", ["yes", "no", "yes"], pre=True),
+    "VSQA_I": _qa("VSQA_I", "options_yes_no", ["yes", "no"], pre=True),
+    "VSQA_V": _qa("VSQA_V", "options_yes_no", ["no", "no", "yes"], pre=True),
+    "AVSQA": [_entry("AVSQA", "0", "cube;sphere", options="avsqa_options_list_object")],
+    "AMIC": [_entry("AMIC", "0", {"dog": "2", "man": "1"}, options="amic_cls_list")],
+    "VMIC": [_entry("VMIC", "0", {"bird": "3"}, options="vmic_cls_list")],
+    "AVL": [_entry("AVL", "0", BOX_GT)],
+    "AVM": _qa("AVM", "avm_options_list", ["yes", "no"]),
+    "AVR": [_entry("AVR", "0", [1]), _entry("AVR", "1", [0])],
+    "VAR": [_entry("VAR", "0", [0, 2]), _entry("VAR", "1", [1])],
+    "AVC": [_entry("AVC", "0", ["a dog barks in a park", ""])],  # falsy references are dropped
+    "AVH": _qa("AVH", "avh_options_list", ["yes", "no"]),
+    "VAH": _qa("VAH", "vah_options_list", ["no", "yes"]),
+    "AVQA": _qa("AVQA", "avqa_options_list_is", ["yes", "no", "yes"]),
+    "AVLG": [_entry("AVLG", "0", AVLG_GT)],
+}
+
+
+def _normalised(box: list[float], wh: list[float]) -> list[float]:
+    x, y, w, h = box
+    return [x / wh[0], y / wh[1], (x + w) / wh[0], (y + h) / wh[1]]
+
+
+def perfect(task: str, entry: dict[str, Any]) -> str:
+    """The canonical refined answer that scores full marks (retrieval with an empty truth and AVC excepted)."""
+    gt = entry["output"]["question_answer"]
+    spec = AVIBENCH.task(task)
+    if spec.metric == "mic":
+        return json.dumps({k: str(v) for k, v in gt.items()})
+    if spec.metric == "retrieval":
+        return "[" + ", ".join(str(i) for i in gt) + "]"
+    if spec.metric == "avl":
+        return json.dumps({k: str(_normalised(v, gt["original_wh"])) for k, v in gt["bbox"].items()})
+    if spec.metric == "avlg":
+        return repr(
+            {k: None if v is None else _normalised(v, gt["original_wh"]) for k, v in gt["bbox"].items()}
+        )
+    if spec.metric == "caption":
+        return gt[0]
+    if spec.family == "passthrough":
+        return f"{str(gt).capitalize()}, I think."
+    return f"**{gt}**"
+
+
+def write_dataset(root: Path, tasks: dict[str, list[dict[str, Any]]] = TINY) -> Path:
+    for name, entries in tasks.items():
+        folder = root / AVIBENCH.task(name).stage / name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "data.json").write_text(json.dumps(entries))
+    return root
+
+
+def write_predictions(folder: Path, tasks: dict[str, list[dict[str, Any]]] = TINY, **override: Any) -> Path:
+    """Reference-format files with perfect answers; ``override[TASK]`` replaces a task's raw file text."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, entries in tasks.items():
+        if name in override:
+            if override[name] is not None:
+                (folder / f"{name}.json").write_text(override[name])
+            continue
+        records = [
+            {"task": name, "subtask": None, "id": e["id"], "predict": perfect(name, e)} for e in entries
+        ]
+        (folder / f"{name}.json").write_text(json.dumps(records))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def stand_in_fense() -> Any:
+    """The stand-in FENSE scorer (models load once per process)."""
+    from avibench.evaluate.fense import FenseScorer, load_stand_in
+
+    return FenseScorer(load_stand_in())
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    return write_dataset(tmp_path / "levels")
+
+
+def run(
+    root: Path,
+    pred_dir: Path,
+    *,
+    fense_fn: Any = None,
+    tasks: str | None = None,
+    source: str = "predictions",
+    profile: str = "reference",
+) -> Any:
+    return evaluate(
+        data_root=root,
+        specs=AVIBENCH.select(tasks),
+        source=source,  # type: ignore[arg-type]
+        source_dir=pred_dir,
+        profile=profile,
+        fense=FenseConfig(mode="stand-in") if fense_fn else FenseConfig(mode="off"),
+        fense_fn=fense_fn,
+        model="m",
+        label="m",
+    )
+
+
+TOP_KEYS = {"sensation", "perception", "understand", "reasoning", "summary", "coverage", "meta"}
+SUMMARY_KEYS = {"scale", "profile", "tasks", "stages", "overall", "taxonomy", "taxonomy_note", "by_profile"}
+COVERAGE_KEYS = {
+    "entries",
+    "formal",
+    "predictions",
+    "failed",
+    "unparsed",
+    "scored",
+    "status",
+    "reason",
+    "warnings",
+}
+META_KEYS = {
+    "profile",
+    "version",
+    "model",
+    "label",
+    "source",
+    "data_root",
+    "dataset_fingerprint",
+    "fense",
+    "created",
+}
+
+
+def assert_shape(doc: dict[str, Any]) -> None:
+    assert set(doc) == TOP_KEYS
+    assert list(doc)[:4] == ["sensation", "perception", "understand", "reasoning"]
+    summary = doc["summary"]
+    assert set(summary) == SUMMARY_KEYS
+    assert summary["scale"] == "0-100"
+    assert set(summary["tasks"]) == set(AVIBENCH.paper_tasks())
+    assert set(summary["stages"]) == {"perception", "understanding", "reasoning", "sensation"}
+    assert set(summary["taxonomy"]) == {"l1_task", "l2_modality", "l3_stage", "l4_domain"}
+    assert set(summary["by_profile"]) == {"reference", "strict"}
+    for entry in summary["by_profile"].values():
+        assert set(entry) == {"tasks", "stages", "overall"}
+    for entry in doc["coverage"].values():
+        assert set(entry) == COVERAGE_KEYS
+    assert set(doc["meta"]) == META_KEYS
+    assert set(doc["meta"]["fense"]) == {"status", "sbert_model", "echecker", "note"}
+    json.dumps(doc, allow_nan=False)
+
+
+def test_reference_format_perfect_scores_both_profiles(
+    tiny: Path, tmp_path: Path, stand_in_fense: Any
+) -> None:
+    result = run(tiny, write_predictions(tmp_path / "preds"), fense_fn=stand_in_fense)
+    doc = result.document
+    assert_shape(doc)
+    assert result.errors == []
+    assert set(doc["sensation"]) == {"asqa", "avsqa", "vsqa"}
+    assert list(doc["perception"]) == ["amic", "vmic", "avl", "avm"]
+    assert set(doc["understand"]["avr"]) == {"Recall@1", "Recall@3", "F1_score", "Average"}
+    assert set(doc["understand"]["avc"]) == {"fense", "sbert_sim", "fer", "n_samples", "average"}
+    assert doc["understand"]["avc"]["n_samples"] == 1
+    for profile in ("reference", "strict"):
+        tasks = doc["summary"]["by_profile"][profile]["tasks"]
+        for name in (
+            "ASQA",
+            "VSQA",
+            "AVSQA",
+            "AMIC",
+            "VMIC",
+            "AVM",
+            "AVR",
+            "VAR",
+            "AVH",
+            "VAH",
+            "AVQA",
+            "AVLG",
+        ):
+            assert tasks[name] == pytest.approx(100.0), (profile, name)
+        assert tasks["AVL"] == pytest.approx(100.0, abs=0.0011)  # reference: n_gt + 1e-5
+        assert tasks["AVC"] == pytest.approx(100.0, abs=0.01)  # candidate identical to a reference
+    assert doc["summary"]["overall"] == pytest.approx(100.0, abs=0.01)
+    assert doc["summary"]["taxonomy"]["l4_domain"] == pytest.approx(100.0, abs=0.01)
+    assert all(c["status"] == "scored" for c in doc["coverage"].values())
+    assert doc["meta"]["fense"]["status"] == "stand-in"
+    assert "not comparable" in doc["summary"]["taxonomy_note"]
+    assert doc["meta"]["source"] == "predictions"
+
+
+def test_reference_layout_tasks_subfolder(tiny: Path, tmp_path: Path) -> None:
+    preds = write_predictions(tmp_path / "model_x" / "tasks")
+    doc = run(tiny, preds.parent, tasks="ASQA,AVM").document
+    assert doc["summary"]["tasks"]["ASQA"] == 100.0
+    assert doc["summary"]["tasks"]["AVM"] == 100.0
+    assert set(doc["coverage"]) == {"ASQA", "AVM"}
+
+
+def test_wrong_answers_and_profiles_differ_on_missing(tiny: Path, tmp_path: Path) -> None:
+    records = [
+        {"task": "AVQA", "id": "0", "predict": "**yes**"},
+        None,
+        {"task": "AVQA", "id": "2", "predict": "no"},
+    ]
+    preds = write_predictions(tmp_path / "p", AVQA=json.dumps(records))
+    doc = run(tiny, preds, tasks="AVQA").document
+    by = doc["summary"]["by_profile"]
+    assert by["reference"]["tasks"]["AVQA"] == pytest.approx(
+        50.0
+    )  # missing entry dropped from the denominator
+    assert by["strict"]["tasks"]["AVQA"] == pytest.approx(100 / 3, abs=1e-3)  # missing counts as wrong
+    cov = doc["coverage"]["AVQA"]
+    assert (cov["predictions"], cov["scored"], cov["status"]) == (2, 2, "partial")
+    assert doc["reasoning"]["avqa"] == 0.5
+
+
+def _journal(path: Path, records: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_refine_journal_input_and_counts(tiny: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "outputs" / "m"
+    entries = TINY["AVQA"]
+    base = {"task": "AVQA", "subtask": None, "raw_hash": "h", "error": None, "time": "t", "version": "v"}
+    _journal(
+        run_dir / "refine" / "AVQA.jsonl",
+        [
+            {**base, "index": 0, "id": "0", "raw": "no", "predict": "**no**", "method": "rule"},
+            {
+                **base,
+                "index": 0,
+                "id": "0",
+                "raw": "yes",
+                "predict": "**yes**",
+                "method": "llm",
+            },  # latest wins
+            {
+                **base,
+                "index": 1,
+                "id": "1",
+                "raw": "x",
+                "predict": None,
+                "method": "failed",
+                "error": "timeout",
+            },
+            {**base, "index": 2, "id": "2", "raw": "Yes it is", "predict": "Yes it is", "method": "unparsed"},
+            {"garbage": True},
+        ],
+    )
+    _journal(
+        run_dir / "refine" / "AVM.jsonl",
+        [{**base, "task": "AVM", "index": 0, "id": "0", "predict": "yes", "method": "passthrough"}],
+    )
+    _journal(
+        run_dir / "infer" / "AVM.jsonl",
+        [{"index": 1, "id": "1", "task": "AVM", "predict": None, "error": "HTTP 500"}],
+    )
+    doc = run(tiny, run_dir, tasks="AVQA,AVM", source="refine").document
+    avqa, avm = doc["coverage"]["AVQA"], doc["coverage"]["AVM"]
+    assert (avqa["entries"], avqa["predictions"], avqa["failed"], avqa["unparsed"], avqa["scored"]) == (
+        len(entries),
+        2,
+        1,
+        1,
+        2,
+    )
+    assert (avm["predictions"], avm["failed"], avm["status"]) == (1, 1, "partial")
+    assert doc["summary"]["by_profile"]["reference"]["tasks"]["AVQA"] == 100.0
+    assert doc["summary"]["by_profile"]["strict"]["tasks"]["AVQA"] == pytest.approx(200 / 3, abs=1e-3)
+    assert doc["meta"]["source"] == "refine"
+
+
+def test_stale_refine_journal_is_reported(tiny: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "outputs" / "m"
+    _journal(
+        run_dir / "refine" / "AVM.jsonl",
+        [{"index": 0, "id": "other", "predict": "yes", "method": "passthrough"}],
+    )
+    _journal(
+        run_dir / "refine" / "AVH.jsonl", [{"index": 0, "id": "0", "predict": "yes", "method": "passthrough"}]
+    )
+    result = run(tiny, run_dir, tasks="AVM,AVH", source="refine")
+    cov = result.document["coverage"]
+    assert cov["AVM"]["status"] == "not_scored"
+    assert "AVM.jsonl" in cov["AVM"]["reason"] and "field id" in cov["AVM"]["reason"]
+    assert cov["AVH"]["status"] == "partial"
+    assert result.errors and "AVM" in result.errors[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        ("[{", "invalid JSON at line 1"),
+        ('{"a": 1}', "expected a JSON array"),
+        ('[{"predict": 3}]', "entry 0 field predict"),
+        ('["yes"]', "entry 0: expected an object or null"),
+    ],
+)
+def test_broken_prediction_file(tiny: Path, tmp_path: Path, text: str, expect: str) -> None:
+    preds = write_predictions(tmp_path / "p", ASQA=text)
+    result = run(tiny, preds, tasks="ASQA,AVM,AVH")
+    cov = result.document["coverage"]
+    assert cov["ASQA"]["status"] == "not_scored"
+    assert "ASQA.json" in cov["ASQA"]["reason"] and expect in cov["ASQA"]["reason"]
+    assert result.document["summary"]["tasks"]["ASQA"] is None
+    assert "asqa" not in result.document["sensation"]
+    assert cov["AVM"]["status"] == cov["AVH"]["status"] == "scored"
+    assert result.errors and result.errors[0].startswith("ASQA: broken prediction file")
+
+
+def test_missing_task_and_partial_stage(tiny: Path, tmp_path: Path) -> None:
+    preds = write_predictions(tmp_path / "p", AVM=None, AVC=None)
+    doc = run(tiny, preds).document
+    assert doc["coverage"]["AVM"]["status"] == "not_scored"
+    assert "no predictions" in doc["coverage"]["AVM"]["reason"]
+    assert "avm" not in doc["perception"]
+    assert doc["summary"]["tasks"]["AVM"] is None
+    assert doc["summary"]["stages"]["perception"] == pytest.approx(
+        sum(doc["summary"]["tasks"][t] for t in ("AMIC", "VMIC", "AVL")) / 3
+    )
+    assert "missing AVM" in doc["summary"]["taxonomy_note"]
+    assert doc["summary"]["overall"] is not None
+
+
+def test_dataset_missing_for_task(tmp_path: Path) -> None:
+    root = write_dataset(tmp_path / "levels", {"AVM": TINY["AVM"]})
+    doc = run(root, write_predictions(tmp_path / "p", {"AVM": TINY["AVM"]}), tasks="AVM,AVH").document
+    assert doc["coverage"]["AVH"]["status"] == "not_scored"
+    assert "no dataset file" in doc["coverage"]["AVH"]["reason"]
+    assert doc["summary"]["stages"]["sensation"] is None
+    assert doc["summary"]["overall"] is None
+
+
+def test_vsqa_pooled_once(tiny: Path, tmp_path: Path) -> None:
+    wrong_v = [{"task": "VSQA_V", "id": e["id"], "predict": "**yes**"} for e in TINY["VSQA_V"]]
+    preds = write_predictions(tmp_path / "p", VSQA_V=json.dumps(wrong_v))
+    doc = run(tiny, preds, tasks="VSQA").document
+    assert set(doc["sensation"]) == {"vsqa"}
+    # pooled over 2 + 3 formal entries: VSQA_I all right, VSQA_V right only on its "yes" entry
+    assert doc["sensation"]["vsqa"] == pytest.approx(3 / 5)
+    assert doc["summary"]["tasks"]["VSQA"] == pytest.approx(60.0)
+    assert doc["coverage"]["VSQA_I"]["scored"] == 2 and doc["coverage"]["VSQA_V"]["scored"] == 3
+    assert doc["summary"]["stages"]["sensation"] == pytest.approx(60.0)
+
+
+def test_vsqa_half_missing_keeps_half(tiny: Path, tmp_path: Path) -> None:
+    preds = write_predictions(tmp_path / "p", VSQA_V=None)
+    doc = run(tiny, preds, tasks="VSQA").document
+    assert set(doc["sensation"]) == {"vsqa_i"}
+    assert doc["summary"]["tasks"]["VSQA"] is None
+    assert doc["coverage"]["VSQA_V"]["status"] == "not_scored"
+
+
+def test_vsqa_positional_shift_only_in_reference(tiny: Path, tmp_path: Path) -> None:
+    short = [{"task": "VSQA_I", "id": e["id"], "predict": perfect("VSQA_I", e)} for e in TINY["VSQA_I"]][:-1]
+    preds = write_predictions(tmp_path / "p", VSQA_I=json.dumps(short))
+    doc = run(tiny, preds, tasks="VSQA").document
+    by = doc["summary"]["by_profile"]
+    assert by["strict"]["tasks"]["VSQA"] < 100.0  # the missing VSQA_I pre-answer zeroes its formal entry
+    assert by["reference"]["tasks"]["VSQA"] != by["strict"]["tasks"]["VSQA"]
+    assert any("shifted" in w for w in doc["coverage"]["VSQA_V"]["warnings"])
+
+
+def test_fense_unavailable_one_message(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (ENV_SBERT, ENV_ECHECKER, ENV_BERT, ENV_MODE):
+        monkeypatch.delenv(name, raising=False)
+    preds = write_predictions(tmp_path / "p")
+    out = tmp_path / "eval.json"
+    args = ["--predictions", str(preds), "--data-root", str(tiny), "--out", str(out), "--tasks", "AVC,AVM"]
+    cli = CliRunner().invoke(eval_command, args)
+    assert cli.exit_code == 0, cli.output
+    assert cli.output.count("AVC is not scored") == 1
+    doc = json.loads(out.read_text())
+    reason = doc["coverage"]["AVC"]["reason"]
+    assert doc["coverage"]["AVC"]["status"] == "not_scored"
+    for needle in (
+        ENV_SBERT,
+        ENV_ECHECKER,
+        ENV_BERT,
+        "paraphrase-TinyBERT-L6-v2",
+        "echecker_clotho_audiocaps_base.ckpt",
+        "bert-base-uncased",
+    ):
+        assert needle in reason
+    assert doc["meta"]["fense"]["status"] == "unavailable"
+    assert doc["meta"]["fense"]["note"] == reason
+    assert doc["summary"]["tasks"]["AVC"] is None
+    assert "avc" not in doc["understand"]
+    assert doc["coverage"]["AVM"]["status"] == "scored"
+
+
+def test_scorer_crash_is_contained(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import avibench.level_metrics as lm
+
+    original = lm.score_task
+
+    def flaky(metric: str, items: Any, **kw: Any) -> Any:
+        if metric == "retrieval":
+            raise RuntimeError("boom")
+        return original(metric, items, **kw)
+
+    monkeypatch.setattr(lm, "score_task", flaky)
+    result = run(tiny, write_predictions(tmp_path / "p"), tasks="AVR,AVM")
+    cov = result.document["coverage"]
+    assert cov["AVR"]["status"] == "not_scored" and "RuntimeError: boom" in cov["AVR"]["reason"]
+    assert cov["AVM"]["status"] == "scored"
+    assert result.errors == [f"AVR: {cov['AVR']['reason']}"]
+
+
+def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    preds = write_predictions(tmp_path / "p")
+    out = tmp_path / "out" / "eval.json"
+    args = [
+        "--predictions",
+        str(preds),
+        "--data-root",
+        str(tiny),
+        "--out",
+        str(out),
+        "--fense",
+        "off",
+        "--tasks",
+        "ASQA,AVM",
+    ]
+    result = CliRunner().invoke(eval_command, args)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert_shape(doc)
+    assert doc["meta"]["label"] == "p"
+    export = write_predictions(tmp_path / "outputs" / "run1" / "reference" / "tasks", {"AVM": TINY["AVM"]})
+    (tmp_path / "outputs" / "run1" / "infer").mkdir()
+    exported = CliRunner().invoke(
+        eval_command,
+        [
+            "--predictions",
+            str(export.parent),
+            "--data-root",
+            str(tiny),
+            "--output-dir",
+            str(tmp_path / "outputs"),
+        ],
+    )
+    assert exported.exit_code == 0, exported.output
+    assert json.loads((tmp_path / "outputs" / "run1" / "eval.json").read_text())["meta"]["label"] == "run1"
+    assert "Overall" in result.output and "L4 Domain" in result.output
+    before = out.read_bytes()
+
+    def fail(*_: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    broken = CliRunner().invoke(eval_command, [*args, "--profile", "strict"])
+    assert broken.exit_code != 0
+    assert out.read_bytes() == before
+    assert [p.name for p in out.parent.iterdir()] == ["eval.json"]
+
+
+def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:
+    outputs = tmp_path / "outputs"
+    base = {"task": "AVM", "subtask": None, "method": "passthrough", "error": None}
+    _journal(
+        outputs / "org_m" / "refine" / "AVM.jsonl",
+        [
+            {**base, "index": i, "id": e["id"], "predict": perfect("AVM", e)}
+            for i, e in enumerate(TINY["AVM"])
+        ],
+    )
+    (outputs / "org_m" / "refine" / "AVH.jsonl").write_text('{"index": 0, "id": "0", "predict": 5}\n')
+    args = [
+        "--model",
+        "org/m",
+        "--data-root",
+        str(tiny),
+        "--output-dir",
+        str(outputs),
+        "--fense",
+        "off",
+        "--tasks",
+        "AVM,AVH",
+    ]
+    result = CliRunner().invoke(eval_command, args)
+    assert result.exit_code == 1
+    doc = json.loads((outputs / "org_m" / "eval.json").read_text())
+    assert doc["coverage"]["AVM"]["status"] == "scored"
+    assert "field predict" in doc["coverage"]["AVH"]["reason"]
+    assert doc["meta"]["model"] == "org/m" and doc["meta"]["label"] == "org_m"
+    missing = CliRunner().invoke(
+        eval_command, ["--model", "nobody", "--data-root", str(tiny), "--output-dir", str(outputs)]
+    )
+    assert missing.exit_code != 0
+    assert "avibench refine --model nobody" in str(missing.exception)
+    empty = CliRunner().invoke(eval_command, ["--predictions", str(tmp_path), "--data-root", str(tiny)])
+    assert "no prediction files" in str(empty.exception)
+
+
+def test_sample_dataset_end_to_end(sample_root: Path, tmp_path: Path, stand_in_fense: Any) -> None:
+    """Perfect answers built from the generated sample benchmark's ground truth score full marks."""
+    from avibench.dataset import available_tasks, read_json_array, task_dir
+
+    tasks = {
+        s.name: read_json_array(task_dir(sample_root, s) / "data.json") for s in available_tasks(sample_root)
+    }
+    assert len(tasks) == 15
+    doc = run(sample_root, write_predictions(tmp_path / "p", tasks), fense_fn=stand_in_fense).document
+    assert_shape(doc)
+    assert all(c["status"] == "scored" for c in doc["coverage"].values()), doc["coverage"]
+    for profile in ("reference", "strict"):
+        scores = doc["summary"]["by_profile"][profile]["tasks"]
+        for name in ("ASQA", "VSQA", "AVSQA", "AMIC", "VMIC", "AVM", "AVH", "VAH", "AVQA", "AVLG"):
+            assert scores[name] == pytest.approx(100.0), (profile, name)
+        assert scores["AVL"] == pytest.approx(100.0, abs=0.0011)
+        assert 0 < scores["AVC"] <= 100 and 0 < scores["AVR"] <= 100 and 0 < scores["VAR"] <= 100
+        assert doc["summary"]["by_profile"][profile]["overall"] is not None
+
+
+def test_reference_nan_becomes_null(tiny: Path, tmp_path: Path) -> None:
+    """Every AMIC prediction is 300+ characters: the reference writes NaN; eval.json stays valid JSON."""
+    long = [{"task": "AMIC", "id": "0", "predict": json.dumps({"dog": "2", "pad": "x" * 300})}]
+    doc = run(tiny, write_predictions(tmp_path / "p", AMIC=json.dumps(long)), tasks="AMIC").document
+    assert doc["perception"]["amic"]["Semantic"] is None
+    assert doc["perception"]["amic"]["Instance"] == 0.0
+    assert doc["summary"]["by_profile"]["reference"]["tasks"]["AMIC"] == 0.0
+    assert any("NaN" in w for w in doc["coverage"]["AMIC"]["warnings"])
+    json.dumps(doc, allow_nan=False)

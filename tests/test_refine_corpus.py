@@ -1,0 +1,41 @@
+"""The benchmark corpus as a regression test: no wrong rule output, and the coverage target holds."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from avibench.refine.context import build_context
+from avibench.refine.rules import apply_rules
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "refine_coverage.py"
+
+
+def _bench_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("refine_coverage", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_corpus_has_no_wrong_rule_output_and_meets_coverage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _bench_module().main([]) == 0
+    out = capsys.readouterr().out
+    share = float(out.split("refined by rules: ")[1].split("= ")[1].split("%")[0])
+    assert share >= 90.0
+    assert "wrong rule outputs: 0/" in out
+
+
+def test_rules_stay_fast_on_long_adversarial_text() -> None:
+    contexts = [build_context(t) for t in ("AVQA", "AVSQA", "ASQA", "AMIC", "VAR", "AVL", "AVLG")]
+    start = time.perf_counter()
+    for piece in ("dog two ", "#b", "**a", "answer is ", "clip 1, ", "frame_1: ["):
+        text = (piece * (19_000 // len(piece)))[:19_000]
+        for ctx in contexts:
+            apply_rules(text, ctx)
+    assert time.perf_counter() - start < 10.0

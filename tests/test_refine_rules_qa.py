@@ -1,0 +1,122 @@
+"""Rule refine for QA families: realistic answers (Gemini, GPT-4o, Qwen-Omni styles) -> ``**answer**`` or None."""
+
+from __future__ import annotations
+
+import pytest
+
+from avibench.refine.context import YES_NO_OPTIONS, RefineContext
+from avibench.refine.rules_qa import parse_qa
+
+YES_NO = RefineContext(task="AVQA", family="qa", options=YES_NO_OPTIONS, question="Is the man singing?")
+SIDES = RefineContext(
+    task="VSQA_I", family="qa", options=("center", "left", "right", "not sure"), question="Where?"
+)
+SPACE = RefineContext(
+    task="VSQA_I",
+    family="qa",
+    options=("center", "top left", "top center", "top right", "bottom left", "bottom center", "bottom right",
+             "no available option", "not sure"),
+    question="Where is the red dot?",
+)  # fmt: skip
+SHAPES = RefineContext(
+    task="VSQA_V",
+    family="qa",
+    options=("Triangular pyramid", "Cone", "Cube", "Sphere", "None", "not sure"),
+    question="What shape is moving?",
+)
+CHANGE = RefineContext(
+    task="VSQA_V",
+    family="qa",
+    options=("Bottom-left to top-right", "Bottom-right to top-left", "Top-left to bottom-right",
+             "Top-right to bottom-left", "None", "not sure", "No movement"),
+    question="How does the object move?",
+)  # fmt: skip
+AVSQA = RefineContext(
+    task="AVSQA",
+    family="qa",
+    options=("cube", "pyramid", "cone", "sphere", "no availabel option", "not sure"),
+    multi_answer=True,
+    question="Which objects make a sound?",
+)
+BEATS = RefineContext(task="ASQA", family="qa", subtask="beats_counting", expects_number=True, options=())
+COLORS = RefineContext(
+    task="VSQA_I",
+    family="qa",
+    options=("blue", "green", "red", "puprle", "yellow", "no available option", "not sure"),
+    question="What colour?",
+)
+FREE = RefineContext(task="AVSQA", family="qa", options=YES_NO_OPTIONS, question="Can you see anything?")
+
+CASES = [
+    # yes / no questions
+    (YES_NO, "The answer is **yes**.", "**yes**"),
+    (YES_NO, "Yes.", "**yes**"),
+    (YES_NO, "No, the man in the video is not singing; he is only talking.", "**no**"),
+    (YES_NO, "**Answer:** No", "**no**"),
+    (YES_NO, "answer=yes", "**yes**"),
+    (YES_NO, '```json\n{"answer": "no"}\n```', "**no**"),
+    (YES_NO, "Based on the audio, the voice is clearly a man singing a melody. So, yes.", "**yes**"),
+    (YES_NO, "<think>The voice has a melody.</think>Yes, he is singing.", "**yes**"),
+    (YES_NO, "(B) no", "**no**"),
+    (YES_NO, "Option A", "**yes**"),
+    (YES_NO, "I'm not sure.", "**not sure**"),
+    (YES_NO, "Yes<|endoftext|>", "**yes**"),
+    (YES_NO, "yes or no", None),
+    (YES_NO, "No, I cannot tell from the video whether he is singing.", None),
+    (YES_NO, "No doubt about it: he is singing.", None),
+    (YES_NO, "There is no microphone visible in the video, and the man is moving his lips.", None),
+    (YES_NO, "I'm sorry, but I can't watch videos.", None),
+    (YES_NO, "", None),
+    (YES_NO, "**Yes** ... actually, on reflection, **No**.", None),
+    # option questions
+    (SIDES, "The object is on the left.", "**left**"),
+    (SIDES, "It's not on the left, it's on the right.", "**right**"),
+    (SIDES, "Either left or right, I cannot decide.", None),
+    (SIDES, "**Right**", "**right**"),
+    (SIDES, "The left one is brighter than the right one.", "**left**"),
+    (SIDES, "I'm not sure, but I think it's the left one.", None),
+    (SIDES, "Answer: C", "**right**"),
+    (SIDES, "The sound is louder on this side because the left speaker is muted.", None),
+    (SPACE, "The red dot is in the **top center** of the image.", "**top center**"),
+    (SPACE, "The dot appears at the bottom right corner.", "**bottom right**"),
+    (SHAPES, "The moving object is a **cube**.", "**Cube**"),
+    (SHAPES, "Triangular pyramid", "**Triangular pyramid**"),
+    (CHANGE, "The object moves from the bottom-left to the top-right.", "**Bottom-left to top-right**"),
+    (CHANGE, "**Top-right to bottom-left**", "**Top-right to bottom-left**"),
+    (COLORS, "The square is purple.", "**puprle**"),
+    (COLORS, "It could be red or purple.", None),
+    # AVSQA: several options, ';'-separated
+    (AVSQA, "#cube;sphere#", "**cube;sphere**"),
+    (AVSQA, "After watching and listening: #cone;sphere#", "**cone;sphere**"),
+    (AVSQA, "**Cube; Sphere**", "**cube;sphere**"),
+    (AVSQA, "The answer is #cube#.", "**cube**"),
+    (AVSQA, "#No available option#", "**no availabel option**"),
+    (AVSQA, "The sounding objects are the cube and the sphere.", None),
+    (AVSQA, "#cube or sphere#", None),
+    (FREE, "#yes#", "**yes**"),
+    # counting
+    (BEATS, "I counted four beats.", "**4**"),
+    (BEATS, "The answer is **4**.", "**4**"),
+    (BEATS, "Answer: 7", "**7**"),
+    (BEATS, "The drum is hit twice.", "**2**"),
+    (BEATS, "There are 6 beats, since the drum is hit every 2 seconds over 12 seconds.", "**6**"),
+    (BEATS, "There are 3 or 4 beats.", None),
+    (BEATS, "There are 12 beats in 6 seconds.", None),
+    (BEATS, "I cannot determine the number of beats.", None),
+]
+
+
+@pytest.mark.parametrize(("ctx", "raw", "expected"), CASES)
+def test_parse_qa(ctx: RefineContext, raw: str, expected: str | None) -> None:
+    assert parse_qa(raw, ctx) == expected
+
+
+@pytest.mark.parametrize("raw", [None, 42, "x" * 100_000, "\x00\xff\ufffd" * 50, "**", "####", "((((", "NaN"])
+def test_parse_qa_refuses_junk(raw: object) -> None:
+    for ctx in (YES_NO, SIDES, AVSQA, BEATS):
+        assert parse_qa(raw, ctx) is None
+
+
+def test_counting_falls_back_to_options_for_a_pre_question() -> None:
+    ctx = RefineContext(task="ASQA", family="qa", expects_number=True, options=YES_NO_OPTIONS)
+    assert parse_qa("Yes, I can hear a drum.", ctx) == "**yes**"
