@@ -20,6 +20,9 @@ from avibench.registry import AVIBENCH
 PERFECT = 100.0
 TOLERANCE = 0.01
 BASELINES = ("oracle", "random")
+# With 6-10 samples a task, a random run's per-task score scatters widely around its chance level; the mean
+# gap over 13 tasks stays small unless the random baseline or a scorer is broken.
+RANDOM_GAP_LIMIT = 12.0
 
 
 def _run(args: list[str]) -> None:
@@ -45,6 +48,15 @@ def oracle_failures(eval_doc: dict) -> list[str]:
             if score is None or abs(score - PERFECT) > TOLERANCE:
                 failures.append(f"{profile}/{task}: {score}")
     return failures
+
+
+def chance_gap(eval_doc: dict) -> tuple[float, list[tuple[str, float | None, float]]]:
+    """Mean absolute gap (points) between a run's task scores and the dataset's chance levels, AVC excluded
+    (FENSE has no answer space to guess from), and the rows compared."""
+    summary = eval_doc["summary"]
+    rows = [(t, summary["tasks"].get(t), c) for t, c in summary["chance"].items() if t != "AVC"]
+    gaps = [abs((score or 0.0) - c) for _, score, c in rows]
+    return (sum(gaps) / len(gaps) if gaps else 0.0), rows
 
 
 def _headline(label: str, eval_doc: dict) -> str:
@@ -90,10 +102,16 @@ def demo(data_root: Path, output_dir: Path | None, seed: int) -> None:
     click.echo(
         f"\nReports: {', '.join(str(out / m / 'report.html') for m in BASELINES)}; leaderboard: {out / 'leaderboard.md'}"
     )
+    gap, rows = chance_gap(docs["random"])
+    click.echo("\nrandom vs chance (per task): " + ", ".join(f"{t} {s or 0:.1f}/{c:.1f}" for t, s, c in rows))
+    click.echo(f"mean |random - chance| = {gap:.1f} points over {len(rows)} tasks")
     failures = oracle_failures(docs["oracle"])
+    if gap > RANDOM_GAP_LIMIT:
+        failures.append(f"random lands {gap:.1f} points from chance on average (limit {RANDOM_GAP_LIMIT})")
     if failures:
-        click.secho(
-            "SELF-TEST FAILED: the oracle is not perfect on " + "; ".join(failures), fg="red", err=True
-        )
+        click.secho("SELF-TEST FAILED: " + "; ".join(failures), fg="red", err=True)
         sys.exit(1)
-    click.secho("Self-test passed: the oracle scores 100 on every task but AVC in both profiles.", fg="green")
+    click.secho(
+        "Self-test passed: the oracle scores 100 on every task but AVC in both profiles; random lands near chance.",
+        fg="green",
+    )

@@ -354,6 +354,29 @@ def _fense(
     return scorer, None, meta
 
 
+def chance_levels(inputs: Mapping[str, TaskInput]) -> dict[str, float]:
+    """Per paper-level task chance level (0-100) from the dataset, for judging a baseline or head-normalising.
+
+    A pooled task (VSQA) weights its folders by their number of formal entries.
+    """
+    from avibench.level_metrics.chance import task_chance
+
+    weighted: dict[str, list[tuple[float, int]]] = {}
+    for task in inputs.values():
+        if task.samples is None:
+            continue
+        spec = task.spec
+        items = build_items(spec, task.samples, [None] * len(task.samples))
+        candidates = {s.index: len(s.audios if spec.name == "VAR" else s.images) for s in task.samples}
+        level = task_chance(spec.metric, items, task=spec.name, candidates=candidates)
+        formal = sum(not s.is_pre for s in task.samples)
+        weighted.setdefault(spec.paper_task, []).append((level, formal))
+    return {
+        name: rounded(sum(c * n for c, n in parts) / max(1, sum(n for _, n in parts)))
+        for name, parts in weighted.items()
+    }
+
+
 def evaluate(
     *,
     data_root: Path,
@@ -396,6 +419,7 @@ def evaluate(
         "overall": rounded(agg.overall),
         "taxonomy": {k: rounded(v) for k, v in agg.taxonomy.items()},
         "taxonomy_note": " ".join([TAXONOMY_NOTE, *notes]),
+        "chance": chance_levels(inputs),
         "by_profile": {
             name: {
                 "tasks": t,

@@ -146,7 +146,17 @@ def run(
 
 
 TOP_KEYS = {"sensation", "perception", "understand", "reasoning", "summary", "coverage", "meta"}
-SUMMARY_KEYS = {"scale", "profile", "tasks", "stages", "overall", "taxonomy", "taxonomy_note", "by_profile"}
+SUMMARY_KEYS = {
+    "scale",
+    "profile",
+    "tasks",
+    "stages",
+    "overall",
+    "taxonomy",
+    "taxonomy_note",
+    "chance",
+    "by_profile",
+}
 COVERAGE_KEYS = {
     "entries",
     "formal",
@@ -181,6 +191,8 @@ def assert_shape(doc: dict[str, Any]) -> None:
     assert set(summary["stages"]) == {"perception", "understanding", "reasoning", "sensation"}
     assert set(summary["taxonomy"]) == {"l1_task", "l2_modality", "l3_stage", "l4_domain"}
     assert set(summary["by_profile"]) == {"reference", "strict"}
+    assert set(summary["chance"]) <= set(AVIBENCH.paper_tasks())
+    assert all(0 <= level <= 100 for level in summary["chance"].values())
     for entry in summary["by_profile"].values():
         assert set(entry) == {"tasks", "stages", "overall"}
     for entry in doc["coverage"].values():
@@ -564,3 +576,16 @@ def test_reference_nan_becomes_null(tiny: Path, tmp_path: Path) -> None:
     assert doc["summary"]["by_profile"]["reference"]["tasks"]["AMIC"] == 0.0
     assert any("NaN" in w for w in doc["coverage"]["AMIC"]["warnings"])
     json.dumps(doc, allow_nan=False)
+
+
+def test_chance_levels_of_the_sample_dataset(sample_root: Path) -> None:
+    from avibench.evaluate.runner import chance_levels, load_inputs
+
+    inputs = load_inputs(sample_root, AVIBENCH.tasks, "predictions", sample_root / "none")
+    levels = chance_levels(inputs)
+    assert set(levels) == set(AVIBENCH.paper_tasks())
+    # yes / no / not sure: a uniform guess is right one time in three.
+    assert levels["AVM"] == levels["AVH"] == pytest.approx(100 / 3, abs=1e-3)
+    assert levels["AVC"] == 0.0
+    # double-confirm: formal and pre-question must both be right, so sensation chance is far below 1/3.
+    assert 0 < levels["ASQA"] < 20

@@ -100,3 +100,14 @@ def test_no_prediction_and_bad_gt() -> None:
     bad = make_items("VAR", [("0", "[1]", "1"), ("1", [[1]], "1"), ("2", [1], "1")])
     score = retrieval(bad, profile=REFERENCE)
     assert score.scored == 1 and score.value["F1_score"] == 1.0
+
+
+def test_correct_empty_answer_is_penalised_in_both_profiles() -> None:
+    # The ceiling the sample benchmark avoids: answering [] to an empty ground truth is right (F1 = 1), yet
+    # R@1 and R@3 are 0 for an empty list, so a perfect model scores ((0 + 0)/2 + 1)/2 = 0.5 on that sample.
+    items = make_items("VAR", [("0", [], "[]")])
+    for profile in (REFERENCE, STRICT):
+        value = retrieval(items, profile=profile).value
+        assert value["F1_score"] == 1.0
+        assert value["Recall@1"] == value["Recall@3"] == 0.0
+        assert value["Average"] == 0.5

@@ -1,0 +1,52 @@
+"""The demo is the pipeline's self-test: oracle at 100 on every task but AVC, in both profiles."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from avibench.cli import cli
+from avibench.demo import chance_gap, oracle_failures
+
+
+def test_demo_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "outputs"
+    result = CliRunner().invoke(
+        cli,
+        ["demo", "--data-root", str(tmp_path / "sample"), "--output-dir", str(out)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output[-3000:]
+    assert "Self-test passed" in result.output
+    oracle = json.loads((out / "oracle" / "eval.json").read_text())
+    for profile in ("reference", "strict"):
+        tasks = oracle["summary"]["by_profile"][profile]["tasks"]
+        assert len(tasks) == 14
+        assert all(abs(score - 100) <= 0.01 for task, score in tasks.items() if task != "AVC"), tasks
+    assert oracle["meta"]["fense"]["status"] == "stand-in"
+    random_doc = json.loads((out / "random" / "eval.json").read_text())
+    assert random_doc["summary"]["overall"] < 40
+    for name in ("report.md", "report.html"):
+        assert (out / "oracle" / name).is_file() and (out / "random" / name).is_file()
+    assert json.loads((out / "leaderboard.json").read_text())
+
+
+def test_self_test_catches_an_imperfect_oracle() -> None:
+    doc = {"summary": {"by_profile": {"reference": {"tasks": {"AVC": 40.0, "AVM": 100.0, "AVL": 99.5}}}}}
+    assert oracle_failures(doc) == ["reference/AVL: 99.5"]
+    doc["summary"]["by_profile"]["reference"]["tasks"]["AVL"] = None
+    assert oracle_failures(doc) == ["reference/AVL: None"]
+
+
+def test_chance_gap_ignores_avc() -> None:
+    doc = {
+        "summary": {
+            "tasks": {"AVM": 50.0, "AVC": 90.0, "VAH": None},
+            "chance": {"AVM": 30.0, "AVC": 0.0, "VAH": 10.0},
+        }
+    }
+    gap, rows = chance_gap(doc)
+    assert gap == 15.0
+    assert [r[0] for r in rows] == ["AVM", "VAH"]
