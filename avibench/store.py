@@ -105,22 +105,6 @@ def latest_by_index(path: Path | str) -> dict[int, dict[str, Any]]:
     return latest
 
 
-def atomic_write_text(path: Path | str, text: str) -> None:
-    """Write a whole file through a temporary file in the same folder and a rename: never half-written."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -134,6 +118,11 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_text(path: Path | str, text: str) -> None:
+    """Write a whole file through a temporary file in the same folder and a rename: never half-written."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_write_json(path: Path | str, obj: Any) -> None:
