@@ -2,15 +2,18 @@
 
 A journal is appended one record at a time (write, flush, fsync), so killing the process loses at most
 the record being written. On read, a torn or invalid line is skipped; before appending, a torn tail left
-by a crash is cut off so the next record starts on its own line.
+by a crash is cut off so the next record starts on its own line. Writers of the same journal (shards run side
+by side) take an exclusive lock for each append and for that cut, so one never cuts another's line mid-write.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -51,15 +54,26 @@ class JournalWriter:
     def __init__(self, path: Path | str, *, fsync: bool = True):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        _cut_torn_tail(self.path)
         self._fh = self.path.open("a", encoding="utf-8")
         self._fsync = fsync
+        with self._locked():
+            _cut_torn_tail(self.path)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
 
     def append(self, record: dict[str, Any]) -> None:
-        self._fh.write(_dumps(record) + "\n")
-        self._fh.flush()
-        if self._fsync:
-            os.fsync(self._fh.fileno())
+        line = _dumps(record) + "\n"
+        with self._locked():
+            self._fh.write(line)
+            self._fh.flush()
+            if self._fsync:
+                os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         if not self._fh.closed:

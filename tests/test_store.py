@@ -54,3 +54,27 @@ def test_atomic_write_leaves_no_temp(tmp_path: Path) -> None:
     atomic_write_json(target, {"a": 2})
     assert json.loads(target.read_text()) == {"a": 2}
     assert [p.name for p in target.parent.iterdir()] == ["eval.json"]
+
+
+def test_concurrent_writers_never_tear_each_other(tmp_path: Path) -> None:
+    """Several processes appending to one journal (shards) while new writers open it: every line stays whole."""
+    import multiprocessing
+
+    path = tmp_path / "j.jsonl"
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_write_many, args=(path, k)) for k in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    lines = path.read_bytes().splitlines()
+    assert len(lines) == 4 * 200
+    assert {json.loads(line)["index"] for line in lines} == {k * 1000 + i for k in range(4) for i in range(200)}
+
+
+def _write_many(path: Path, shard: int) -> None:
+    for i in range(200):
+        # re-open now and then: opening cuts a torn tail, which must never be another writer's line in progress
+        with JournalWriter(path, fsync=False) as w:
+            w.append({"index": shard * 1000 + i, "pad": "x" * 5000})
