@@ -100,28 +100,25 @@ def _boxes_of(gt: Any) -> tuple[dict[str, Any] | None, str | None]:
     return gt, None
 
 
-def _gt_avl(gt: Any, entry: dict[str, Any]) -> str | None:
+def _gt_boxes(gt: Any, *, null_allowed: bool) -> str | None:
+    """AVL boxes are all present; an AVLG frame may be null (the object is silent or absent there)."""
     boxes, error = _boxes_of(gt)
     if error:
         return error
     if not boxes:
         return "bbox is empty"
     for key, box in boxes.items():
-        if not _is_box(box):
-            return f"box {key!r} must be [x, y, w, h] numbers"
+        if not (_is_box(box) or (null_allowed and box is None)):
+            return f"box {key!r} must be [x, y, w, h] numbers" + (" or null" if null_allowed else "")
     return None
+
+
+def _gt_avl(gt: Any, entry: dict[str, Any]) -> str | None:
+    return _gt_boxes(gt, null_allowed=False)
 
 
 def _gt_avlg(gt: Any, entry: dict[str, Any]) -> str | None:
-    boxes, error = _boxes_of(gt)
-    if error:
-        return error
-    if not boxes:
-        return "bbox is empty"
-    for key, box in boxes.items():
-        if box is not None and not _is_box(box):
-            return f"box {key!r} must be [x, y, w, h] numbers or null"
-    return None
+    return _gt_boxes(gt, null_allowed=True)
 
 
 def _gt_retrieval(gt: Any, entry: dict[str, Any]) -> str | None:

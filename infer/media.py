@@ -112,12 +112,17 @@ def extract_audio_wav(path: Path, rate: int = AUDIO_RATE) -> bytes | None:
     except av.FFmpegError as exc:
         raise MediaError(f"cannot decode the audio of {path}: {exc}") from None
     pcm = np.concatenate(chunks).astype("<i2") if chunks else np.zeros(0, dtype="<i2")
+    return pcm16_wav_bytes(pcm, rate)
+
+
+def pcm16_wav_bytes(pcm: np.ndarray, rate: int) -> bytes:
+    """A mono 16-bit wav file, in memory, from little-endian int16 samples."""
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as out:
         out.setnchannels(1)
         out.setsampwidth(2)
         out.setframerate(rate)
-        out.writeframes(pcm.tobytes())
+        out.writeframes(pcm.astype("<i2").tobytes())
     return buffer.getvalue()
 
 

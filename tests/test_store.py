@@ -70,7 +70,9 @@ def test_concurrent_writers_never_tear_each_other(tmp_path: Path) -> None:
         assert p.exitcode == 0
     lines = path.read_bytes().splitlines()
     assert len(lines) == 4 * 200
-    assert {json.loads(line)["index"] for line in lines} == {k * 1000 + i for k in range(4) for i in range(200)}
+    assert {json.loads(line)["index"] for line in lines} == {
+        k * 1000 + i for k in range(4) for i in range(200)
+    }
 
 
 def _write_many(path: Path, shard: int) -> None:

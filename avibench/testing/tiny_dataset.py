@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import wave
 from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -18,6 +17,8 @@ from typing import Any
 import av
 import numpy as np
 from PIL import Image
+
+from avibench.infer.media import pcm16_wav_bytes
 
 TASK_STAGE = {
     "AMIC": "perception",
@@ -30,14 +31,7 @@ TASK_STAGE = {
 
 def wav_bytes(seconds: float = 0.25, rate: int = 16000, freq: float = 440.0) -> bytes:
     t = np.arange(int(seconds * rate)) / rate
-    pcm = (0.3 * 32767 * np.sin(2 * np.pi * freq * t)).astype("<i2")
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(pcm.tobytes())
-    return buffer.getvalue()
+    return pcm16_wav_bytes((0.3 * 32767 * np.sin(2 * np.pi * freq * t)).astype("<i2"), rate)
 
 
 def png_bytes(color: tuple[int, int, int] = (200, 30, 30), size: tuple[int, int] = (32, 24)) -> bytes:
