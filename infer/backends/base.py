@@ -93,11 +93,19 @@ class BackendSettings:
 
 @dataclass
 class BackendAnswer:
-    """A model's answer to one sample; ``latency_s`` is the model's time for it."""
+    """A model's answer to one sample; ``latency_s`` is the model's time for it.
+
+    ``timings`` holds what the backend can measure beyond the total: ``ttft_s`` (time to first token, i.e.
+    prefill), ``decode_s``, ``output_tokens_per_s``, token counts (``input_tokens``, ``audio_tokens``,
+    ``output_tokens``) and ``batch_size``; only the keys a backend knows are present.
+    ``finish_reason`` is the provider's reason the answer ended (``stop``, ``length``, ``content_filter``...).
+    """
 
     text: str
     usage: dict[str, int] | None = None
     latency_s: float = 0.0
+    timings: dict[str, float] | None = None
+    finish_reason: str | None = None
 
 
 class Backend(ABC):
