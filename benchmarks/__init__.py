@@ -1,0 +1,1 @@
+"""Benchmark plug-ins shipped with avibench, one subpackage each (found through the ``avibench.benchmarks`` entry points)."""

@@ -1,0 +1,1 @@
+"""The airbench benchmark plug-in."""

@@ -1,0 +1,1 @@
+"""The audiomarathon benchmark plug-in."""

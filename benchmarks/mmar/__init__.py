@@ -1,0 +1,1 @@
+"""The mmar benchmark plug-in."""

@@ -1,0 +1,1 @@
+"""The starbench benchmark plug-in."""
