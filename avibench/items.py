@@ -95,3 +95,23 @@ class Item:
     @property
     def media(self) -> tuple[Path, ...]:
         return tuple(p.path for p in self.parts if p.kind != "text")
+
+
+ResponseStatus = Literal["answered", "failed", "missing"]
+
+
+@dataclass(frozen=True)
+class Response:
+    """What the pipeline holds for one asked question when it is scored.
+
+    ``raw`` is the model's answer as it came back (``None`` unless ``status`` is ``answered``); ``refined`` is the
+    canonical answer the benchmark's extractor (rules, then the LLM fallback) gave, ``None`` when it could not decide
+    (unparsed) or refine has not run. Official scorers that parse the raw text themselves read ``raw``; strict scorers
+    read ``refined``. ``failed`` means the request failed (never an answer); ``missing`` means it was never asked.
+    """
+
+    item: Item
+    status: ResponseStatus
+    raw: str | None = None
+    refined: str | None = None
+    method: str | None = None
