@@ -13,6 +13,7 @@ from avibench.errors import AvibenchError
 # command name -> "module:attribute"; loaded lazily so `avibench --help` stays fast and a stage that is
 # not installed or not built yet does not break the others.
 COMMANDS: dict[str, str] = {
+    "benchmarks": "avibench.commands:benchmarks",
     "tasks": "avibench.commands:tasks",
     "validate-data": "avibench.commands:validate_data",
     "sample-data": "avibench.commands:sample_data",
@@ -26,6 +27,7 @@ COMMANDS: dict[str, str] = {
 }
 
 SHORT_HELP: dict[str, str] = {
+    "benchmarks": "List the installed benchmark plug-ins, their tasks and prompt templates.",
     "tasks": "List the benchmark's tasks and the samples found under a dataset root.",
     "validate-data": "Check a dataset folder and report every problem with file, entry and field.",
     "sample-data": "Generate the synthetic sample benchmark (real media) in the official layout.",

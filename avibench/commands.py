@@ -1,4 +1,4 @@
-"""The dataset commands: ``tasks``, ``validate-data`` and ``sample-data``."""
+"""The dataset commands: ``benchmarks``, ``tasks``, ``validate-data`` and ``sample-data``."""
 
 from __future__ import annotations
 
@@ -9,57 +9,58 @@ from pathlib import Path
 
 import click
 
-from avibench.config import SAMPLE_ROOT, default_data_root
-from avibench.dataset import read_json_array, task_dir
 from avibench.errors import AvibenchError, DatasetError
-from avibench.registry import AVIBENCH
-
-data_root_option = click.option(
-    "--data-root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Dataset root (<root>/<stage>/<TASK>/data.json). Default: $DATA_ROOT, else data/levels if present, "
-    "else the generated data/sample.",
-)
+from avibench.plugin import benchmark_names, get_benchmark
+from avibench.run_options import benchmark_option, data_root_option, resolve_benchmark, resolve_data_root
 
 
-def _count_entries(root: Path, name: str) -> str:
-    path = task_dir(root, AVIBENCH.task(name)) / "data.json"
-    if not path.is_file():
-        return "-"
+@click.command(name="benchmarks")
+def benchmarks() -> None:
+    """List the installed benchmark plug-ins with their tasks and prompt templates."""
+    for name in benchmark_names():
+        try:
+            bench = get_benchmark(name)
+        except Exception as exc:  # a broken third-party plug-in must not hide the others
+            click.echo(f"{name}: cannot be loaded ({type(exc).__name__}: {exc})")
+            continue
+        tasks = ", ".join(t.name for t in bench.tasks())
+        click.echo(f"{name}: {bench.title or name}")
+        click.echo(f"  tasks: {tasks}")
+        click.echo(f"  templates: {', '.join(bench.templates)} (default {bench.templates[0]})")
+        click.echo(f"  data: {bench.download_root} (sample: {bench.sample_root})")
+
+
+def _count(bench, root: Path, task) -> str:
     try:
-        return str(len(read_json_array(path)))
+        return str(len(bench.load(root, task)))
     except DatasetError:
         return "invalid"
 
 
 @click.command(name="tasks")
+@benchmark_option
 @data_root_option
-@click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON instead of a table.")
-def tasks(data_root: Path | None, as_json: bool) -> None:
-    """List the benchmark's task folders: stage, paper-level task, refine family, metric, modality, and the
-    number of entries found under the dataset root."""
-    root = data_root or default_data_root()
+@click.option("--json", "as_json", is_flag=True, help="Print the tasks as JSON instead of a table.")
+def tasks(benchmark_name: str, data_root: Path | None, as_json: bool) -> None:
+    """List the benchmark's tasks (their group and title) and the questions found under the dataset root."""
+    bench = resolve_benchmark(benchmark_name)
+    root = resolve_data_root(bench, data_root)
+    found = set(bench.available(root)) if root.is_dir() else set()
     rows = [
         {
             "task": t.name,
-            "stage": t.stage,
-            "paper_task": t.paper_task,
-            "family": t.family,
-            "metric": t.metric,
-            "modality": t.modality,
-            "double_confirm": t.double_confirm,
-            "paper_count": t.paper_count,
-            "found": _count_entries(root, t.name),
+            "group": t.group,
+            "title": t.title,
+            "found": _count(bench, root, t) if t in found else "-",
         }
-        for t in AVIBENCH.tasks
+        for t in bench.tasks()
     ]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    headers = ["task", "stage", "paper_task", "family", "metric", "modality", "paper_count", "found"]
+    headers = ["task", "group", "title", "found"]
     widths = {h: max(len(h), *(len(str(r[h])) for r in rows)) for h in headers}
-    click.echo(f"dataset root: {root}")
+    click.echo(f"benchmark: {bench.name}; dataset root: {root}")
     click.echo("  ".join(h.ljust(widths[h]) for h in headers))
     click.echo("  ".join("-" * widths[h] for h in headers))
     for r in rows:
@@ -68,25 +69,21 @@ def tasks(data_root: Path | None, as_json: bool) -> None:
 
 @click.command(name="validate-data")
 @click.argument("data_root", required=False, type=click.Path(path_type=Path))
-@click.option(
-    "--tasks", "task_names", default=None, help="Comma-separated task folders to check (default: all 15)."
-)
+@benchmark_option
+@click.option("--tasks", "task_names", default=None, help="Comma-separated tasks to check (default: all).")
 @click.option("--strict", is_flag=True, help="Treat warnings as errors for the exit code.")
-def validate_data(data_root: Path | None, task_names: str | None, strict: bool) -> None:
-    """Check a dataset and report every problem with its file, entry index and field.
+def validate_data(data_root: Path | None, benchmark_name: str, task_names: str | None, strict: bool) -> None:
+    """Check a dataset and report every problem with its file, entry and field.
 
-    Checks: JSON validity (with line and column), required fields, the task name against its folder, media
-    files that are missing or escape the task folder, the ground-truth shape for each task, and the order of
-    double-confirm pre-questions. Exit code 0 when clean, 1 when errors were found.
+    AVI-Bench checks JSON validity (with line and column), required fields, the task name against its folder,
+    media files that are missing or escape the task folder, the ground-truth shape for each task, and the order
+    of double-confirm pre-questions. Other benchmarks check their own official layout. Exit code 0 when clean,
+    1 when errors were found.
     """
-    from avibench.validate import validate_dataset
-
-    root = data_root or default_data_root()
-    try:
-        specs = AVIBENCH.select(task_names)
-    except KeyError as exc:
-        raise AvibenchError(str(exc.args[0])) from None
-    problems = validate_dataset(root, specs)
+    bench = resolve_benchmark(benchmark_name)
+    root = resolve_data_root(bench, data_root)
+    specs = bench.select(task_names) if task_names else bench.tasks()
+    problems = bench.validate(root, specs)
     for problem in problems:
         click.echo(str(problem))
     errors = sum(p.severity == "error" for p in problems)
@@ -97,37 +94,39 @@ def validate_data(data_root: Path | None, task_names: str | None, strict: bool) 
 
 
 @click.command(name="sample-data")
+@benchmark_option
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=SAMPLE_ROOT,
-    show_default=True,
-    help="Where to write the dataset (it becomes a dataset root).",
+    default=None,
+    help="Where to write the dataset (it becomes a dataset root; default: the benchmark's sample folder).",
 )
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Random seed; the same seed gives the same files."
 )
 @click.option(
-    "--full-size", is_flag=True, help="Write the paper's per-task counts (5,864 entries) with tiny media."
+    "--full-size", is_flag=True, help="Write the official per-task counts with tiny media (AVI-Bench: 5,864)."
 )
 @click.option("--force", is_flag=True, help="Overwrite a folder that already holds a dataset.")
-def sample_data(out: Path, seed: int, full_size: bool, force: bool) -> None:
-    """Generate the synthetic sample benchmark in the official layout, with real media (wav, png/jpg, mp4 with
-    sound) whose ground truths are true of the media. Used by the demo and the tests; runs offline."""
-    from avibench.sample_data import generate
-
+def sample_data(benchmark_name: str, out: Path | None, seed: int, full_size: bool, force: bool) -> None:
+    """Generate a benchmark's synthetic sample in its official layout, with real media whose ground truths are
+    true of the media. Used by the demo and the tests; runs offline."""
+    bench = resolve_benchmark(benchmark_name)
+    out = out or bench.sample_root
+    if seed < 0:
+        raise AvibenchError(f"--seed must be a non-negative integer, got {seed}")
     if out.exists() and any(out.iterdir()) and not force:
-        existing = [t.name for t in AVIBENCH.tasks if (task_dir(out, t) / "data.json").is_file()]
-        if len(existing) == len(AVIBENCH.tasks):
+        present = bench.available(out)
+        if len(present) == len(bench.tasks()):
             click.echo(f"{out} already holds a dataset; keeping it (use --force to regenerate).")
             return
         raise AvibenchError(
-            f"{out} exists and is not an avibench sample dataset; choose another --out or use --force"
+            f"{out} exists and is not a {bench.name} sample dataset; choose another --out or use --force"
         )
     start = time.perf_counter()
-    counts = generate(out, seed=seed, full_size=full_size, progress=sys.stderr.isatty())
+    counts = bench.generate_sample(out, seed=seed, full_size=full_size)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     click.echo(
-        f"wrote {sum(counts.values())} entries in {len(counts)} task folders to {out} "
+        f"wrote {sum(counts.values())} questions in {len(counts)} tasks to {out} "
         f"({size / 1e6:.1f} MB, {time.perf_counter() - start:.1f} s)"
     )

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import click
 
-from avibench.config import SAMPLE_ROOT, default_output_dir
+from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.config import default_output_dir
+from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
-from avibench.registry import AVIBENCH
 
 PERFECT = 100.0
 TOLERANCE = 0.01
@@ -72,7 +73,7 @@ def _headline(label: str, eval_doc: dict) -> str:
 
 @click.command(name="demo")
 @click.option(
-    "--data-root", type=click.Path(file_okay=False, path_type=Path), default=SAMPLE_ROOT, show_default=True
+    "--data-root", type=click.Path(file_okay=False, path_type=Path), default=Path("data/sample"), show_default=True
 )
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -89,7 +90,8 @@ def demo(data_root: Path, output_dir: Path | None, seed: int) -> None:
         _run(["report", "--model", model, "--output-dir", str(out)])
     _run(["leaderboard", "--output-dir", str(out)])
 
-    docs = {m: json.loads((out / m / "eval.json").read_text()) for m in BASELINES}
+    paths = {m: RunPaths(out, m, AVIBENCH.name) for m in BASELINES}
+    docs = {m: json.loads(paths[m].eval_json.read_text()) for m in BASELINES}
     header = f"{'model':<8}" + "".join(
         f"{h:>9}" for h in ("Percep.", "Underst.", "Reason.", "Sensat.", "Overall", "L1", "L2", "L3", "L4")
     )
@@ -100,7 +102,7 @@ def demo(data_root: Path, output_dir: Path | None, seed: int) -> None:
     for model, doc in docs.items():
         click.echo(_headline(model, doc))
     click.echo(
-        f"\nReports: {', '.join(str(out / m / 'report.html') for m in BASELINES)}; leaderboard: {out / 'leaderboard.md'}"
+        f"\nReports: {', '.join(str(paths[m].report_html) for m in BASELINES)}; leaderboard: {out / 'leaderboard.md'}"
     )
     gap, rows = chance_gap(docs["random"])
     click.echo("\nrandom vs chance (per task): " + ", ".join(f"{t} {s or 0:.1f}/{c:.1f}" for t, s, c in rows))

@@ -115,3 +115,6 @@ class Response:
     raw: str | None = None
     refined: str | None = None
     method: str | None = None
+    recorded: str | None = None
+    """The refine record's ``predict`` as stored: the canonical answer, or for an unparsed answer the raw text (or
+    the fallback's reply) that the official pipeline would have scored."""

@@ -293,10 +293,12 @@ class ChatClient:
         endpoint = self._pick()
         endpoint.in_flight += 1
         start = time.perf_counter()
+        extra = params.get("extra_body") or {}
+        fields = {k: v for k, v in params.items() if k != "extra_body"}
         try:
             response = await endpoint.client.post(
                 "/chat/completions",
-                body={"model": model, "messages": messages, **params},
+                body={"model": model, "messages": messages, **fields, **extra},
                 cast_to=dict,
             )
         except openai.APIConnectionError as exc:  # APITimeoutError included

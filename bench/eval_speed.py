@@ -34,7 +34,7 @@ def _box(box: list[float], wh: list[float]) -> list[float]:
 
 def canonical(task: str, gt: Any) -> str:
     """The ground truth as the refine stage writes a correct answer of this task's family."""
-    from avibench.registry import AVIBENCH
+    from avibench.benchmarks.avibench.tasks import AVIBENCH
 
     spec = AVIBENCH.task(task)
     if spec.metric == "mic":
@@ -66,7 +66,7 @@ def noisy(task: str, gt: Any, rng: random.Random, noise: float) -> str | None:
 
 
 def write_predictions(root: Path, out: Path, noise: float, seed: int = 0) -> int:
-    from avibench.dataset import available_tasks, read_json_array, task_dir
+    from avibench.benchmarks.avibench.dataset import available_tasks, read_json_array, task_dir
 
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -87,9 +87,9 @@ def write_predictions(root: Path, out: Path, noise: float, seed: int = 0) -> int
 def child(root: Path, preds: Path, mode: str) -> None:
     """One timed evaluation in this process; prints a JSON line."""
     start = time.perf_counter()
-    from avibench.evaluate.fense import FenseConfig
-    from avibench.evaluate.runner import evaluate
-    from avibench.registry import AVIBENCH
+    from avibench.benchmarks.avibench.fense import FenseConfig
+    from avibench.benchmarks.avibench.scoring import evaluate
+    from avibench.benchmarks.avibench.tasks import AVIBENCH
 
     specs = AVIBENCH.tasks if mode == "stand-in" else tuple(t for t in AVIBENCH.tasks if t.name != "AVC")
     imported = time.perf_counter()
@@ -125,7 +125,7 @@ def main() -> None:
     if args.child:
         child(Path(args.child[0]), Path(args.child[1]), args.child[2])
         return
-    from avibench.sample_data import generate
+    from avibench.benchmarks.avibench.sample_data import generate
 
     with tempfile.TemporaryDirectory() as tmp:
         base = args.keep or Path(tmp)

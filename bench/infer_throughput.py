@@ -23,7 +23,7 @@ import urllib.request
 from datetime import datetime
 from pathlib import Path
 
-from avibench.sample_data import generate
+from avibench.benchmarks.avibench.sample_data import generate
 from avibench.store import read_records
 
 

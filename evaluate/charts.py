@@ -6,7 +6,6 @@ on bar charts and as 0 on the radar chart, whose caption says so.
 
 from __future__ import annotations
 
-import base64
 import io
 import math
 from collections.abc import Sequence
@@ -92,8 +91,3 @@ def radar_chart(title: str, labels: Sequence[str], values: Sequence[float | None
     ax.set_yticks([25, 50, 75, 100], ["25", "50", "75", "100"], fontsize=6)
     ax.set_title(title, fontsize=9)
     return _png(fig)
-
-
-def data_uri(png: bytes) -> str:
-    """``png`` as a ``data:`` URI, so an HTML page holds its images itself."""
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")

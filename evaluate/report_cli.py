@@ -7,18 +7,11 @@ from pathlib import Path
 
 import click
 
-from avibench.config import default_output_dir, label_for
+from avibench.config import default_output_dir
+from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
-from avibench.evaluate.leaderboard import (
-    EntryFields,
-    read_results,
-    run_entry,
-    validate_entry,
-    validate_results,
-    write_leaderboard,
-)
-from avibench.evaluate.published import BENCHMARK_VERSION
-from avibench.evaluate.report import load_eval, write_report
+from avibench.evaluate.document import write_document
+from avibench.run_options import benchmark_option, locate, resolve_benchmark
 
 #: The flag that sets each user-supplied entry field, named in validation messages.
 ENTRY_FLAGS = {
@@ -54,21 +47,17 @@ def _output_dir_option(func):
 
 
 @click.command(name="report")
+@benchmark_option
 @click.option("--model", "model", default=None, help="Model id of the run (its label is derived from it).")
-@click.option("--label", default=None, help="Run label (folder under the output dir); overrides --model.")
+@click.option("--label", envvar="MODEL_LABEL", default=None, help="Run label; overrides --model.")
 @_output_dir_option
-def report(model: str | None, label: str | None, output_dir: Path | None) -> None:
-    """Write outputs/<label>/report.md and a self-contained report.html from the run's eval.json and journals."""
-    if not label and not model:
-        raise click.UsageError("pass --model MODEL or --label LABEL")
-    if not label:
-        try:
-            label = label_for(model or "")
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--model") from None
-    md_path, html_path = write_report(output_dir or default_output_dir(), label)
-    click.echo(f"wrote {md_path}")
-    click.echo(f"wrote {html_path}")
+def report(benchmark_name: str, model: str | None, label: str | None, output_dir: Path | None) -> None:
+    """Write report.md and a self-contained report.html beside the run's eval.json."""
+    run = locate(benchmark_name, model, label, output_dir, None, notice=lambda t: click.echo(t, err=True))
+    doc = run.benchmark.build_report(run.paths)
+    write_document(doc, run.paths.report_md, run.paths.report_html)
+    click.echo(f"wrote {run.paths.report_md}")
+    click.echo(f"wrote {run.paths.report_html}")
 
 
 def _with_flags(problems: list[str]) -> list[str]:
@@ -82,6 +71,7 @@ def _with_flags(problems: list[str]) -> list[str]:
 
 
 @click.command(name="leaderboard")
+@benchmark_option
 @_output_dir_option
 @click.option(
     "--entry", "entry_label", default=None, metavar="LABEL", help="Print LABEL's official-format entry."
@@ -100,7 +90,7 @@ def _with_flags(problems: list[str]) -> list[str]:
 @click.option("--model-name", default=None, help="Display name (default: eval.json meta.model).")
 @click.option("--provider", default=None, help="Provider or research group.")
 @click.option("--model-id", default=None, help="Exact model identifier (default: eval.json meta.model).")
-@click.option("--benchmark-version", default=BENCHMARK_VERSION, show_default=True)
+@click.option("--benchmark-version", default=None, help="AVI-Bench only (default: the release scored).")
 @click.option(
     "--release-date", default=None, metavar="YYYY-MM-DD", help="Official release date of the model."
 )
@@ -119,7 +109,11 @@ def _with_flags(problems: list[str]) -> list[str]:
     help="Include the 14 per-task scores in scores.tasks (published entries leave it empty).",
 )
 def leaderboard(
-    output_dir: Path | None, entry_label: str | None, validate_path: Path | None, **fields: object
+    benchmark_name: str,
+    output_dir: Path | None,
+    entry_label: str | None,
+    validate_path: Path | None,
+    **fields: object,
 ) -> None:
     """Rank every run in the output dir beside the published results (leaderboard.md/.html/.json).
 
@@ -128,6 +122,24 @@ def leaderboard(
     after checking it against every schema rule. With --validate FILE, check a results.json file.
     """
     output_dir = output_dir or default_output_dir()
+    benchmark = resolve_benchmark(benchmark_name)
+    if entry_label is None and validate_path is None:
+        for path in benchmark.write_leaderboard(output_dir):
+            click.echo(f"wrote {path}")
+        return
+    if benchmark.name != "avibench":
+        raise click.UsageError("--entry and --validate use the AVI-Bench leaderboard schema (--benchmark avibench)")
+    from avibench.benchmarks.avibench.leaderboard import (
+        EntryFields,
+        read_results,
+        run_entry,
+        validate_entry,
+        validate_results,
+    )
+    from avibench.benchmarks.avibench.published import BENCHMARK_VERSION
+    from avibench.evaluate.run_files import load_eval
+
+    fields["benchmark_version"] = fields["benchmark_version"] or BENCHMARK_VERSION
     entry_fields = EntryFields(**fields)
     if validate_path is not None and entry_label is not None:
         raise click.UsageError("--validate and --entry are separate modes; pass one of them")
@@ -144,12 +156,9 @@ def leaderboard(
         click.echo(f"{validate_path}: valid leaderboard file (schema v2, {count} entries)")
         return
     if entry_label is not None:
-        doc = load_eval(output_dir / entry_label, entry_label)
+        doc = load_eval(RunPaths(output_dir, entry_label, benchmark.name))
         entry = run_entry(doc, entry_label, entry_fields)
         problems = validate_entry(entry)
         if problems:
             raise ValidationFailed(f"the entry for run '{entry_label}'", _with_flags(problems))
         click.echo(json.dumps(entry, indent=2, ensure_ascii=False))
-        return
-    for path in write_leaderboard(output_dir):
-        click.echo(f"wrote {path}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -13,41 +14,40 @@ from urllib.parse import urlsplit
 import click
 
 from avibench import __version__
-from avibench.config import default_data_root, default_output_dir, label_for, run_dir
-from avibench.dataset import available_tasks, fingerprint, task_dir
 from avibench.errors import AvibenchError
 from avibench.infer.backends.base import Backend, BackendSettings, InferRequest, MediaStrategy, load_backend
-from avibench.infer.export import export_reference
-from avibench.infer.journal import Shard, TaskPlan, infer_dir, now_iso, plan_task
+from avibench.infer.journal import Shard, TaskPlan, now_iso, plan_task
 from avibench.infer.progress import RunProgress, summary_table
 from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
 from avibench.llm import RetryPolicy, Scrubber
-from avibench.registry import AVIBENCH, TaskSpec
+from avibench.plugin import Benchmark, Task
+from avibench.run_options import RunLocation, locate, run_options
 from avibench.store import atomic_write_json
 
 BASELINES = ("random", "oracle")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-def select_tasks(data_root: Path, tasks: str | None) -> tuple[TaskSpec, ...]:
-    """The tasks to run: those named (all must exist under the root), else every task found there."""
+def select_tasks(benchmark: Benchmark, data_root: Path, tasks: str | None) -> tuple[Task, ...]:
+    """The tasks to run: those named (all must exist under the root), else the default tasks found there."""
     if not data_root.is_dir():
         raise AvibenchError(f"dataset root {data_root} does not exist (set --data-root or DATA_ROOT)")
+    found = benchmark.available(data_root)
     if not tasks:
-        found = available_tasks(data_root)
-        if not found:
-            raise AvibenchError(f"{data_root}: no task found (expected <root>/<stage>/<TASK>/data.json)")
-        return found
-    try:
-        specs = AVIBENCH.select(tasks)
-    except KeyError as exc:
-        raise AvibenchError(f"--tasks: {exc.args[0]}") from None
+        chosen = tuple(t for t in benchmark.default_tasks() if t in found)
+        if not chosen:
+            raise AvibenchError(f"{data_root}: no {benchmark.name} task found")
+        return chosen
+    specs = benchmark.select(tasks)
     for spec in specs:
-        if not (task_dir(data_root, spec) / "data.json").is_file():
-            raise AvibenchError(
-                f"{task_dir(data_root, spec) / 'data.json'}: file not found (task {spec.name})"
-            )
+        if spec not in found:
+            files = ", ".join(str(p) for p in benchmark.data_files(data_root, spec))
+            raise AvibenchError(f"{files}: file not found (task {spec.name})")
     return specs
+
+
+def _notice(text: str) -> None:
+    click.echo(text, err=True)
 
 
 def host_of(url: str) -> str:
@@ -59,20 +59,19 @@ def host_of(url: str) -> str:
 
 @dataclass
 class RunSetup:
-    label: str
+    run: RunLocation
     backend_name: str
     backend_cls: type[Backend]
     settings: BackendSettings
     request: InferRequest
-    data_root: Path
-    run_dir: Path
-    specs: tuple[TaskSpec, ...]
+    specs: tuple[Task, ...]
 
 
 def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
     """run.json: what made this run (never the API key)."""
     return {
-        "label": setup.label,
+        "label": setup.run.label,
+        "benchmark": setup.run.benchmark.name,
         "model": setup.request.model,
         "backend": setup.backend_name,
         "params": setup.request.params(),
@@ -81,8 +80,10 @@ def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
         "base_url_hosts": [host_of(u) for u in setup.settings.base_urls]
         if setup.backend_cls.needs_credentials
         else [],
-        "data_root": str(setup.data_root),
-        "dataset_fingerprint": fingerprint(setup.data_root, setup.specs),
+        "template": setup.request.template,
+        "system_prompt": setup.request.system_prompt,
+        "data_root": str(setup.run.data_root),
+        "dataset_fingerprint": setup.run.benchmark.fingerprint(setup.run.data_root, setup.specs),
         "tasks": [s.name for s in setup.specs],
         "version": __version__,
         **options,
@@ -112,31 +113,29 @@ async def _execute(
 
 
 @click.command(name="infer")
-@click.option(
-    "--model",
-    required=True,
-    help="Model id sent to the endpoint, or 'random' / 'oracle' (offline baselines).",
-)
-@click.option(
-    "--label",
-    envvar="MODEL_LABEL",
-    help="Run label: outputs go to OUTPUT_DIR/<label>/ (default: from --model).",
-)
+@run_options
 @click.option(
     "--backend",
     "backend_name",
     help="Backend from the avibench.backends entry points (default openai; random/oracle follow --model).",
 )
 @click.option(
-    "--data-root",
-    type=click.Path(path_type=Path),
-    help="Dataset root (default: $DATA_ROOT, data/levels, data/sample).",
+    "--tasks",
+    help="Tasks to run, comma separated (names or the benchmark's groups, e.g. VSQA for VSQA_I and VSQA_V); "
+    "default: the benchmark's default tasks found under the data root.",
 )
 @click.option(
-    "--output-dir", type=click.Path(path_type=Path), help="Where runs go (default: $OUTPUT_DIR or outputs)."
+    "--prompt-template",
+    "template",
+    default=None,
+    help="Prompt template id (default: the benchmark's official one; see 'avibench benchmarks').",
 )
+@click.option("--system-prompt", default=None, help="System prompt (default: the benchmark's own).")
 @click.option(
-    "--tasks", help="Tasks to run, comma separated (VSQA selects VSQA_I and VSQA_V); default: all found."
+    "--extra-body",
+    default=None,
+    metavar="JSON",
+    help='Provider options merged into every request body, e.g. \'{"reasoning_effort": "low"}\'.',
 )
 @click.option("--n-samples", type=click.IntRange(min=1), help="Ask at most the first N entries of each task.")
 @click.option(
@@ -205,8 +204,8 @@ async def _execute(
 def infer(**opts: Any) -> None:
     """Ask a model every selected sample and journal its answers; re-running carries on where it stopped.
 
-    Answers go to OUTPUT_DIR/<label>/infer/<TASK>.jsonl. Samples already answered are skipped and failed ones
-    are asked again. The exit code is 1 if any sample failed.
+    Answers go to OUTPUT_DIR/<label>/<benchmark>/infer/<TASK>.jsonl. Questions already answered are skipped
+    and failed ones are asked again. The exit code is 1 if any question failed.
 
     The openai backend reads the key from OPENAI_API_KEY and the endpoint from --base-url or OPENAI_BASE_URL;
     --model random and --model oracle are offline baselines that need neither.
@@ -214,14 +213,13 @@ def infer(**opts: Any) -> None:
     setup, plans, options = _prepare(opts)
     scrub = Scrubber([setup.settings.api_key or ""])
     meta = {**provenance(setup, options), "started": now_iso()}
-    atomic_write_json(infer_dir(setup.run_dir) / "run.json", meta)
+    run_json = setup.run.paths.run_json
+    atomic_write_json(run_json, meta)
     outcomes = asyncio.run(_execute(setup, plans, opts["concurrency"], scrub))
     counts = {
         name: {"done": o.done, "failed": o.failed, "skipped": o.skipped} for name, o in outcomes.items()
     }
-    atomic_write_json(
-        infer_dir(setup.run_dir) / "run.json", {**meta, "finished": now_iso(), "counts": counts}
-    )
+    atomic_write_json(run_json, {**meta, "finished": now_iso(), "counts": counts})
     click.echo(summary_table(outcomes.values()), err=True)
     failed = sum(o.failed for o in outcomes.values())
     if failed:
@@ -229,16 +227,43 @@ def infer(**opts: Any) -> None:
         sys.exit(1)
 
 
+def _extra_body(text: str | None) -> dict[str, Any] | None:
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AvibenchError(f"--extra-body: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise AvibenchError(f"--extra-body: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _template(benchmark: Benchmark, template: str | None) -> str:
+    if template is None:
+        return benchmark.templates[0]
+    if template not in benchmark.templates:
+        raise AvibenchError(
+            f"--prompt-template {template!r}: benchmark {benchmark.name} has {', '.join(benchmark.templates)}"
+        )
+    return template
+
+
 def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, Any]]:
+    if not opts["model"]:
+        raise click.UsageError("infer needs --model (a model id, or random / oracle for the offline baselines)")
     model: str = opts["model"].strip()
     backend_name = opts["backend_name"] or (model if model in BASELINES else "openai")
     backend_cls = load_backend(backend_name)
     try:
         media = MediaStrategy.parse(opts["media"])
         shard = Shard.parse(opts["shard"])
-        label = opts["label"] or label_for(model)
     except ValueError as exc:
         raise AvibenchError(str(exc)) from None
+    run = locate(
+        opts["benchmark_name"], model, opts["label"], opts["output_dir"], opts["data_root"], notice=_notice
+    )
+    template = _template(run.benchmark, opts["template"])
     api_key = os.environ.get("OPENAI_API_KEY") or None
     base_urls = tuple(opts["base_urls"]) or tuple(
         u for u in os.environ.get("OPENAI_BASE_URL", "").split(",") if u.strip()
@@ -250,7 +275,6 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
                 "non-OpenAI endpoint); or run offline with --model random or --model oracle"
             )
         base_urls = base_urls or (DEFAULT_BASE_URL,)
-    data_root = opts["data_root"] or default_data_root()
     settings = BackendSettings(
         model=model,
         api_key=api_key,
@@ -260,6 +284,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         rpm=opts["rpm"],
         max_connections=max(opts["concurrency"], 1),
         seed=opts["seed"] if opts["seed"] is not None else 0,
+        benchmark=run.benchmark,
     )
     request = InferRequest(
         model=model,
@@ -268,20 +293,28 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         seed=opts["seed"],
         media=media,
         drop_audio_with_video=opts["drop_audio_with_video"],
+        system_prompt=opts["system_prompt"],
+        extra_body=_extra_body(opts["extra_body"]),
+        template=template,
     )
-    specs = select_tasks(data_root, opts["tasks"])
+    specs = select_tasks(run.benchmark, run.data_root, opts["tasks"])
     setup = RunSetup(
-        label=label,
+        run=run,
         backend_name=backend_name,
         backend_cls=backend_cls,
         settings=settings,
         request=request,
-        data_root=data_root,
-        run_dir=run_dir(opts["output_dir"] or default_output_dir(), label),
         specs=specs,
     )
     plans = [
-        plan_task(data_root, spec, setup.run_dir, model, n_samples=opts["n_samples"], shard=shard)
+        plan_task(
+            run.benchmark.load(run.data_root, spec, template),
+            run.paths.infer_journal(spec.name),
+            spec.name,
+            model,
+            n_samples=opts["n_samples"],
+            shard=shard,
+        )
         for spec in specs
     ]
     options = {
@@ -297,31 +330,42 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
 
 
 @click.command(name="export")
-@click.option("--model", required=True, help="Run label (or the model id it was derived from).")
+@run_options
 @click.option("--format", "fmt", type=click.Choice(["reference"]), default="reference", show_default=True)
+@click.option(
+    "--stage",
+    type=click.Choice(["refine", "infer"]),
+    default="refine",
+    show_default=True,
+    help="refine: the refined answers (what the official scorer reads); infer: the raw answers.",
+)
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
-    help="Folder to write tasks/<TASK>.json into (default: OUTPUT_DIR/<label>/reference).",
-)
-@click.option("--data-root", type=click.Path(path_type=Path), help="Dataset root the run was made from.")
-@click.option(
-    "--output-dir", type=click.Path(path_type=Path), help="Where runs are (default: $OUTPUT_DIR or outputs)."
+    help="Where to write (default: OUTPUT_DIR/<label>/<benchmark>/reference).",
 )
 @click.option("--tasks", help="Tasks to export (default: every task with a journal).")
-def export(
-    model: str, fmt: str, out: Path | None, data_root: Path | None, output_dir: Path | None, tasks: str | None
-) -> None:
-    """Write a run's answers as the reference pipeline's prediction files (null where missing or failed)."""
-    label = label_for(model)
-    folder = run_dir(output_dir or default_output_dir(), label)
-    if not infer_dir(folder).is_dir():
-        raise AvibenchError(f"{infer_dir(folder)}: no infer journals for run {label!r}")
-    root = data_root or default_data_root()
-    specs = select_tasks(root, tasks) if tasks else AVIBENCH.tasks
-    target = out or folder / "reference"
-    written = export_reference(root, specs, folder, target)
-    if not written:
-        raise AvibenchError(f"{infer_dir(folder)}: no journal for the selected tasks")
-    for task, count in written.items():
-        click.echo(f"{target / 'tasks' / (task + '.json')}: {count} answers")
+def export(fmt: str, stage: str, out: Path | None, tasks: str | None, **opts: Any) -> None:
+    """Write a run's answers in the official pipeline's prediction format (nothing where missing or failed)."""
+    from avibench.contracts import journal_responses
+
+    run = locate(
+        opts["benchmark_name"], opts["model"], opts["label"], opts["output_dir"], opts["data_root"], notice=_notice
+    )
+    if not run.paths.infer_dir.is_dir():
+        raise AvibenchError(f"{run.paths.infer_dir}: no infer journals for run {run.label!r}")
+    specs = [
+        t
+        for t in (run.benchmark.select(tasks) if tasks else run.benchmark.tasks())
+        if run.paths.infer_journal(t.name).is_file()
+    ]
+    if not specs:
+        raise AvibenchError(f"{run.paths.infer_dir}: no journal for the selected tasks")
+    responses = {
+        t.name: journal_responses(run.paths, t.name, run.benchmark.load(run.data_root, t)) for t in specs
+    }
+    target = out or run.paths.root / "reference"
+    written = run.benchmark.write_predictions(responses, target, stage=stage)
+    for task, path in written.items():
+        answered = sum(r.status == "answered" for r in responses[task])
+        click.echo(f"{path}: {answered} answers")

@@ -1,45 +1,29 @@
-"""The infer journal: one JSONL file per task, one record per finished request, the latest per index wins.
+"""The infer journal: one JSONL file per task, one record per finished request, the latest per key wins.
 
-A sample is done when its latest record has a non-empty ``predict`` and no ``error``. Planning a run reads
-the journal, checks that it was made from the same dataset (same id at every recorded index) and lists
+A question is done when its latest record has a non-empty ``predict`` and no ``error``. Planning a run reads
+the journal, checks that it was made from the same dataset (same id under every recorded key) and lists
 what is still to do.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from avibench import __version__
-from avibench.dataset import Sample, load_task
+from avibench.contracts import InferRecord, is_answered, latest_by_key
 from avibench.errors import JournalMismatchError
-from avibench.registry import TaskSpec
-from avibench.store import latest_by_index
-
-
-def infer_dir(run_dir: Path) -> Path:
-    return run_dir / "infer"
-
-
-def journal_path(run_dir: Path, task: str) -> Path:
-    return infer_dir(run_dir) / f"{task}.jsonl"
-
-
-def is_done(record: dict[str, Any] | None) -> bool:
-    """Whether a journal record holds a usable answer (failures and empty answers do not)."""
-    if not record or record.get("error") is not None:
-        return False
-    predict = record.get("predict")
-    return isinstance(predict, str) and predict != ""
+from avibench.items import Item
 
 
 @dataclass(frozen=True)
 class Shard:
-    """Part ``index`` of ``count`` (0-based): the samples whose dataset index is ``index`` modulo ``count``.
+    """Part ``index`` of ``count`` (0-based): the questions whose position in the task is ``index`` modulo ``count``.
 
-    Selecting by dataset index (not by position among pending samples) keeps concurrent shards disjoint
+    Selecting by position in the loaded task (not among pending questions) keeps concurrent shards disjoint
     even when they start at different times.
     """
 
@@ -65,53 +49,59 @@ class Shard:
 
 @dataclass
 class TaskPlan:
-    """One task of a run: what is already done and which samples are still to ask."""
+    """One task of a run: what is already done and which items are still to ask."""
 
-    spec: TaskSpec
+    task: str
     path: Path
     selected: int
     already_done: int
-    pending: list[Sample] = field(default_factory=list)
+    pending: list[Item] = field(default_factory=list)
     other_shards: int = 0
 
 
+def record_id(item: Item) -> str:
+    """The id a journal record carries: the id the official data gives the question."""
+    return str(item.meta.get("id", item.item_id))
+
+
 def check_journal(
-    path: Path, samples: list[Sample], latest: dict[int, dict[str, Any]], model: str | None = None
+    path: Path, items: Sequence[Item], latest: dict[str, dict[str, Any]], model: str | None = None
 ) -> None:
     """Raise :class:`JournalMismatchError` if the journal was made from other data (or by a model other than ``model``)."""
-    for index, record in latest.items():
-        if index >= len(samples):
+    by_key = {item.key: item for item in items}
+    for key, record in latest.items():
+        item = by_key.get(key)
+        if item is None:
             raise JournalMismatchError(
-                f"{path}: has a record for entry {index} but data.json has only {len(samples)} entries; "
+                f"{path}: has a record for {key!r}, which the dataset ({len(items)} questions) no longer has; "
                 "the dataset changed under this run: use another --label or move the journal away"
             )
-        if str(record.get("id")) != samples[index].id:
+        if str(record.get("id")) != record_id(item):
             raise JournalMismatchError(
-                f"{path}: entry {index} was answered for id {record.get('id')!r} but data.json now has id "
-                f"{samples[index].id!r}; the dataset changed under this run: use another --label or move the "
+                f"{path}: {key!r} was answered for id {record.get('id')!r} but the dataset now has id "
+                f"{record_id(item)!r} there; the dataset changed under this run: use another --label or move the "
                 "journal away"
             )
-        if model is not None and is_done(record) and record.get("model") != model:
+        if model is not None and is_answered(record) and record.get("model") != model:
             raise JournalMismatchError(
-                f"{path}: entry {index} was answered by model {record.get('model')!r}, not {model!r}; "
+                f"{path}: {key!r} was answered by model {record.get('model')!r}, not {model!r}; "
                 "use another --label for this model"
             )
 
 
 def plan_task(
-    data_root: Path, spec: TaskSpec, run_dir: Path, model: str, *, n_samples: int | None, shard: Shard
+    items: Sequence[Item], path: Path, task: str, model: str, *, n_samples: int | None, shard: Shard
 ) -> TaskPlan:
-    samples = load_task(data_root, spec)
-    path = journal_path(run_dir, spec.name)
-    latest = latest_by_index(path)
-    check_journal(path, samples, latest, model)
-    selected = samples[:n_samples] if n_samples is not None else samples
-    plan = TaskPlan(spec=spec, path=path, selected=len(selected), already_done=0)
-    for sample in selected:
-        if is_done(latest.get(sample.index)):
+    """What to ask of one task: ``items`` as the benchmark loaded them, ``path`` its infer journal."""
+    latest = latest_by_key(path)
+    check_journal(path, items, latest, model)
+    selected = items[:n_samples] if n_samples is not None else items
+    plan = TaskPlan(task=task, path=path, selected=len(selected), already_done=0)
+    for position, item in enumerate(selected):
+        if is_answered(latest.get(item.key)):
             plan.already_done += 1
-        elif shard.takes(sample.index):
-            plan.pending.append(sample)
+        elif shard.takes(position):
+            plan.pending.append(item)
         else:
             plan.other_shards += 1
     return plan
@@ -122,7 +112,7 @@ def now_iso() -> str:
 
 
 def make_record(
-    sample: Sample,
+    item: Item,
     *,
     predict: str | None,
     error: str | None,
@@ -132,12 +122,17 @@ def make_record(
     prompt_hash: str,
     latency_s: float,
     usage: dict[str, int] | None,
-) -> dict[str, Any]:
-    return {
-        "index": sample.index,
-        "id": sample.id,
-        "task": sample.task,
-        "subtask": sample.subtask,
+    timings: dict[str, float] | None = None,
+    finish_reason: str | None = None,
+) -> InferRecord:
+    record: InferRecord = {
+        "key": item.key,
+        "item_id": item.item_id,
+        "variant": item.variant,
+        "index": item.index,
+        "id": record_id(item),
+        "task": item.task,
+        "subtask": item.meta.get("subtask"),
         "predict": predict,
         "error": error,
         "backend": backend,
@@ -149,3 +144,8 @@ def make_record(
         "time": now_iso(),
         "version": __version__,
     }
+    if timings:
+        record["timings"] = timings
+    if finish_reason is not None:
+        record["finish_reason"] = finish_reason
+    return record

@@ -1,7 +1,7 @@
-"""The conversation sent for one sample (spec 2.1-2.2), with media read from disk and base64-encoded.
+"""The conversation sent for one item, with media read from disk and base64-encoded.
 
-The user message holds, in this fixed order, the sample's images, its audios, its video and then the text;
-retrieval indices depend on that order. Everything here is blocking file and codec work: callers run it in a
+The user message holds the item's parts in the order its benchmark gives them (AVI-Bench's retrieval indices
+depend on that order). Everything here is blocking file and codec work: callers run it in a
 worker thread (``asyncio.to_thread``) and only for the requests in flight, so memory stays bounded.
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 import av
 import numpy as np
 
-from avibench.dataset import Sample
 from avibench.infer.backends.base import InferRequest, MediaStrategy
+from avibench.items import Item, Part
 
 SYSTEM_PROMPT = "You are a helpful assistant."
 AUDIO_RATE = 16000
@@ -143,39 +143,81 @@ def video_parts(path: Path, media: MediaStrategy) -> list[dict[str, Any]]:
     return parts
 
 
-def user_content(sample: Sample, request: InferRequest) -> list[dict[str, Any]]:
-    """Images, then audios (unless dropped beside a video), then the video, then the text."""
-    parts = [image_part(p) for p in sample.images]
-    if not (sample.video and request.drop_audio_with_video):
-        parts.extend(audio_part(_read(p), audio_format(p)) for p in sample.audios)
-    if sample.video:
-        parts.extend(video_parts(sample.video, request.media))
-    parts.append({"type": "text", "text": sample.text})
-    return parts
+def channel_wav(path: Path, channel: int, rate: int = AUDIO_RATE) -> bytes:
+    """One channel (0 = left, 1 = right) of an audio file as ``rate`` Hz mono 16-bit wav."""
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.audio[0]
+            channels = stream.codec_context.channels
+            if channel >= channels:
+                raise MediaError(f"{path} has {channels} channel(s); channel {channel} was asked for")
+            resampler = av.AudioResampler(format="s16p", rate=rate)
+            chunks: list[np.ndarray] = []
+            for frame in container.decode(stream):
+                chunks.extend(f.to_ndarray()[channel] for f in resampler.resample(frame))
+            chunks.extend(f.to_ndarray()[channel] for f in resampler.resample(None))
+    except FileNotFoundError:
+        raise MediaError(f"media file not found: {path}") from None
+    except (av.FFmpegError, IndexError) as exc:
+        raise MediaError(f"cannot decode the audio of {path}: {exc}") from None
+    pcm = np.concatenate(chunks) if chunks else np.zeros(0, dtype="<i2")
+    return pcm16_wav_bytes(pcm, rate)
 
 
-def build_messages(sample: Sample, request: InferRequest) -> list[dict[str, Any]]:
-    """The chat messages for one sample (reads and encodes its media: run it off the event loop)."""
+def audio_content(part: Part) -> dict[str, Any]:
+    if part.channel is not None:
+        return audio_part(channel_wav(part.path, part.channel), "wav")
+    return audio_part(_read(part.path), audio_format(part.path))
+
+
+def sent_parts(item: Item, request: InferRequest) -> tuple[Part, ...]:
+    """The item's parts as sent: audio parts beside a video are dropped when the request says so."""
+    has_video = any(p.kind == "video" for p in item.parts)
+    if has_video and request.drop_audio_with_video:
+        return tuple(p for p in item.parts if p.kind != "audio")
+    return item.parts
+
+
+def user_content(item: Item, request: InferRequest) -> list[dict[str, Any]]:
+    """The item's parts in order (each benchmark orders them: AVI-Bench puts images, audios, video, then text)."""
+    content: list[dict[str, Any]] = []
+    for part in sent_parts(item, request):
+        if part.kind == "text":
+            content.append({"type": "text", "text": part.value})
+        elif part.kind == "image":
+            content.append(image_part(part.path))
+        elif part.kind == "audio":
+            content.append(audio_content(part))
+        else:
+            content.extend(video_parts(part.path, request.media))
+    return content
+
+
+def system_prompt(item: Item, request: InferRequest) -> str:
+    return request.system_prompt or item.system or SYSTEM_PROMPT
+
+
+def build_messages(item: Item, request: InferRequest) -> list[dict[str, Any]]:
+    """The chat messages for one item (reads and encodes its media: run it off the event loop)."""
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": user_content(sample, request)},
+        {"role": "system", "content": system_prompt(item, request)},
+        {"role": "user", "content": user_content(item, request)},
     ]
 
 
 def _relative(path: Path) -> str:
-    """A media path relative to its task folder (``input/...``), so the hash does not depend on the machine."""
+    """A media path that does not depend on the machine: from AVI-Bench's ``input/`` folder, else the file name."""
     text = path.as_posix()
     cut = text.rfind("/input/")
     return text[cut + 1 :] if cut >= 0 else path.name
 
 
-def prompt_hash(sample: Sample, request: InferRequest) -> str:
+def prompt_hash(item: Item, request: InferRequest) -> str:
     """A short hash of what the model is shown: system prompt, text, media files in order, media handling."""
-    payload = [
-        SYSTEM_PROMPT,
-        sample.text,
-        [_relative(p) for p in sample.media],
-        str(request.media),
-        request.drop_audio_with_video,
+    media = [
+        _relative(p.path) + (f"#ch{p.channel}" if p.channel is not None else "")
+        for p in item.parts
+        if p.kind != "text"
     ]
+    payload = [system_prompt(item, request), item.text, media, str(request.media), request.drop_audio_with_video]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:16]

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from avibench.dataset import Sample
 from avibench.infer.backends.base import Backend, InferRequest
 from avibench.infer.journal import TaskPlan, make_record
 from avibench.infer.media import MediaError, prompt_hash
+from avibench.items import Item
 from avibench.llm import ChatError
 from avibench.store import JournalWriter
 
@@ -110,7 +110,7 @@ def describe_error(exc: BaseException) -> str:
 def initial_outcomes(plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
     """Per-task outcomes before any sample is asked (samples already done count as skipped)."""
     return {
-        p.spec.name: TaskOutcome(task=p.spec.name, selected=p.selected, skipped=p.already_done) for p in plans
+        p.task: TaskOutcome(task=p.task, selected=p.selected, skipped=p.already_done) for p in plans
     }
 
 
@@ -137,53 +137,56 @@ class Runner:
         self.on_answer = on_answer
         self.params = request.provenance()
 
-    async def _ask(self, sample: Sample) -> dict[str, Any]:
+    async def _ask(self, item: Item) -> dict[str, Any]:
         start = time.perf_counter()
         predict: str | None = None
         error: str | None = None
-        usage = None
+        usage = timings = finish_reason = None
         latency = 0.0
         try:
-            answer = await self.backend.answer(sample, self.request)
+            answer = await self.backend.answer(item, self.request)
         except Exception as exc:  # every failure is recorded, never scored
             error = self.scrub(describe_error(exc))
             latency = time.perf_counter() - start
         else:
             usage, latency = answer.usage, answer.latency_s
+            timings, finish_reason = answer.timings, answer.finish_reason
             if isinstance(answer.text, str) and answer.text.strip():
                 predict = answer.text
             else:
                 error = "empty answer"
         return make_record(
-            sample,
+            item,
             predict=predict,
             error=error,
             backend=self.backend_name,
             model=self.request.model,
             params=self.params,
-            prompt_hash=prompt_hash(sample, self.request),
+            prompt_hash=prompt_hash(item, self.request),
             latency_s=latency,
             usage=usage,
+            timings=timings,
+            finish_reason=finish_reason,
         )
 
     async def run(self, plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
         outcomes = initial_outcomes(plans)
-        queue: asyncio.Queue[tuple[TaskPlan, Sample] | None] = asyncio.Queue(maxsize=2 * self.concurrency)
+        queue: asyncio.Queue[tuple[TaskPlan, Item] | None] = asyncio.Queue(maxsize=2 * self.concurrency)
         sink = JournalSink()
 
         async def produce() -> None:
             for plan in plans:
-                for sample in plan.pending:
-                    await queue.put((plan, sample))
+                for item in plan.pending:
+                    await queue.put((plan, item))
             for _ in range(self.concurrency):
                 await queue.put(None)
 
         async def work() -> None:
             while (item := await queue.get()) is not None:
-                plan, sample = item
-                record = await self._ask(sample)
+                plan, question = item
+                record = await self._ask(question)
                 await sink.write(plan.path, record)
-                outcome = outcomes[plan.spec.name]
+                outcome = outcomes[plan.task]
                 tokens = (record["usage"] or {}).get("total_tokens", 0)
                 outcome.tokens += tokens
                 ok = record["error"] is None
@@ -193,7 +196,7 @@ class Runner:
                     outcome.failed += 1
                     outcome.errors[record["error"]] += 1
                 if self.on_answer is not None:
-                    self.on_answer(Answered(plan.spec.name, ok, tokens))
+                    self.on_answer(Answered(plan.task, ok, tokens))
 
         writer = asyncio.create_task(sink.run())
         try:

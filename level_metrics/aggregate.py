@@ -26,9 +26,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from avibench.registry import AVIBENCH, Benchmark
+if TYPE_CHECKING:
+    from avibench.benchmarks.avibench.tasks import TaskTable
 
 DeltaForm = Literal["relative_mean", "relative_sum"]
 Prerequisite = Literal["mean", "min"]
@@ -112,7 +113,7 @@ class Aggregate:
 
 
 def stage_scores(
-    tasks: Mapping[str, float | None], *, benchmark: Benchmark = AVIBENCH
+    tasks: Mapping[str, float | None], *, benchmark: TaskTable
 ) -> tuple[dict[str, float | None], list[str]]:
     """Each stage's mean of its paper-level task scores that are present, with a note for each stage that
     misses some (``None`` when a stage has none)."""
@@ -201,7 +202,7 @@ def l4_domain(l3: float | None, s_ud: float | None) -> float | None:
 
 
 def normalised_stages(
-    tasks: Mapping[str, float | None], chance: Mapping[str, float], *, benchmark: Benchmark = AVIBENCH
+    tasks: Mapping[str, float | None], chance: Mapping[str, float], *, benchmark: TaskTable
 ) -> dict[str, float | None]:
     """Stage means of head-normalised task scores (a task without a chance level is taken as chance 0)."""
     normalised = {
@@ -220,7 +221,7 @@ def aggregate(
     l3_scores: L3Scores = "raw",
     l3_prerequisite: Prerequisite = "mean",
     l3_gap: GapForm = "relative_mean",
-    benchmark: Benchmark = AVIBENCH,
+    benchmark: TaskTable,
 ) -> Aggregate:
     """Everything from paper-level task scores (0–100; ``None`` = not scored).
 

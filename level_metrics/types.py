@@ -12,7 +12,7 @@ class Item:
 
     ``answer`` is the raw ground truth (``output.question_answer``, never cleaned); ``predict`` is the refined
     prediction string, ``None`` when the entry has no prediction. ``options`` is what
-    ``avibench.prompting.resolve_options`` gives ('' when absent or null, the resolved list for a pseudo-key,
+    ``avibench.benchmarks.avibench.prompting.resolve_options`` gives ('' when absent or null, the resolved list for a pseudo-key,
     otherwise the raw value). ``question_text`` is the raw ``input.question.text`` (``None`` when null or absent)
     and only serves to find invalid ``pre_`` slots. ``task`` is the entry's task name, part of the reference's
     per-entry key.

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import click
 
-from avibench.config import default_data_root, default_output_dir, label_for, run_dir
 from avibench.errors import AvibenchError
 from avibench.refine.llm_fallback import LLMSettings
 from avibench.refine.runner import METHODS, TaskSummary, refine_run
-from avibench.registry import AVIBENCH
+from avibench.run_options import locate, run_options
 
 
 def _summary_line(s: TaskSummary) -> str:
@@ -24,14 +23,7 @@ def _summary_line(s: TaskSummary) -> str:
 
 
 @click.command(name="refine")
-@click.option("--model", "model", default=None, help="Model id of the run (its label is derived from it).")
-@click.option("--label", default=None, help="Run label under the output folder (default: from --model).")
-@click.option(
-    "--output-dir", type=click.Path(path_type=Path), default=None, help="Runs folder (default outputs)."
-)
-@click.option(
-    "--data-root", type=click.Path(path_type=Path), default=None, help="Dataset root (default DATA_ROOT)."
-)
+@run_options
 @click.option(
     "--tasks", default=None, help="Comma-separated task folders (default: all with an infer journal)."
 )
@@ -49,6 +41,7 @@ def _summary_line(s: TaskSummary) -> str:
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar for LLM work.")
 def refine(
+    benchmark_name: str,
     model: str | None,
     label: str | None,
     output_dir: Path | None,
@@ -62,21 +55,17 @@ def refine(
 ) -> None:
     """Normalise raw answers to each task family's canonical format; resumable per sample.
 
-    Reads outputs/<label>/infer/<TASK>.jsonl and appends to outputs/<label>/refine/<TASK>.jsonl. The LLM is
+    Reads outputs/<label>/<benchmark>/infer/<TASK>.jsonl and appends to .../refine/<TASK>.jsonl. The LLM is
     configured by REFINE_MODEL, REFINE_BASE_URL and REFINE_API_KEY (falling back to OPENAI_BASE_URL and
     OPENAI_API_KEY) and REFINE_CONCURRENCY; its replies are cached in refine/.llm_cache.jsonl.
     """
-    if not label and not model:
-        raise AvibenchError("refine needs --model or --label to find the run")
-    try:
-        label = label or label_for(model or "")
-        selected = AVIBENCH.select(tasks) if tasks else AVIBENCH.tasks
-    except (KeyError, ValueError) as exc:
-        raise AvibenchError(str(exc).strip("'\"")) from None
-    run_path = run_dir(output_dir or default_output_dir(), label)
-    if not (run_path / "infer").is_dir():
+    run = locate(
+        benchmark_name, model, label, output_dir, data_root, notice=lambda text: click.echo(text, err=True)
+    )
+    selected = run.benchmark.select(tasks) if tasks else run.benchmark.tasks()
+    if not run.paths.infer_dir.is_dir():
         raise AvibenchError(
-            f"{run_path / 'infer'}: no infer results for run {label!r}; run 'avibench infer' first"
+            f"{run.paths.infer_dir}: no infer results for run {run.label!r}; run 'avibench infer' first"
         )
     settings = LLMSettings.from_env(model=refine_model, base_urls=refine_base_url, concurrency=concurrency)
     if mode == "llm" and not settings.configured:
@@ -84,11 +73,12 @@ def refine(
             "--mode llm needs REFINE_BASE_URL/REFINE_API_KEY (or OPENAI_BASE_URL/OPENAI_API_KEY)"
         )
     llm_note = f"LLM {settings.model}" if settings.configured and mode != "rules" else "no LLM"
-    click.echo(f"refine {label}: mode {mode}, {llm_note}", err=True)
+    click.echo(f"refine {run.label}: mode {mode}, {llm_note}", err=True)
     summaries = refine_run(
+        run.benchmark,
         selected,
-        data_root=data_root or default_data_root(),
-        run_path=run_path,
+        data_root=run.data_root,
+        paths=run.paths,
         mode=mode,  # type: ignore[arg-type]
         settings=settings,
         progress=progress,

@@ -9,9 +9,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from avibench.dataset import Sample
+from avibench.benchmarks.avibench.dataset import Sample
+from avibench.benchmarks.avibench.tasks import TaskSpec
 from avibench.definitions import constants_for
-from avibench.registry import AVIBENCH
 
 #: Options pseudo-keys that the reference leaves unresolved (their lists are commented out, spec 1.5):
 #: the model sees the key itself, and the ground truth is a digit string.
@@ -69,7 +69,7 @@ def class_list(task: str) -> tuple[str, ...]:
 
 
 def build_context(
-    task: str,
+    spec: TaskSpec,
     *,
     question: str = "",
     options: Any = "",
@@ -80,7 +80,6 @@ def build_context(
     image: Path | None = None,
 ) -> RefineContext:
     """The context of one question from its parts (``options`` as the scorer sees them: a list, '' or a raw key)."""
-    spec = AVIBENCH.task(task)
     resolved = _option_list(options)
     # A beats_counting pre-question ("Can you hear any sound?") shares the subtask but is a yes/no question.
     expects_number = (subtask == "beats_counting" and not is_pre) or bool(_COUNT_QUESTION.search(question))
@@ -108,7 +107,7 @@ def context_for(sample: Sample) -> RefineContext:
     text = sample.question.get("text")
     candidates: Sequence[Path] = {"VAR": sample.audios, "AVR": sample.images}.get(sample.task, ())
     return build_context(
-        sample.task,
+        sample.spec,
         question=text if isinstance(text, str) else "",
         options=sample.options,
         subtask=sample.subtask,

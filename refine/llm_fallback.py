@@ -124,9 +124,8 @@ class LLMRefiner:
             )
         return self._client
 
-    async def ask(self, raw: str, ctx: RefineContext) -> tuple[str, bool]:
-        """The model's reply to the refine prompt and whether it came from the cache."""
-        prompt = build_prompt(raw, ctx)
+    async def ask(self, prompt: str) -> tuple[str, bool]:
+        """The model's reply to a refine prompt and whether it came from the cache."""
         hit = self.cache.get(self.settings.model, prompt)
         if hit is not None:
             return hit, True

@@ -25,29 +25,23 @@ from typing import Any, Literal
 from tqdm import tqdm
 
 from avibench import __version__
-from avibench.dataset import Sample, load_task
+from avibench.contracts import REFINE_METHODS, RefineRecord, RunPaths, is_answered, latest_by_key
 from avibench.errors import JournalMismatchError
+from avibench.infer.journal import record_id
+from avibench.items import Item
 from avibench.llm import ChatError
+from avibench.plugin import Benchmark, Task
 from avibench.refine.cache import LLMCache
-from avibench.refine.context import RefineContext, context_for
 from avibench.refine.llm_fallback import LLMRefiner, LLMSettings
-from avibench.refine.rules import apply_rules
-from avibench.registry import TaskSpec
-from avibench.store import JournalWriter, latest_by_index
+from avibench.store import JournalWriter
 
 Mode = Literal["auto", "rules", "llm"]
-METHODS = ("rule", "llm", "passthrough", "unparsed", "failed")
+METHODS = REFINE_METHODS
 CACHE_NAME = ".llm_cache.jsonl"
 
 
 def raw_hash(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def is_done(record: dict[str, Any]) -> bool:
-    """An infer record that holds an answer: a non-empty string predict and no error."""
-    predict = record.get("predict")
-    return isinstance(predict, str) and bool(predict) and record.get("error") is None
 
 
 @dataclass
@@ -72,17 +66,16 @@ class TaskSummary:
 
 @dataclass
 class _Work:
-    sample: Sample
-    ctx: RefineContext
+    item: Item
     infer: dict[str, Any]
     raw: str
 
 
-def _needs_work(previous: dict[str, Any] | None, raw: str, family: str, mode: Mode, llm: bool) -> bool:
+def _needs_work(previous: dict[str, Any] | None, raw: str, passthrough: bool, mode: Mode, llm: bool) -> bool:
     if previous is None or previous.get("raw_hash") != raw_hash(raw) or previous.get("method") == "failed":
         return True
     method = previous.get("method")
-    if family == "passthrough":
+    if passthrough:
         return method != "passthrough"
     asked_llm = previous.get("refine_model") is not None
     if llm and mode == "llm" and not asked_llm:
@@ -93,23 +86,31 @@ def _needs_work(previous: dict[str, Any] | None, raw: str, family: str, mode: Mo
 class TaskRefiner:
     """Refines one task's answers and appends the records to its journal."""
 
-    def __init__(self, spec: TaskSpec, writer: JournalWriter, mode: Mode, refiner: LLMRefiner | None):
-        self.spec = spec
+    def __init__(
+        self, benchmark: Benchmark, task: str, writer: JournalWriter, mode: Mode, refiner: LLMRefiner | None
+    ):
+        self.benchmark = benchmark
+        self.task = task
+        self.passthrough = benchmark.passthrough(task)
         self.writer = writer
         self.mode = mode
         self.refiner = refiner
-        self.summary = TaskSummary(spec.name)
+        self.summary = TaskSummary(task)
 
-    def _record(self, work: _Work, predict: str | None, method: str, **extra: Any) -> dict[str, Any]:
-        record = {
-            "index": work.sample.index,
-            "id": work.sample.id,
-            "task": self.spec.name,
-            "subtask": work.sample.subtask,
+    def _record(self, work: _Work, predict: str | None, method: str, **extra: Any) -> RefineRecord:
+        item = work.item
+        record: RefineRecord = {
+            "key": item.key,
+            "item_id": item.item_id,
+            "variant": item.variant,
+            "index": item.index,
+            "id": record_id(item),
+            "task": self.task,
+            "subtask": item.meta.get("subtask"),
             "raw": work.raw,
             "raw_hash": raw_hash(work.raw),
             "predict": predict,
-            "method": method,
+            "method": method,  # type: ignore[typeddict-item]
             "error": extra.get("error"),
             "refine_model": extra.get("refine_model"),
             "llm_output": extra.get("llm_output"),
@@ -122,53 +123,56 @@ class TaskRefiner:
 
     def without_llm(self, work: _Work) -> dict[str, Any] | None:
         """Refine by passthrough or rules; ``None`` when the answer still needs the LLM."""
-        if self.spec.family == "passthrough":
+        if self.passthrough:
             return self._record(work, work.raw, "passthrough")
         if self.mode != "llm":
-            refined = apply_rules(work.raw, work.ctx)
+            refined = self.benchmark.extract(work.item, work.raw)
             if refined is not None:
                 return self._record(work, refined, "rule")
-        if self.refiner is None:
+        if self.refiner is None or self.benchmark.refine_prompt(work.item, work.raw) is None:
             return self._record(work, work.raw, "unparsed")
         return None
 
-    async def with_llm(self, work: _Work, refiner: LLMRefiner) -> dict[str, Any]:
+    async def with_llm(self, work: _Work, refiner: LLMRefiner) -> RefineRecord:
         model = refiner.settings.model
+        prompt = self.benchmark.refine_prompt(work.item, work.raw)
+        assert prompt is not None
         try:
-            reply, _cached = await refiner.ask(work.raw, work.ctx)
+            reply, _cached = await refiner.ask(prompt)
         except ChatError as exc:
             return self._record(work, None, "failed", error=str(exc), refine_model=model)
-        refined = apply_rules(reply, work.ctx)
+        refined = self.benchmark.extract(work.item, reply)
         if refined is None:
             return self._record(work, reply.strip(), "unparsed", refine_model=model, llm_output=reply)
         return self._record(work, refined, "llm", refine_model=model, llm_output=reply)
 
 
 def _collect(
-    spec: TaskSpec, data_root: Path, infer_path: Path, refine_path: Path, mode: Mode, llm: bool
-) -> tuple[list[_Work], dict[int, dict[str, Any]], int]:
-    """Work to do, the refine records kept as they are, and the number of answered samples."""
-    samples = load_task(data_root, spec)
-    previous = latest_by_index(refine_path)
+    items: Sequence[Item], infer_path: Path, refine_path: Path, passthrough: bool, mode: Mode, llm: bool
+) -> tuple[list[_Work], dict[str, dict[str, Any]], int]:
+    """Work to do, the refine records kept as they are, and the number of answered questions."""
+    by_key = {item.key: item for item in items}
+    previous = latest_by_key(refine_path)
     work: list[_Work] = []
-    kept: dict[int, dict[str, Any]] = {}
+    kept: dict[str, dict[str, Any]] = {}
     answered = 0
-    for index, record in sorted(latest_by_index(infer_path).items()):
-        if not is_done(record):
+    for key, record in latest_by_key(infer_path).items():
+        if not is_answered(record):
             continue
-        if index >= len(samples) or str(record.get("id")) != samples[index].id:
-            found = samples[index].id if index < len(samples) else "no such entry"
+        item = by_key.get(key)
+        if item is None or str(record.get("id")) != record_id(item):
+            found = record_id(item) if item is not None else "no such question"
             raise JournalMismatchError(
-                f"{infer_path}: record for index {index} has id {record.get('id')!r}, the dataset has {found!r}; "
+                f"{infer_path}: record {key!r} has id {record.get('id')!r}, the dataset has {found!r}; "
                 "the infer journal was made from another version of the data"
             )
         answered += 1
         raw = record["predict"]
-        prev = previous.get(index)
-        if _needs_work(prev, raw, spec.family, mode, llm):
-            work.append(_Work(samples[index], context_for(samples[index]), record, raw))
+        prev = previous.get(key)
+        if _needs_work(prev, raw, passthrough, mode, llm):
+            work.append(_Work(item, record, raw))
         elif prev is not None:
-            kept[index] = prev
+            kept[key] = prev
     return work, kept, answered
 
 
@@ -176,7 +180,7 @@ async def _run_llm(
     task: TaskRefiner, pending: Sequence[_Work], refiner: LLMRefiner, concurrency: int, progress: bool
 ) -> None:
     gate = asyncio.Semaphore(max(concurrency, 1))
-    bar = tqdm(total=len(pending), desc=f"refine {task.spec.name} (LLM)", unit="answer", disable=not progress)
+    bar = tqdm(total=len(pending), desc=f"refine {task.task} (LLM)", unit="answer", disable=not progress)
 
     async def one(work: _Work) -> None:
         async with gate:
@@ -191,37 +195,39 @@ async def _run_llm(
 
 
 def refine_task(
-    spec: TaskSpec,
+    benchmark: Benchmark,
+    task: Task,
     *,
     data_root: Path,
-    run_path: Path,
+    paths: RunPaths,
     mode: Mode,
     settings: LLMSettings,
     cache: LLMCache,
     progress: bool = False,
 ) -> TaskSummary | None:
     """Refine one task; ``None`` when the run has no infer journal for it."""
-    infer_path = run_path / "infer" / f"{spec.name}.jsonl"
+    infer_path = paths.infer_journal(task.name)
     if not infer_path.is_file():
         return None
-    refine_path = run_path / "refine" / f"{spec.name}.jsonl"
-    use_llm = settings.configured and mode != "rules" and spec.family != "passthrough"
-    work, kept, answered = _collect(spec, data_root, infer_path, refine_path, mode, use_llm)
+    passthrough = benchmark.passthrough(task.name)
+    use_llm = settings.configured and mode != "rules" and not passthrough
+    items = benchmark.load(data_root, task)
+    work, kept, answered = _collect(items, infer_path, paths.refine_journal(task.name), passthrough, mode, use_llm)
     refiner = LLMRefiner(settings, cache) if use_llm else None
-    with JournalWriter(refine_path) as writer:
-        task = TaskRefiner(spec, writer, mode, refiner)
-        task.summary.done = answered
-        task.summary.methods.update(r.get("method", "unparsed") for r in kept.values())
+    with JournalWriter(paths.refine_journal(task.name)) as writer:
+        refining = TaskRefiner(benchmark, task.name, writer, mode, refiner)
+        refining.summary.done = answered
+        refining.summary.methods.update(r.get("method", "unparsed") for r in kept.values())
         pending = []
         for item in work:
-            record = task.without_llm(item)
+            record = refining.without_llm(item)
             if record is None:
                 pending.append(item)
             else:
-                task.summary.methods[record["method"]] += 1
+                refining.summary.methods[record["method"]] += 1
         if pending and refiner is not None:
-            asyncio.run(_drive(task, pending, refiner, settings.concurrency, progress))
-    return task.summary
+            asyncio.run(_drive(refining, pending, refiner, settings.concurrency, progress))
+    return refining.summary
 
 
 async def _drive(
@@ -235,10 +241,11 @@ async def _drive(
 
 
 def refine_run(
-    tasks: Sequence[TaskSpec],
+    benchmark: Benchmark,
+    tasks: Sequence[Task],
     *,
     data_root: Path,
-    run_path: Path,
+    paths: RunPaths,
     mode: Mode = "auto",
     settings: LLMSettings | None = None,
     progress: bool = False,
@@ -246,12 +253,12 @@ def refine_run(
 ) -> list[TaskSummary]:
     """Refine every selected task that has an infer journal; the LLM cache is shared by the run's tasks."""
     settings = settings or LLMSettings.from_env()
-    cache = LLMCache(run_path / "refine" / CACHE_NAME)
+    cache = LLMCache(paths.refine_dir / CACHE_NAME)
     summaries = []
     try:
-        for spec in tasks:
+        for task in tasks:
             summary = refine_task(
-                spec, data_root=data_root, run_path=run_path, mode=mode, settings=settings, cache=cache,
+                benchmark, task, data_root=data_root, paths=paths, mode=mode, settings=settings, cache=cache,
                 progress=progress,
             )  # fmt: skip
             if summary is not None:

@@ -15,7 +15,7 @@ import pytest
 @pytest.fixture(scope="session")
 def sample_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The generated sample benchmark (seed 0), made once per test session."""
-    from avibench.sample_data import generate
+    from avibench.benchmarks.avibench.sample_data import generate
 
     root = tmp_path_factory.mktemp("sample") / "levels"
     generate(root, seed=0)

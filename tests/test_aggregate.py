@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.level_metrics.aggregate import (
     aggregate,
     harmonic_mean,
@@ -99,7 +100,7 @@ def test_l4_gpt4o_is_reachable() -> None:
     avsqa = 3 * sensation - asqa - vsqa
     assert 0 <= avsqa <= 100 and 0 <= vsqa <= 100
     tasks = {"ASQA": asqa, "VSQA": vsqa, "AVSQA": avsqa}
-    result = aggregate(tasks)
+    result = aggregate(tasks, benchmark=AVIBENCH)
     assert result.stages["sensation"] == pytest.approx(sensation)
     assert l4_domain(l3, (1 - 0.5 * relative_difference(asqa, vsqa)) * sensation) == pytest.approx(
         l4, abs=1e-6
@@ -114,7 +115,7 @@ def test_l4_implied_prise_split() -> None:
     tasks = {"ASQA": asqa, "VSQA": vsqa, "AVSQA": 16.5}
     s_ud = (1 - 0.5 * relative_difference(asqa, vsqa)) * sensation
     assert l4_domain(57.08, s_ud) == pytest.approx(32.97, abs=0.01)
-    assert stage_scores(tasks)[0]["sensation"] == pytest.approx(sensation)
+    assert stage_scores(tasks, benchmark=AVIBENCH)[0]["sensation"] == pytest.approx(sensation)
 
 
 def test_spec_harmonic_vector() -> None:
@@ -165,7 +166,7 @@ def _tasks(**overrides: float | None) -> dict[str, float | None]:
 
 
 def test_aggregate_balanced_scores() -> None:
-    result = aggregate(_tasks())
+    result = aggregate(_tasks(), benchmark=AVIBENCH)
     assert result.stages == dict.fromkeys(("perception", "understanding", "reasoning", "sensation"), 50.0)
     assert result.overall == 50.0
     assert result.taxonomy == {"l1_task": 50.0, "l2_modality": 50.0, "l3_stage": 50.0, "l4_domain": 50.0}
@@ -173,9 +174,9 @@ def test_aggregate_balanced_scores() -> None:
 
 
 def test_aggregate_modality_gap_and_missing() -> None:
-    result = aggregate(_tasks(AMIC=80.0, VAR=80.0, AVH=80.0, VMIC=20.0, AVR=20.0, VAH=20.0))
+    result = aggregate(_tasks(AMIC=80.0, VAR=80.0, AVH=80.0, VMIC=20.0, AVR=20.0, VAH=20.0), benchmark=AVIBENCH)
     assert result.taxonomy["l2_modality"] == pytest.approx(result.taxonomy["l1_task"] * 2 * 20 / 100)
-    missing = aggregate(_tasks(AVC=None, AVM=None, AVL=None, AMIC=None, VMIC=None))
+    missing = aggregate(_tasks(AVC=None, AVM=None, AVL=None, AMIC=None, VMIC=None), benchmark=AVIBENCH)
     assert missing.stages["understanding"] == 50.0
     assert missing.stages["perception"] is None
     assert missing.overall is None
@@ -186,9 +187,9 @@ def test_aggregate_modality_gap_and_missing() -> None:
 
 def test_aggregate_head_normalised_option() -> None:
     tasks = _tasks(AVH=90.0, VAH=90.0, AVQA=90.0, AVLG=90.0)
-    raw = aggregate(tasks)
+    raw = aggregate(tasks, benchmark=AVIBENCH)
     chance = dict.fromkeys(tasks, 0.0) | {"AVH": 50.0, "VAH": 50.0}
-    normalised = aggregate(tasks, chance=chance, l3_scores="head_normalised")
+    normalised = aggregate(tasks, chance=chance, l3_scores="head_normalised", benchmark=AVIBENCH)
     assert normalised.taxonomy["l2_modality"] == raw.taxonomy["l2_modality"]
     assert normalised.taxonomy["l3_stage"] != raw.taxonomy["l3_stage"]
-    assert "no chance levels" in " ".join(aggregate(tasks, l3_scores="head_normalised").notes)
+    assert "no chance levels" in " ".join(aggregate(tasks, l3_scores="head_normalised", benchmark=AVIBENCH).notes)

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from avibench.benchmarks.avibench.fense import ENV_BERT, ENV_ECHECKER, ENV_MODE, ENV_SBERT, FenseConfig
+from avibench.benchmarks.avibench.scoring import evaluate
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.evaluate.cli import eval_command
-from avibench.evaluate.fense import ENV_BERT, ENV_ECHECKER, ENV_MODE, ENV_SBERT, FenseConfig
-from avibench.evaluate.runner import evaluate
-from avibench.registry import AVIBENCH
 
 
 def _entry(
@@ -113,7 +113,7 @@ def write_predictions(folder: Path, tasks: dict[str, list[dict[str, Any]]] = TIN
 @pytest.fixture(scope="module")
 def stand_in_fense() -> Any:
     """The stand-in FENSE scorer (models load once per process)."""
-    from avibench.evaluate.fense import FenseScorer, load_stand_in
+    from avibench.benchmarks.avibench.fense import FenseScorer, load_stand_in
 
     return FenseScorer(load_stand_in())
 
@@ -549,7 +549,7 @@ def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:
 
 def test_sample_dataset_end_to_end(sample_root: Path, tmp_path: Path, stand_in_fense: Any) -> None:
     """Perfect answers built from the generated sample benchmark's ground truth score full marks."""
-    from avibench.dataset import available_tasks, read_json_array, task_dir
+    from avibench.benchmarks.avibench.dataset import available_tasks, read_json_array, task_dir
 
     tasks = {
         s.name: read_json_array(task_dir(sample_root, s) / "data.json") for s in available_tasks(sample_root)
@@ -579,7 +579,7 @@ def test_reference_nan_becomes_null(tiny: Path, tmp_path: Path) -> None:
 
 
 def test_chance_levels_of_the_sample_dataset(sample_root: Path) -> None:
-    from avibench.evaluate.runner import chance_levels, load_inputs
+    from avibench.benchmarks.avibench.scoring import chance_levels, load_inputs
 
     inputs = load_inputs(sample_root, AVIBENCH.tasks, "predictions", sample_root / "none")
     levels = chance_levels(inputs)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from avibench.evaluate.fense import (
+from avibench.benchmarks.avibench.fense import (
     ENV_BERT,
     ENV_ECHECKER,
     ENV_MODE,
@@ -40,7 +40,7 @@ def models() -> FenseModels:
 
 
 def test_import_is_light() -> None:
-    code = "import sys, avibench.evaluate.cli, avibench.evaluate.runner; print(any(m in sys.modules for m in ('torch', 'transformers', 'sentence_transformers')))"
+    code = "import sys, avibench.evaluate.cli, avibench.benchmarks.avibench.scoring; print(any(m in sys.modules for m in ('torch', 'transformers', 'sentence_transformers')))"
     import subprocess
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

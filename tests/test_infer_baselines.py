@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from avibench.dataset import Sample, load_task
+from avibench.benchmarks.avibench.baselines import OracleBackend, RandomBackend, class_list
+from avibench.benchmarks.avibench.dataset import Sample, load_task
 from avibench.errors import AvibenchError
 from avibench.infer.backends.base import BackendSettings, InferRequest, load_backend
-from avibench.infer.backends.baselines import OracleBackend, RandomBackend, class_list
 from avibench.store import latest_by_index
 from avibench.testing.harness import invoke
 

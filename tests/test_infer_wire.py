@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from avibench.dataset import load_task
+from avibench.benchmarks.avibench.dataset import load_task
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke
 from avibench.testing.tiny_dataset import build_dataset

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from test_report_data import make_eval_doc, parse_page, write_run
 
-from avibench.cli import main
-from avibench.evaluate.leaderboard import (
+from avibench.benchmarks.avibench.leaderboard import (
     EntryFields,
     published_entry,
     published_results,
@@ -19,7 +18,8 @@ from avibench.evaluate.leaderboard import (
     validate_results,
     write_leaderboard,
 )
-from avibench.evaluate.published import LEADERBOARD_MODELS, PUBLISHED, published
+from avibench.benchmarks.avibench.published import LEADERBOARD_MODELS, PUBLISHED, published
+from avibench.cli import main
 
 FIELDS = EntryFields(
     model_name="Gemini Test",

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 from test_metrics_helpers import make_items
 
+from avibench.benchmarks.avibench.prompting import resolve_options
 from avibench.level_metrics import REFERENCE, STRICT, avsqa, full_match, pool_vsqa
-from avibench.prompting import resolve_options
 
 YES_NO_SURE = ["yes", "no", "not sure"]
 

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 from test_metrics_helpers import make_items
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.level_metrics import (
     PROFILES,
     REFERENCE,
@@ -16,7 +17,6 @@ from avibench.level_metrics import (
     get_profile,
     score_task,
 )
-from avibench.registry import AVIBENCH
 
 
 def _switches(profile: ScoringProfile) -> dict[str, bool]:

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from avibench.benchmarks.avibench.prompting import (
+    PromptError,
+    build_text,
+    render_options,
+    resolve_options,
+    resolve_prompt,
+)
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.definitions import definitions
-from avibench.prompting import PromptError, build_text, render_options, resolve_options, resolve_prompt
-from avibench.registry import AVIBENCH
 
 YES_NO = "Available options are: ['yes', 'no', 'not sure']"
 

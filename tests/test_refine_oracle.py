@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from avibench.dataset import Sample, load_task
+from avibench.benchmarks.avibench.dataset import Sample, load_task
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.infer.cli import infer
 from avibench.refine.llm_fallback import LLMSettings
 from avibench.refine.runner import refine_run
-from avibench.registry import AVIBENCH
 from avibench.store import latest_by_index
 
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.errors import AvibenchError, JournalMismatchError
 from avibench.refine.cli import refine
 from avibench.refine.llm_fallback import LLMSettings
 from avibench.refine.runner import refine_run
-from avibench.registry import AVIBENCH
 from avibench.store import append_records, latest_by_index
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan, request_text
 from avibench.testing.tiny_dataset import build_dataset

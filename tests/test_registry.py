@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from avibench.registry import AVIBENCH, get_benchmark
+from avibench.benchmarks.avibench.tasks import AVIBENCH, get_benchmark
 
 
 def test_fifteen_folders_fourteen_paper_tasks() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from test_report_data import REFERENCE_SHAPED, make_eval_doc, parse_page, write_jsonl, write_run
 
+from avibench.benchmarks.avibench.report import write_report
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.cli import main
 from avibench.errors import AvibenchError
-from avibench.evaluate.report import write_report
-from avibench.registry import AVIBENCH
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from avibench.registry import AVIBENCH
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 
 REFERENCE_SHAPED: dict[str, dict[str, Any]] = {
     "sensation": {"asqa": 0.29512, "avsqa": 0.16523, "vsqa": 0.32011},

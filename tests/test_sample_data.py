@@ -24,13 +24,13 @@ import soundfile as sf
 from PIL import Image, ImageDraw
 from scipy import ndimage
 
-from avibench.dataset import Sample, load_task, pre_pairs, task_dir
+from avibench.benchmarks.avibench.dataset import Sample, load_task, pre_pairs, task_dir
+from avibench.benchmarks.avibench.sample_data import generate
+from avibench.benchmarks.avibench.sample_data.media import BACKGROUND, FPS, SR, draw_shape
+from avibench.benchmarks.avibench.sample_data.vocab import COLOURS, SOURCES, Source
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.definitions import constants_for
 from avibench.errors import AvibenchError
-from avibench.registry import AVIBENCH
-from avibench.sample_data import generate
-from avibench.sample_data.media import BACKGROUND, FPS, SR, draw_shape
-from avibench.sample_data.vocab import COLOURS, SOURCES, Source
 
 SLOT = SR // FPS  # audio samples per video frame / AVLG frame slot
 

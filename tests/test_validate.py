@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from avibench.benchmarks.avibench.dataset import load_task, pre_pairs
+from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.benchmarks.avibench.validate import validate_dataset, validate_task
 from avibench.cli import cli
-from avibench.dataset import load_task, pre_pairs
 from avibench.errors import DatasetError
-from avibench.registry import AVIBENCH
-from avibench.validate import validate_dataset, validate_task
 
 
 def _entry(task: str, idx: str, gt: object, **inp: object) -> dict:

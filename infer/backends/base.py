@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
-from avibench.dataset import Sample
 from avibench.errors import AvibenchError
+from avibench.items import Item
 from avibench.llm import RetryPolicy
 
 ENTRY_POINT_GROUP = "avibench.backends"
@@ -56,6 +56,9 @@ class InferRequest:
     seed: int | None = None
     media: MediaStrategy = field(default_factory=MediaStrategy)
     drop_audio_with_video: bool = False
+    system_prompt: str | None = None
+    extra_body: dict[str, Any] | None = None
+    template: str = ""
 
     def params(self) -> dict[str, Any]:
         """The sampling parameters sent with each request (only those that are set)."""
@@ -66,6 +69,15 @@ class InferRequest:
             params["max_tokens"] = self.max_tokens
         if self.seed is not None:
             params["seed"] = self.seed
+        if self.extra_body:
+            params["extra_body"] = self.extra_body
+        return params
+
+    def for_item(self, item: Item) -> dict[str, Any]:
+        """The parameters for one item: the benchmark's own answer-length limit when the user set none."""
+        params = self.params()
+        if self.max_tokens is None and item.max_tokens is not None:
+            params["max_tokens"] = item.max_tokens
         return params
 
     def provenance(self) -> dict[str, Any]:
@@ -74,6 +86,8 @@ class InferRequest:
             **self.params(),
             "media": str(self.media),
             "drop_audio_with_video": self.drop_audio_with_video,
+            "system_prompt": self.system_prompt,
+            "template": self.template,
         }
 
 
@@ -89,6 +103,8 @@ class BackendSettings:
     rpm: float | None = None
     max_connections: int = 64
     seed: int = 0
+    benchmark: Any = None
+    """The benchmark plug-in of the run (baselines answer from it)."""
 
 
 @dataclass
@@ -109,7 +125,7 @@ class BackendAnswer:
 
 
 class Backend(ABC):
-    """Answers samples. Raise any exception to report a failed request; it is recorded, never scored."""
+    """Answers items. Raise any exception to report a failed request; it is recorded, never scored."""
 
     #: Whether the backend needs OPENAI_API_KEY-style credentials (checked by the CLI up front).
     needs_credentials: ClassVar[bool] = False
@@ -118,7 +134,7 @@ class Backend(ABC):
         self.settings = settings
 
     @abstractmethod
-    async def answer(self, sample: Sample, request: InferRequest) -> BackendAnswer: ...
+    async def answer(self, item: Item, request: InferRequest) -> BackendAnswer: ...
 
     async def aclose(self) -> None:  # noqa: B027 (optional hook: most backends hold nothing)
         """Release connections or models."""

@@ -1,231 +1,45 @@
-"""Offline reference points: ``random`` (chance over each task's answer space) and ``oracle`` (the truth).
+"""Offline reference points: ``random`` (chance over each question's answer space) and ``oracle`` (the truth).
 
-Both are deterministic and independent of the order samples are asked in: every answer comes from a
-random generator seeded by (seed, task, index). ``oracle`` phrases the ground truth the way real models
-answer (with some prose around it, varied by template), so refine and eval must get it back to 100%.
+Both answer from the run's benchmark plug-in and are deterministic and independent of the order questions are
+asked in: every answer comes from a random generator seeded by (seed, task, question key). ``oracle`` phrases the
+ground truth the way real models answer, so refine and eval must get it back to 100%.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
+from typing import ClassVar
 
-from avibench.dataset import Sample
-from avibench.definitions import constants_for
 from avibench.infer.backends.base import Backend, BackendAnswer, InferRequest
-from avibench.registry import AVIBENCH
-
-_NOT_CLASSES = {"not sure", "no available option", "no availabel option"}
-_CLASS_LIST_KEY = {"AMIC": "amic_cls_list", "VMIC": "vmic_cls_list", "AVL": "avl_cls_list"}
-_FALLBACK_OPTIONS = ("yes", "no")
-_AVLG_FRAMES = 10
-_CAPTION_SUBJECTS = ("A man", "A woman", "A child", "A dog", "A band", "A crowd", "A car", "A bird")
-_CAPTION_ACTIONS = (
-    "plays a guitar",
-    "speaks",
-    "walks by",
-    "barks",
-    "sings",
-    "drives past",
-    "claps",
-    "chirps",
-)
-_CAPTION_PLACES = ("in a park", "on a street", "indoors", "on a stage", "near the water", "in a room")
+from avibench.items import Item
 
 
-def sample_rng(seed: int, sample: Sample) -> random.Random:
-    """A generator seeded by (seed, task, index) only, so answers do not depend on scheduling order."""
-    return random.Random(f"{seed}:{sample.task}:{sample.index}")
+def item_rng(seed: int, item: Item) -> random.Random:
+    """A generator seeded by (seed, task, key) only, so answers do not depend on scheduling order."""
+    return random.Random(f"{seed}:{item.task}:{item.key}")
 
 
-def class_list(task: str) -> list[str]:
-    """The task's class vocabulary without the 'not sure' style entries."""
-    values = constants_for(task).get(_CLASS_LIST_KEY[task], [])
-    return [c for c in values if c not in _NOT_CLASSES]
+class _BaselineBackend(Backend):
+    """Answers from the benchmark plug-in's random or oracle answerer, without any network."""
 
+    answerer: ClassVar[str]
 
-def candidate_count(sample: Sample) -> int:
-    """How many candidates a retrieval question offers: wavs for VAR, images for AVR."""
-    return len(sample.audios) if sample.task == "VAR" else len(sample.images)
-
-
-def _round_box(box: Sequence[float], digits: int = 4) -> list[float]:
-    return [round(float(v), digits) for v in box]
-
-
-def bbox_truth(sample: Sample) -> tuple[dict[str, Any], tuple[float, float]]:
-    """Ground-truth boxes (pixel xywh or null) and the image size, from either GT shape (spec 1.3)."""
-    answer = sample.answer
-    if isinstance(answer, dict) and isinstance(answer.get("bbox"), dict):
-        boxes, size = answer["bbox"], answer.get("original_wh")
-    else:
-        boxes, size = (answer if isinstance(answer, dict) else {}), None
-    if not size and sample.images:
-        from PIL import Image
-
-        with Image.open(sample.images[0]) as image:
-            size = image.size
-    width, height = (float(size[0]), float(size[1])) if size else (1.0, 1.0)
-    return boxes, (width, height)
-
-
-def normalised_xyxy(box: Sequence[float], size: tuple[float, float]) -> list[float]:
-    x, y, w, h = (float(v) for v in box)
-    width, height = size
-    return _round_box([x / width, y / height, (x + w) / width, (y + h) / height], digits=6)
-
-
-def _count(value: Any) -> Any:
-    text = str(value).strip()
-    return int(text) if text.isdigit() else value
-
-
-# -- random ------------------------------------------------------------------------------------------
-
-
-def _random_box(rng: random.Random) -> list[float]:
-    x1, y1 = rng.uniform(0, 0.7), rng.uniform(0, 0.7)
-    return _round_box([x1, y1, rng.uniform(x1 + 0.05, 1.0), rng.uniform(y1 + 0.05, 1.0)])
-
-
-def _random_option(sample: Sample, rng: random.Random) -> str:
-    if isinstance(sample.options, list) and sample.options:
-        return str(rng.choice(sample.options))
-    if str(sample.answer).isdigit():
-        return str(rng.randint(0, 9))
-    return rng.choice(_FALLBACK_OPTIONS)
-
-
-def _random_avsqa(sample: Sample, rng: random.Random) -> str:
-    options = [o for o in sample.options if o not in _NOT_CLASSES] if isinstance(sample.options, list) else []
-    if not options:
-        return _random_option(sample, rng)
-    return ";".join(rng.sample(options, rng.randint(1, min(3, len(options)))))
-
-
-def _random_mic(sample: Sample, rng: random.Random) -> str:
-    classes = rng.sample(class_list(sample.task), rng.randint(1, 3))
-    return f"answer={ {c: rng.randint(1, 5) for c in classes}!r}"
-
-
-def _random_avl(sample: Sample, rng: random.Random) -> str:
-    classes = class_list("AVL")
-    boxes = {f"{rng.choice(classes)}_{k}": str(_random_box(rng)) for k in range(1, rng.randint(1, 3) + 1)}
-    return f"answer={boxes!r}"
-
-
-def _random_avlg(sample: Sample, rng: random.Random) -> str:
-    frames = {f"frame_{k}": (_random_box(rng) if rng.random() < 0.5 else None) for k in range(_AVLG_FRAMES)}
-    return f"answer={frames!r}"
-
-
-def _random_retrieval(sample: Sample, rng: random.Random) -> str:
-    """Uniform over subsets of the candidates: each index is picked with probability 1/2."""
-    return str([i for i in range(candidate_count(sample)) if rng.random() < 0.5])
-
-
-def _random_caption(sample: Sample, rng: random.Random) -> str:
-    return f"{rng.choice(_CAPTION_SUBJECTS)} {rng.choice(_CAPTION_ACTIONS)} {rng.choice(_CAPTION_PLACES)}."
-
-
-_RANDOM: dict[str, Callable[[Sample, random.Random], str]] = {
-    "full_match": _random_option,
-    "avsqa": _random_avsqa,
-    "mic": _random_mic,
-    "avl": _random_avl,
-    "avlg": _random_avlg,
-    "retrieval": _random_retrieval,
-    "caption": _random_caption,
-}
-
-# -- oracle ------------------------------------------------------------------------------------------
-
-_QA_TEMPLATES = ("The answer is **{}**.", "**{}**", "Answer: {}", "{}", "My final answer: **{}**")
-_AVSQA_TEMPLATES = ("#{}#", "The answer is #{}#.", "After watching and listening: #{}#")
-_MIC_PROSE = {"AMIC": "Based on the audio, I can hear", "VMIC": "In the image I can see"}
-_RETRIEVAL_NOUN = {"VAR": "audio clips", "AVR": "images"}
-
-
-def _oracle_option(sample: Sample, rng: random.Random) -> str:
-    if sample.answer is None:
-        return "I cannot tell from the input."
-    return rng.choice(_QA_TEMPLATES).format(sample.answer)
-
-
-def _oracle_avsqa(sample: Sample, rng: random.Random) -> str:
-    if sample.answer is None:
-        return "I cannot tell from the input."
-    return rng.choice(_AVSQA_TEMPLATES).format(sample.answer)
-
-
-def _oracle_mic(sample: Sample, rng: random.Random) -> str:
-    truth = sample.answer if isinstance(sample.answer, dict) else {}
-    counts = {str(k): _count(v) for k, v in truth.items()}
-    answer = f"answer={counts!r}"
-    if rng.random() < 0.5:
-        return answer
-    listing = ", ".join(f"{k} ({v})" for k, v in counts.items())
-    return f"{_MIC_PROSE[sample.task]} {listing}: {answer}"
-
-
-def _oracle_avl(sample: Sample, rng: random.Random) -> str:
-    boxes, size = bbox_truth(sample)
-    answer = {str(k): str(normalised_xyxy(v, size)) for k, v in boxes.items() if v}
-    text = f"answer={answer!r}"
-    return text if rng.random() < 0.5 else f"The sounding instances are located as follows: {text}"
-
-
-def _oracle_avlg(sample: Sample, rng: random.Random) -> str:
-    boxes, size = bbox_truth(sample)
-    answer = {str(k): (normalised_xyxy(v, size) if v else None) for k, v in boxes.items()}
-    text = f"answer={answer!r}"
-    return text if rng.random() < 0.5 else f"Frame by frame, the sounding object is at: {text}"
-
-
-def _oracle_retrieval(sample: Sample, rng: random.Random) -> str:
-    indices = [int(i) for i in sample.answer] if isinstance(sample.answer, list) else []
-    choice = rng.randrange(3)
-    if choice == 0:
-        return f"The matching {_RETRIEVAL_NOUN[sample.task]} are {indices}."
-    return str(indices) if choice == 1 else f"Selected indices: {indices}"
-
-
-def _oracle_caption(sample: Sample, rng: random.Random) -> str:
-    answer = sample.answer
-    references = [str(r) for r in answer if r] if isinstance(answer, list) else [str(answer)]
-    return rng.choice(references) if references else "A scene with sound."
-
-
-_ORACLE: dict[str, Callable[[Sample, random.Random], str]] = {
-    "full_match": _oracle_option,
-    "avsqa": _oracle_avsqa,
-    "mic": _oracle_mic,
-    "avl": _oracle_avl,
-    "avlg": _oracle_avlg,
-    "retrieval": _oracle_retrieval,
-    "caption": _oracle_caption,
-}
-
-
-class _TableBackend(Backend):
-    """A backend answering from a table of per-metric functions, without any network."""
-
-    table: dict[str, Callable[[Sample, random.Random], str]]
-
-    async def answer(self, sample: Sample, request: InferRequest) -> BackendAnswer:
+    async def answer(self, item: Item, request: InferRequest) -> BackendAnswer:
+        benchmark = self.settings.benchmark
+        if benchmark is None:
+            raise ValueError("the baselines answer from a benchmark plug-in; none was given")
         seed = request.seed if request.seed is not None else self.settings.seed
-        metric = AVIBENCH.task(sample.task).metric
-        return BackendAnswer(text=self.table[metric](sample, sample_rng(seed, sample)))
+        text = getattr(benchmark, self.answerer)(item, item_rng(seed, item))
+        return BackendAnswer(text=text)
 
 
-class RandomBackend(_TableBackend):
-    """Uniform chance over each task's answer space."""
+class RandomBackend(_BaselineBackend):
+    """Uniform chance over each question's answer space."""
 
-    table = _RANDOM
+    answerer = "random_answer"
 
 
-class OracleBackend(_TableBackend):
+class OracleBackend(_BaselineBackend):
     """The ground truth, phrased like a model's answer."""
 
-    table = _ORACLE
+    answerer = "oracle_answer"

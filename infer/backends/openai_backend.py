@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
-from avibench.dataset import Sample
 from avibench.infer.backends.base import Backend, BackendAnswer, BackendSettings, InferRequest
 from avibench.infer.media import build_messages
+from avibench.items import Item
 from avibench.llm import ChatClient
 
 
 class OpenAIBackend(Backend):
-    """Sends the reference conversation (spec 2.1-2.2) with base64 media through :class:`ChatClient`."""
+    """Sends each item's conversation with base64 media through :class:`ChatClient`."""
 
     needs_credentials: ClassVar[bool] = True
 
@@ -29,10 +29,15 @@ class OpenAIBackend(Backend):
             max_connections=settings.max_connections,
         )
 
-    async def answer(self, sample: Sample, request: InferRequest) -> BackendAnswer:
-        messages = await asyncio.to_thread(build_messages, sample, request)
-        result = await self.client.chat(request.model, messages, **request.params())
-        return BackendAnswer(text=result.text, usage=result.usage, latency_s=result.latency_s)
+    async def answer(self, item: Item, request: InferRequest) -> BackendAnswer:
+        messages = await asyncio.to_thread(build_messages, item, request)
+        result = await self.client.chat(request.model, messages, **request.for_item(item))
+        return BackendAnswer(
+            text=result.text,
+            usage=result.usage,
+            latency_s=result.latency_s,
+            finish_reason=getattr(result, "finish_reason", None),
+        )
 
     async def aclose(self) -> None:
         await self.client.aclose()

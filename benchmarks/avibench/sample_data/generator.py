@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from avibench.dataset import PRE_PREFIX, task_dir
+from avibench.benchmarks.avibench.dataset import PRE_PREFIX, task_dir
+from avibench.benchmarks.avibench.sample_data import perception, reasoning, sensation, understanding
+from avibench.benchmarks.avibench.sample_data.entries import Group, TaskContext, sample_id
+from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskTable
 from avibench.errors import AvibenchError
-from avibench.registry import AVIBENCH, Benchmark
-from avibench.sample_data import perception, reasoning, sensation, understanding
-from avibench.sample_data.entries import Group, TaskContext, sample_id
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
     **sensation.BUILDERS,
@@ -96,7 +96,7 @@ def generate(
     seed: int = 0,
     full_size: bool = False,
     progress: bool = False,
-    benchmark: Benchmark = AVIBENCH,
+    benchmark: TaskTable = AVIBENCH,
 ) -> dict[str, int]:
     """Write the sample dataset under ``out``; returns the number of entries per task folder.
 

@@ -1,5 +1,5 @@
 """The generated sample benchmark: the official layout with real media whose ground truths are true of it."""
 
-from avibench.sample_data.generator import generate
+from avibench.benchmarks.avibench.sample_data.generator import generate
 
 __all__ = ["generate"]

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from avibench.sample_data.entries import CLIP_FRAMES, Group, TaskContext, entry, sample_id, source_clip
-from avibench.sample_data.media import VIDEO_WH, Box, frame_beeps, lerp, picture
-from avibench.sample_data.vocab import SOURCES, Source, sources_in
+from avibench.benchmarks.avibench.sample_data.entries import (
+    CLIP_FRAMES,
+    Group,
+    TaskContext,
+    entry,
+    sample_id,
+    source_clip,
+)
+from avibench.benchmarks.avibench.sample_data.media import VIDEO_WH, Box, frame_beeps, lerp, picture
+from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source, sources_in
 
 SAMPLES = 8
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from avibench.dataset import Sample
+from avibench.benchmarks.avibench.dataset import Sample
+from avibench.benchmarks.avibench.tasks import TaskSpec
 from avibench.errors import DatasetError
-from avibench.registry import TaskSpec
 from avibench.store import latest_by_index
 
 FAILED = "failed"

@@ -10,9 +10,16 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from avibench.registry import TaskSpec
-from avibench.sample_data.media import Box, frame_beeps, render_frames, write_image, write_mp4, write_wav
-from avibench.sample_data.vocab import Source
+from avibench.benchmarks.avibench.sample_data.media import (
+    Box,
+    frame_beeps,
+    render_frames,
+    write_image,
+    write_mp4,
+    write_wav,
+)
+from avibench.benchmarks.avibench.sample_data.vocab import Source
+from avibench.benchmarks.avibench.tasks import TaskSpec
 
 ABSENT: Any = object()  # marks a question field left out of the entry (not the same as null)
 HEAR_CHECK = "Can you hear any sound?"

@@ -1,8 +1,7 @@
-"""The task registry: benchmark -> stages -> tasks, in one table.
+"""AVI-Bench's task table: stages -> task folders, with each folder's facts in one place.
 
-Every other module asks this registry for task lists, stage membership, refine families and metric kinds
-instead of repeating them. A related benchmark (MMAR, STAR-Bench, ...) is added as one more module that
-builds its own :class:`Benchmark` and registers it in :data:`BENCHMARKS`.
+Every AVI-Bench module asks this table for task lists, stage membership, refine families and metric kinds
+instead of repeating them.
 """
 
 from __future__ import annotations
@@ -44,13 +43,18 @@ class TaskSpec:
     title: str = ""
 
     @property
+    def group(self) -> str:
+        """The stage, as the plug-in interface's task group."""
+        return self.stage
+
+    @property
     def eval_key(self) -> str:
         """The reference eval.json key of this task (lowercase task name)."""
         return self.name.lower()
 
 
 @dataclass(frozen=True)
-class Benchmark:
+class TaskTable:
     """A benchmark: its stages, in report order, and its task folders, in the reference's evaluation order."""
 
     name: str
@@ -128,7 +132,7 @@ def _t(name, stage, family, metric, modality, count, title, *, paper=None, dc=Fa
     )
 
 
-AVIBENCH = Benchmark(
+AVIBENCH = TaskTable(
     name="avibench",
     stages=(
         StageSpec("perception", "perception", "Perception"),
@@ -191,12 +195,3 @@ AVIBENCH = Benchmark(
         _t("AVLG", "reasoning", "avlg", "avlg", "joint", 503, "Audio-visual localisation and grounding"),
     ),
 )
-
-BENCHMARKS: dict[str, Benchmark] = {AVIBENCH.name: AVIBENCH}
-
-
-def get_benchmark(name: str = "avibench") -> Benchmark:
-    try:
-        return BENCHMARKS[name]
-    except KeyError:
-        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None

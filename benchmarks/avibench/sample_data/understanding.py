@@ -6,9 +6,16 @@ from collections.abc import Callable
 
 from PIL import Image
 
-from avibench.sample_data.entries import CLIP_FRAMES, Group, TaskContext, entry, sample_id
-from avibench.sample_data.media import Shape, frame_beeps, lerp, picture, render_frames, tone
-from avibench.sample_data.vocab import SOURCES, Source
+from avibench.benchmarks.avibench.sample_data.entries import CLIP_FRAMES, Group, TaskContext, entry, sample_id
+from avibench.benchmarks.avibench.sample_data.media import (
+    Shape,
+    frame_beeps,
+    lerp,
+    picture,
+    render_frames,
+    tone,
+)
+from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source
 
 SAMPLES = 8
 CANDIDATES = 5

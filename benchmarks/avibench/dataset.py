@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from avibench.benchmarks.avibench.prompting import PromptError, build_text, resolve_options
+from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec, TaskTable
 from avibench.errors import DatasetError
-from avibench.prompting import PromptError, build_text, resolve_options
-from avibench.registry import AVIBENCH, Benchmark, TaskSpec
 
 PRE_PREFIX = "pre_"
 
@@ -35,6 +35,7 @@ class Sample:
     video: Path | None
     answer: Any
     entry: dict[str, Any]
+    spec: TaskSpec = field(compare=False, repr=False)
 
     @property
     def is_pre(self) -> bool:
@@ -127,10 +128,11 @@ def sample_from_entry(spec: TaskSpec, folder: Path, path: Path, index: int, entr
         video=resolve_media_path(video, folder) if video else None,
         answer=output["question_answer"],
         entry=entry,
+        spec=spec,
     )
 
 
-def load_task(data_root: Path | str, task: str | TaskSpec, benchmark: Benchmark = AVIBENCH) -> list[Sample]:
+def load_task(data_root: Path | str, task: str | TaskSpec, benchmark: TaskTable = AVIBENCH) -> list[Sample]:
     """All samples of one task folder, in file order."""
     spec = task if isinstance(task, TaskSpec) else benchmark.task(task)
     folder = task_dir(data_root, spec)
@@ -138,7 +140,7 @@ def load_task(data_root: Path | str, task: str | TaskSpec, benchmark: Benchmark 
     return [sample_from_entry(spec, folder, path, i, e) for i, e in enumerate(read_json_array(path))]
 
 
-def available_tasks(data_root: Path | str, benchmark: Benchmark = AVIBENCH) -> tuple[TaskSpec, ...]:
+def available_tasks(data_root: Path | str, benchmark: TaskTable = AVIBENCH) -> tuple[TaskSpec, ...]:
     """Tasks whose ``data.json`` exists under the root, in registry order."""
     return tuple(t for t in benchmark.tasks if (task_dir(data_root, t) / "data.json").is_file())
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from avibench.registry import AVIBENCH
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 
 
 def _fmt(value: float | None) -> str:

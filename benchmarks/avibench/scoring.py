@@ -15,17 +15,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from avibench import __version__
-from avibench.dataset import Sample, fingerprint, load_task, task_dir
-from avibench.errors import DatasetError
-from avibench.evaluate.fense import FenseConfig, FenseUnavailable, load_scorer
-from avibench.evaluate.predictions import (
+from avibench.benchmarks.avibench.dataset import Sample, fingerprint, load_task, task_dir
+from avibench.benchmarks.avibench.fense import FenseConfig, FenseUnavailable, load_scorer
+from avibench.benchmarks.avibench.predictions import (
     PredictionFileError,
     TaskPredictions,
     from_reference_file,
     from_refine_journal,
 )
+from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
+from avibench.errors import DatasetError
 from avibench.level_metrics.aggregate import TAXONOMY_NOTE, aggregate, rounded
-from avibench.registry import AVIBENCH, TaskSpec
 
 Source = Literal["refine", "predictions"]
 PROFILES: tuple[str, ...] = ("reference", "strict")
@@ -262,7 +262,7 @@ def _x100(outcome: Outcome | None) -> float | None:
 
 def _profile_summary(scores: ProfileScores) -> tuple[dict[str, float | None], Any]:
     tasks = {name: _x100(scores.paper.get(name)) for name in AVIBENCH.paper_tasks()}
-    return tasks, aggregate(tasks)
+    return tasks, aggregate(tasks, benchmark=AVIBENCH)
 
 
 def _json_safe(value: Any) -> Any:

@@ -10,35 +10,18 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from avibench.dataset import PRE_PREFIX, read_json_array, task_dir
+from avibench.benchmarks.avibench.dataset import PRE_PREFIX, read_json_array, task_dir
+from avibench.benchmarks.avibench.prompting import PromptError, build_text
+from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec, TaskTable
 from avibench.errors import DatasetError
-from avibench.prompting import PromptError, build_text
-from avibench.registry import AVIBENCH, Benchmark, TaskSpec
+from avibench.plugin import Problem
 
 Severity = Literal["error", "warning"]
 REPEATED_IDS_EXPECTED = {"AVQA", "AVLG", "VSQA_V"}
 AVLG_FRAMES = tuple(f"frame_{k}" for k in range(10))
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    message: str
-    index: int | None = None
-    field: str | None = None
-    severity: Severity = "error"
-
-    def __str__(self) -> str:
-        where = self.path
-        if self.index is not None:
-            where += f" entry {self.index}"
-        if self.field:
-            where += f" field {self.field}"
-        return f"{self.severity}: {where}: {self.message}"
 
 
 def _is_number(value: Any) -> bool:
@@ -276,7 +259,7 @@ def validate_task(data_root: Path | str, spec: TaskSpec) -> list[Problem]:
 
 
 def validate_dataset(
-    data_root: Path | str, tasks: tuple[TaskSpec, ...] | None = None, benchmark: Benchmark = AVIBENCH
+    data_root: Path | str, tasks: tuple[TaskSpec, ...] | None = None, benchmark: TaskTable = AVIBENCH
 ) -> list[Problem]:
     root = Path(data_root)
     if not root.is_dir():

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from avibench.sample_data.entries import (
+from avibench.benchmarks.avibench.sample_data.entries import (
     CLIP_FRAMES,
     HEAR_CHECK,
     SEE_CHECK,
@@ -18,7 +18,7 @@ from avibench.sample_data.entries import (
     pre_entry,
     sample_id,
 )
-from avibench.sample_data.media import (
+from avibench.benchmarks.avibench.sample_data.media import (
     FPS,
     SHAPES_2D,
     VIDEO_WH,
@@ -35,7 +35,7 @@ from avibench.sample_data.media import (
     timeline,
     tone,
 )
-from avibench.sample_data.vocab import COLOURS
+from avibench.benchmarks.avibench.sample_data.vocab import COLOURS
 
 # ---- ASQA: loudness, order, clarity, beat counting on 16 kHz wavs --------------------------------------------
 

@@ -1,0 +1,168 @@
+"""AVI-Bench as a benchmark plug-in: the official ``<stage>/<TASK>/data.json`` layout, its refine rules and scorers.
+
+Each data.json entry is one :class:`~avibench.items.Item`: its images, audios, video and then its text, in that order
+(the retrieval tasks' indices depend on it). A double-confirm pre-question is the ``pre`` variant of its formal
+entry. Questions are keyed by their position in data.json, because AVI-Bench ids are not unique within a task.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from avibench.benchmarks.avibench.dataset import Sample, available_tasks, load_task, task_dir
+from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.contracts import RunPaths
+from avibench.errors import AvibenchError
+from avibench.items import Item, Part, Response
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
+
+PRE_VARIANT = "pre"
+
+
+def item_of(sample: Sample) -> Item:
+    """The common item of one data.json entry."""
+    parts = [
+        *(Part.image(p) for p in sample.images),
+        *(Part.audio(p) for p in sample.audios),
+        *((Part.video(sample.video),) if sample.video else ()),
+        Part.text(sample.text),
+    ]
+    return Item(
+        benchmark=AVIBENCH.name,
+        task=sample.task,
+        item_id=sample.formal_id,
+        variant=PRE_VARIANT if sample.is_pre else "",
+        index=sample.index,
+        parts=tuple(parts),
+        answer=sample.answer,
+        options=tuple(str(o) for o in sample.options) if isinstance(sample.options, list) else (),
+        meta={"id": sample.id, "subtask": sample.subtask},
+        key_override=str(sample.index),
+        source=sample,
+    )
+
+
+class AVIBench(Benchmark):
+    """AVI-Bench (ICML 2026): 14 tasks in 15 folders over four stages."""
+
+    name: ClassVar[str] = AVIBENCH.name
+    title: ClassVar[str] = "AVI-Bench"
+    templates: ClassVar[tuple[str, ...]] = ("official",)
+    download_root: ClassVar[Path] = Path("data/levels")
+    sample_root: ClassVar[Path] = Path("data/sample")
+
+    def __init__(self) -> None:
+        self._contexts: dict[tuple[str, str], Any] = {}
+
+    def tasks(self) -> tuple[Task, ...]:
+        return AVIBENCH.tasks  # type: ignore[return-value]
+
+    def expand(self, name: str) -> tuple[Task, ...] | None:
+        folders = AVIBENCH.folders_of(name.upper())
+        return folders if folders and name.upper() not in AVIBENCH.task_names else None  # type: ignore[return-value]
+
+    def available(self, root: Path) -> tuple[Task, ...]:
+        return available_tasks(root)  # type: ignore[return-value]
+
+    def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
+        return (task_dir(root, AVIBENCH.task(task.name)) / "data.json",)
+
+    def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
+        return [item_of(s) for s in load_task(root, AVIBENCH.task(task.name))]
+
+    def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
+        from avibench.benchmarks.avibench.validate import validate_dataset
+
+        return validate_dataset(root, tuple(AVIBENCH.task(t.name) for t in tasks))
+
+    def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
+        from avibench.benchmarks.avibench.sample_data import generate
+
+        return generate(out, seed=seed, full_size=full_size)
+
+    # -- answers ----------------------------------------------------------------------------------------
+
+    def passthrough(self, task: str) -> bool:
+        return AVIBENCH.task(task).family == "passthrough"
+
+    def _context(self, item: Item) -> Any:
+        from avibench.refine.context import context_for
+
+        key = (item.task, item.key)
+        if key not in self._contexts:
+            self._contexts[key] = context_for(item.source)
+        return self._contexts[key]
+
+    def extract(self, item: Item, text: str) -> str | None:
+        from avibench.refine.rules import apply_rules
+
+        return apply_rules(text, self._context(item))
+
+    def refine_prompt(self, item: Item, raw: str) -> str | None:
+        from avibench.refine.llm_fallback import build_prompt
+
+        return build_prompt(raw, self._context(item))
+
+    def random_answer(self, item: Item, rng: random.Random) -> str:
+        from avibench.benchmarks.avibench.baselines import random_answer
+
+        return random_answer(item.source, rng)
+
+    def oracle_answer(self, item: Item, rng: random.Random) -> str:
+        from avibench.benchmarks.avibench.baselines import oracle_answer
+
+        return oracle_answer(item.source, rng)
+
+    # -- scoring ----------------------------------------------------------------------------------------
+
+    def evaluate(self, request: EvalRequest) -> Scored:
+        """Score with the AVI-Bench scorer, which reads the refine journals (or reference files) itself.
+
+        The reference pools VSQA_I and VSQA_V by concatenating their prediction files, so the scorer needs the
+        files as they are, not only one response per entry.
+        """
+        from avibench.benchmarks.avibench.fense import ENV_MODE, FenseConfig
+        from avibench.benchmarks.avibench.scoring import evaluate
+
+        predictions = request.predictions
+        try:
+            fense = request.options.get("fense_config") or FenseConfig.from_env(request.options.get("fense"))
+        except ValueError as exc:
+            raise AvibenchError(f"{ENV_MODE}: {exc}") from None
+        result = evaluate(
+            data_root=request.data_root,
+            specs=tuple(AVIBENCH.task(t.name) for t in request.tasks),
+            source="predictions" if predictions is not None else "refine",
+            source_dir=predictions if predictions is not None else request.paths.root,
+            profile=request.profile,
+            fense=fense,
+            model=request.model,
+            label=request.paths.label,
+            fense_fn=request.options.get("fense_fn"),
+        )
+        return Scored(document=result.document, errors=result.errors)
+
+    def build_report(self, paths: RunPaths) -> Any:
+        from avibench.benchmarks.avibench.report import build_report
+
+        return build_report(paths)
+
+    def write_leaderboard(self, output_dir: Path) -> tuple[Path, ...]:
+        from avibench.benchmarks.avibench.leaderboard import write_leaderboard
+
+        return write_leaderboard(output_dir)
+
+    def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
+        from avibench.benchmarks.avibench.table import summary_table
+
+        return summary_table(document).splitlines()
+
+    def write_predictions(
+        self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
+    ) -> dict[str, Path]:
+        from avibench.benchmarks.avibench.export import write_reference
+
+        return write_reference(responses, out, stage=stage)

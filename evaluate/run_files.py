@@ -1,0 +1,115 @@
+"""Reading a run's files for the pages: its eval.json, and accounting over its infer and refine journals."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from avibench.contracts import RunPaths, is_answered, latest_by_key
+from avibench.errors import AvibenchError
+from avibench.evaluate.document import DASH, as_number
+from avibench.store import read_records
+
+
+def load_eval(paths: RunPaths) -> dict[str, Any]:
+    """The run's eval.json; a missing or unreadable file is a user error that says what to do."""
+    path, label = paths.eval_json, paths.label
+    if not path.is_file():
+        raise AvibenchError(
+            f"{path}: no eval.json for run '{label}'; run `avibench eval --benchmark {paths.benchmark} "
+            f"--label {label}` first"
+        )
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise AvibenchError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AvibenchError(f"{path}: cannot read: {exc}") from None
+    if not isinstance(doc, dict):
+        raise AvibenchError(f"{path}: expected a JSON object at the top level")
+    if not isinstance(doc.get("summary"), dict):
+        raise AvibenchError(f"{path} field summary: missing or not an object; re-run `avibench eval`")
+    return doc
+
+
+TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+@dataclass(frozen=True)
+class InferStats:
+    """Request accounting of one task's infer journal (every record is one finished request).
+
+    ``tokens`` sums the usage of every request, retries included; ``with_usage`` counts the requests that
+    reported usage at all (offline baselines and some servers report none, which shows as a dash, not 0).
+    """
+
+    requests: int
+    done: int
+    failed: int
+    with_usage: int
+    tokens: dict[str, int]
+    latencies: tuple[float, ...]
+
+    def latency(self, q: float) -> float | None:
+        return float(np.percentile(self.latencies, q)) if self.latencies else None
+
+    def token_cells(self) -> list[str]:
+        return [str(self.tokens.get(k, 0)) if self.with_usage else DASH for k in TOKEN_KEYS]
+
+
+def _tokens(usages: Iterable[dict[str, Any]]) -> dict[str, int]:
+    totals = Counter[str]()
+    for usage in usages:
+        for key in TOKEN_KEYS:
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                totals[key] += value
+    return dict(totals)
+
+
+def infer_stats(paths: RunPaths, tasks: Sequence[str]) -> dict[str, InferStats]:
+    """Per task with an infer journal, in the order given: requests, tokens (every request) and latencies."""
+    stats: dict[str, InferStats] = {}
+    for task in tasks:
+        path = paths.infer_journal(task)
+        if not path.is_file():
+            continue
+        records = list(read_records(path))
+        latest = latest_by_key(path).values()
+        usages = [r["usage"] for r in records if isinstance(r.get("usage"), dict)]
+        stats[task] = InferStats(
+            requests=len(records),
+            done=sum(1 for r in latest if is_answered(r)),
+            failed=sum(1 for r in latest if r.get("error") is not None),
+            with_usage=len(usages),
+            tokens=_tokens(usages),
+            latencies=tuple(v for r in records if (v := as_number(r.get("latency_s"))) is not None),
+        )
+    return stats
+
+
+def refine_stats(paths: RunPaths, tasks: Sequence[str]) -> dict[str, Counter[str]]:
+    """Per task with a refine journal, in the order given: how many answers each refine method made."""
+    stats: dict[str, Counter[str]] = {}
+    for task in tasks:
+        path = paths.refine_journal(task)
+        if path.is_file():
+            stats[task] = Counter(str(r.get("method")) for r in latest_by_key(path).values())
+    return stats
+
+
+def read_run_json(path: Path) -> dict[str, Any] | str | None:
+    """infer/run.json as an object, an error text when unreadable, or None when absent."""
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return f"unreadable ({exc})"
+    return doc if isinstance(doc, dict) else "unreadable (not a JSON object)"
