@@ -73,7 +73,10 @@ def _headline(label: str, eval_doc: dict) -> str:
 
 @click.command(name="demo")
 @click.option(
-    "--data-root", type=click.Path(file_okay=False, path_type=Path), default=Path("data/sample"), show_default=True
+    "--data-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("data/sample"),
+    show_default=True,
 )
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--seed", type=int, default=0, show_default=True)

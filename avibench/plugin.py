@@ -131,7 +131,9 @@ class Benchmark(ABC):
                 task = by_name.get(raw.strip().upper())
                 if task is None:
                     known = ", ".join(t.name for t in self.tasks())
-                    raise AvibenchError(f"unknown task {raw!r} for benchmark {self.name}; known tasks: {known}")
+                    raise AvibenchError(
+                        f"unknown task {raw!r} for benchmark {self.name}; known tasks: {known}"
+                    )
                 found = (task,)
             wanted.extend(t for t in found if t not in wanted)
         order = {t.name: i for i, t in enumerate(self.tasks())}

@@ -23,6 +23,7 @@ from typing import Any
 
 from PIL import Image
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.refine.context import RefineContext, build_context
 from avibench.refine.rules import apply_rules
 
@@ -41,7 +42,7 @@ def _image(size: list[int] | None, folder: Path) -> Path | None:
 
 def context(row: dict[str, Any], folder: Path) -> RefineContext:
     return build_context(
-        row["task"],
+        AVIBENCH.task(row["task"]),
         question=row.get("question") or "",
         options=row.get("options", ""),
         subtask=row.get("subtask"),

@@ -88,7 +88,9 @@ def eval_command(
         raise click.UsageError("give --model or --label (score a run's journals) or --predictions PATH")
     if label is None and model is None:
         label = _label_from_predictions(pred_path)  # type: ignore[arg-type]
-    run = locate(benchmark_name, model, label, output_dir, data_root, notice=lambda t: click.echo(t, err=True))
+    run = locate(
+        benchmark_name, model, label, output_dir, data_root, notice=lambda t: click.echo(t, err=True)
+    )
     benchmark = run.benchmark
     tasks = benchmark.select(task_names)
     if pred_path is None and not any(

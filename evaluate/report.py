@@ -41,7 +41,9 @@ def profile_table(by_profile: Mapping[str, Any]) -> Table:
         rows.append([task, fmt_score(x), fmt_score(y), fmt_delta(None if x is None or y is None else y - x)])
     x, y = as_number(ref.get("headline")), as_number(strict.get("headline"))
     if x is not None or y is not None:
-        rows.append(["Headline", fmt_score(x), fmt_score(y), fmt_delta(None if x is None or y is None else y - x)])
+        rows.append(
+            ["Headline", fmt_score(x), fmt_score(y), fmt_delta(None if x is None or y is None else y - x)]
+        )
     return Table(["Task", "Reference", "Strict", "Strict − reference"], rows)
 
 
@@ -80,5 +82,7 @@ def build_report(benchmark: Benchmark, paths: RunPaths) -> Document:
     report.add(Heading("Requests, tokens and latency"))
     report.add(usage_table(usage) if usage else Paragraph("Not available: no infer journal."))
     run_json = read_run_json(paths.run_json)
-    report.add(Heading("Provenance"), provenance_table(meta, run_json if isinstance(run_json, dict) else None))
+    report.add(
+        Heading("Provenance"), provenance_table(meta, run_json if isinstance(run_json, dict) else None)
+    )
     return report

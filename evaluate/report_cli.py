@@ -123,12 +123,23 @@ def leaderboard(
     """
     output_dir = output_dir or default_output_dir()
     benchmark = resolve_benchmark(benchmark_name)
+    entry_options = {k: v for k, v in fields.items() if k not in ("source_type", "with_tasks")}
+    if entry_label is None and (
+        any(v is not None for v in entry_options.values())
+        or fields["source_type"] != "participant"
+        or fields["with_tasks"]
+    ):
+        raise click.UsageError(
+            "the entry options (--provider, --release-date, ...) only apply with --entry LABEL"
+        )
     if entry_label is None and validate_path is None:
         for path in benchmark.write_leaderboard(output_dir):
             click.echo(f"wrote {path}")
         return
     if benchmark.name != "avibench":
-        raise click.UsageError("--entry and --validate use the AVI-Bench leaderboard schema (--benchmark avibench)")
+        raise click.UsageError(
+            "--entry and --validate use the AVI-Bench leaderboard schema (--benchmark avibench)"
+        )
     from avibench.benchmarks.avibench.leaderboard import (
         EntryFields,
         read_results,
@@ -143,10 +154,6 @@ def leaderboard(
     entry_fields = EntryFields(**fields)
     if validate_path is not None and entry_label is not None:
         raise click.UsageError("--validate and --entry are separate modes; pass one of them")
-    if entry_label is None and entry_fields != EntryFields():
-        raise click.UsageError(
-            "the entry options (--provider, --release-date, ...) only apply with --entry LABEL"
-        )
     if validate_path is not None:
         results = read_results(validate_path)
         problems = validate_results(results)

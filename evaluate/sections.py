@@ -7,9 +7,11 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from avibench.contracts import REFINE_METHODS
 from avibench.evaluate.document import DASH, Table
 from avibench.evaluate.run_files import InferStats
+
+#: Refine methods in the order of the table's columns.
+REFINE_METHODS = ("rule", "llm", "unparsed", "passthrough", "failed")
 
 
 def refine_table(stats: Mapping[str, Counter[str]]) -> Table:

@@ -251,7 +251,9 @@ def _template(benchmark: Benchmark, template: str | None) -> str:
 
 def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, Any]]:
     if not opts["model"]:
-        raise click.UsageError("infer needs --model (a model id, or random / oracle for the offline baselines)")
+        raise click.UsageError(
+            "infer needs --model (a model id, or random / oracle for the offline baselines)"
+        )
     model: str = opts["model"].strip()
     backend_name = opts["backend_name"] or (model if model in BASELINES else "openai")
     backend_cls = load_backend(backend_name)
@@ -350,7 +352,12 @@ def export(fmt: str, stage: str, out: Path | None, tasks: str | None, **opts: An
     from avibench.contracts import journal_responses
 
     run = locate(
-        opts["benchmark_name"], opts["model"], opts["label"], opts["output_dir"], opts["data_root"], notice=_notice
+        opts["benchmark_name"],
+        opts["model"],
+        opts["label"],
+        opts["output_dir"],
+        opts["data_root"],
+        notice=_notice,
     )
     if not run.paths.infer_dir.is_dir():
         raise AvibenchError(f"{run.paths.infer_dir}: no infer journals for run {run.label!r}")

@@ -64,6 +64,11 @@ def record_id(item: Item) -> str:
     return str(item.meta.get("id", item.item_id))
 
 
+def where(item: Item) -> str:
+    """How a message names a question: its entry number where that is its key, else its key."""
+    return f"entry {item.index}" if item.key == str(item.index) else f"question {item.key!r}"
+
+
 def check_journal(
     path: Path, items: Sequence[Item], latest: dict[str, dict[str, Any]], model: str | None = None
 ) -> None:
@@ -78,13 +83,13 @@ def check_journal(
             )
         if str(record.get("id")) != record_id(item):
             raise JournalMismatchError(
-                f"{path}: {key!r} was answered for id {record.get('id')!r} but the dataset now has id "
+                f"{path}: {where(item)} was answered for id {record.get('id')!r} but the dataset now has id "
                 f"{record_id(item)!r} there; the dataset changed under this run: use another --label or move the "
                 "journal away"
             )
         if model is not None and is_answered(record) and record.get("model") != model:
             raise JournalMismatchError(
-                f"{path}: {key!r} was answered by model {record.get('model')!r}, not {model!r}; "
+                f"{path}: {where(item)} was answered by model {record.get('model')!r}, not {model!r}; "
                 "use another --label for this model"
             )
 

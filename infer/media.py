@@ -219,5 +219,11 @@ def prompt_hash(item: Item, request: InferRequest) -> str:
         for p in item.parts
         if p.kind != "text"
     ]
-    payload = [system_prompt(item, request), item.text, media, str(request.media), request.drop_audio_with_video]
+    payload = [
+        system_prompt(item, request),
+        item.text,
+        media,
+        str(request.media),
+        request.drop_audio_with_video,
+    ]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:16]

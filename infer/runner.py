@@ -109,9 +109,7 @@ def describe_error(exc: BaseException) -> str:
 
 def initial_outcomes(plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
     """Per-task outcomes before any sample is asked (samples already done count as skipped)."""
-    return {
-        p.task: TaskOutcome(task=p.task, selected=p.selected, skipped=p.already_done) for p in plans
-    }
+    return {p.task: TaskOutcome(task=p.task, selected=p.selected, skipped=p.already_done) for p in plans}
 
 
 class Runner:

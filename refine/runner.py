@@ -27,7 +27,7 @@ from tqdm import tqdm
 from avibench import __version__
 from avibench.contracts import REFINE_METHODS, RefineRecord, RunPaths, is_answered, latest_by_key
 from avibench.errors import JournalMismatchError
-from avibench.infer.journal import record_id
+from avibench.infer.journal import record_id, where
 from avibench.items import Item
 from avibench.llm import ChatError
 from avibench.plugin import Benchmark, Task
@@ -162,8 +162,9 @@ def _collect(
         item = by_key.get(key)
         if item is None or str(record.get("id")) != record_id(item):
             found = record_id(item) if item is not None else "no such question"
+            place = where(item) if item is not None else f"question {key!r}"
             raise JournalMismatchError(
-                f"{infer_path}: record {key!r} has id {record.get('id')!r}, the dataset has {found!r}; "
+                f"{infer_path}: the record for {place} has id {record.get('id')!r}, the dataset has {found!r}; "
                 "the infer journal was made from another version of the data"
             )
         answered += 1
@@ -212,7 +213,9 @@ def refine_task(
     passthrough = benchmark.passthrough(task.name)
     use_llm = settings.configured and mode != "rules" and not passthrough
     items = benchmark.load(data_root, task)
-    work, kept, answered = _collect(items, infer_path, paths.refine_journal(task.name), passthrough, mode, use_llm)
+    work, kept, answered = _collect(
+        items, infer_path, paths.refine_journal(task.name), passthrough, mode, use_llm
+    )
     refiner = LLMRefiner(settings, cache) if use_llm else None
     with JournalWriter(paths.refine_journal(task.name)) as writer:
         refining = TaskRefiner(benchmark, task.name, writer, mode, refiner)

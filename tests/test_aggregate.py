@@ -174,7 +174,9 @@ def test_aggregate_balanced_scores() -> None:
 
 
 def test_aggregate_modality_gap_and_missing() -> None:
-    result = aggregate(_tasks(AMIC=80.0, VAR=80.0, AVH=80.0, VMIC=20.0, AVR=20.0, VAH=20.0), benchmark=AVIBENCH)
+    result = aggregate(
+        _tasks(AMIC=80.0, VAR=80.0, AVH=80.0, VMIC=20.0, AVR=20.0, VAH=20.0), benchmark=AVIBENCH
+    )
     assert result.taxonomy["l2_modality"] == pytest.approx(result.taxonomy["l1_task"] * 2 * 20 / 100)
     missing = aggregate(_tasks(AVC=None, AVM=None, AVL=None, AMIC=None, VMIC=None), benchmark=AVIBENCH)
     assert missing.stages["understanding"] == 50.0
@@ -192,4 +194,6 @@ def test_aggregate_head_normalised_option() -> None:
     normalised = aggregate(tasks, chance=chance, l3_scores="head_normalised", benchmark=AVIBENCH)
     assert normalised.taxonomy["l2_modality"] == raw.taxonomy["l2_modality"]
     assert normalised.taxonomy["l3_stage"] != raw.taxonomy["l3_stage"]
-    assert "no chance levels" in " ".join(aggregate(tasks, l3_scores="head_normalised", benchmark=AVIBENCH).notes)
+    assert "no chance levels" in " ".join(
+        aggregate(tasks, l3_scores="head_normalised", benchmark=AVIBENCH).notes
+    )

@@ -20,16 +20,18 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output[-3000:]
     assert "Self-test passed" in result.output
-    oracle = json.loads((out / "oracle" / "eval.json").read_text())
+    oracle = json.loads((out / "oracle" / "avibench" / "eval.json").read_text())
     for profile in ("reference", "strict"):
         tasks = oracle["summary"]["by_profile"][profile]["tasks"]
         assert len(tasks) == 14
         assert all(abs(score - 100) <= 0.01 for task, score in tasks.items() if task != "AVC"), tasks
     assert oracle["meta"]["fense"]["status"] == "stand-in"
-    random_doc = json.loads((out / "random" / "eval.json").read_text())
+    random_doc = json.loads((out / "random" / "avibench" / "eval.json").read_text())
     assert random_doc["summary"]["overall"] < 40
     for name in ("report.md", "report.html"):
-        assert (out / "oracle" / name).is_file() and (out / "random" / name).is_file()
+        assert (out / "oracle" / "avibench" / name).is_file() and (
+            out / "random" / "avibench" / name
+        ).is_file()
     assert json.loads((out / "leaderboard.json").read_text())
 
 

@@ -169,6 +169,7 @@ COVERAGE_KEYS = {
     "warnings",
 }
 META_KEYS = {
+    "benchmark",
     "profile",
     "version",
     "model",
@@ -481,8 +482,10 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
     doc = json.loads(out.read_text())
     assert_shape(doc)
     assert doc["meta"]["label"] == "p"
-    export = write_predictions(tmp_path / "outputs" / "run1" / "reference" / "tasks", {"AVM": TINY["AVM"]})
-    (tmp_path / "outputs" / "run1" / "infer").mkdir()
+    export = write_predictions(
+        tmp_path / "outputs" / "run1" / "avibench" / "reference" / "tasks", {"AVM": TINY["AVM"]}
+    )
+    (tmp_path / "outputs" / "run1" / "avibench" / "infer").mkdir()
     exported = CliRunner().invoke(
         eval_command,
         [
@@ -495,7 +498,10 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
         ],
     )
     assert exported.exit_code == 0, exported.output
-    assert json.loads((tmp_path / "outputs" / "run1" / "eval.json").read_text())["meta"]["label"] == "run1"
+    assert (
+        json.loads((tmp_path / "outputs" / "run1" / "avibench" / "eval.json").read_text())["meta"]["label"]
+        == "run1"
+    )
     assert "Overall" in result.output and "L4 Domain" in result.output
     before = out.read_bytes()
 
@@ -513,13 +519,15 @@ def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:
     outputs = tmp_path / "outputs"
     base = {"task": "AVM", "subtask": None, "method": "passthrough", "error": None}
     _journal(
-        outputs / "org_m" / "refine" / "AVM.jsonl",
+        outputs / "org_m" / "avibench" / "refine" / "AVM.jsonl",
         [
             {**base, "index": i, "id": e["id"], "predict": perfect("AVM", e)}
             for i, e in enumerate(TINY["AVM"])
         ],
     )
-    (outputs / "org_m" / "refine" / "AVH.jsonl").write_text('{"index": 0, "id": "0", "predict": 5}\n')
+    (outputs / "org_m" / "avibench" / "refine" / "AVH.jsonl").write_text(
+        '{"index": 0, "id": "0", "predict": 5}\n'
+    )
     args = [
         "--model",
         "org/m",
@@ -534,7 +542,7 @@ def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:
     ]
     result = CliRunner().invoke(eval_command, args)
     assert result.exit_code == 1
-    doc = json.loads((outputs / "org_m" / "eval.json").read_text())
+    doc = json.loads((outputs / "org_m" / "avibench" / "eval.json").read_text())
     assert doc["coverage"]["AVM"]["status"] == "scored"
     assert "field predict" in doc["coverage"]["AVH"]["reason"]
     assert doc["meta"]["model"] == "org/m" and doc["meta"]["label"] == "org_m"
@@ -542,7 +550,7 @@ def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:
         eval_command, ["--model", "nobody", "--data-root", str(tiny), "--output-dir", str(outputs)]
     )
     assert missing.exit_code != 0
-    assert "avibench refine --model nobody" in str(missing.exception)
+    assert "avibench refine --benchmark avibench --label nobody" in str(missing.exception)
     empty = CliRunner().invoke(eval_command, ["--predictions", str(tmp_path), "--data-root", str(tiny)])
     assert "no prediction files" in str(empty.exception)
 

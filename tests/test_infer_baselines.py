@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from avibench.benchmarks.avibench.baselines import OracleBackend, RandomBackend, class_list
+from avibench.benchmarks.avibench.baselines import class_list
 from avibench.benchmarks.avibench.dataset import Sample, load_task
+from avibench.benchmarks.avibench.plugin import AVIBench, item_of
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.errors import AvibenchError
 from avibench.infer.backends.base import BackendSettings, InferRequest, load_backend
+from avibench.infer.backends.baselines import OracleBackend, RandomBackend
 from avibench.store import latest_by_index
 from avibench.testing.harness import invoke
 
@@ -22,7 +25,7 @@ REQUEST = InferRequest(model="oracle")
 
 def predictions(out: Path, label: str) -> dict[tuple[str, int], str]:
     found = {}
-    for path in sorted((out / label / "infer").glob("*.jsonl")):
+    for path in sorted((out / label / "avibench" / "infer").glob("*.jsonl")):
         for index, record in latest_by_index(path).items():
             found[(path.stem, index)] = record["predict"]
     return found
@@ -32,13 +35,13 @@ def make_sample(task: str, answer, *, options="", images=(), audios=(), index=0)
     return Sample(
         task=task, index=index, id=f"{index:05d}", subtask=None, text="q", options=options,
         images=tuple(Path(p) for p in images), audios=tuple(Path(p) for p in audios), video=None,
-        answer=answer, entry={},
+        answer=answer, entry={}, spec=AVIBENCH.task(task),
     )  # fmt: skip
 
 
 def ask(backend_cls, sample: Sample, seed: int = 0) -> str:
-    backend = backend_cls(BackendSettings(model="x", seed=seed))
-    return asyncio.run(backend.answer(sample, REQUEST)).text
+    backend = backend_cls(BackendSettings(model="x", seed=seed, benchmark=AVIBench()))
+    return asyncio.run(backend.answer(item_of(sample), REQUEST)).text
 
 
 def literal_after_answer(text: str):
@@ -136,12 +139,12 @@ def test_oracle_scores_full_marks_through_refine_and_eval(sample_root: Path, tmp
     assert invoke(["infer", *common]).code == 0
     refined = invoke(["refine", *common, "--mode", "rules"])
     assert refined.code == 0, refined.stderr
-    for path in (tmp_path / "oracle" / "refine").glob("*.jsonl"):
+    for path in (tmp_path / "oracle" / "avibench" / "refine").glob("*.jsonl"):
         methods = {r["method"] for r in latest_by_index(path).values()}
         assert methods <= {"rule", "passthrough"}, (path.stem, methods)
     evaluated = invoke(["eval", *common])
     assert evaluated.code in (0, 1), evaluated.stderr
-    result = json.loads((tmp_path / "oracle" / "eval.json").read_text())
+    result = json.loads((tmp_path / "oracle" / "avibench" / "eval.json").read_text())
     for task, score in result["summary"]["tasks"].items():
         if score is None:
             assert task == "AVC"  # FENSE models are not available offline

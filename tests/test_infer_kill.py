@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from avibench.infer.journal import is_done
+from avibench.contracts import is_answered as is_done
 from avibench.store import read_records
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import CLEARED_ENV
@@ -32,7 +32,7 @@ def line_count(path: Path) -> int:
 @pytest.mark.slow
 def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     root = build_dataset(tmp_path / "levels", {"AMIC": N})
-    journal = tmp_path / "out" / "m" / "infer" / "AMIC.jsonl"
+    journal = tmp_path / "out" / "m" / "avibench" / "infer" / "AMIC.jsonl"
     rng = random.Random(20261122)
     server = FakeOpenAIServer(latency=0.03, record_bodies=False)
     with server.run_in_thread():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from avibench.infer.journal import is_done
+from avibench.contracts import is_answered as is_done
 from avibench.store import latest_by_index
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke, journal_lines
@@ -41,7 +41,9 @@ def infer(server: FakeOpenAIServer, data_root: Path, out: Path, *extra: str):
 
 
 def done_counts(out: Path, task: str) -> Counter[int]:
-    return Counter(r["index"] for r in journal_lines(out / "m" / "infer" / f"{task}.jsonl") if is_done(r))
+    return Counter(
+        r["index"] for r in journal_lines(out / "m" / "avibench" / "infer" / f"{task}.jsonl") if is_done(r)
+    )
 
 
 def test_run_completes_with_30_percent_faulty_requests(server, data_root: Path, tmp_path: Path) -> None:
@@ -62,7 +64,7 @@ def test_failed_sample_is_recorded_and_only_it_is_retried(server, data_root: Pat
     first = infer(server, data_root, tmp_path, "--max-attempts", "3", "--tasks", "AMIC")
     assert first.code == 1
     assert "HTTP 503" in first.stderr and "re-run" in first.stderr
-    latest = latest_by_index(tmp_path / "m" / "infer" / "AMIC.jsonl")
+    latest = latest_by_index(tmp_path / "m" / "avibench" / "infer" / "AMIC.jsonl")
     assert latest[3]["predict"] is None and latest[3]["error"].startswith("HTTP 503")
     assert sorted(i for i, r in latest.items() if is_done(r)) == [i for i in range(12) if i != 3]
     assert server.count == 11 + 3
@@ -84,7 +86,7 @@ def test_non_retryable_error_fails_at_once(server, data_root: Path, tmp_path: Pa
     result = infer(server, data_root, tmp_path, "--tasks", "AMIC", "--max-attempts", "5")
     assert result.code == 1
     assert server.count == 12
-    latest = latest_by_index(tmp_path / "m" / "infer" / "AMIC.jsonl")
+    latest = latest_by_index(tmp_path / "m" / "avibench" / "infer" / "AMIC.jsonl")
     assert latest[5]["error"] == "HTTP 400: injected HTTP 400" and latest[5]["predict"] is None
 
 
@@ -93,7 +95,7 @@ def test_api_key_never_written_anywhere(server, data_root: Path, tmp_path: Path)
     result = infer(server, data_root, tmp_path, "--tasks", "AMIC", "--max-attempts", "2")
     assert result.code == 1
     assert any(r.authorization == f"Bearer {KEY}" for r in server.requests)  # it was sent, so it could leak
-    latest = latest_by_index(tmp_path / "m" / "infer" / "AMIC.jsonl")
+    latest = latest_by_index(tmp_path / "m" / "avibench" / "infer" / "AMIC.jsonl")
     assert "Bearer ***" in latest[7]["error"]
     assert KEY not in result.stdout + result.stderr
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
@@ -111,7 +113,7 @@ def test_dataset_changed_under_journal_stops(tmp_path: Path, data_root: Path) ->
     entries = json.loads(data_file.read_text())
     entries[1]["id"] = "99999"
     data_file.write_text(json.dumps(entries))
-    journal = tmp_path / "out" / "oracle" / "infer" / "VMIC.jsonl"
+    journal = tmp_path / "out" / "oracle" / "avibench" / "infer" / "VMIC.jsonl"
     before = journal.read_bytes()
     result = invoke([*args, "--tasks", "VMIC"])
     assert result.code == 2
@@ -129,12 +131,16 @@ def test_other_model_under_same_label_stops(tmp_path: Path, data_root: Path) -> 
 def test_export_reference_format(server, data_root: Path, tmp_path: Path) -> None:
     server.plan = FaultPlan(markers={"<<PERMA>>": Fault("500")})
     assert infer(server, data_root, tmp_path, "--max-attempts", "1").code == 1
-    result = invoke(["export", "--model", "m", "--data-root", str(data_root), "--output-dir", str(tmp_path)])
+    common = ["--model", "m", "--data-root", str(data_root), "--output-dir", str(tmp_path)]
+    result = invoke(["export", *common])
     assert result.code == 0, result.stderr
-    amic = json.loads((tmp_path / "m" / "reference" / "tasks" / "AMIC.json").read_text())
+    unrefined = json.loads((tmp_path / "m" / "avibench" / "reference" / "tasks" / "AMIC.json").read_text())
+    assert unrefined == [None] * 12  # the official scorer reads refined answers: none are refined yet
+    assert invoke(["export", *common, "--stage", "infer"]).code == 0
+    amic = json.loads((tmp_path / "m" / "avibench" / "reference" / "tasks" / "AMIC.json").read_text())
     assert len(amic) == 12 and amic[3] is None
     assert amic[0] == {"task": "AMIC", "subtask": None, "id": "00000", "predict": "The answer is **yes**."}
-    vmic = json.loads((tmp_path / "m" / "reference" / "tasks" / "VMIC.json").read_text())
+    vmic = json.loads((tmp_path / "m" / "avibench" / "reference" / "tasks" / "VMIC.json").read_text())
     assert [slot["id"] for slot in vmic] == [f"{i:05d}" for i in range(8)]
     out = tmp_path / "elsewhere"
     invoke(
@@ -148,6 +154,8 @@ def test_export_reference_format(server, data_root: Path, tmp_path: Path) -> Non
             str(tmp_path),
             "--out",
             str(out),
+            "--stage",
+            "infer",
         ]
     )
     assert json.loads((out / "tasks" / "AMIC.json").read_text()) == amic
@@ -156,12 +164,12 @@ def test_export_reference_format(server, data_root: Path, tmp_path: Path) -> Non
 def test_shards_are_disjoint_and_cover_everything(tmp_path: Path, data_root: Path) -> None:
     args = ["infer", "--model", "oracle", "--data-root", str(data_root), "--output-dir", str(tmp_path)]
     assert invoke([*args, "--shard", "0/3"]).code == 0
-    first = latest_by_index(tmp_path / "oracle" / "infer" / "AMIC.jsonl")
+    first = latest_by_index(tmp_path / "oracle" / "avibench" / "infer" / "AMIC.jsonl")
     assert sorted(first) == [0, 3, 6, 9]
     assert invoke([*args, "--shard", "2/3"]).code == 0
     assert invoke([*args, "--shard", "1/3"]).code == 0
     for task, count in COUNTS.items():
-        lines = journal_lines(tmp_path / "oracle" / "infer" / f"{task}.jsonl")
+        lines = journal_lines(tmp_path / "oracle" / "avibench" / "infer" / f"{task}.jsonl")
         assert sorted(r["index"] for r in lines) == list(range(count))
 
 
@@ -169,7 +177,7 @@ def test_n_samples_caps_each_task(tmp_path: Path, data_root: Path) -> None:
     args = ["infer", "--model", "random", "--data-root", str(data_root), "--output-dir", str(tmp_path)]
     assert invoke([*args, "--n-samples", "2"]).code == 0
     for task in COUNTS:
-        assert len(journal_lines(tmp_path / "random" / "infer" / f"{task}.jsonl")) == 2
+        assert len(journal_lines(tmp_path / "random" / "avibench" / "infer" / f"{task}.jsonl")) == 2
 
 
 def test_missing_media_fails_that_sample_only(tmp_path: Path, data_root: Path) -> None:
@@ -180,7 +188,7 @@ def test_missing_media_fails_that_sample_only(tmp_path: Path, data_root: Path) -
     with fake.run_in_thread():
         result = infer(fake, root, tmp_path / "out", "--tasks", "AMIC")
     assert result.code == 1
-    latest = latest_by_index(tmp_path / "out" / "m" / "infer" / "AMIC.jsonl")
+    latest = latest_by_index(tmp_path / "out" / "m" / "avibench" / "infer" / "AMIC.jsonl")
     assert latest[2]["error"].startswith("media file not found") and latest[2]["predict"] is None
     assert sum(is_done(r) for r in latest.values()) == 11 and fake.count == 11
 

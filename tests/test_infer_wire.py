@@ -126,12 +126,20 @@ def test_images_come_before_audios_in_list_order(server, data_root: Path, tmp_pa
 
 def test_record_holds_usage_latency_and_provenance(server, data_root: Path, tmp_path: Path) -> None:
     run(server, data_root, tmp_path, "VMIC")
-    (record,) = [json.loads(x) for x in (tmp_path / "m" / "infer" / "VMIC.jsonl").read_text().splitlines()]
+    (record,) = [
+        json.loads(x) for x in (tmp_path / "m" / "avibench" / "infer" / "VMIC.jsonl").read_text().splitlines()
+    ]
     assert record["predict"] == "The answer is **yes**." and record["error"] is None
     assert record["usage"]["total_tokens"] > 0 and record["latency_s"] > 0
     assert record["backend"] == "openai" and record["model"] == "m"
-    assert record["params"] == {"temperature": 0.0, "media": "data-uri", "drop_audio_with_video": False}
+    assert record["params"] == {
+        "temperature": 0.0,
+        "media": "data-uri",
+        "drop_audio_with_video": False,
+        "system_prompt": None,
+        "template": "official",
+    }
     assert len(record["prompt_hash"]) == 16
-    run_json = json.loads((tmp_path / "m" / "infer" / "run.json").read_text())
+    run_json = json.loads((tmp_path / "m" / "avibench" / "infer" / "run.json").read_text())
     assert run_json["base_url_hosts"] == [f"http://127.0.0.1:{server.port}"]
     assert run_json["dataset_fingerprint"] and run_json["media"] == "data-uri"

@@ -275,7 +275,7 @@ def test_entry_command_lists_every_missing_field(tmp_path: Path, capsys: pytest.
 
 def test_entry_command_without_eval_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(["leaderboard", "--output-dir", str(tmp_path), "--entry", "ghost", *ENTRY_FLAGS]) == 2
-    assert "avibench eval --model ghost" in capsys.readouterr().err
+    assert "avibench eval --benchmark avibench --label ghost" in capsys.readouterr().err
 
 
 def test_leaderboard_ranks_runs_beside_the_published_results(tmp_path: Path) -> None:

@@ -16,7 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from avibench.benchmarks.avibench.dataset import Sample, load_task
+from avibench.benchmarks.avibench.plugin import AVIBench
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.contracts import RunPaths
 from avibench.infer.cli import infer
 from avibench.refine.llm_fallback import LLMSettings
 from avibench.refine.runner import refine_run
@@ -125,10 +127,11 @@ def oracle_run(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
+    paths = RunPaths(out, "oracle", "avibench")
     refine_run(
-        AVIBENCH.tasks, data_root=sample_root, run_path=out / "oracle", mode="rules", settings=LLMSettings()
+        AVIBench(), AVIBENCH.tasks, data_root=sample_root, paths=paths, mode="rules", settings=LLMSettings()
     )
-    return out / "oracle"
+    return paths.root
 
 
 @pytest.mark.parametrize("spec", [t for t in AVIBENCH.tasks if t.metric != "caption"], ids=lambda t: t.name)

@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from avibench.benchmarks.avibench.plugin import AVIBench
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError, JournalMismatchError
 from avibench.refine.cli import refine
 from avibench.refine.llm_fallback import LLMSettings
-from avibench.refine.runner import refine_run
+from avibench.refine.runner import refine_run as run_refine
 from avibench.store import append_records, latest_by_index
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan, request_text
 from avibench.testing.tiny_dataset import build_dataset
@@ -47,12 +49,18 @@ def _infer_record(task: str, index: int, predict: str | None, error: str | None 
 def run(tmp_path: Path) -> tuple[Path, Path]:
     """(data root, run folder) with infer journals for four tasks."""
     root = build_dataset(tmp_path / "levels", {t: len(a) for t, a in ANSWERS.items()})
-    run_path = tmp_path / "outputs" / "m"
+    run_path = tmp_path / "outputs" / "m" / "avibench"
     for task, answers in ANSWERS.items():
         append_records(
             run_path / "infer" / f"{task}.jsonl", [_infer_record(task, i, a) for i, a in enumerate(answers)]
         )
     return root, run_path
+
+
+def refine_run(tasks: Any, *, data_root: Path, run_path: Path, **options: Any) -> Any:
+    """The stage on the run folder ``<output dir>/<label>/avibench``."""
+    paths = RunPaths(run_path.parent.parent, run_path.parent.name, "avibench")
+    return run_refine(AVIBench(), tasks, data_root=data_root, paths=paths, **options)
 
 
 def _refined(run_path: Path, task: str) -> dict[int, dict[str, Any]]:
@@ -109,7 +117,7 @@ def test_resume_redoes_only_new_changed_or_unanswered(run: tuple[Path, Path]) ->
 def test_an_infer_journal_from_other_data_is_refused(run: tuple[Path, Path]) -> None:
     root, run_path = run
     append_records(run_path / "infer" / "VAR.jsonl", [{**_infer_record("VAR", 1, "[0]"), "id": "zzz"}])
-    with pytest.raises(JournalMismatchError, match="index 1"):
+    with pytest.raises(JournalMismatchError, match="entry 1"):
         refine_run(AVIBENCH.select("VAR"), data_root=root, run_path=run_path, mode="rules", settings=NO_LLM)
 
 
@@ -194,7 +202,15 @@ def test_cli_summary_and_exit_codes(run: tuple[Path, Path], monkeypatch: pytest.
     root, run_path = run
     for var in ("REFINE_BASE_URL", "REFINE_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
-    args = ["--label", "m", "--output-dir", str(run_path.parent), "--data-root", str(root), "--no-progress"]
+    args = [
+        "--label",
+        "m",
+        "--output-dir",
+        str(run_path.parent.parent),
+        "--data-root",
+        str(root),
+        "--no-progress",
+    ]
     result = CliRunner().invoke(refine, args)
     assert result.exit_code == 0, result.output
     assert "AMIC" in result.output and "unparsed=1" in result.output and "rule=2" in result.output
@@ -204,7 +220,7 @@ def test_cli_summary_and_exit_codes(run: tuple[Path, Path], monkeypatch: pytest.
         monkeypatch.setenv("REFINE_API_KEY", "sk-test")
         result = CliRunner().invoke(refine, [*args, "--tasks", "VAR"])
     assert result.exit_code == 1 and "failed=1" in result.output
-    missing = CliRunner().invoke(refine, ["--label", "nope", "--output-dir", str(run_path.parent)])
+    missing = CliRunner().invoke(refine, ["--label", "nope", "--output-dir", str(run_path.parent.parent)])
     assert missing.exit_code != 0 and "no infer results" in str(missing.exception)
 
 

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from avibench.benchmarks.avibench.tasks import AVIBENCH, get_benchmark
+from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.errors import AvibenchError
+from avibench.plugin import get_benchmark
 
 
 def test_fifteen_folders_fourteen_paper_tasks() -> None:
@@ -41,5 +43,13 @@ def test_select() -> None:
     assert AVIBENCH.select(None) == AVIBENCH.tasks
     with pytest.raises(KeyError, match="NOPE"):
         AVIBENCH.select("NOPE")
-    with pytest.raises(KeyError):
+    with pytest.raises(AvibenchError, match=r"installed benchmarks: .*avibench"):
         get_benchmark("nope")
+
+
+def test_the_plugin_selects_paper_level_names_and_rejects_unknown_ones() -> None:
+    plugin = get_benchmark("avibench")
+    assert [t.name for t in plugin.select("avl, VSQA")] == ["VSQA_I", "VSQA_V", "AVL"]
+    assert plugin.select(None) == AVIBENCH.tasks
+    with pytest.raises(AvibenchError, match="unknown task 'NOPE' for benchmark avibench"):
+        plugin.select("NOPE")

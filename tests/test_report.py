@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_report_data import REFERENCE_SHAPED, make_eval_doc, parse_page, write_jsonl, write_run
+from test_report_data import REFERENCE_SHAPED, make_eval_doc, parse_page, write_jsonl, write_report, write_run
 
-from avibench.benchmarks.avibench.report import write_report
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.cli import main
 from avibench.errors import AvibenchError
@@ -115,7 +114,7 @@ def run(tmp_path: Path) -> tuple[Path, dict]:
 def test_html_report_is_self_contained_and_shows_the_numbers(run: tuple[Path, dict]) -> None:
     output_dir, doc = run
     _, html_path = write_report(output_dir, "gem")
-    assert html_path == output_dir / "gem" / "report.html"
+    assert html_path == output_dir / "gem" / "avibench" / "report.html"
     page = parse_page(html_path.read_text(encoding="utf-8"))
 
     # charts: one bar chart per stage and the radar chart, all embedded PNGs
@@ -221,13 +220,17 @@ def test_sections_without_journals_say_not_available(tmp_path: Path) -> None:
 def test_missing_eval_json_tells_the_user_to_run_eval(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(AvibenchError, match=r"avibench eval --model nothing"):
+    with pytest.raises(AvibenchError, match=r"avibench eval --benchmark avibench --label nothing"):
         write_report(tmp_path, "nothing")
     with pytest.raises(SystemExit) as exit_info:
         main(["report", "--model", "org/none", "--output-dir", str(tmp_path)])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "eval.json" in err and "avibench eval --model org_none" in err and "Traceback" not in err
+    assert (
+        "eval.json" in err
+        and "avibench eval --benchmark avibench --label org_none" in err
+        and "Traceback" not in err
+    )
 
 
 def test_report_command_writes_both_files(run: tuple[Path, dict], capsys: pytest.CaptureFixture[str]) -> None:
@@ -235,12 +238,14 @@ def test_report_command_writes_both_files(run: tuple[Path, dict], capsys: pytest
     main(["report", "--label", "gem", "--output-dir", str(output_dir)])
     out = capsys.readouterr().out
     assert "report.md" in out and "report.html" in out
-    assert (output_dir / "gem" / "report.md").is_file() and (output_dir / "gem" / "report.html").is_file()
-    assert not list((output_dir / "gem").glob(".*.tmp"))
+    assert (output_dir / "gem" / "avibench" / "report.md").is_file() and (
+        output_dir / "gem" / "avibench" / "report.html"
+    ).is_file()
+    assert not list((output_dir / "gem" / "avibench").glob(".*.tmp"))
 
 
 def test_broken_eval_json_names_the_file(tmp_path: Path) -> None:
-    (tmp_path / "bad").mkdir()
-    (tmp_path / "bad" / "eval.json").write_text('{"summary": ', encoding="utf-8")
+    (tmp_path / "bad" / "avibench").mkdir(parents=True)
+    (tmp_path / "bad" / "avibench" / "eval.json").write_text('{"summary": ', encoding="utf-8")
     with pytest.raises(AvibenchError, match=r"eval\.json: invalid JSON at line 1"):
         write_report(tmp_path, "bad")

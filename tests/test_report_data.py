@@ -10,7 +10,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from avibench.benchmarks.avibench.report import build_report
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.contracts import RunPaths
+from avibench.evaluate.document import write_document
 
 REFERENCE_SHAPED: dict[str, dict[str, Any]] = {
     "sensation": {"asqa": 0.29512, "avsqa": 0.16523, "vsqa": 0.32011},
@@ -115,10 +118,17 @@ def make_eval_doc(
 
 
 def write_run(output_dir: Path, label: str, doc: dict[str, Any]) -> Path:
-    run_dir = output_dir / label
+    run_dir = RunPaths(output_dir, label, AVIBENCH.name).root
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "eval.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
     return run_dir
+
+
+def write_report(output_dir: Path, label: str) -> tuple[Path, Path]:
+    """Build and write one AVI-Bench run's report as ``avibench report`` does; returns (md, html)."""
+    paths = RunPaths(output_dir, label, AVIBENCH.name)
+    write_document(build_report(paths), paths.report_md, paths.report_html)
+    return paths.report_md, paths.report_html
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:

@@ -54,9 +54,6 @@ class AVIBench(Benchmark):
     download_root: ClassVar[Path] = Path("data/levels")
     sample_root: ClassVar[Path] = Path("data/sample")
 
-    def __init__(self) -> None:
-        self._contexts: dict[tuple[str, str], Any] = {}
-
     def tasks(self) -> tuple[Task, ...]:
         return AVIBENCH.tasks  # type: ignore[return-value]
 
@@ -88,13 +85,11 @@ class AVIBench(Benchmark):
     def passthrough(self, task: str) -> bool:
         return AVIBENCH.task(task).family == "passthrough"
 
-    def _context(self, item: Item) -> Any:
+    @staticmethod
+    def _context(item: Item) -> Any:
         from avibench.refine.context import context_for
 
-        key = (item.task, item.key)
-        if key not in self._contexts:
-            self._contexts[key] = context_for(item.source)
-        return self._contexts[key]
+        return context_for(item.source)
 
     def extract(self, item: Item, text: str) -> str | None:
         from avibench.refine.rules import apply_rules
@@ -125,16 +120,23 @@ class AVIBench(Benchmark):
         files as they are, not only one response per entry.
         """
         from avibench.benchmarks.avibench.fense import ENV_MODE, FenseConfig
+        from avibench.benchmarks.avibench.predictions import reference_file_path
         from avibench.benchmarks.avibench.scoring import evaluate
 
         predictions = request.predictions
+        specs = tuple(AVIBENCH.task(t.name) for t in request.tasks)
+        if predictions is not None and not any(reference_file_path(predictions, spec) for spec in specs):
+            raise AvibenchError(
+                f"no prediction files for the selected tasks in {predictions} "
+                "(expected <TASK>.json or tasks/<TASK>.json)"
+            )
         try:
             fense = request.options.get("fense_config") or FenseConfig.from_env(request.options.get("fense"))
         except ValueError as exc:
             raise AvibenchError(f"{ENV_MODE}: {exc}") from None
         result = evaluate(
             data_root=request.data_root,
-            specs=tuple(AVIBENCH.task(t.name) for t in request.tasks),
+            specs=specs,
             source="predictions" if predictions is not None else "refine",
             source_dir=predictions if predictions is not None else request.paths.root,
             profile=request.profile,

@@ -37,7 +37,6 @@ TAXONOMY_LABELS = {
     "l3_stage": "L3 Stage",
     "l4_domain": "L4 Domain",
 }
-REFINE_METHODS = ("rule", "llm", "unparsed", "passthrough", "failed")
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -442,6 +442,7 @@ def evaluate(
         "summary": summary,
         "coverage": coverage,
         "meta": {
+            "benchmark": AVIBENCH.name,
             "profile": profile,
             "version": __version__,
             "model": model,
