@@ -23,7 +23,7 @@ COMMANDS: dict[str, str] = {
     "eval": "avibench.evaluate.cli:eval_command",
     "report": "avibench.evaluate.report_cli:report",
     "leaderboard": "avibench.evaluate.report_cli:leaderboard",
-    "demo": "avibench.demo:demo",
+    "demo": "avibench.benchmarks.avibench.demo:demo",
 }
 
 SHORT_HELP: dict[str, str] = {

@@ -60,7 +60,7 @@ def _label_from_predictions(path: Path) -> str:
     type=click.Choice(FENSE_MODES),
     default=None,
     help="AVI-Bench only: FENSE models for AVC: real (configured local files), stand-in (packaged, not "
-    "comparable) or off. Default: $AVIBENCH_FENSE, else real.",
+    "comparable) or off. Default: the FENSE mode set in the environment (README), else real.",
 )
 def eval_command(
     benchmark_name: str,

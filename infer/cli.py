@@ -121,7 +121,7 @@ async def _execute(
 )
 @click.option(
     "--tasks",
-    help="Tasks to run, comma separated (names or the benchmark's groups, e.g. VSQA for VSQA_I and VSQA_V); "
+    help="Tasks to run, comma separated (task names or the benchmark's groups); "
     "default: the benchmark's default tasks found under the data root.",
 )
 @click.option(

@@ -159,7 +159,7 @@ class Runner:
             error=error,
             backend=self.backend_name,
             model=self.request.model,
-            params=self.params,
+            params={**self.params, **self.request.for_item(item)},
             prompt_hash=prompt_hash(item, self.request),
             latency_s=latency,
             usage=usage,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from avibench.benchmarks.avibench.demo import chance_gap, oracle_failures
 from avibench.cli import cli
-from avibench.demo import chance_gap, oracle_failures
 
 
 def test_demo_end_to_end(tmp_path: Path) -> None:

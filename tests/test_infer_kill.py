@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.contracts import is_answered as is_done
 from avibench.store import read_records
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import CLEARED_ENV
-from avibench.testing.tiny_dataset import build_dataset
 
 N = 40
 CONCURRENCY = 4

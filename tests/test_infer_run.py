@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.contracts import is_answered as is_done
 from avibench.store import latest_by_index
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke, journal_lines
-from avibench.testing.tiny_dataset import build_dataset
 
 KEY = "sk-run-test-5f3a9c1e7d"
 COUNTS = {"AMIC": 12, "VMIC": 8}

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from avibench.benchmarks.avibench.dataset import load_task
+from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke
-from avibench.testing.tiny_dataset import build_dataset
 
 KEY = "sk-wire-test-key"
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from avibench.benchmarks.avibench.plugin import AVIBench
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError, JournalMismatchError
 from avibench.refine.cli import refine
@@ -18,7 +19,6 @@ from avibench.refine.llm_fallback import LLMSettings
 from avibench.refine.runner import refine_run as run_refine
 from avibench.store import append_records, latest_by_index
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan, request_text
-from avibench.testing.tiny_dataset import build_dataset
 
 TASKS = AVIBENCH.select("AMIC,VAR,ASQA,AVM")
 NO_LLM = LLMSettings()
