@@ -1,6 +1,7 @@
 # avibench: every target bootstraps .venv itself, so on a bare machine `make demo` and `make test` are enough.
-#   make infer  MODEL=gemini-2.5-pro [DATA=data/levels] [TASKS=AMIC,AVL] [N=20] [CONCURRENCY=16] [LABEL=...]
-#   make refine MODEL=gemini-2.5-pro     make eval MODEL=gemini-2.5-pro [PROFILE=strict]
+#   make infer  MODEL=gemini-2.5-pro [BENCH=avibench] [DATA=data/levels] [TASKS=AMIC,AVL] [N=20] [CONCURRENCY=16]
+#   make refine MODEL=gemini-2.5-pro [MODE=rules]     make eval MODEL=gemini-2.5-pro [PROFILE=strict] [FENSE=stand-in]
+#   ARGS="..." is passed on to the command as it is.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -13,6 +14,10 @@ TASKS       ?=
 N           ?=
 CONCURRENCY ?=
 PROFILE     ?=
+BENCH       ?=
+MODE        ?=
+FENSE       ?=
+ARGS        ?=
 
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
@@ -25,6 +30,9 @@ tasks_arg  = $(if $(TASKS),--tasks $(TASKS))
 n_arg      = $(if $(N),--n-samples $(N))
 conc_arg   = $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
 prof_arg   = $(if $(PROFILE),--profile $(PROFILE))
+bench_arg  = $(if $(BENCH),--benchmark $(BENCH))
+mode_arg   = $(if $(MODE),--mode $(MODE))
+fense_arg  = $(if $(FENSE),--fense $(FENSE))
 
 .PHONY: help setup demo test lint format bench infer refine eval report leaderboard sample-data validate clean
 
@@ -34,7 +42,7 @@ help:
 	@echo "make infer  MODEL=...   ask a model (OPENAI_API_KEY / OPENAI_BASE_URL; MODEL=random|oracle offline)"
 	@echo "make refine MODEL=...   normalise the answers     make eval MODEL=...   score and write the report"
 	@echo "make leaderboard        rank every run in outputs/   make lint / make bench / make sample-data"
-	@echo "variables: MODEL LABEL DATA TASKS N CONCURRENCY PROFILE"
+	@echo "variables: MODEL LABEL BENCH DATA TASKS N CONCURRENCY PROFILE MODE FENSE ARGS"
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -65,26 +73,26 @@ bench: $(STAMP)
 	$(BIN)/python bench/infer_throughput.py
 
 sample-data: $(STAMP)
-	$(BIN)/avibench sample-data $(if $(DATA),--out $(DATA))
+	$(BIN)/avibench sample-data $(bench_arg) $(if $(DATA),--out $(DATA))
 
 validate: $(STAMP)
-	$(BIN)/avibench validate-data $(DATA)
+	$(BIN)/avibench validate-data $(DATA) $(bench_arg)
 
 infer: $(STAMP)
-	$(BIN)/avibench infer $(model_arg) $(label_arg) $(data_arg) $(tasks_arg) $(n_arg) $(conc_arg)
+	$(BIN)/avibench infer $(model_arg) $(label_arg) $(bench_arg) $(data_arg) $(tasks_arg) $(n_arg) $(conc_arg) $(ARGS)
 
 refine: $(STAMP)
-	$(BIN)/avibench refine $(model_arg) $(label_arg) $(data_arg) $(tasks_arg)
+	$(BIN)/avibench refine $(model_arg) $(label_arg) $(bench_arg) $(data_arg) $(tasks_arg) $(mode_arg) $(ARGS)
 
 eval: $(STAMP)
-	$(BIN)/avibench eval $(model_arg) $(label_arg) $(data_arg) $(tasks_arg) $(prof_arg)
-	$(BIN)/avibench report $(model_arg) $(label_arg)
+	$(BIN)/avibench eval $(model_arg) $(label_arg) $(bench_arg) $(data_arg) $(tasks_arg) $(prof_arg) $(fense_arg) $(ARGS)
+	$(BIN)/avibench report $(model_arg) $(label_arg) $(bench_arg)
 
 report: $(STAMP)
-	$(BIN)/avibench report $(model_arg) $(label_arg)
+	$(BIN)/avibench report $(model_arg) $(label_arg) $(bench_arg)
 
 leaderboard: $(STAMP)
-	$(BIN)/avibench leaderboard
+	$(BIN)/avibench leaderboard $(bench_arg) $(ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
