@@ -13,11 +13,13 @@ import io
 import json
 import mimetypes
 import wave
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import av
 import numpy as np
+from PIL import Image
 
 from avibench.infer.backends.base import InferRequest, MediaStrategy
 from avibench.items import Item, Part
@@ -70,22 +72,26 @@ def _frame_count(container: av.container.InputContainer, stream: av.video.stream
     return count
 
 
-def sample_frames(path: Path, n: int) -> list[bytes]:
-    """``n`` frames spread evenly over the video (the middle of each of n equal spans), as JPEG bytes."""
+FrameCount = Callable[[int, float], int]
+"""How many frames to take, from the video's frame count and its duration in seconds."""
+
+
+def sample_frame_images(path: Path, count: FrameCount) -> list[Image.Image]:
+    """Frames spread evenly over the video (the middle of each of n equal spans), n given by ``count``."""
     try:
         with av.open(str(path)) as container:
             stream = container.streams.video[0]
             total = _frame_count(container, stream)
             if total <= 0:
                 raise MediaError(f"video has no frames: {path}")
+            duration = float(container.duration / av.time_base) if container.duration else 0.0
+            n = max(1, count(total, duration))
             targets = [min(total - 1, int((i + 0.5) * total / n)) for i in range(n)]
             wanted = set(targets)
-            picked: dict[int, bytes] = {}
+            picked: dict[int, Image.Image] = {}
             for index, frame in enumerate(container.decode(stream)):
                 if index in wanted:
-                    buffer = io.BytesIO()
-                    frame.to_image().save(buffer, format="JPEG", quality=JPEG_QUALITY)
-                    picked[index] = buffer.getvalue()
+                    picked[index] = frame.to_image()
                     if len(picked) == len(wanted):
                         break
     except (av.FFmpegError, IndexError) as exc:
@@ -97,14 +103,31 @@ def sample_frames(path: Path, n: int) -> list[bytes]:
     return [picked.get(t, last) for t in targets]
 
 
-def extract_audio_wav(path: Path, rate: int = AUDIO_RATE) -> bytes | None:
-    """The video's soundtrack resampled to ``rate`` Hz mono 16-bit wav, or None if it has no audio stream."""
+def sample_frames(path: Path, n: int) -> list[bytes]:
+    """``n`` frames spread evenly over the video, as JPEG bytes."""
+    frames = []
+    for image in sample_frame_images(path, lambda _total, _duration: n):
+        buffer = io.BytesIO()
+        image.save(buffer, format="JPEG", quality=JPEG_QUALITY)
+        frames.append(buffer.getvalue())
+    return frames
+
+
+def decode_audio(path: Path, rate: int = AUDIO_RATE, channel: int | None = None) -> np.ndarray | None:
+    """The file's first audio stream as int16 samples at ``rate`` Hz, or None if it has no audio stream.
+
+    ``channel=None`` mixes all channels down to mono; an index keeps that channel alone (0 = left, 1 = right).
+    """
     try:
         with av.open(str(path)) as container:
             if not container.streams.audio:
                 return None
             stream = container.streams.audio[0]
-            resampler = av.AudioResampler(format="s16", layout="mono", rate=rate)
+            channels = stream.codec_context.channels
+            if channel is not None and not 0 <= channel < channels:
+                raise MediaError(f"{path} has {channels} audio channel(s); channel {channel} does not exist")
+            layout = "mono" if channel is None else stream.codec_context.layout.name
+            resampler = av.AudioResampler(format="s16", layout=layout, rate=rate)
             chunks: list[np.ndarray] = []
             for frame in container.decode(stream):
                 chunks.extend(f.to_ndarray().reshape(-1) for f in resampler.resample(frame))
@@ -112,7 +135,14 @@ def extract_audio_wav(path: Path, rate: int = AUDIO_RATE) -> bytes | None:
     except av.FFmpegError as exc:
         raise MediaError(f"cannot decode the audio of {path}: {exc}") from None
     pcm = np.concatenate(chunks).astype("<i2") if chunks else np.zeros(0, dtype="<i2")
-    return pcm16_wav_bytes(pcm, rate)
+    # packed s16 interleaves the channels: one column per channel
+    return pcm if channel is None else pcm.reshape(-1, channels)[:, channel].copy()
+
+
+def extract_audio_wav(path: Path, rate: int = AUDIO_RATE) -> bytes | None:
+    """The video's soundtrack resampled to ``rate`` Hz mono 16-bit wav, or None if it has no audio stream."""
+    pcm = decode_audio(path, rate)
+    return None if pcm is None else pcm16_wav_bytes(pcm, rate)
 
 
 def pcm16_wav_bytes(pcm: np.ndarray, rate: int) -> bytes:

@@ -105,6 +105,14 @@ class BackendSettings:
     seed: int = 0
     benchmark: Any = None
     """The benchmark plug-in of the run (baselines answer from it)."""
+    device: str = "auto"
+    """In-process models: ``auto`` (cuda when available, else cpu), ``cuda``, ``cuda:N`` or ``cpu``."""
+    dtype: str = "auto"
+    """In-process models: ``auto`` (bfloat16 on GPU, float32 on CPU), ``bfloat16``, ``float16`` or ``float32``."""
+    batch_size: int = 8
+    """In-process models: the most items generated together."""
+    attn: str = "sdpa"
+    """In-process models: the attention kernel (``sdpa``, ``flash_attention_2`` where installed, ``eager``)."""
 
 
 @dataclass
