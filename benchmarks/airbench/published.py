@@ -82,3 +82,7 @@ CHAT: dict[str, dict[str, float | None]] = {
     }.items()
 }
 """Chat scores (judge scale 1-10) from the README's Chat leaderboard."""
+
+CHAT_AVERAGE_MISMATCH = frozenset({"NExT-GPT", "Macaw-LLM"})
+"""Rows whose printed average is not the mean of their four printed category scores (3.93 vs 4.13, 0.97 vs 1.01);
+every other row agrees to within rounding."""
