@@ -1,0 +1,119 @@
+"""The official inference output files, for rescoring answers made elsewhere and exporting ours.
+
+``Foundation_result_modelx.jsonl`` and ``Chat_result_modelx.jsonl`` hold one JSON object per line: the meta entry's
+fields plus ``response``. Foundation rows always carry all four ``choice_*`` fields, ``null`` where the question has
+fewer options.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from avibench.benchmarks.airbench.layout import (
+    CHAT,
+    FOUNDATION,
+    OPTION_FIELDS,
+    chat_item,
+    entry_options,
+    option_problems,
+)
+from avibench.errors import DatasetError
+from avibench.items import Item
+from avibench.level_metrics.airbench import FoundationRecord
+
+FOUNDATION_RESULT_FILE = "Foundation_result_modelx.jsonl"
+CHAT_RESULT_FILE = "Chat_result_modelx.jsonl"
+FOUNDATION_RESULT_FIELDS = (
+    "path",
+    "question",
+    *OPTION_FIELDS,
+    "answer_gt",
+    "task_name",
+    "dataset_name",
+    "response",
+    "uniq_id",
+)
+CHAT_RESULT_FIELDS = (
+    "meta_info",
+    "question",
+    "answer_gt",
+    "path",
+    "task_name",
+    "dataset_name",
+    "response",
+    "uniq_id",
+)
+RESULT_FIELDS = {FOUNDATION: FOUNDATION_RESULT_FIELDS, CHAT: CHAT_RESULT_FIELDS}
+
+
+def result_row(item: Item, response: str | None) -> dict[str, Any]:
+    """The official result row of a loaded item (its meta entry is ``item.source``) and the model's answer."""
+    fields = FOUNDATION_RESULT_FIELDS if item.task == "foundation" else CHAT_RESULT_FIELDS
+    entry = item.source
+    return {f: response if f == "response" else entry.get(f) for f in fields}
+
+
+def write_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    """One JSON object per line, non-ASCII kept as is (as the official scripts write them)."""
+    with open(path, "w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def read_results(path: Path, section: str) -> list[dict[str, Any]]:
+    """The rows of a result file of ``section`` (``Foundation`` or ``Chat``); entries are numbered from line 1.
+
+    Every field the official writer puts in a row must be there; ``response`` may be ``null`` (no answer). A
+    Foundation ``answer_gt`` must equal one of the choices (the official scorer aborts otherwise).
+    """
+    fields = RESULT_FIELDS[section]
+    rows = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(path, f"is not JSON ({exc.msg})", index=number) from None
+            if not isinstance(row, dict):
+                raise DatasetError(path, "is not a JSON object", index=number)
+            for field in fields:
+                if field not in row:
+                    raise DatasetError(path, "is missing", index=number, field=field)
+            if row["response"] is not None and not isinstance(row["response"], str):
+                raise DatasetError(path, "must be a string or null", index=number, field="response")
+            problems = option_problems(path, number, row) if section == FOUNDATION else []
+            if problems:
+                raise problems[0]
+            rows.append(row)
+    return rows
+
+
+def foundation_record(item: Item, response: str | None) -> FoundationRecord:
+    """The scoring record of a loaded Foundation item and the model's answer (``None``: no answer)."""
+    return FoundationRecord(
+        item.meta["task_name"], item.meta["dataset_name"], item.options, item.answer, response
+    )
+
+
+def foundation_records(rows: Iterable[Mapping[str, Any]]) -> list[FoundationRecord]:
+    """Scoring records of Foundation result rows."""
+    return [
+        FoundationRecord(
+            r["task_name"], r["dataset_name"], entry_options(r), str(r["answer_gt"]), r["response"]
+        )
+        for r in rows
+    ]
+
+
+def chat_answers(rows: Iterable[Mapping[str, Any]]) -> list[tuple[Item, str | None]]:
+    """Chat result rows as (item, answer) pairs, ready for the judge; audio paths are relative to the data root."""
+    pairs = []
+    for index, row in enumerate(rows):
+        audio = Path(CHAT) / f"{row['task_name']}_{row['dataset_name']}" / row["path"]
+        pairs.append((chat_item(row, index, audio), row["response"]))
+    return pairs

@@ -1,0 +1,291 @@
+"""AIR-Bench Foundation scoring: the official answer-letter rule, a strict extractor and the aggregation. Pure.
+
+Foundation has 19 tasks drawn from 25 subsets (a subset is one task on one source dataset, keyed
+``<task_name>_<dataset_name>`` as in the official scorer). The official scorer reports accuracy per subset only;
+the leaderboard reports accuracy per task, per category (speech, sound, music: the mean of the category's task
+accuracies) and an ``Average`` that is the mean of the three category means (this reproduces every published
+average; the plain mean over the 19 tasks does not).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+LETTERS = "ABCD"
+
+
+@dataclass(frozen=True)
+class AirBenchProfile:
+    """The switches of one AIR-Bench scoring profile (``True`` = behave like the official scripts)."""
+
+    name: str
+
+    first_or_penultimate: bool = True
+    """Reference: after stripping and removing newlines, the answer letter is the first character if it is one of
+    ``A``-``D`` (upper case), else the second-to-last character if that is (meant for "The answer is A."); any
+    other reply fails to parse, so "the answer is B" fails and "Dog barking" reads as D. When False the strict
+    extractor (:func:`strict_choice`) reads a letter or an option's text and accepts only the item's own letters."""
+
+    unparsed_leaves_denominator: bool = True
+    """Reference: an unparseable answer is counted in ``fail_num`` and left out of its subset's denominator, which
+    inflates accuracy (official issue #8). When False it stays in ``fail_num`` and is also scored wrong."""
+
+    missing_counts_as_wrong: bool = False
+    """Reference: a question that has no answer (never asked, or the request failed) is absent from the result
+    file and counts nowhere. When True a Foundation question is scored wrong, and a Chat question gives the model
+    a score of 0 and a loss in both judge orders."""
+
+    judge_orders_per_item: bool = False
+    """Reference (Chat): each judge order is averaged over its own parsed replies and the two means are averaged,
+    so a judge failure in one order silently changes which items count on that side. When True an item counts
+    only when both orders parsed, as the mean of its two orders."""
+
+
+REFERENCE = AirBenchProfile(name="reference")
+STRICT = AirBenchProfile(
+    name="strict",
+    first_or_penultimate=False,
+    unparsed_leaves_denominator=False,
+    missing_counts_as_wrong=True,
+    judge_orders_per_item=True,
+)
+PROFILES: dict[str, AirBenchProfile] = {p.name: p for p in (REFERENCE, STRICT)}
+
+
+@dataclass(frozen=True)
+class FoundationTask:
+    """One leaderboard task: its ``task_name`` in the data, its leaderboard label, category and source datasets."""
+
+    name: str
+    label: str
+    category: str
+    datasets: tuple[str, ...]
+
+    @property
+    def subsets(self) -> tuple[str, ...]:
+        return tuple(f"{self.name}_{d}" for d in self.datasets)
+
+
+# Leaderboard order. The misspellings ("Recontion", "Reconition", "Classfication") are the data's own names.
+FOUNDATION_TASKS: tuple[FoundationTask, ...] = (
+    FoundationTask("Speech_Grounding", "Speech grounding", "speech", ("librispeech",)),
+    FoundationTask(
+        "Spoken_Language_Identification", "Spoken language identification", "speech", ("covost2",)
+    ),
+    FoundationTask(
+        "Speaker_Gender_Recognition", "Speaker gender recognition", "speech", ("common_voice_13_en", "meld")
+    ),
+    FoundationTask("Speaker_Emotion_Recontion", "Emotion recognition", "speech", ("iemocap", "meld")),
+    FoundationTask("Speaker_Age_Prediction", "Speaker age prediction", "speech", ("common_voice_13.0_en",)),
+    FoundationTask("Speech_Entity_Reconition", "Speech entity recognition", "speech", ("slurp",)),
+    FoundationTask("Speaker_Intent_Classification", "Intent classification", "speech", ("slurp",)),
+    FoundationTask("Speaker_Number_Verification", "Speaker number verification", "speech", ("voxceleb1",)),
+    FoundationTask("Synthesized_Voice_Detection", "Synthesized voice detection", "speech", ("fake_or_real",)),
+    FoundationTask("Audio_Grounding", "Audio grounding", "sound", ("AudioGrounding",)),
+    FoundationTask("vocal_sound_classification", "Vocal sound classification", "sound", ("VocalSound",)),
+    FoundationTask(
+        "Acoustic_Scene_Classification", "Acoustic scene classification", "sound", ("CochlScene", "TUT2017")
+    ),
+    FoundationTask("Sound_AQA", "Sound question answering", "sound", ("avqa", "clothoaqa")),
+    FoundationTask(
+        "Music_Instruments_Classfication",
+        "Music instruments classification",
+        "music",
+        ("MTJ-Jamendo", "nsynth"),
+    ),
+    FoundationTask("Music_Genre_Recognition", "Music genre classification", "music", ("MTJ-Jamendo", "fma")),
+    FoundationTask("Music_Midi_Pitch_Analysis", "Music note analysis-pitch", "music", ("nsynth",)),
+    FoundationTask("Music_Midi_Velocity_Analysis", "Music note analysis-velocity", "music", ("nsynth",)),
+    FoundationTask("Music_AQA", "Music question answering", "music", ("music_avqa",)),
+    FoundationTask("Music_Mood_Recognition", "Music emotion detection", "music", ("MTJ-Jamendo",)),
+)
+TASKS_BY_NAME: dict[str, FoundationTask] = {t.name: t for t in FOUNDATION_TASKS}
+CATEGORIES = ("speech", "sound", "music")
+
+
+# ---- answer extraction ---------------------------------------------------------------------------------------
+
+
+def official_letter(response: str) -> str | None:
+    """The official rule: the first character, else the second-to-last, if it is ``A``-``D``; else ``None``."""
+    p = response.strip().replace("\n", "")
+    if p and p[0] in LETTERS:
+        return p[0]
+    if len(p) > 1 and p[-2] in LETTERS:
+        return p[-2]
+    return None
+
+
+_BARE = re.compile(r"^[\s\"'`*(\[]*([A-D])[\s\"'`*)\].:]*$")
+_LEADING = re.compile(r"^[\s*(\[]*([A-D])\s*[.:)\]]")
+_DECLARED = re.compile(
+    r"(?i:answer|option|choice)(?:\s+(?i:is|would be|should be))?\s*[:\-]?\s*[*(\[\"']*([A-D])\b"
+)
+_WORD = re.compile(r"\w+")
+
+
+def _tokens(text: str) -> str:
+    return " " + " ".join(_WORD.findall(text.lower())) + " "
+
+
+def _option_by_text(raw: str, options: Sequence[str]) -> int | None:
+    """The one option whose words occur as a phrase in the reply; ``None`` if none or several do."""
+    reply = _tokens(raw)
+    hits = [i for i, o in enumerate(options) if _tokens(o).strip() and _tokens(o) in reply]
+    return hits[0] if len(hits) == 1 else None
+
+
+def strict_choice(raw: str, options: Sequence[str]) -> int | None:
+    """The option index a free-form reply chooses, or ``None`` when it cannot be told.
+
+    In order: a bare letter ("B", "(B)", "**B.**"); a leading "B." / "B)" / "(B)"; the last declared answer
+    ("the answer is B", "Option: (C)"); the one option whose text the reply contains. A letter beyond the
+    item's options (C or D on a two-option question) gives ``None``.
+    """
+    for pattern in (_BARE, _LEADING):
+        match = pattern.match(raw)
+        if match:
+            return _letter_index(match.group(1), options)
+    declared = _DECLARED.findall(raw)
+    if declared:
+        return _letter_index(declared[-1], options)
+    return _option_by_text(raw, options)
+
+
+def _letter_index(letter: str, options: Sequence[str]) -> int | None:
+    index = LETTERS.index(letter)
+    return index if index < len(options) else None
+
+
+def choose(response: str, options: Sequence[str], profile: AirBenchProfile) -> int | None:
+    """The chosen option index under ``profile``; the official rule may give an index past the real options."""
+    if profile.first_or_penultimate:
+        letter = official_letter(response)
+        return None if letter is None else LETTERS.index(letter)
+    return strict_choice(response, options)
+
+
+# ---- aggregation ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FoundationRecord:
+    """One Foundation question with the model's answer (``response`` is ``None`` when it has none)."""
+
+    task_name: str
+    dataset_name: str
+    options: tuple[str, ...]
+    answer: str
+    response: str | None
+
+    @property
+    def subset(self) -> str:
+        return f"{self.task_name}_{self.dataset_name}"
+
+
+def gold_index(options: Sequence[str], answer: str) -> int:
+    """The index of the first option equal to ``answer`` (the official scorer aborts when there is none)."""
+    for i, option in enumerate(options):
+        if option == answer:
+            return i
+    raise ValueError(f"answer {answer!r} is not one of the options {list(options)!r}")
+
+
+@dataclass
+class SubsetScore:
+    """Counts of one subset: ``n`` is the accuracy denominator, ``failed`` the unparseable answers."""
+
+    correct: int = 0
+    n: int = 0
+    failed: int = 0
+    missing: int = 0
+
+    @property
+    def accuracy(self) -> float | None:
+        """``correct / n`` (0-1); ``None`` when nothing entered the denominator (the official scorer crashes)."""
+        return self.correct / self.n if self.n else None
+
+
+def score_foundation(
+    records: Iterable[FoundationRecord], profile: AirBenchProfile = REFERENCE
+) -> dict[str, SubsetScore]:
+    """Counts per subset, in order of first appearance (the official print order)."""
+    scores: dict[str, SubsetScore] = {}
+    for record in records:
+        score = scores.setdefault(record.subset, SubsetScore())
+        if record.response is None:
+            score.missing += 1
+            score.n += int(profile.missing_counts_as_wrong)
+            continue
+        chosen = choose(record.response, record.options, profile)
+        if chosen is None:
+            score.failed += 1
+            score.n += int(not profile.unparsed_leaves_denominator)
+            continue
+        score.n += 1
+        score.correct += chosen == gold_index(record.options, record.answer)
+    return scores
+
+
+def foundation_block(scores: Mapping[str, SubsetScore], profile: AirBenchProfile = REFERENCE) -> dict:
+    """The Foundation score block: per subset ``{correct, n, accuracy}``, ``fail_num`` and ``total_sum``.
+
+    The strict profile adds ``missing`` (answers that never came), which the official output cannot show.
+    """
+    block: dict = {
+        "tasks": {k: {"correct": s.correct, "n": s.n, "accuracy": s.accuracy} for k, s in scores.items()},
+        "fail_num": sum(s.failed for s in scores.values()),
+        "total_sum": sum(s.n for s in scores.values()),
+    }
+    if profile.missing_counts_as_wrong:
+        block["missing"] = sum(s.missing for s in scores.values())
+    return block
+
+
+def _task_of(subset: str) -> FoundationTask:
+    for task in FOUNDATION_TASKS:
+        if subset in task.subsets:
+            return task
+    raise ValueError(f"{subset!r} is not an AIR-Bench Foundation subset")
+
+
+def task_accuracy(scores: Mapping[str, SubsetScore]) -> dict[str, float]:
+    """Accuracy (0-1) per task, pooling the counts of its subsets; tasks with an empty denominator are left out."""
+    pooled: dict[str, SubsetScore] = {}
+    for subset, score in scores.items():
+        total = pooled.setdefault(_task_of(subset).name, SubsetScore())
+        total.correct += score.correct
+        total.n += score.n
+    return {
+        t.name: pooled[t.name].accuracy for t in FOUNDATION_TASKS if t.name in pooled and pooled[t.name].n
+    }
+
+
+def summarize(by_task: Mapping[str, float]) -> dict:
+    """Leaderboard view of per-task values (0-1): tasks, category means, mean over tasks and ``average``.
+
+    ``average`` is the mean of the category means, as the published leaderboard computes it; ``mean`` is the
+    plain mean over the tasks present. Categories without tasks are ``None``, and so is ``average`` then.
+    """
+    categories: dict[str, float | None] = {}
+    for category in CATEGORIES:
+        values = [v for k, v in by_task.items() if TASKS_BY_NAME[k].category == category]
+        categories[category] = fmean(values) if values else None
+    present = [v for v in categories.values() if v is not None]
+    return {
+        "tasks": dict(by_task),
+        "categories": categories,
+        "mean": fmean(by_task.values()) if by_task else None,
+        "average": fmean(present) if len(present) == len(CATEGORIES) else None,
+    }
+
+
+def chance_by_task(records: Iterable[FoundationRecord]) -> dict[str, float]:
+    """Expected accuracy (0-1) per task of a uniform guess among each question's real options."""
+    sums: dict[str, list[float]] = {}
+    for record in records:
+        sums.setdefault(record.task_name, []).append(1.0 / len(record.options))
+    return {t.name: fmean(sums[t.name]) for t in FOUNDATION_TASKS if t.name in sums}

@@ -1,0 +1,167 @@
+"""AIR-Bench Chat scoring: pairwise judge scores aggregated per category. Pure.
+
+Every answer is judged twice against the reference answer, once with the reference as the first assistant (the
+official order) and once swapped. A category's score is the mean of the model's judge score over both orders;
+``reference_score`` is the same for the reference answer, and ``win_rate`` the share of judgements where the model
+scored strictly higher. Mixed audio is the mean of the two mixed categories, and the Chat average the mean of
+speech, sound, music and mixed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Literal
+
+from avibench.level_metrics.airbench import REFERENCE, AirBenchProfile
+
+JudgeOrder = Literal["reference_first", "model_first"]
+ORDERS: tuple[JudgeOrder, ...] = ("reference_first", "model_first")
+
+CHAT_CATEGORY_OF_TASK: dict[str, str] = {
+    "speech_QA": "speech",
+    "speech_dialogue_QA": "speech",
+    "sound_QA": "sound",
+    "sound_generation_QA": "sound",
+    "music_QA": "music",
+    "music_generation_analysis_QA": "music",
+    "speech_and_sound_QA": "speech_and_sound",
+    "speech_and_music_QA": "speech_and_music",
+}
+CHAT_CATEGORIES = ("speech", "sound", "music", "speech_and_sound", "speech_and_music")
+
+
+@dataclass(frozen=True)
+class ChatJudgement:
+    """One judge verdict: ``scores`` are (first assistant, second assistant) as parsed, ``None`` on a failure."""
+
+    item_id: str
+    task_name: str
+    order: JudgeOrder
+    scores: tuple[int, int] | None
+
+    @property
+    def model_and_reference(self) -> tuple[int, int]:
+        """The parsed scores as (model, reference)."""
+        if self.scores is None:
+            raise ValueError("a failed judgement has no scores")
+        first, second = self.scores
+        return (second, first) if self.order == "reference_first" else (first, second)
+
+
+def chat_category(task_name: str) -> str:
+    try:
+        return CHAT_CATEGORY_OF_TASK[task_name]
+    except KeyError:
+        raise ValueError(f"{task_name!r} is not an AIR-Bench Chat task") from None
+
+
+@dataclass
+class CategoryScore:
+    """One category: scores on the judge's 1-10 scale, ``win_rate`` 0-1 (``None`` when nothing was scored)."""
+
+    score: float | None = None
+    reference_score: float | None = None
+    win_rate: float | None = None
+    n: int = 0
+    judge_failures: int = 0
+    missing: int = 0
+
+
+@dataclass
+class _Pairs:
+    """The parsed (model, reference) pairs of one category, grouped by item and by order."""
+
+    by_item: dict[str, dict[JudgeOrder, tuple[int, int]]] = field(default_factory=dict)
+    failures: int = 0
+    missing: int = 0
+
+
+def _mean(values: list[float]) -> float | None:
+    return fmean(values) if values else None
+
+
+def _per_order(pairs: _Pairs) -> tuple[float | None, float | None, float | None]:
+    """Reference: each order averaged over its own parsed replies, then the orders' means averaged."""
+    model, reference, wins = [], [], []
+    for order in ORDERS:
+        judged = [p[order] for p in pairs.by_item.values() if order in p]
+        if judged:
+            model.append(fmean(m for m, _ in judged))
+            reference.append(fmean(r for _, r in judged))
+            wins.append(fmean(float(m > r) for m, r in judged))
+    return _mean(model), _mean(reference), _mean(wins)
+
+
+def _per_item(pairs: _Pairs, profile: AirBenchProfile) -> tuple[float | None, float | None, float | None]:
+    """Strict: an item counts when both orders parsed, as the mean of the two; missing answers score 0."""
+    complete = [p for p in pairs.by_item.values() if len(p) == len(ORDERS)]
+    model = [fmean(p[o][0] for o in ORDERS) for p in complete]
+    reference = [fmean(p[o][1] for o in ORDERS) for p in complete]
+    wins = [fmean(float(p[o][0] > p[o][1]) for o in ORDERS) for p in complete]
+    if profile.missing_counts_as_wrong:
+        model += [0.0] * pairs.missing
+        wins += [0.0] * pairs.missing
+    return _mean(model), _mean(reference), _mean(wins)
+
+
+def score_chat(
+    judgements: Iterable[ChatJudgement],
+    profile: AirBenchProfile = REFERENCE,
+    missing: Iterable[str] = (),
+) -> dict[str, CategoryScore]:
+    """Scores per category from the judge verdicts; ``missing`` lists the task name of each unanswered item.
+
+    ``n`` counts the items judged at least once (plus, when missing answers count, the unanswered ones);
+    ``judge_failures`` counts the replies that did not parse, over both orders.
+    """
+    groups = {c: _Pairs() for c in CHAT_CATEGORIES}
+    for task_name in missing:
+        groups[chat_category(task_name)].missing += 1
+    judged: dict[str, set[str]] = {c: set() for c in CHAT_CATEGORIES}
+    for judgement in judgements:
+        category = chat_category(judgement.task_name)
+        judged[category].add(judgement.item_id)
+        if judgement.scores is None:
+            groups[category].failures += 1
+        else:
+            groups[category].by_item.setdefault(judgement.item_id, {})[judgement.order] = (
+                judgement.model_and_reference
+            )
+    scores = {}
+    for category, pairs in groups.items():
+        model, reference, win = (
+            _per_item(pairs, profile) if profile.judge_orders_per_item else _per_order(pairs)
+        )
+        counted_missing = pairs.missing if profile.missing_counts_as_wrong else 0
+        scores[category] = CategoryScore(
+            model, reference, win, len(judged[category]) + counted_missing, pairs.failures, pairs.missing
+        )
+    return scores
+
+
+def _mean_or_none(values: Iterable[float | None]) -> float | None:
+    values = list(values)
+    return None if any(v is None for v in values) else fmean(values)
+
+
+def chat_block(scores: Mapping[str, CategoryScore], profile: AirBenchProfile = REFERENCE) -> dict:
+    """The Chat score block: per category ``{score, reference_score, win_rate, n, judge_failures}``, ``mixed`` and
+    ``average``. The strict profile adds ``missing`` per category (unanswered items, scored 0)."""
+    categories = {}
+    for name in CHAT_CATEGORIES:
+        s = scores[name]
+        row = {
+            "score": s.score,
+            "reference_score": s.reference_score,
+            "win_rate": s.win_rate,
+            "n": s.n,
+            "judge_failures": s.judge_failures,
+        }
+        if profile.missing_counts_as_wrong:
+            row["missing"] = s.missing
+        categories[name] = row
+    mixed = _mean_or_none(scores[c].score for c in ("speech_and_sound", "speech_and_music"))
+    average = _mean_or_none([scores["speech"].score, scores["sound"].score, scores["music"].score, mixed])
+    return {"categories": categories, "mixed": mixed, "average": average}
