@@ -557,7 +557,11 @@ def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:
 
 def test_sample_dataset_end_to_end(sample_root: Path, tmp_path: Path, stand_in_fense: Any) -> None:
     """Perfect answers built from the generated sample benchmark's ground truth score full marks."""
-    from avibench.benchmarks.avibench.dataset import available_tasks, read_json_array, task_dir
+    from avibench.benchmarks.avibench.dataset import (
+        available_tasks,
+        read_json_array,
+        task_dir,
+    )
 
     tasks = {
         s.name: read_json_array(task_dir(sample_root, s) / "data.json") for s in available_tasks(sample_root)

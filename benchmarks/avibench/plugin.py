@@ -12,7 +12,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from avibench.benchmarks.avibench.dataset import Sample, available_tasks, load_task, task_dir
+from avibench.benchmarks.avibench.dataset import (
+    Sample,
+    available_tasks,
+    load_task,
+    task_dir,
+)
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
