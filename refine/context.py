@@ -13,7 +13,7 @@ from avibench.benchmarks.avibench.dataset import Sample
 from avibench.benchmarks.avibench.tasks import TaskSpec
 from avibench.definitions import constants_for
 
-#: Options pseudo-keys that the reference leaves unresolved (their lists are commented out, spec 1.5):
+#: Options pseudo-keys that the reference leaves unresolved (their option lists are commented out there):
 #: the model sees the key itself, and the ground truth is a digit string.
 NUMERIC_OPTION_KEYS = frozenset({"how_many", "get_lines_count", "get_from_3d-task3"})
 #: The unresolved AVSQA pre-question key: the question is a yes/no question.

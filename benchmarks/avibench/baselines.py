@@ -47,7 +47,7 @@ def _round_box(box: Sequence[float], digits: int = 4) -> list[float]:
 
 
 def bbox_truth(sample: Sample) -> tuple[dict[str, Any], tuple[float, float]]:
-    """Ground-truth boxes (pixel xywh or null) and the image size, from either GT shape (spec 1.3)."""
+    """Ground-truth boxes (pixel xywh or null) and the image size, from either GT shape."""
     answer = sample.answer
     if isinstance(answer, dict) and isinstance(answer.get("bbox"), dict):
         boxes, size = answer["bbox"], answer.get("original_wh")

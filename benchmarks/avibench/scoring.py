@@ -2,7 +2,7 @@
 
 Every selected task folder ends up either scored or listed in ``coverage`` as not scored with the reason
 (no data, no predictions, a broken prediction file, FENSE unavailable, a scoring error); no task disappears
-silently, which is what the reference does with any exception (spec §7 item 27).
+silently, which is what the reference evaluator does when a scorer raises.
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ AVIBENCH = TaskTable(
         StageSpec("reasoning", "reasoning", "Reasoning"),
         StageSpec("sensation", "sensation", "Sensation (PriSe)", familiar=False),
     ),
-    # The reference evaluator's task order (spec 4.0), which is also the order of eval.json.
+    # The reference evaluator's task order, which is also the order of eval.json.
     tasks=(
         _t("ASQA", "sensation", "qa", "full_match", "audio", 502, "Audio sensation QA", dc=True),
         _t(
