@@ -445,16 +445,15 @@ def test_fense_unavailable_one_message(tiny: Path, tmp_path: Path, monkeypatch: 
 
 
 def test_scorer_crash_is_contained(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import avibench.level_metrics as lm
+    from dataclasses import replace
 
-    original = lm.score_task
+    from avibench.benchmarks.avibench import metric_kinds
 
-    def flaky(metric: str, items: Any, **kw: Any) -> Any:
-        if metric == "retrieval":
-            raise RuntimeError("boom")
-        return original(metric, items, **kw)
+    def boom(items: Any, **kw: Any) -> Any:
+        raise RuntimeError("boom")
 
-    monkeypatch.setattr(lm, "score_task", flaky)
+    broken = replace(metric_kinds.METRIC_KINDS["retrieval"], score=boom)
+    monkeypatch.setitem(metric_kinds.METRIC_KINDS, "retrieval", broken)
     result = run(tiny, write_predictions(tmp_path / "p"), tasks="AVR,AVM")
     cov = result.document["coverage"]
     assert cov["AVR"]["status"] == "not_scored" and "RuntimeError: boom" in cov["AVR"]["reason"]

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.refine.context import RefineContext, class_list
 from avibench.refine.rules_boxes import parse_avl, parse_avlg
 
-AVL = RefineContext(task="AVL", family="avl", classes=class_list("AVL"))
+AVL = RefineContext(task="AVL", family="avl", classes=class_list(AVIBENCH.task("AVL")))
 AVLG = RefineContext(task="AVLG", family="avlg")
 
 
@@ -67,7 +68,7 @@ def test_avl_canonical_string_values() -> None:
 def test_pixel_boxes_use_the_image_size(tmp_path: Path) -> None:
     image = tmp_path / "frame.png"
     Image.new("RGB", (2000, 1500)).save(image)
-    ctx = RefineContext(task="AVL", family="avl", classes=class_list("AVL"), image=image)
+    ctx = RefineContext(task="AVL", family="avl", classes=class_list(AVIBENCH.task("AVL")), image=image)
     assert _avl("{'dog_1': [200, 300, 1200, 1500]}", ctx) == {"dog_1": [0.1, 0.2, 0.6, 1.0]}
     assert _avl("{'dog_1': [20, 30, 120, 150]} (pixel coordinates)", ctx) == {
         "dog_1": [0.01, 0.02, 0.06, 0.1]

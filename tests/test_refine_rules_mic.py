@@ -6,11 +6,12 @@ import json
 
 import pytest
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.refine.context import RefineContext, class_list
 from avibench.refine.rules_mic import parse_mic
 
-AMIC = RefineContext(task="AMIC", family="mic", classes=class_list("AMIC"))
-VMIC = RefineContext(task="VMIC", family="mic", classes=class_list("VMIC"))
+AMIC = RefineContext(task="AMIC", family="mic", classes=class_list(AVIBENCH.task("AMIC")))
+VMIC = RefineContext(task="VMIC", family="mic", classes=class_list(AVIBENCH.task("VMIC")))
 
 CASES = [
     (AMIC, "answer={'dog': 2, 'man': 1}", {"dog": "2", "man": "1"}),
@@ -32,7 +33,11 @@ CASES = [
     (AMIC, "{'siren': 1}", {"siren": "1"}),
     (VMIC, "answer={'tree': 5, 'flower': 5}", {"tree": "5", "flower": "5"}),
     (VMIC, "In the image I can see three apples and one banana.", {"apple": "3", "banana": "1"}),
-    (VMIC, "{'people': 3}", {"person": "3"} if "person" in class_list("VMIC") else {"people": "3"}),
+    (
+        VMIC,
+        "{'people': 3}",
+        {"person": "3"} if "person" in class_list(AVIBENCH.task("VMIC")) else {"people": "3"},
+    ),
     (VMIC, "{'sunglasses': 1, 'glasses': 2}", {"sunglasses": "1", "glasses": "2"}),
     # refused: vague, hedged, contradictory, unparseable
     (AMIC, "I hear dogs barking.", None),
