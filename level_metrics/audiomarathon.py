@@ -377,7 +377,9 @@ def _scr_fields(p: Pairs) -> Fields:
 
 def _sed_fields(p: Pairs) -> Fields:
     """DESED: accuracy over all samples; F1 over the labels present in the valid pairs."""
-    detailed = _with_tables(_sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SED", p.vt, p.vg, table=False)
+    detailed = _with_tables(
+        _sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SED", p.vt, p.vg, table=False
+    )
     return {
         "accuracy": p.stats["accuracy_all"],
         "f1_score": p.stats["macro"]["f1"],
@@ -415,7 +417,9 @@ def _sd_fields(p: Pairs) -> Fields:
         idx = [i for i, t in enumerate(p.truth) if t == label]
         fields[f"{label}_total"] = len(idx)
         fields[f"{label}_accuracy"] = accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
-    sklearn = _with_tables(_sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SD", p.vt, p.vg, table=False)
+    sklearn = _with_tables(
+        _sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SD", p.vt, p.vg, table=False
+    )
     pcs = per_class(p.vt, p.vg, ("fake", "real"))
     for label in ("fake", "real"):
         for key in ("precision", "recall"):
