@@ -76,9 +76,9 @@ class _Hit:
     rule: str
 
 
-def is_error_response(response: str | None) -> bool:
+def is_error_response(response: object) -> bool:
     """True for the string the official runner stores when a request raised: ``"ERROR: <exception>"``."""
-    return bool(response) and response.startswith(ERROR_PREFIX)
+    return isinstance(response, str) and response.startswith(ERROR_PREFIX)
 
 
 def _bounded(letter_class: str, unicode_boundary: bool) -> str:
