@@ -28,7 +28,7 @@ PERMUTATIONS: tuple[tuple[int, int, int], ...] = (
     (3, 1, 2),
     (3, 2, 1),
 )
-TEMPORAL_ID = re.compile(r"_(?P<subtask>[^_]+)_(?P<number>\d+)$")
+TEMPORAL_ID = re.compile(r"(?:^|_)(?P<subtask>[^_]+)_(?P<number>\d+)$")
 ARROW = " -> "
 
 
