@@ -92,7 +92,8 @@ def _value(x: float, profile: StarBenchProfile) -> float:
 
 
 def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values)
+    """The plain mean; 0 for no values (a perception dataset without sub-categories has nothing to average)."""
+    return sum(values) / len(values) if values else 0.0
 
 
 Scored = tuple[Run, float]
@@ -112,6 +113,14 @@ def _metrics(rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str, Any
     }
 
 
+def _category(run: Run) -> str | None:
+    return run.category
+
+
+def _sub_category(run: Run) -> str | None:
+    return run.sub_category
+
+
 def _group(rows: Sequence[Scored], key: Callable[[Run], str | None]) -> dict[str, list[Scored]]:
     """Rows by ``key`` (rows whose key is ``None`` are left out), keys in sorted order."""
     groups: dict[str, list[Scored]] = {}
@@ -129,14 +138,6 @@ def _micro_block(rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str,
         if groups:
             block[name] = {k: _metrics(g, profile) for k, g in groups.items()}
     return block
-
-
-def _category(run: Run) -> str | None:
-    return run.category
-
-
-def _sub_category(run: Run) -> str | None:
-    return run.sub_category
 
 
 def _macro(
@@ -191,8 +192,8 @@ def _block(alias: str, rows: Sequence[Scored], profile: StarBenchProfile) -> dic
 def score_dataset(alias: str, runs: Sequence[Run], profile: StarBenchProfile = REFERENCE) -> DatasetScore:
     """Score every run of dataset ``alias`` (``pc``, ``tr_cap``, ...) and build its official block.
 
-    Pass one :class:`Run` per expected run, with ``status="missing"`` for those never asked: the reference
-    profile then leaves the item out and lists it in ``incomplete_ids``, the strict profile counts the run wrong.
+    Pass one :class:`Run` per expected run, with ``status="missing"`` for those never asked: such items are listed
+    in ``incomplete_ids``; the reference profile leaves them out, the strict profile counts the missing run wrong.
     """
     kept, incomplete, dropped = _select(runs, profile)
     judged = [judge_run(r, profile) for r in kept]

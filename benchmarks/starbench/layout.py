@@ -7,7 +7,7 @@ referenced by paths relative to the root. Each item becomes one :class:`Item` pe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -142,7 +142,9 @@ def _field_problems(spec: DatasetSpec, path: str, index: int, entry: Any) -> lis
     return problems
 
 
-def _temporal_problems(spec: DatasetSpec, entry: Mapping[str, Any], problem: Any) -> list[Problem]:
+def _temporal_problems(
+    spec: DatasetSpec, entry: Mapping[str, Any], problem: Callable[[str | None, str], Problem]
+) -> list[Problem]:
     try:
         temporal_id_parts(entry["id"])
     except ValueError as exc:
