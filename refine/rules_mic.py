@@ -23,7 +23,7 @@ from avibench.refine.text import (
     usable,
     words,
 )
-from avibench.refine.vocab import META_CLASSES, match_class, normalise_key, singular, two_word_classes
+from avibench.refine.vocab import class_at, normalise_key
 
 _VAGUE = frozenset(
     {"some", "several", "many", "few", "multiple", "various", "numerous", "lots", "lot", "group", "groups", "crowd",
@@ -88,22 +88,6 @@ def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
     return counts if lines else None
 
 
-def _class_at(tokens: list[str], i: int, classes: tuple[str, ...]) -> tuple[str, int] | None:
-    """The class named at token ``i`` (two-word names like "hair dryer" first) and the tokens it spans."""
-    for width in (2, 1):
-        if i + width > len(tokens):
-            continue
-        phrase = re.sub(r"'s$", "", " ".join(tokens[i : i + width]))
-        if width == 2:
-            spaced = two_word_classes(classes)
-            hit = spaced.get(phrase) or spaced.get(singular(phrase)) if spaced else None
-        else:
-            hit = match_class(phrase, classes) if phrase in classes or singular(phrase) in classes else None
-        if hit is not None and hit not in META_CLASSES:
-            return hit, width
-    return None
-
-
 def _quantity(tokens: list[str], i: int, classes: tuple[str, ...]) -> int | str | None:
     """The quantity written before a class mention: an int, "vague", "definite", or ``None`` (none written)."""
     for j in range(i - 1, max(-1, i - 1 - _LOOKBACK), -1):
@@ -116,7 +100,7 @@ def _quantity(tokens: list[str], i: int, classes: tuple[str, ...]) -> int | str 
             return "vague"
         if t in _DEFINITE:
             return "definite"
-        if _class_at(tokens, j, classes) is not None or t in {"and", "with", "or", "plus", "of"}:
+        if class_at(tokens, j, classes) is not None or t in {"and", "with", "or", "plus", "of"}:
             return None
     return None
 
@@ -127,7 +111,7 @@ def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
         if not (t.isdigit() or t in NUMBER_WORDS) or t in {"no", "none"}:
             continue
         ahead = tokens[j + 1 : j + 1 + _LOOKBACK]
-        if any(_class_at(tokens, k, classes) for k in range(j + 1, j + 1 + len(ahead))):
+        if any(class_at(tokens, k, classes) for k in range(j + 1, j + 1 + len(ahead))):
             continue
         if t in {"a", "an"} and ahead and ahead[0] in _NOT_OBJECTS:
             continue
@@ -143,7 +127,7 @@ def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
     unquantified: set[str] = set()
     i = 0
     while i < len(tokens):
-        hit = _class_at(tokens, i, ctx.classes)
+        hit = class_at(tokens, i, ctx.classes)
         if hit is None:
             i += 1
             continue
