@@ -105,3 +105,15 @@ def classes_in(text: str, classes: tuple[str, ...]) -> list[str]:
         found.append(hit[0])
         i += hit[1]
     return list(dict.fromkeys(found))
+
+
+#: Shape and colour words, to tell when an answer names something of the options' kind that is no option.
+SHAPE_WORDS = frozenset(
+    {"cube", "sphere", "cone", "pyramid", "cylinder", "cuboid", "prism", "torus", "ball", "box", "block",
+     "tetrahedron", "ring", "disk", "disc", "capsule", "star", "triangle", "square", "circle", "rectangle",
+     "octahedron", "hexagon", "pentagon", "oval", "ellipse", "donut", "heart"}
+)  # fmt: skip
+COLOUR_WORDS = frozenset(
+    {"red", "blue", "white", "black", "gray", "grey", "green", "yellow", "purple", "orange", "pink", "brown",
+     "cyan", "magenta", "violet", "silver", "gold", "golden", "beige", "teal", "turquoise", "maroon", "navy"}
+)  # fmt: skip

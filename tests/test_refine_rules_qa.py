@@ -91,7 +91,7 @@ CASES = [
     (AVSQA, "**Cube; Sphere**", "**cube;sphere**"),
     (AVSQA, "The answer is #cube#.", "**cube**"),
     (AVSQA, "#No available option#", "**no availabel option**"),
-    (AVSQA, "The sounding objects are the cube and the sphere.", None),
+    (AVSQA, "The sounding objects are the cube and the sphere.", "**cube;sphere**"),
     (AVSQA, "#cube or sphere#", None),
     (FREE, "#yes#", "**yes**"),
     # counting
