@@ -60,7 +60,7 @@ _POINT = rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)"
 _PROSE_BOX = re.compile(
     rf"\[\s*(?P<list>{_FOUR})\s*\]|\(\s*(?P<tuple>{_FOUR})\s*\)"
     rf"|\bfrom\s+(?:the\s+)?(?:point\s+)?{_POINT}\s*(?:to|-|–|until)\s*(?:the\s+)?(?:point\s+)?{_POINT}"
-    rf"|\btop[- ]left(?:\s+corner)?(?:\s+(?:at|is|of))?\s*:?\s*{_POINT}\s*(?:,|and|to|;)?\s*(?:the\s+)?"
+    rf"|\btop[- ]left(?:\s+corner)?(?:\s+(?:at|is|of))?\s*:?\s*{_POINT}\s*(?:,|and|to|;)?\s*(?:the\s+|its\s+)?"
     rf"bottom[- ]right(?:\s+corner)?(?:\s+(?:at|is|of))?\s*:?\s*{_POINT}",
     re.I,
 )
