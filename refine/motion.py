@@ -35,6 +35,12 @@ _PHRASAL = re.compile(
     r"\bupside down\b|\btop-down\b|\bup close\b",
     re.I,
 )
+#: "moves right", "heading left": a side straight after a motion verb is a direction.
+_VERB_SIDE = re.compile(
+    r"\b(?:mov(?:es|ing|e)|travel(?:s|ling|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|head(?:s|ing)?|drift(?:s|ing)?|"
+    r"shift(?:s|ing)?|roll(?:s|ing)?)\s+(left|right)\b",
+    re.I,
+)
 _MOTION = re.compile(
     r"\b(?:mov(?:es|ed|ing|e)|travel(?:s|led|ling|ed|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|drift(?:s|ing)?|"
     r"shift(?:s|ing|ed)?|roll(?:s|ing)?|head(?:s|ing)?|glid(?:es|ing|e)|translat(?:es|ing|ion)|motion|path|"
@@ -63,6 +69,7 @@ def _vectors(text: str) -> set[Vector]:
         found.add((_sign(x2 - x1), _sign(y2 - y1)))
     stripped = _PHRASAL.sub(" ", _FROM_TO.sub(" ", text))
     steps = [_STEP[s.lower()] for s in _STEPS.findall(stripped)]
+    steps += [_STEP[f"to the {side.lower()}"] for side in _VERB_SIDE.findall(stripped)]
     if steps:
         found.add((_sign(sum(s[0] for s in steps)), _sign(sum(s[1] for s in steps))))
     found.discard((0, 0))

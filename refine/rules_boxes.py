@@ -45,7 +45,11 @@ _WHOLE_ANSWER = frozenset(
     {"answer", "final answer", "result", "results", "output", "boxes", "bboxes", "bounding boxes", "detections",
      "json", "python", "response", "instances", "objects", "locations", "predictions", "bbox", "box"}
 )  # fmt: skip
-_LABEL_BEFORE = re.compile(r"[*`'\"]*([A-Za-z][\w -]{0,40}?)[*`'\"]*\s*(?:[:=]|->|→)\s*[*`]*\s*$")
+#: A label of up to three words that opens a line, a bullet or a sentence and ends in ":" or "=".
+_LABEL_BEFORE = re.compile(
+    r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"
+    r"(?:[:=]|->|→)\s*[*`]*\s*$"
+)
 _CLAUSE = re.compile(r"[.!?;\n]\s*|,\s+(?:and\s+)?|\band\b")
 
 

@@ -271,7 +271,7 @@ _SILENT = re.compile(
 def _foreign(text: str, ctx: RefineContext) -> bool:
     """The text names a shape or colour, of the kind the options are, that is not an option ("cylinder")."""
     option_words = {w for o in ctx.options for w in norm(o).split()}
-    named = {singular(w) for w in norm(text).split()}
+    named = {form for w in norm(text).split() for form in (w, singular(w))}
     for vocabulary in (SHAPE_WORDS, COLOUR_WORDS):
         if option_words & vocabulary and (named & vocabulary) - option_words:
             return True
