@@ -68,6 +68,10 @@ def same(family: str, got: str, expected: str) -> bool:
     return got == expected
 
 
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def evaluate(rows: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str | None, bool]]:
     """Each row with the rules' output and whether that output is right."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -137,8 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         "--show-misses", action="store_true", help="List determinable answers the rules left."
     )
     args = parser.parse_args(argv)
-    rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-    by, wrong, misses = tallies(rows)
+    by, wrong, misses = tallies(load(args.corpus))
     header = f"{'':<28} {'answers':>7} {'determ.':>7} {'by rules':>8} {'share':>7} {'wrong':>5} hedges left"
     for split in sorted(by, key=lambda s: (s == "all", s)):
         print(f"\n== {split} ==\n{header}")
