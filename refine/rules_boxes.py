@@ -20,6 +20,7 @@ from typing import Any
 from avibench.refine.boxes import YXYX, Box, Invalid, is_corner_dict, normalise_all, prose_boxes, read_box
 from avibench.refine.context import RefineContext
 from avibench.refine.text import (
+    HEDGE,
     REFUSAL,
     dict_spans,
     find_lists,
@@ -50,7 +51,7 @@ _LABEL_BEFORE = re.compile(
     r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"
     r"(?:[:=]|->|→)\s*[*`]*\s*$"
 )
-_CLAUSE = re.compile(r"[.!?;\n]\s*|,\s+(?:and\s+)?|\band\b")
+_SENTENCE_END = re.compile(r"[.!?;\n]\s*")
 
 
 # --- shared -----------------------------------------------------------------------------------------------------
@@ -167,11 +168,11 @@ def _from_dicts(text: str) -> list[Instance] | None:
 
 def _name_in(segment: str, ctx: RefineContext) -> str | None:
     """The object a stretch of prose before a box names: its closing label, else the one class named in its
-    last clause ("The guitar is at" -> guitar; "the person playing the guitar is at" -> None)."""
+    last sentence ("The guitar is at" -> guitar; "the person playing the guitar is at" -> None)."""
     label = _label_before(segment)
     if label is not None and label.lower() not in _WHOLE_ANSWER:
         return label
-    clauses = [c for c in _CLAUSE.split(segment) if c.strip()]
+    clauses = [c for c in _SENTENCE_END.split(segment) if c.strip()]
     named = classes_in(clauses[-1], ctx.classes) if clauses else []
     return named[0] if len(named) == 1 else None
 
@@ -219,6 +220,8 @@ def _instances(text: str, ctx: RefineContext) -> list[Instance] | None:
         return _from_objects(objects[0]) if len(objects) == 1 else None
     if dict_spans(text):
         return _from_dicts(text)
+    if HEDGE.search(text):
+        return None  # prose that hedges between places or objects
     return _from_table(text) if markdown_tables(text) else _from_prose(text, ctx)
 
 
@@ -363,7 +366,7 @@ def _frames_from_pairs(text: str) -> dict[int, Any] | None:
 def _frames_for_all(text: str) -> dict[int, Any] | None:
     """One box said to hold in every frame ("the dog stays at [..] in all ten frames")."""
     boxes = prose_boxes(text)
-    if len(boxes) != 1 or not _ALL_FRAMES.search(text) or _NOT_ALL.search(text):
+    if len(boxes) != 1 or not _ALL_FRAMES.search(text) or _NOT_ALL.search(text) or HEDGE.search(text):
         return None
     return dict.fromkeys(range(FRAMES), boxes[0].box)
 

@@ -150,7 +150,7 @@ _AMOUNT = rf"(?:\d+(?:\.\d+)?|{_CARDINAL_WORDS})"
 _UNIT = r"(?:seconds?|secs?|s|ms|milliseconds?|minutes?|mins?|hours?|hz|bpm)"
 #: Durations, intervals and rates: numbers that do not answer "how many".
 _NOT_A_COUNT = re.compile(
-    rf"(?:\b(?:between|from)\s+)?\b{_AMOUNT}\s*(?:-|–|to|and)\s*{_AMOUNT}\s*-?\s*{_UNIT}\b"
+    rf"(?:\b(?:between|from)\s+)?\b{_AMOUNT}(?:\s*,\s*{_AMOUNT})*\s*,?\s*(?:-|–|to|and|or)\s*{_AMOUNT}\s*-?\s*{_UNIT}\b"
     rf"|\b{_AMOUNT}\s*-?\s*{_UNIT}\b"
     rf"|\b(?:once|twice|thrice|{_AMOUNT}(?:\s+\w+)?)\s+(?:every|per|a|each)\s+(?:{_AMOUNT}\s+)?{_UNIT}\b",
     re.I,
@@ -234,7 +234,7 @@ _MARKED = re.compile(r"\*\*.+?\*\*|(?<!#)#[^#\n]{1,200}#(?!#)", re.S)
 def _prose_answer(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
     """What the text says outside its marked answer (bold, ``#x#``, "the answer is" sentences), if it says
     one thing."""
-    prose = " ".join(s for s in sentences(_MARKED.sub(" ", text)) if not answer_phrases(s))
+    prose = _MARKED.sub(" ", " ".join(s for s in sentences(text) if not answer_phrases(s)))
     for spans, explicit in _levels(prose):
         if explicit:
             continue

@@ -167,3 +167,20 @@ NEW_AVLG_STYLES = [
 @pytest.mark.parametrize(("raw", "expected"), NEW_AVLG_STYLES)
 def test_parse_avlg_new_styles(raw: str, expected: dict[str, object] | None) -> None:
     assert _frames(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "The guitar and the person are both at [0.2, 0.2, 0.8, 0.9].",
+        "The violin might be at [0.1, 0.1, 0.3, 0.4], or the cello at [0.5, 0.1, 0.8, 0.9].",
+    ],
+)
+def test_avl_prose_naming_two_objects_or_hedging_is_refused(raw: str) -> None:
+    assert _avl(raw) is None
+
+
+def test_avlg_hedged_all_frames_and_short_separator_tables() -> None:
+    assert _frames("Perhaps it is at [0.1, 0.1, 0.4, 0.5] in every frame, or elsewhere.") is None
+    table = "| frame | xmin | ymin | xmax | ymax |\n|:-:|:-:|:-:|:-:|:-:|\n| 3 | 0.2 | 0.2 | 0.6 | 0.7 |"
+    assert _frames(table) == _all(frame_3=[0.2, 0.2, 0.6, 0.7])

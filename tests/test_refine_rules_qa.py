@@ -174,3 +174,12 @@ NEW_STYLES = [
 @pytest.mark.parametrize(("ctx", "raw", "expected"), NEW_STYLES)
 def test_parse_qa_new_styles(ctx: RefineContext, raw: str, expected: str | None) -> None:
     assert parse_qa(raw, ctx) == expected
+
+
+def test_times_listed_with_a_unit_are_not_counts_and_answer_lines_do_not_hide_prose() -> None:
+    assert parse_qa("Beats occur at 1, 3 and 5 seconds.", COUNT_Q) is None
+    clarity = RefineContext(
+        task="ASQA", family="qa", options=("first", "last", "same", "not sure"), question="?"
+    )
+    assert parse_qa("The last clip is much louder.\n\n**Answer:** first", clarity) is None
+    assert parse_qa("The last clip is much louder.\n\n**Answer:** last", clarity) == "**last**"
