@@ -69,3 +69,20 @@ def test_canonical_form_is_what_the_scorer_parses() -> None:
     result = parse_mic("answer={'dog': 2, 'man': 1}", AMIC)
     assert result == '{"dog": "2", "man": "1"}'
     assert json.loads(result.replace("'", '"')) == {"dog": "2", "man": "1"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Guitar × 1, Drum × 2", {"guitar": "1", "drum": "2"}),
+        ("- 3 × bird\n- 1 × car", {"bird": "3", "car": "1"}),
+        ("Sounds: piano ×1; violin ×2", {"piano": "1", "violin": "2"}),
+        ("| Class | # |\n|---|---|\n| Dogs | 2 |\n| total | 2 |", {"dog": "2"}),
+        ("| Source | How many |\n|---|---|\n| cat | a few |", None),
+        ("| Source | Notes |\n|---|---|\n| cat | 2 |", None),
+        ("Guitar × 1, Drum", None),
+    ],
+)
+def test_parse_mic_times_lists_and_tables(raw: str, expected: dict[str, str] | None) -> None:
+    result = parse_mic(raw, AMIC)
+    assert (None if result is None else json.loads(result)) == expected
