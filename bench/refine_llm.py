@@ -27,7 +27,7 @@ from refine_coverage import CORPUS, HEDGE, UNDETERMINABLE, context, load, same
 
 from avibench.llm import ChatError
 from avibench.refine.cache import LLMCache
-from avibench.refine.llm_fallback import LLMRefiner, LLMSettings
+from avibench.refine.llm_fallback import LLMRefiner, LLMSettings, build_prompt
 from avibench.refine.rules import apply_rules
 
 OUTCOMES = ("right", "wrong", "refused", "failed")
@@ -58,7 +58,7 @@ async def _run(
         hedge = row.get("style") == HEDGE
         async with gate:
             try:
-                reply, _ = await refiner.ask(row["raw"], ctx)
+                reply, _ = await refiner.ask(build_prompt(row["raw"], ctx))
             except ChatError:
                 return Result(row["task"], hedge, "failed")
         return Result(row["task"], hedge, _outcome(row, apply_rules(reply, ctx), ctx.family))

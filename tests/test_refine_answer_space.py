@@ -14,6 +14,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.definitions import constants_for
 from avibench.refine.context import RefineContext, class_list
 from avibench.refine.rules import apply_rules
@@ -38,8 +39,8 @@ QA = [
     ),
     RefineContext(task="ASQA", family="qa", expects_number=True, question="How many seconds does it last?"),
 ]
-MIC = RefineContext(task="AMIC", family="mic", classes=class_list("AMIC"))
-AVL = RefineContext(task="AVL", family="avl", classes=class_list("AVL"))
+MIC = RefineContext(task="AMIC", family="mic", classes=class_list(AVIBENCH.task("AMIC")))
+AVL = RefineContext(task="AVL", family="avl", classes=class_list(AVIBENCH.task("AVL")))
 AVLG = RefineContext(task="AVLG", family="avlg")
 
 WORDS = st.sampled_from(

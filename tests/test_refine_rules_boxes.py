@@ -144,7 +144,7 @@ NEW_AVL_STYLES = [
 
 @pytest.mark.parametrize(("raw", "expected"), NEW_AVL_STYLES)
 def test_parse_avl_model_native_styles(raw: str, expected: dict[str, list[float]] | None, vga: Path) -> None:
-    ctx = RefineContext(task="AVL", family="avl", classes=class_list("AVL"), image=vga)
+    ctx = RefineContext(task="AVL", family="avl", classes=class_list(AVIBENCH.task("AVL")), image=vga)
     assert _avl(raw, ctx) == expected
 
 

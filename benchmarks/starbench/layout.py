@@ -17,7 +17,7 @@ from typing import Any, Literal
 import soundfile as sf
 import yaml
 
-from avibench.dataset import read_json_array
+from avibench.benchmarks.avibench.dataset import read_json_array
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.level_metrics.starbench_rotation import (
@@ -30,7 +30,7 @@ from avibench.level_metrics.starbench_rotation import (
     run_count,
     temporal_id_parts,
 )
-from avibench.validate import Problem
+from avibench.plugin import Problem
 
 BENCHMARK = "starbench"
 Context = Literal["plain", "channels", "caption", "uncut"]

@@ -25,6 +25,14 @@ from typing import Any
 
 import numpy as np
 
+from avibench.benchmarks.avibench.sample_data.media import (
+    SR,
+    noise,
+    seconds_to_samples,
+    timeline,
+    tone,
+    write_wav,
+)
 from avibench.items import Item
 from avibench.level_metrics.starbench_rotation import (
     PERMUTATIONS,
@@ -34,7 +42,6 @@ from avibench.level_metrics.starbench_rotation import (
     order_answer,
     run_count,
 )
-from avibench.sample_data.media import SR, noise, seconds_to_samples, timeline, tone, write_wav
 
 from .layout import DATASETS
 

@@ -17,8 +17,8 @@ from avibench.items import Item, Response
 from avibench.level_metrics.starbench import Run
 from avibench.level_metrics.starbench_parse import is_error_response, parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE
+from avibench.plugin import Problem
 from avibench.store import atomic_write_text
-from avibench.validate import Problem
 
 RESULTS_FILE = "infer_results.jsonl"
 ROW_FIELDS = ("id", "options", "answer", "rotate_id", "model_response")
