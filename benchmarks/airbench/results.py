@@ -64,7 +64,12 @@ def write_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
 
 
 def read_results(path: Path, section: str) -> list[dict[str, Any]]:
-    """The rows of a result file of ``section`` (``Foundation`` or ``Chat``); entries are numbered from line 1.
+    """The rows of a result file of ``section`` (``Foundation`` or ``Chat``), as :func:`numbered_results` reads them."""
+    return [row for _, row in numbered_results(path, section)]
+
+
+def numbered_results(path: Path, section: str) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a result file of ``section`` with their line numbers (entries are numbered from line 1).
 
     Every field the official writer puts in a row must be there; ``response`` may be ``null`` (no answer). A
     Foundation ``answer_gt`` must equal one of the choices (the official scorer aborts otherwise).
@@ -89,7 +94,7 @@ def read_results(path: Path, section: str) -> list[dict[str, Any]]:
             problems = option_problems(path, number, row) if section == FOUNDATION else []
             if problems:
                 raise problems[0]
-            rows.append(row)
+            rows.append((number, row))
     return rows
 
 
