@@ -69,8 +69,12 @@ def main() -> None:
     ideal = args.concurrency / args.latency
     achieved = len(work) / elapsed
     print(f"{len(work)} judge requests, concurrency {args.concurrency}, server latency {args.latency:g} s")
-    print(f"elapsed {elapsed:.2f} s: {achieved:.1f} req/s, ideal {ideal:.1f} req/s, ratio {achieved / ideal:.3f}")
-    print(f"replies {sum(r.valid for r in outcome.replies.values())}/{len(work)}; requests {outcome.requests}")
+    print(
+        f"elapsed {elapsed:.2f} s: {achieved:.1f} req/s, ideal {ideal:.1f} req/s, ratio {achieved / ideal:.3f}"
+    )
+    print(
+        f"replies {sum(r.valid for r in outcome.replies.values())}/{len(work)}; requests {outcome.requests}"
+    )
     print(f"judge CPU {1000 * cpu_s / len(work):.2f} ms per request")
     print(f"re-run: {rerun.requests} requests, {rerun.reused} replies from the journal, {rerun_s:.2f} s")
 

@@ -16,8 +16,6 @@ from avibench.benchmarks.airbench.layout import (
     CHAT,
     FOUNDATION,
     OPTION_FIELDS,
-    chat_item,
-    entry_options,
     option_problems,
 )
 from avibench.errors import DatasetError
@@ -103,22 +101,3 @@ def foundation_record(item: Item, response: str | None) -> FoundationRecord:
     return FoundationRecord(
         item.meta["task_name"], item.meta["dataset_name"], item.options, item.answer, response
     )
-
-
-def foundation_records(rows: Iterable[Mapping[str, Any]]) -> list[FoundationRecord]:
-    """Scoring records of Foundation result rows."""
-    return [
-        FoundationRecord(
-            r["task_name"], r["dataset_name"], entry_options(r), str(r["answer_gt"]), r["response"]
-        )
-        for r in rows
-    ]
-
-
-def chat_answers(rows: Iterable[Mapping[str, Any]]) -> list[tuple[Item, str | None]]:
-    """Chat result rows as (item, answer) pairs, ready for the judge; audio paths are relative to the data root."""
-    pairs = []
-    for index, row in enumerate(rows):
-        audio = Path(CHAT) / f"{row['task_name']}_{row['dataset_name']}" / row["path"]
-        pairs.append((chat_item(row, index, audio), row["response"]))
-    return pairs
