@@ -205,6 +205,8 @@ def test_rescoring_exported_files_reproduces_each_profile(data: Path, tmp_path: 
         refined = invoke(["refine", *args], env)
         assert refined.code == 0 and "llm=" in refined.stdout
         assert invoke(["eval", *args]).code == 0
+    fallback = [json.dumps(b) for b in server.bodies() if "You read the reply" in json.dumps(b)]
+    assert fallback and not any("C. None" in b for b in fallback)  # only the real options
     run = json.loads((out / "m" / "airbench" / "eval.json").read_text())["summary"]["by_profile"]
     assert run["reference"]["tasks"]["foundation"] != run["strict"]["tasks"]["foundation"]
     audio_free = Path(

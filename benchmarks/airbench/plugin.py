@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.airbench import layout, predictions, sample
-from avibench.benchmarks.airbench.prompt import DEFAULT_TEMPLATE, foundation_templates
+from avibench.benchmarks.airbench.prompt import DEFAULT_TEMPLATE, foundation_prompt, foundation_templates
 from avibench.contracts import RunPaths, journal_responses, latest_by_key
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
@@ -34,8 +34,11 @@ FOUNDATION = Task(
 )
 CHAT = Task("chat", "Chat: open questions scored by a pairwise LLM judge", "chat")
 SECTIONS = {FOUNDATION.name: layout.FOUNDATION_SECTION, CHAT.name: layout.CHAT_SECTION}
+#: The refine LLM sees the question with only its real options, whichever template the model was asked with.
+CLEAN_TEMPLATE = "air-clean"
 SAMPLE_PER_SUBSET = 2
-FULL_PER_SUBSET = 760
+#: Questions per Foundation subset and per Chat folder at full size (about 19k and 2k, as published).
+FULL_PER_SUBSET = {FOUNDATION.name: 760, CHAT.name: 200}
 
 
 @cache
@@ -81,8 +84,11 @@ class AIRBench(Benchmark):
         ]
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
-        per_subset = FULL_PER_SUBSET if full_size else SAMPLE_PER_SUBSET
-        sample.generate(out, per_subset=per_subset, seed=seed)
+        for task in self.tasks():
+            per_subset = FULL_PER_SUBSET[task.name] if full_size else SAMPLE_PER_SUBSET
+            sample.generate(
+                out, per_subset=per_subset, seed=seed, foundation=task is FOUNDATION, chat=task is CHAT
+            )
         return {t.name: len(self.load(out, t)) for t in self.tasks()}
 
     # -- answers ----------------------------------------------------------------------------------------
@@ -98,7 +104,8 @@ class AIRBench(Benchmark):
     def refine_prompt(self, item: Item, raw: str) -> str | None:
         if item.task != FOUNDATION.name:
             return None
-        return _refine_template().format(question=item.text, response=raw)
+        question = foundation_prompt(item.source["question"], item.options, CLEAN_TEMPLATE)
+        return _refine_template().format(question=question, response=raw)
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
         return sample.random_answer(item, rng)
