@@ -25,8 +25,8 @@ from typing import Any
 from avibench import __version__
 from avibench.contracts import latest_by_key
 from avibench.errors import AvibenchError
-from avibench.infer.runner import JournalSink
 from avibench.llm import ChatClient, ChatError, RetryPolicy
+from avibench.store import JournalSink
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CONCURRENCY = 16
