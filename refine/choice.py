@@ -170,14 +170,20 @@ for _w, _n in _NUMBER_OF.items():
     _WORDS_OF.setdefault(_n, []).append(_w)
 
 
+_TAGS = "|".join(REASONING_TAGS)
+_REASONING_BLOCK = re.compile(rf"<({_TAGS})>.*?</\1>", re.S | re.I)
+_REASONING_CLOSE = re.compile(rf"</(?:{_TAGS})>", re.I)
+_REASONING_OPEN = re.compile(rf"<(?:{_TAGS})>.*", re.S | re.I)
+
+
 def _strip_reasoning(text: str) -> str:
-    for tag in REASONING_TAGS:
-        text = re.sub(rf"<{tag}>.*?</{tag}>", " ", text, flags=re.S | re.I)
-        close = re.search(rf"</{tag}>", text, re.I)
-        if close:  # a closing tag without its opening one (chat templates often eat the opener)
-            text = text[close.end() :]
-        text = re.sub(rf"<{tag}>.*", " ", text, flags=re.S | re.I)  # an unfinished reasoning block
-    return text
+    if "<" not in text:
+        return text
+    text = _REASONING_BLOCK.sub(" ", text)
+    closes = list(_REASONING_CLOSE.finditer(text))
+    if closes:  # a closing tag without its opening one (chat templates often eat the opener)
+        text = text[closes[-1].end() :]
+    return _REASONING_OPEN.sub(" ", text)  # an unfinished reasoning block
 
 
 def visible_text(raw: object) -> str:
@@ -214,10 +220,12 @@ def _option_pattern(toks: Sequence[str]) -> str:
 
 
 def _add_letter(raw: list[tuple[int, int, frozenset[int]]], start: int, end: int, index: int) -> None:
-    """Record a letter mention; a letter that is also an option's own text ("C" among note names) names both."""
+    """Record a letter mention. A letter that is an option's whole text ("C" among chord names) names both; one
+    inside a longer option text ("A Locrian mode") is part of that name."""
     for k, (s, e, indices) in enumerate(raw):
         if start < e and s < end:
-            raw[k] = (s, e, indices | {index})
+            if start <= s and e <= end:
+                raw[k] = (s, e, indices | {index})
             return
     raw.append((start, end, frozenset({index})))
 
@@ -257,9 +265,10 @@ class _Matcher:
         self.n = len(options)
         self.option_tokens = [tokens(o) for o in options]
         keys: dict[tuple[str, ...], set[int]] = {}
-        for i, toks in enumerate(self.option_tokens):
-            if toks:
-                keys.setdefault(tuple(toks), set()).add(i)
+        first_of: dict[str, int] = {}
+        for i, (option, toks) in enumerate(zip(options, self.option_tokens, strict=True)):
+            if toks:  # an option repeated verbatim is one option, named by its first position
+                keys.setdefault(tuple(toks), set()).add(first_of.setdefault(option.strip(), i))
         ordered = sorted(keys, key=lambda k: (-len(k), -len(" ".join(k))))
         self.key_indices = [frozenset(keys[k]) for k in ordered]
         alternatives = [f"(?P<o{k}>{_option_pattern(key)})" for k, key in enumerate(ordered)]

@@ -290,3 +290,9 @@ def test_model_styles_without_letters() -> None:
     assert choose(QWEN_OMNI, SPEAKER, letters=()) == 1
     # the final "B" names nothing without letters, and it ends the search for an earlier answer
     assert read_choice(REVISING, SPEAKER, letters=()) == Choice(None, "none")
+
+
+def test_option_repeated_verbatim_is_one_option() -> None:
+    options = ["four", "nine", "fourteen", "fourteen"]  # as in some MMAU test-mini items
+    assert choose("There are fourteen.", options) == 2
+    assert choose("(D)", options) == 3
