@@ -66,7 +66,11 @@ def noisy(task: str, gt: Any, rng: random.Random, noise: float) -> str | None:
 
 
 def write_predictions(root: Path, out: Path, noise: float, seed: int = 0) -> int:
-    from avibench.benchmarks.avibench.dataset import available_tasks, read_json_array, task_dir
+    from avibench.benchmarks.avibench.dataset import (
+        available_tasks,
+        read_json_array,
+        task_dir,
+    )
 
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)

@@ -197,6 +197,32 @@ async def _execute(
     help="Seconds before the first retry; doubled for each further retry, up to 30 s (a server's Retry-After wins).",
 )
 @click.option(
+    "--device",
+    default="auto",
+    show_default=True,
+    help="transformers backend: auto (cuda when available), cuda, cuda:N or cpu.",
+)
+@click.option(
+    "--dtype",
+    type=click.Choice(["auto", "bfloat16", "float16", "float32"]),
+    default="auto",
+    show_default=True,
+    help="transformers backend: weights' dtype (auto: bfloat16 on GPU, float32 on CPU).",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="transformers backend: the most questions generated together (out of memory halves a batch).",
+)
+@click.option(
+    "--attn",
+    default="sdpa",
+    show_default=True,
+    help="transformers backend: attention kernel (sdpa, flash_attention_2 where installed, eager).",
+)
+@click.option(
     "--drop-audio-with-video",
     is_flag=True,
     help="Reproduce the reference: do not send a sample's audio files when it has a video.",
@@ -204,7 +230,8 @@ async def _execute(
 def infer(**opts: Any) -> None:
     """Ask a model every selected sample and journal its answers; re-running carries on where it stopped.
 
-    Answers go to OUTPUT_DIR/<label>/<benchmark>/infer/<TASK>.jsonl. Questions already answered are skipped
+    Answers go to OUTPUT_DIR/<label>/<benchmark>/infer/<TASK>.jsonl. --backend transformers runs a local
+    checkpoint in-process (--model PATH; see --device, --dtype, --batch-size, --attn). Questions already answered are skipped
     and failed ones are asked again. The exit code is 1 if any question failed.
 
     The openai backend reads the key from OPENAI_API_KEY and the endpoint from --base-url or OPENAI_BASE_URL;
@@ -287,6 +314,10 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         max_connections=max(opts["concurrency"], 1),
         seed=opts["seed"] if opts["seed"] is not None else 0,
         benchmark=run.benchmark,
+        device=opts["device"],
+        dtype=opts["dtype"],
+        batch_size=opts["batch_size"],
+        attn=opts["attn"],
     )
     request = InferRequest(
         model=model,

@@ -7,6 +7,7 @@ reply still ends in the canonical format.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -112,6 +113,8 @@ class LLMRefiner:
         self.cache = cache
         self._client = client
         self.requests = 0
+        #: Tokens the provider reported for the requests this refiner sent (cache hits cost nothing).
+        self.usage: Counter[str] = Counter()
 
     def _chat_client(self) -> ChatClient:
         if self._client is None:
@@ -131,6 +134,7 @@ class LLMRefiner:
             return hit, True
         self.requests += 1
         result = await self._chat_client().chat(self.settings.model, [{"role": "user", "content": prompt}])
+        self.usage.update(result.usage or {})
         self.cache.put(self.settings.model, prompt, result.text)
         return result.text, False
 

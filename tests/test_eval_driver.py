@@ -445,16 +445,15 @@ def test_fense_unavailable_one_message(tiny: Path, tmp_path: Path, monkeypatch: 
 
 
 def test_scorer_crash_is_contained(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import avibench.level_metrics as lm
+    from dataclasses import replace
 
-    original = lm.score_task
+    from avibench.benchmarks.avibench import metric_kinds
 
-    def flaky(metric: str, items: Any, **kw: Any) -> Any:
-        if metric == "retrieval":
-            raise RuntimeError("boom")
-        return original(metric, items, **kw)
+    def boom(items: Any, **kw: Any) -> Any:
+        raise RuntimeError("boom")
 
-    monkeypatch.setattr(lm, "score_task", flaky)
+    broken = replace(metric_kinds.METRIC_KINDS["retrieval"], score=boom)
+    monkeypatch.setitem(metric_kinds.METRIC_KINDS, "retrieval", broken)
     result = run(tiny, write_predictions(tmp_path / "p"), tasks="AVR,AVM")
     cov = result.document["coverage"]
     assert cov["AVR"]["status"] == "not_scored" and "RuntimeError: boom" in cov["AVR"]["reason"]
@@ -557,7 +556,11 @@ def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:
 
 def test_sample_dataset_end_to_end(sample_root: Path, tmp_path: Path, stand_in_fense: Any) -> None:
     """Perfect answers built from the generated sample benchmark's ground truth score full marks."""
-    from avibench.benchmarks.avibench.dataset import available_tasks, read_json_array, task_dir
+    from avibench.benchmarks.avibench.dataset import (
+        available_tasks,
+        read_json_array,
+        task_dir,
+    )
 
     tasks = {
         s.name: read_json_array(task_dir(sample_root, s) / "data.json") for s in available_tasks(sample_root)

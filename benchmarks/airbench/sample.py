@@ -15,9 +15,9 @@ from typing import Any
 import soundfile as sf
 
 from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, GROUNDING_TASK, Section
+from avibench.benchmarks.avibench.sample_data.media import SR, tone
 from avibench.items import Item
 from avibench.level_metrics.airbench import FOUNDATION_TASKS, LETTERS, gold_index
-from avibench.sample_data.media import SR, tone
 
 CLIP_SECONDS = 0.2
 

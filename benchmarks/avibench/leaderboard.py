@@ -1,4 +1,4 @@
-"""The leaderboard: official schema v2 entries (spec 6.2) and a ranking of local runs beside published results.
+"""The leaderboard: official schema v2 entries and a ranking of local runs beside published results.
 
 Validation reports every broken rule at once, each as ``<field path>: <rule>``, instead of stopping at the
 first, so a submitter can fix an entry in one go. The rules are those of the official leaderboard file.

@@ -12,7 +12,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from avibench.benchmarks.avibench.dataset import Sample, available_tasks, load_task, task_dir
+from avibench.benchmarks.avibench.dataset import (
+    Sample,
+    available_tasks,
+    load_task,
+    task_dir,
+)
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
@@ -102,14 +107,14 @@ class AVIBench(Benchmark):
         return build_prompt(raw, self._context(item))
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        from avibench.benchmarks.avibench.baselines import random_answer
+        from avibench.benchmarks.avibench.metric_kinds import metric_kind
 
-        return random_answer(item.source, rng)
+        return metric_kind(item.source.spec.metric).random_answer(item.source, rng)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        from avibench.benchmarks.avibench.baselines import oracle_answer
+        from avibench.benchmarks.avibench.metric_kinds import metric_kind
 
-        return oracle_answer(item.source, rng)
+        return metric_kind(item.source.spec.metric).oracle_answer(item.source, rng)
 
     # -- scoring ----------------------------------------------------------------------------------------
 

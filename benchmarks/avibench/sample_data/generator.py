@@ -19,7 +19,12 @@ import numpy as np
 from tqdm import tqdm
 
 from avibench.benchmarks.avibench.dataset import PRE_PREFIX, task_dir
-from avibench.benchmarks.avibench.sample_data import perception, reasoning, sensation, understanding
+from avibench.benchmarks.avibench.sample_data import (
+    perception,
+    reasoning,
+    sensation,
+    understanding,
+)
 from avibench.benchmarks.avibench.sample_data.entries import Group, TaskContext, sample_id
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskTable
 from avibench.errors import AvibenchError

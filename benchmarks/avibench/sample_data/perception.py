@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from avibench.benchmarks.avibench.sample_data.entries import Group, TaskContext, entry, sample_id, source_clip
-from avibench.benchmarks.avibench.sample_data.media import Box, grid_cells, picture, timeline, tone
+from avibench.benchmarks.avibench.sample_data.entries import (
+    Group,
+    TaskContext,
+    entry,
+    sample_id,
+    source_clip,
+)
+from avibench.benchmarks.avibench.sample_data.media import (
+    Box,
+    grid_cells,
+    picture,
+    timeline,
+    tone,
+)
 from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source, sources_in
 
 SAMPLES = 8

@@ -6,7 +6,13 @@ from collections.abc import Callable
 
 from PIL import Image
 
-from avibench.benchmarks.avibench.sample_data.entries import CLIP_FRAMES, Group, TaskContext, entry, sample_id
+from avibench.benchmarks.avibench.sample_data.entries import (
+    CLIP_FRAMES,
+    Group,
+    TaskContext,
+    entry,
+    sample_id,
+)
 from avibench.benchmarks.avibench.sample_data.media import (
     Shape,
     frame_beeps,
