@@ -20,6 +20,17 @@ from avibench.benchmarks.mmar.predictions import read_predictions, write_predict
 from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, template_ids
 from avibench.benchmarks.mmar.published import PUBLISHED
 from avibench.benchmarks.mmar.scoring import extract, file_records, response_record
+from avibench.contracts import RunPaths
+from avibench.evaluate.document import (
+    Figure,
+    Figures,
+    Heading,
+    Paragraph,
+    Table,
+    as_dict,
+    as_number,
+    fmt_score,
+)
 from avibench.items import Item, Response
 from avibench.level_metrics.mmar import PROFILES, Record, chance_level, profile_disagreements, score
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
@@ -178,6 +189,50 @@ class _MultipleChoiceAudio(Benchmark):
             }
             for p in PUBLISHED[self.name]
         ]
+
+    def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
+        """Each official breakdown in both profiles, with a chart of the primary profile's main breakdown, and
+        how many answers the profiles score differently."""
+        from avibench.evaluate import charts
+
+        by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
+        ref = as_dict(as_dict(by_profile.get("reference")).get("breakdowns"))
+        strict = as_dict(as_dict(by_profile.get("strict")).get("breakdowns"))
+        blocks: list[Any] = []
+        for breakdown in self.layout.breakdowns:
+            groups = list(
+                dict.fromkeys([*as_dict(ref.get(breakdown.field)), *as_dict(strict.get(breakdown.field))])
+            )
+            rows = [
+                [
+                    group,
+                    str(as_dict(as_dict(ref.get(breakdown.field)).get(group)).get("n", "")),
+                    fmt_score(as_dict(as_dict(ref.get(breakdown.field)).get(group)).get("accuracy")),
+                    fmt_score(as_dict(as_dict(strict.get(breakdown.field)).get(group)).get("accuracy")),
+                ]
+                for group in groups
+            ]
+            blocks += [
+                Heading(f"Accuracy (%) by {breakdown.field}"),
+                Table(["Group", "n", "Reference", "Strict"], rows),
+            ]
+        main = self.layout.breakdowns[0].field
+        primary = as_dict(document.get(main))
+        if primary:
+            values = [as_number(as_dict(cell).get("accuracy")) for cell in primary.values()]
+            png = charts.bar_chart(f"Accuracy by {main}", list(primary), values, horizontal=True)
+            blocks.append(Figures([Figure(f"Accuracy by {main}", png)]))
+        differ = as_dict(as_dict(document.get("summary")).get("profiles_differ_on"))
+        if differ:
+            blocks.append(
+                Paragraph(
+                    f"The two profiles score {differ.get('answers', 0)} answers differently: "
+                    f"{differ.get('reference_only', 0)} are right only by the official token-set match (for "
+                    f"example a distractor with the answer's words in another order), {differ.get('strict_only', 0)} "
+                    "only by the strict extractor (for example an answer given as the option's letter)."
+                )
+            )
+        return blocks
 
     def fingerprint(self, root: Path, tasks: Sequence[Task]) -> str:
         return layouts.fingerprint(self.layout.meta_path(Path(root)))
