@@ -28,7 +28,11 @@ class Status:
 def _counts(info: Mapping[str, Any]) -> str:
     total = info.get("formal", info.get("questions", info.get("entries")))
     parts = [f"{info.get('scored', 0)} of {total} scored"]
-    parts += [f"{info[k]} {k}" for k in ("failed", "missing", "unparsed") if isinstance(info.get(k), int) and info[k]]
+    parts += [
+        f"{info[k]} {k}"
+        for k in ("failed", "missing", "unparsed")
+        if isinstance(info.get(k), int) and info[k]
+    ]
     return ", ".join(parts)
 
 

@@ -37,13 +37,17 @@ class Paragraph:
 
 @dataclass(frozen=True)
 class Cell:
-    """A table cell with a badge after its text (``partial``, ``not scored``...) and the badge's explanation."""
+    """A table cell with a badge after its text (``partial``, ``not scored``...) and the badge's explanation, or
+    a link (``href``)."""
 
     text: str
     badge: str = ""
     hint: str = ""
+    href: str = ""
 
     def __str__(self) -> str:
+        if self.href:
+            return f"[{self.text}]({self.href})"
         return f"{self.text} ({self.badge})" if self.badge else self.text
 
 
@@ -195,7 +199,10 @@ def _cell(tag: str, cell: str | Cell, align: str) -> str:
             if cell.badge
             else ""
         )
-        return f"<{tag}{css}>{html.escape(cell.text)}{badge}</{tag}>"
+        text = html.escape(cell.text)
+        if cell.href:
+            text = f'<a href="{html.escape(cell.href)}">{text}</a>'
+        return f"<{tag}{css}>{text}{badge}</{tag}>"
     return f"<{tag}{css}>{html.escape(str(cell))}</{tag}>"
 
 

@@ -167,7 +167,10 @@ def tail_sections(
     blocks: list[Block] = [Heading("How answers were refined")]
     refined = refine_stats(paths, task_names)
     if refined:
-        blocks += [Paragraph("Questions per refine method (latest journal record per question)."), refine_table(refined)]
+        blocks += [
+            Paragraph("Questions per refine method (latest journal record per question)."),
+            refine_table(refined),
+        ]
     else:
         blocks.append(
             Paragraph("Not available: no refine journal (runs that rescored official predictions have none).")
@@ -231,7 +234,9 @@ def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions |
     report.add(Heading("Scores per task"))
     run_name = str(meta.get("model") or paths.label)
     report.add(
-        Figures([task_chart("Tasks", tasks, summary, published, run_name)], not_scored_caption(tasks, summary))
+        Figures(
+            [task_chart("Tasks", tasks, summary, published, run_name)], not_scored_caption(tasks, summary)
+        )
     )
     report.add(task_scores_table(tasks, summary, statuses, published))
     report.add(Heading("Reference versus strict profile"), profile_table(as_dict(summary.get("by_profile"))))

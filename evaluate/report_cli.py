@@ -52,7 +52,9 @@ def _output_dir_option(func):
 @click.option("--model", "model", default=None, help="Model id of the run (its label is derived from it).")
 @click.option("--label", envvar="MODEL_LABEL", default=None, help="Run label; overrides --model.")
 @_output_dir_option
-@click.option("--price-in", type=float, default=None, help="USD per million prompt tokens (adds a cost column).")
+@click.option(
+    "--price-in", type=float, default=None, help="USD per million prompt tokens (adds a cost column)."
+)
 @click.option("--price-out", type=float, default=None, help="USD per million completion tokens.")
 @click.option(
     "--published",

@@ -30,6 +30,7 @@ class ReportOptions:
     def priced(self) -> bool:
         return self.price_in is not None and self.price_out is not None
 
+
 #: Refine methods in the order of the table's columns.
 REFINE_METHODS = ("rule", "llm", "unparsed", "passthrough", "failed")
 
@@ -102,7 +103,8 @@ def usage_explanation(options: ReportOptions) -> Paragraph:
         "stores its attempts; older records count as one). Journal records: finished questions, one per "
         "question and run (a question retried by a later run counts again). Requests in flight when a run was "
         "killed appear in neither. Done and Failed count each question's latest record. Tokens and latency sum "
-        "every record; an attempt that failed reports no usage, so tokens count answered attempts only." + price
+        "every record; an attempt that failed reports no usage, so tokens count answered attempts only."
+        + price
     )
 
 

@@ -63,7 +63,9 @@ def _legend(names: Sequence[str], left: float) -> tuple[list[str], int]:
                 'stroke-width="2" stroke-dasharray="3,2"/>'
             )
         else:
-            marks.append(f'<rect x="{x:.1f}" y="{y - 6}" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>')
+            marks.append(
+                f'<rect x="{x:.1f}" y="{y - 6}" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>'
+            )
         marks.append(_text(x + 16, y, name, size=SMALL, css="legend"))
         x += width
     return marks, line + 1
@@ -102,7 +104,9 @@ def grouped_bars(
         out.append(_text(gx, height - 18, str(tick), size=SMALL, anchor="middle", css="tick"))
     for row, category in enumerate(categories):
         y0 = top + row * row_height + ROW_PAD / 2
-        out.append(_text(plot_left - 8, y0 + (row_height - ROW_PAD) / 2, category, anchor="end", css="category"))
+        out.append(
+            _text(plot_left - 8, y0 + (row_height - ROW_PAD) / 2, category, anchor="end", css="category")
+        )
         for k, s in enumerate(series):
             value = s.values[row]
             y = y0 + k * (BAR + GAP)
@@ -132,7 +136,9 @@ def grouped_bars(
                     f'V{mid + 4:.1f}" stroke="#1d2330" stroke-width="1.3" fill="none"/>'
                 )
                 end = max(value, interval[1])
-            out.append(_text(plot_left + end * scale + 4, y + BAR / 2, f"{value:.1f}", size=SMALL, css="value"))
+            out.append(
+                _text(plot_left + end * scale + 4, y + BAR / 2, f"{value:.1f}", size=SMALL, css="value")
+            )
         level = chance[row] if chance else None
         if level is not None:
             cx = plot_left + level * scale

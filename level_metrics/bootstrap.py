@@ -62,7 +62,10 @@ def _draws(tasks: Mapping[str, TaskUnits], resamples: int, seed: int) -> dict[st
 
 
 def _aggregate_replicates(
-    aggregate: Aggregator, names: list[str], replicates: Mapping[str, np.ndarray], fixed: Mapping[str, float | None]
+    aggregate: Aggregator,
+    names: list[str],
+    replicates: Mapping[str, np.ndarray],
+    fixed: Mapping[str, float | None],
 ) -> dict[str, np.ndarray]:
     """The summary numbers of every resample (NaN where the formula gives none)."""
     resamples = len(next(iter(replicates.values()))) if replicates else 0

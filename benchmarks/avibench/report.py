@@ -124,7 +124,9 @@ def stage_chart(summary: Mapping[str, Any], published: list[Mapping[str, Any]], 
     run_values = [as_number(stages.get(k)) for k in keys[:-1]] + [as_number(summary.get("overall"))]
     series = [Series(run_name, run_values, [interval_of(summary, "aggregates", k) for k in keys])]
     for p in published:
-        values = [as_number(as_dict(p.get("stages")).get(k)) for k in keys[:-1]] + [as_number(p.get("overall"))]
+        values = [as_number(as_dict(p.get("stages")).get(k)) for k in keys[:-1]] + [
+            as_number(p.get("overall"))
+        ]
         series.append(Series(str(p["model"]), values))
     title = "Stages and Overall beside published models"
     return Figure(title, grouped_bars(categories, series, label=title))
@@ -239,7 +241,11 @@ def build_report(paths: RunPaths, options: ReportOptions | None = None) -> Docum
     report.add(intro(meta, summary, label))
     report.add(Heading("Headline (0–100)"), headline_table(summary, statuses))
     if summary.get("taxonomy_note"):
-        report.add(Paragraph(f"How the summary numbers are computed: see note {notes.ref(summary['taxonomy_note'])}."))
+        report.add(
+            Paragraph(
+                f"How the summary numbers are computed: see note {notes.ref(summary['taxonomy_note'])}."
+            )
+        )
     order = paper_task_order()
     figures = [stage_chart(summary, published, run_name), task_chart("Tasks", order, summary, [], run_name)]
     caption = not_scored_caption(order, summary) + " The paper publishes stage scores only, not task scores."
@@ -256,7 +262,9 @@ def build_report(paths: RunPaths, options: ReportOptions | None = None) -> Docum
 
     report.add(Heading("Coverage"))
     report.add(
-        coverage_table(coverage, notes) if coverage else Paragraph("Not available: eval.json has no coverage.")
+        coverage_table(coverage, notes)
+        if coverage
+        else Paragraph("Not available: eval.json has no coverage.")
     )
     fense = as_dict(meta.get("fense"))
     if fense.get("note"):
