@@ -10,10 +10,10 @@ from pathlib import Path
 import click
 
 from avibench.errors import AvibenchError, DatasetError
-from avibench.plugin import benchmark_names, get_benchmark
-from avibench.store import atomic_write_text
 from avibench.evaluate.runs import SAMPLE_MARKER
+from avibench.plugin import benchmark_names, get_benchmark
 from avibench.run_options import benchmark_option, data_root_option, resolve_benchmark, resolve_data_root
+from avibench.store import atomic_write_text
 
 
 @click.command(name="benchmarks")
