@@ -17,12 +17,12 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from cdp import Browser, find_browser  # noqa: E402
+from cdp import Browser, find_browser
 
-from avibench.cli import main  # noqa: E402
-from avibench.contracts import RunPaths  # noqa: E402
-from avibench.evaluate.samples import sample_row, write_samples  # noqa: E402
-from avibench.plugin import get_benchmark  # noqa: E402
+from avibench.cli import main
+from avibench.contracts import RunPaths
+from avibench.evaluate.samples import sample_row, write_samples
+from avibench.plugin import get_benchmark
 
 SCREENSHOTS = Path("outputs") / "browser"
 

@@ -139,7 +139,7 @@ def test_viewer_filters_and_links_on_the_full_size_sample(
         "Array.from(document.querySelectorAll('tr.detail img, tr.detail audio, tr.detail video')).map(m => m.getAttribute('src'))"
     )
     assert len(sources) == len(target["media"]) and all(
-        s.endswith(m["path"]) for s, m in zip(sources, target["media"])
+        s.endswith(m["path"]) for s, m in zip(sources, target["media"], strict=True)
     )
     browser.screenshot(SCREENSHOTS / "viewer-sample.png", full_page=False)
 
