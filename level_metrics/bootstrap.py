@@ -151,7 +151,8 @@ def paired_bootstrap(
     for name, (ta, tb) in shared.items():
         diff = reps_b[name] - reps_a[name]
         low, high = _interval(diff, level) or (np.nan, np.nan)
-        out[name] = Difference(round(tb.headline - ta.headline, 2), low, high, len(ta.units))  # type: ignore[operator]
+        delta = round(float(tb.headline) - float(ta.headline), 2)  # type: ignore[arg-type]
+        out[name] = Difference(delta, float(low), float(high), len(ta.units))
     agg_a = _aggregate_replicates(aggregate, list(reps_a), reps_a, {})
     agg_b = _aggregate_replicates(aggregate, list(reps_b), reps_b, {})
     point_a = aggregate({name: pair[0].headline for name, pair in shared.items()})
@@ -161,7 +162,8 @@ def paired_bootstrap(
         pa, pb = point_a.get(key), point_b.get(key)
         if interval is None or pa is None or pb is None:
             continue
-        out[key] = Difference(round(pb - pa, 2), *interval, sum(len(p[0].units) for p in shared.values()))
+        items = sum(len(p[0].units) for p in shared.values())
+        out[key] = Difference(round(float(pb) - float(pa), 2), *interval, items)
     return out
 
 

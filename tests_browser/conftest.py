@@ -17,12 +17,11 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from cdp import Browser, find_browser
-
 from avibench.cli import main
 from avibench.contracts import RunPaths
 from avibench.evaluate.samples import sample_row, write_samples
 from avibench.plugin import get_benchmark
+from avibench.testing.cdp import Browser, find_browser
 
 SCREENSHOTS = Path("outputs") / "browser"
 

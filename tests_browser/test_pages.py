@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cdp import Browser
 from conftest import SCREENSHOTS
+
+from avibench.testing.cdp import Browser
 
 pytestmark = pytest.mark.browser
 

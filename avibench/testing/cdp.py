@@ -1,4 +1,4 @@
-"""A small Chrome DevTools protocol driver for the browser tests: Debian's chromium, aiohttp's websocket client.
+"""A small Chrome DevTools protocol driver for the browser tests and benchmarks: Debian's chromium, aiohttp's websocket client.
 
 It opens a page, waits for it to load, evaluates expressions, records console messages and uncaught exceptions,
 and takes screenshots. Nothing is downloaded: the browser is the system's ``chromium``.
