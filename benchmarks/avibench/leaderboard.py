@@ -603,7 +603,7 @@ def build_leaderboard(output_dir: Path) -> tuple[Document, dict[str, Any]]:
                 + [_approx(row, fmt_score(row.overall)), fmt_interval(row.intervals.get("overall"))]
                 for rank, row in table
             ],
-            align="rlllll" + "r" * 6,
+            align="rllllw" + "r" * 6,
             css="filterable",
             row_classes=classes,
         ),
@@ -614,7 +614,7 @@ def build_leaderboard(output_dir: Path) -> tuple[Document, dict[str, Any]]:
                 lead(rank, row) + [_approx(row, fmt_score(row.taxonomy[k])) for k in TAXONOMY_KEYS]
                 for rank, row in table
             ],
-            align="rlllll" + "r" * 4,
+            align="rllllw" + "r" * 4,
             css="filterable",
             row_classes=classes,
         ),
