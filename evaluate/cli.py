@@ -13,6 +13,8 @@ import click
 from avibench import __version__
 from avibench.config import label_for
 from avibench.errors import AvibenchError
+from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
+from avibench.evaluate.uncertainty import run_intervals
 from avibench.plugin import PROFILES, EvalRequest
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
@@ -146,8 +148,12 @@ def eval_command(
     meta.setdefault("source", "predictions" if pred_path is not None else "refine")
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
     meta["benchmark"] = benchmark.name
+    rows = list(build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile))
+    if rows and isinstance(document.get("summary"), dict):
+        document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
     target = out_file or run.paths.eval_json
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
+    write_samples(target.parent / SAMPLES_NAME, rows)
     for line in benchmark.summary_lines(document):
         click.echo(line)
     for error in scored.errors:

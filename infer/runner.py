@@ -91,14 +91,17 @@ class Runner:
         error: str | None = None
         usage = timings = finish_reason = None
         latency = 0.0
+        attempts = 1
         try:
             answer = await self.backend.answer(item, self.request)
         except Exception as exc:  # every failure is recorded, never scored
             error = self.scrub(describe_error(exc))
             latency = time.perf_counter() - start
+            attempts = getattr(exc, "attempts", 1)
         else:
             usage, latency = answer.usage, answer.latency_s
             timings, finish_reason = answer.timings, answer.finish_reason
+            attempts = answer.attempts
             if isinstance(answer.text, str) and answer.text.strip():
                 predict = answer.text
             else:
@@ -115,6 +118,7 @@ class Runner:
             usage=usage,
             timings=timings,
             finish_reason=finish_reason,
+            attempts=attempts,
         )
 
     async def run(self, plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
