@@ -32,13 +32,25 @@ from avibench.evaluate.document import (
     fmt_score,
 )
 from avibench.items import Item, Response
-from avibench.level_metrics.mmar import PROFILES, Record, chance_level, profile_disagreements, score
+from avibench.level_metrics.mmar import (
+    PROFILES,
+    Record,
+    chance_level,
+    is_correct,
+    profile_disagreements,
+    score,
+)
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
 
 
 def _headline(result: Mapping[str, Any]) -> float | None:
     accuracy = result["total"]["accuracy"]
     return None if accuracy is None else round(float(accuracy), 4)
+
+
+def _verdict(record: Record, profile: Any) -> float | None:
+    correct = is_correct(record, profile)
+    return None if correct is None else float(correct)
 
 
 class _MultipleChoiceAudio(Benchmark):
@@ -138,7 +150,14 @@ class _MultipleChoiceAudio(Benchmark):
             "them wrong",
         }
         templates = sorted({r.item.template for r in rows if r.item.template})
-        return self._document(records, coverage, profile, {"template": ", ".join(templates) or None})
+        scored = self._document(records, coverage, profile, {"template": ", ".join(templates) or None})
+        scored.per_sample = {
+            task: {
+                row.item.key: {name: _verdict(record, p) for name, p in PROFILES.items()}
+                for row, record in zip(rows, records, strict=True)
+            }
+        }
+        return scored
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Score the run's journals, or an official prediction file (which needs no dataset and no audio)."""
@@ -193,7 +212,7 @@ class _MultipleChoiceAudio(Benchmark):
     def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
         """Each official breakdown in both profiles, with a chart of the primary profile's main breakdown, and
         how many answers the profiles score differently."""
-        from avibench.evaluate import charts
+        from avibench.evaluate.svg import Series, grouped_bars
 
         by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
         ref = as_dict(as_dict(by_profile.get("reference")).get("breakdowns"))
@@ -217,11 +236,16 @@ class _MultipleChoiceAudio(Benchmark):
                 Table(["Group", "n", "Reference", "Strict"], rows),
             ]
         main = self.layout.breakdowns[0].field
-        primary = as_dict(document.get(main))
-        if primary:
-            values = [as_number(as_dict(cell).get("accuracy")) for cell in primary.values()]
-            png = charts.bar_chart(f"Accuracy by {main}", list(primary), values, horizontal=True)
-            blocks.append(Figures([Figure(f"Accuracy by {main}", png)]))
+        groups = list(as_dict(ref.get(main)))
+        if groups:
+            series = [
+                Series(
+                    name, [as_number(as_dict(as_dict(part.get(main)).get(g)).get("accuracy")) for g in groups]
+                )
+                for name, part in (("reference", ref), ("strict", strict))
+            ]
+            title = f"Accuracy (%) by {main}, both profiles"
+            blocks.append(Figures([Figure(title, grouped_bars(groups, series, label=title))]))
         differ = as_dict(as_dict(document.get("summary")).get("profiles_differ_on"))
         if differ:
             blocks.append(
