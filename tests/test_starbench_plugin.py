@@ -221,14 +221,18 @@ def test_first_variants_only_is_scored_as_rotations_off_and_resumes_to_all(
 
 
 def _failing_run(root: Path, out: Path) -> list[str]:
-    """A run of every default dataset where some requests fail for good and some answers parse to nothing."""
+    """A run of every default dataset where two requests fail for good, two are retried, and some answers parse to
+    nothing."""
     replies = iter(["(B)", "I cannot tell.", "answer is (b)", "Answer: A"] * 1000)
     server = FakeOpenAIServer(responder=lambda body: next(replies))
-    server.plan = FaultPlan(by_request={3: Fault("400"), 40: Fault("400")})
+    server.plan = FaultPlan(
+        by_request={3: Fault("400"), 7: Fault("503"), 8: Fault("reset"), 40: Fault("400")}
+    )
     with server.run_in_thread():
         args = [*_common(root, out, "run"), "--tasks", "starbench_default"]
         infer = ["infer", *args, "--model", "m", "--base-url", server.base_url, "--concurrency", "1"]
-        assert invoke(infer, {"OPENAI_API_KEY": KEY}).code == 1
+        assert invoke([*infer, "--retry-delay", "0.001"], {"OPENAI_API_KEY": KEY}).code == 1
+        assert server.count == 36 + 30 + 18 + 2  # the 503 and the reset were retried, the 400s are not
     return args
 
 
