@@ -1,8 +1,8 @@
 """One scheduler for a whole run: every selected task in one event loop, a global in-flight limit.
 
 A producer walks the task plans and feeds pending samples into a bounded queue; ``concurrency`` workers
-take them, ask the backend, and hand each record to a journal sink that appends and fsyncs it in a worker
-thread (so slow disks never stall the event loop). A worker takes its next sample only after its record is
+take them, ask the backend, and hand each record to a journal sink that appends the records that arrived
+together with one fsync per journal, in a worker thread (so slow disks never stall the event loop). A worker takes its next sample only after its record is
 durable, so a crash loses at most the requests in flight.
 """
 
@@ -64,11 +64,15 @@ class JournalSink:
         await done
 
     def _append(self, batch: list[tuple[Path, dict[str, Any], asyncio.Future[None]]]) -> None:
+        """One write and one sync per journal for the whole batch."""
+        by_path: dict[Path, list[dict[str, Any]]] = {}
         for path, record, _ in batch:
+            by_path.setdefault(path, []).append(record)
+        for path, records in by_path.items():
             writer = self._writers.get(path)
             if writer is None:
                 writer = self._writers[path] = JournalWriter(path)
-            writer.append(record)
+            writer.append_many(records)
 
     async def run(self) -> None:
         while True:

@@ -38,6 +38,9 @@ from avibench.store import JournalWriter
 Mode = Literal["auto", "rules", "llm"]
 METHODS = REFINE_METHODS
 CACHE_NAME = ".llm_cache.jsonl"
+#: Seconds between disk syncs of the refine journal and cache (records are written and flushed at once; a
+#: power cut loses at most this much, and the next run redoes it).
+SYNC_INTERVAL = 1.0
 
 
 def raw_hash(raw: str) -> str:
@@ -217,7 +220,7 @@ def refine_task(
         items, infer_path, paths.refine_journal(task.name), passthrough, mode, use_llm
     )
     refiner = LLMRefiner(settings, cache) if use_llm else None
-    with JournalWriter(paths.refine_journal(task.name)) as writer:
+    with JournalWriter(paths.refine_journal(task.name), sync_interval=SYNC_INTERVAL) as writer:
         refining = TaskRefiner(benchmark, task.name, writer, mode, refiner)
         refining.summary.done = answered
         refining.summary.methods.update(r.get("method", "unparsed") for r in kept.values())
@@ -256,7 +259,7 @@ def refine_run(
 ) -> list[TaskSummary]:
     """Refine every selected task that has an infer journal; the LLM cache is shared by the run's tasks."""
     settings = settings or LLMSettings.from_env()
-    cache = LLMCache(paths.refine_dir / CACHE_NAME)
+    cache = LLMCache(paths.refine_dir / CACHE_NAME, sync_interval=SYNC_INTERVAL)
     summaries = []
     try:
         for task in tasks:
