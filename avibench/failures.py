@@ -109,6 +109,8 @@ class FailureGuard:
     errors: Counter[str] = field(default_factory=Counter)
     finished: int = 0
     failed: int = 0
+    stopped: str | None = None
+    """Why the stage stopped, once :meth:`observe` has said so (workers check it before the next request)."""
     _streak: int = 0
     _last: str | None = None
 
@@ -124,14 +126,18 @@ class FailureGuard:
             self._streak = self._streak + 1 if kind == self._last else 1
             self._last = kind
             if self._streak >= self.repeats:
-                raise RunStopped(f"stopped after {self._streak} x '{kind}': {self.advice.fix(exc)}")
+                self._stop(f"stopped after {self._streak} x '{kind}': {self.advice.fix(exc)}")
         else:
             self._streak, self._last = 0, None
         if self.limit is not None and self.limit.exceeded(self.failed, self.finished):
-            raise RunStopped(
+            self._stop(
                 f"stopped: {self.failed} of {self.finished} questions failed, more than --max-failures "
                 f"{self.limit}; commonest: {commonest(self.errors)}"
             )
+
+    def _stop(self, message: str) -> None:
+        self.stopped = message
+        raise RunStopped(message)
 
     @property
     def commonest(self) -> str | None:

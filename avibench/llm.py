@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     import openai
@@ -150,6 +151,13 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
             return None
         return max(0.0, when.timestamp() - (time.time() if now is None else now))
     return value if math.isfinite(value) and value >= 0 else None
+
+
+def host_of(url: str) -> str:
+    """Scheme, host and port of a base URL: no user info, path or query is recorded or shown."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
 
 
 class Scrubber:

@@ -10,7 +10,6 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import click
 
@@ -21,7 +20,7 @@ from avibench.infer.backends.base import Backend, BackendSettings, InferRequest,
 from avibench.infer.journal import Shard, TaskPlan, generation_settings, now_iso, plan_task
 from avibench.infer.progress import RunLog, StageProgress, summary_table
 from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
-from avibench.llm import RetryPolicy, Scrubber
+from avibench.llm import RetryPolicy, Scrubber, host_of
 from avibench.plugin import Benchmark, Task
 from avibench.run_options import RunLocation, locate, run_options
 from avibench.store import append_records, atomic_write_json
@@ -71,13 +70,6 @@ def select_tasks(benchmark: Benchmark, data_root: Path, tasks: str | None) -> tu
 
 def _notice(text: str) -> None:
     click.echo(text, err=True)
-
-
-def host_of(url: str) -> str:
-    """Scheme, host and port of a base URL: no user info, path or query is recorded."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
 
 
 @dataclass

@@ -189,7 +189,7 @@ class Runner:
                 await queue.put(None)
 
         async def work() -> None:
-            while (item := await queue.get()) is not None:
+            while (item := await queue.get()) is not None and not self.guard.stopped:
                 plan, question = item
                 record, failure = await self._ask(question)
                 await sink.write(plan.path, record)
