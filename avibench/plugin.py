@@ -245,6 +245,12 @@ class Benchmark(ABC):
         """Write responses in the official pipeline's output format (``export --format reference``)."""
         raise AvibenchError(f"benchmark {self.name} has no official prediction format to export")
 
+    def aggregates(self) -> dict[str, tuple[str, ...]]:
+        """Each number of ``summary`` (``tasks.<TASK>``, ``headline``, ...) and the tasks it rests on, so that eval
+        can mark every number that rests on an incomplete task. Override when the summary has more numbers."""
+        names = tuple(t.name for t in self.tasks())
+        return {**{f"tasks.{n}": (n,) for n in names}, "headline": names}
+
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The few lines ``eval`` prints (default: task scores of the primary profile)."""
         summary = document.get("summary", {})

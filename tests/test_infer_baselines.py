@@ -143,7 +143,7 @@ def test_oracle_scores_full_marks_through_refine_and_eval(sample_root: Path, tmp
         methods = {r["method"] for r in latest_by_index(path).values()}
         assert methods <= {"rule", "passthrough"}, (path.stem, methods)
     evaluated = invoke(["eval", *common])
-    assert evaluated.code in (0, 1), evaluated.stderr
+    assert evaluated.code in (0, 1, 3), evaluated.stderr  # 3: AVC is not scored without FENSE models
     result = json.loads((tmp_path / "oracle" / "avibench" / "eval.json").read_text())
     for task, score in result["summary"]["tasks"].items():
         if score is None:

@@ -25,6 +25,8 @@ from avibench.items import Item, Part, Response
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
 
 PRE_VARIANT = "pre"
+#: Where the chance levels are kept between evals, under the output dir (they depend on the dataset only).
+CHANCE_CACHE = Path(".cache") / "avibench-chance.json"
 
 
 def item_of(sample: Sample) -> Item:
@@ -149,8 +151,28 @@ class AVIBench(Benchmark):
             model=request.model,
             label=request.paths.label,
             fense_fn=request.options.get("fense_fn"),
+            chance_cache=request.paths.output_dir / CHANCE_CACHE,
         )
         return Scored(document=result.document, errors=result.errors)
+
+    def aggregates(self) -> dict[str, tuple[str, ...]]:
+        """Paper tasks (VSQA pools two folders), stages, Overall and L1-L4, each with the task folders it rests on.
+
+        L1-L3 are built from Perception, Understanding and Reasoning; Overall and L4 also from Sensation.
+        """
+        folders = AVIBENCH.task_names
+        familiar = tuple(t.name for t in AVIBENCH.tasks if AVIBENCH.stage(t.stage).familiar)
+        numbers = {
+            f"tasks.{paper}": tuple(t.name for t in AVIBENCH.folders_of(paper))
+            for paper in AVIBENCH.paper_tasks()
+        }
+        for stage in AVIBENCH.stages:
+            numbers[f"stages.{stage.name}"] = tuple(t.name for t in AVIBENCH.tasks_in_stage(stage.key))
+        numbers["overall"] = folders
+        for level in ("l1_task", "l2_modality", "l3_stage"):
+            numbers[f"taxonomy.{level}"] = familiar
+        numbers["taxonomy.l4_domain"] = folders
+        return numbers
 
     def build_report(self, paths: RunPaths) -> Any:
         from avibench.benchmarks.avibench.report import build_report
