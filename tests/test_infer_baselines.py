@@ -94,7 +94,8 @@ def test_random_answers_stay_in_each_answer_space(sample_root: Path, tmp_path: P
             limit = len(sample.audios) if task == "VAR" else len(sample.images)
             assert all(0 <= i < limit for i in chosen) and chosen == sorted(set(chosen))
         elif task == "AVSQA" and isinstance(sample.options, list):
-            assert set(text.split(";")) <= set(sample.options)
+            assert text.startswith("#") and text.endswith("#")  # the form its prompt asks for
+            assert set(text.strip("#").split(";")) <= set(sample.options)
         elif isinstance(sample.options, list) and sample.options:
             assert text in sample.options
         elif str(sample.answer).isdigit():
