@@ -18,7 +18,16 @@ def test_export_then_rescore_reproduces_eval_json(sample_root: Path, tmp_path: P
     run = tmp_path / "random" / "avibench"
     rescored = run / "rescored.json"
     again = invoke(
-        ["eval", *common, "--fense", "stand-in", "--predictions", str(run / "reference"), "--out", str(rescored)]
+        [
+            "eval",
+            *common,
+            "--fense",
+            "stand-in",
+            "--predictions",
+            str(run / "reference"),
+            "--out",
+            str(rescored),
+        ]
     )
     assert again.code == 0, again.stderr
     first, second = json.loads((run / "eval.json").read_text()), json.loads(rescored.read_text())

@@ -156,3 +156,22 @@ def test_temperature_is_validated_and_none_sends_none(server, data_root: Path, t
     body = server.bodies()[0]
     assert "temperature" not in body and body["reasoning_effort"] == "low"
     assert body["messages"][0] == {"role": "system", "content": "Be brief."}
+
+
+def test_unknown_task_folder_and_wrong_task_field_are_reported_and_refused(
+    data_root: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "levels"
+    shutil.copytree(data_root, root)
+    stray = root / "perception" / "AMIC_old"
+    shutil.copytree(_data_json(root).parent, stray)
+    path = _data_json(root)
+    entries = json.loads(path.read_text())
+    entries[2]["task"] = "VMIC"
+    path.write_text(json.dumps(entries))
+    checked = invoke(["validate-data", str(root)])
+    assert checked.code != 0
+    assert "unknown task folder perception/AMIC_old" in checked.stdout + checked.stderr
+    assert "task is 'VMIC' but the folder is AMIC" in checked.stdout + checked.stderr
+    refused = run(None, root, tmp_path / "out", model="oracle")
+    assert refused.code == 2 and "entry 2" in refused.stderr and "field task" in refused.stderr
