@@ -2,11 +2,13 @@
 
 Each line of ``bench/data/refine_corpus.jsonl`` holds a task, the question side the model saw (question text,
 options as the scorer sees them, candidate count, image size for pixel boxes), a raw answer written the way
-Gemini, GPT-4o or Qwen-Omni answer, the expected canonical refined string (or "undeterminable"), and a split:
+Gemini, GPT-4o or Qwen-Omni answer, the expected canonical refined string (or "undeterminable"), a style
+(how the answer is written: "qwen_grounding", "multi_prose", "hedge", ...; "base" when absent) and a split:
 "dev" answers were used while writing the rules, "holdout" answers were written afterwards and not tuned on.
 
-Printed figures: the share of determinable answers the rules refine (target: at least 90%) and the share of
-rule outputs that are wrong (target: zero), where a rule output on an undeterminable answer counts as wrong.
+Printed per split, task and style: the share of determinable answers the rules refine (targets: at least 95%
+overall and 90% per task), the rule outputs that are wrong (target: zero; a rule output on an undeterminable
+answer counts as wrong) and the hedges left unparsed (target: all).
 Run: ``python bench/refine_coverage.py [--corpus PATH] [--show-misses]``.
 """
 
@@ -18,6 +20,8 @@ import json
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,10 @@ from avibench.refine.rules import apply_rules
 
 CORPUS = Path(__file__).parent / "data" / "refine_corpus.jsonl"
 UNDETERMINABLE = "undeterminable"
+#: The style of the corpus's first answers, written before styles were recorded.
+BASE_STYLE = "base"
+#: Answers that hedge between candidates: undeterminable, and the rules must leave every one unparsed.
+HEDGE = "hedge"
 
 
 def _image(size: list[int] | None, folder: Path) -> Path | None:
@@ -61,6 +69,72 @@ def same(family: str, got: str, expected: str) -> bool:
     return got == expected
 
 
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def evaluate(rows: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str | None, bool]]:
+    """Each row with the rules' output and whether that output is right."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in rows:
+            ctx = context(row, Path(tmp))
+            got = apply_rules(row["raw"], ctx)
+            determinable = row["expected"] != UNDETERMINABLE
+            yield row, got, got is not None and determinable and same(ctx.family, got, row["expected"])
+
+
+@dataclass
+class Tally:
+    answers: int = 0
+    determinable: int = 0
+    ruled: int = 0
+    right: int = 0
+    hedges: int = 0
+    hedges_ruled: int = 0
+
+    def add(self, row: dict[str, Any], got: str | None, right: bool) -> None:
+        self.answers += 1
+        self.determinable += row["expected"] != UNDETERMINABLE
+        self.ruled += got is not None
+        self.right += right
+        hedge = row.get("style") == HEDGE
+        self.hedges += hedge
+        self.hedges_ruled += hedge and got is not None
+
+    @property
+    def wrong(self) -> int:
+        return self.ruled - self.right
+
+    @property
+    def share(self) -> float:
+        return 100 * self.right / max(self.determinable, 1)
+
+    def line(self, name: str) -> str:
+        return (
+            f"{name:<28} {self.answers:>7} {self.determinable:>7} {self.right:>8} {self.share:>6.1f}% "
+            f"{self.wrong:>5} {self.hedges - self.hedges_ruled:>3}/{self.hedges:<3}"
+        )
+
+
+def tallies(
+    rows: list[dict[str, Any]],
+) -> tuple[dict[str, dict[str, Tally]], list[tuple[dict[str, Any], str]], list[dict[str, Any]]]:
+    """Tallies by split then task, style and overall ("all"); the wrong outputs; the misses."""
+    by: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
+    wrong: list[tuple[dict[str, Any], str]] = []
+    misses: list[dict[str, Any]] = []
+    for row, got, right in evaluate(rows):
+        style = row.get("style", BASE_STYLE)
+        for split in (row.get("split", "dev"), "all"):
+            for key in (f"task {row['task']}", f"style {style}", "all"):
+                by[split][key].add(row, got, right)
+        if got is None and row["expected"] != UNDETERMINABLE:
+            misses.append(row)
+        elif got is not None and not right:
+            wrong.append((row, got))
+    return by, wrong, misses
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -68,51 +142,27 @@ def main(argv: list[str] | None = None) -> int:
         "--show-misses", action="store_true", help="List determinable answers the rules left."
     )
     args = parser.parse_args(argv)
-    rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-    per_task: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    per_split: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    wrong: list[tuple[dict[str, Any], str]] = []
-    misses: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for row in rows:
-            ctx = context(row, Path(tmp))
-            got = apply_rules(row["raw"], ctx)
-            tallies = (per_task[row["task"]], per_split[row.get("split", "dev")])
-            determinable = row["expected"] != UNDETERMINABLE
-            right = got is not None and determinable and same(ctx.family, got, row["expected"])
-            for stats in tallies:
-                stats["answers"] += 1
-                stats["determinable"] += determinable
-                stats["ruled"] += got is not None
-                stats["right"] += right
-            if got is None and determinable:
-                misses.append(row)
-            elif got is not None and not right:
-                wrong.append((row, got))
-    print(f"{'task':<7} {'answers':>7} {'determ.':>7} {'by rules':>8} {'wrong':>5}")
-    for task, s in per_task.items():
-        print(
-            f"{task:<7} {s['answers']:>7} {s['determinable']:>7} {s['right']:>8} {s['ruled'] - s['right']:>5}"
-        )
-    for split, s in per_split.items():
-        share = 100 * s["right"] / max(s["determinable"], 1)
-        print(
-            f"{split}: {s['answers']} answers, {s['right']}/{s['determinable']} determinable by rules ({share:.1f}%), "
-            f"{s['ruled'] - s['right']} wrong"
-        )
-    determinable = sum(s["determinable"] for s in per_task.values())
-    right = sum(s["right"] for s in per_task.values())
-    ruled = sum(s["ruled"] for s in per_task.values())
-    print(f"\ncorpus: {len(rows)} answers, {determinable} determinable")
-    print(
-        f"refined by rules: {right}/{determinable} = {100 * right / max(determinable, 1):.1f}% of determinable"
-    )
-    print(f"wrong rule outputs: {len(wrong)}/{ruled} = {100 * len(wrong) / max(ruled, 1):.1f}%")
+    by, wrong, misses = tallies(load(args.corpus))
+    header = f"{'':<28} {'answers':>7} {'determ.':>7} {'by rules':>8} {'share':>7} {'wrong':>5} hedges left"
+    for split in sorted(by, key=lambda s: (s == "all", s)):
+        print(f"\n== {split} ==\n{header}")
+        for key in sorted(k for k in by[split] if k != "all"):
+            print(by[split][key].line(key))
+        print(by[split]["all"].line("all"))
+    total = by["all"]["all"]
+    print(f"\ncorpus: {total.answers} answers, {total.determinable} determinable")
+    print(f"refined by rules: {total.right}/{total.determinable} = {total.share:.1f}% of determinable")
+    print(f"wrong rule outputs: {len(wrong)}/{total.ruled} = {100 * len(wrong) / max(total.ruled, 1):.1f}%")
+    print(f"hedges left unparsed: {total.hedges - total.hedges_ruled}/{total.hedges}")
     for row, got in wrong:
-        print(f"  WRONG {row['task']}: {row['raw']!r} -> {got!r} (expected {row['expected']!r})")
+        print(
+            f"  WRONG {row['task']} [{row.get('style', BASE_STYLE)}]: {row['raw']!r} -> {got!r} (expected {row['expected']!r})"
+        )
     if args.show_misses:
         for row in misses:
-            print(f"  left {row['task']}: {row['raw']!r} (expected {row['expected']!r})")
+            print(
+                f"  left {row['task']} [{row.get('style', BASE_STYLE)}]: {row['raw']!r} (expected {row['expected']!r})"
+            )
     return 1 if wrong else 0
 
 

@@ -20,6 +20,8 @@ from avibench.evaluate.completeness import (
     task_gaps,
     warning_lines,
 )
+from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
+from avibench.evaluate.uncertainty import run_intervals
 from avibench.plugin import PROFILES, EvalRequest
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
@@ -74,6 +76,24 @@ def _label_from_predictions(path: Path) -> str:
     is_flag=True,
     help=f"Exit 0 even when a selected task is incomplete (default: exit {EXIT_INCOMPLETE} after the warning).",
 )
+@click.option(
+    "--judge-model",
+    default=None,
+    help="Benchmarks with an LLM judge: the judge model (default: the benchmark's published judge).",
+)
+@click.option(
+    "--judge-base-url",
+    default=None,
+    help="Benchmarks with an LLM judge: OpenAI-compatible base URL(s), comma-separated (default: "
+    "$JUDGE_BASE_URL, else $OPENAI_BASE_URL, else the OpenAI API); the key is read from $JUDGE_API_KEY, "
+    "else $OPENAI_API_KEY.",
+)
+@click.option(
+    "--judge-concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Benchmarks with an LLM judge: judge requests in flight (default 16).",
+)
 def eval_command(
     benchmark_name: str,
     model: str | None,
@@ -86,6 +106,9 @@ def eval_command(
     out_file: Path | None,
     fense_mode: str | None,
     allow_partial: bool,
+    judge_model: str | None,
+    judge_base_url: str | None,
+    judge_concurrency: int | None,
 ) -> None:
     """Score answers against the dataset and write eval.json.
 
@@ -96,7 +119,7 @@ def eval_command(
     Both profiles are scored (reference reproduces the official scorer, strict fixes its defects). The top
     level of eval.json holds the official scorer's own output for the chosen profile, beside summary (both
     profiles, 0-100), coverage and meta. Exit code 1 when a prediction file is broken or a task failed to score;
-    {EXIT_INCOMPLETE} (after a warning, unless --allow-partial) when a selected task has missing, failed, unrefined
+    3 (after a warning, unless --allow-partial) when a selected task has missing, failed, unrefined
     or unscored questions: summary.incomplete then lists them and every number that rests on them.
     """
     if model is None and label is None and pred_path is None:
@@ -115,7 +138,12 @@ def eval_command(
             f"no journals for the selected tasks in {run.paths.root}; run 'avibench infer' and "
             f"'avibench refine --benchmark {benchmark.name} --label {run.label}' first"
         )
-    options: dict[str, Any] = {"fense": fense_mode}
+    options: dict[str, Any] = {
+        "fense": fense_mode,
+        "judge_model": judge_model,
+        "judge_base_url": judge_base_url,
+        "judge_concurrency": judge_concurrency,
+    }
     request = EvalRequest(
         data_root=run.data_root,
         tasks=tasks,
@@ -150,8 +178,12 @@ def eval_command(
     incomplete = incomplete_summary(benchmark, gaps)
     if incomplete is not None:
         document.setdefault("summary", {})["incomplete"] = incomplete
+    rows = list(build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile))
+    if rows and isinstance(document.get("summary"), dict):
+        document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
     target = out_file or run.paths.eval_json
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
+    write_samples(target.parent / SAMPLES_NAME, rows)
     for line in benchmark.summary_lines(document):
         click.echo(line)
     for error in scored.errors:

@@ -3,7 +3,7 @@
 A score over part of a task is still a number, and the reference profile keeps the official arithmetic, which
 drops failed and missing answers from the denominators. So eval counts, per selected task, the questions
 without an answer (``missing``), with a failed request (``failed``), answered but not refined yet
-(``unrefined``) and the task's scoring status; it lists every summary number that rests on an incomplete task
+(``unrefined``, counted only where the plug-in's scorer then left them out) and the task's scoring status; it lists every summary number that rests on an incomplete task
 (``summary.incomplete``) and exits with :data:`EXIT_INCOMPLETE` unless ``--allow-partial``.
 
 It also records how the answers were made: the refine modes and models, and the generation settings when a
@@ -99,18 +99,28 @@ def task_gaps(
             gap = TaskGaps(questions=int(cover.get("formal", cover.get("questions", 0)) or 0))
         gap.status = str(cover.get("status", "scored"))
         gap.reason = cover.get("reason")
+        if gap.status in COMPLETE_STATUSES:
+            gap.unrefined = 0  # the plug-in scored them all, extracting at scoring time where it does
         gaps[task.name] = gap
     return gaps
 
 
 def incomplete_summary(benchmark: Benchmark, gaps: Mapping[str, TaskGaps]) -> dict[str, Any] | None:
-    """``summary.incomplete``: the incomplete tasks with their counts, and every number that rests on them."""
+    """``summary.incomplete``: the incomplete task folders with their counts, and every number that rests on them:
+    ``tasks.<reported task>`` and the names of :meth:`~avibench.plugin.Benchmark.aggregate_members` (AVI-Bench:
+    the stages, ``overall`` and ``l1_task`` ... ``l4_domain``)."""
     bad = {name: gap for name, gap in gaps.items() if gap.incomplete}
     if not bad:
         return None
+    folders_of: dict[str, list[str]] = {}
+    for task in benchmark.tasks():
+        folders_of.setdefault(benchmark.reported_task(task.name), []).append(task.name)
+    rests_on = {f"tasks.{name}": folders for name, folders in folders_of.items()}
+    for number, members in benchmark.aggregate_members().items():
+        rests_on[number] = [folder for member in members for folder in folders_of.get(member, [member])]
     numbers: dict[str, Any] = {}
-    for number, rests_on in benchmark.aggregates().items():
-        hit = sorted(set(rests_on) & set(bad))
+    for number, folders in rests_on.items():
+        hit = sorted(set(folders) & set(bad))
         if hit:
             numbers[number] = {
                 "tasks": hit,

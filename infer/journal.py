@@ -209,6 +209,7 @@ def make_record(
     usage: dict[str, int] | None,
     timings: dict[str, float] | None = None,
     finish_reason: str | None = None,
+    attempts: int = 1,
 ) -> InferRecord:
     record: InferRecord = {
         "key": item.key,
@@ -227,6 +228,7 @@ def make_record(
         "content_hash": content_hash,
         "latency_s": round(latency_s, 4),
         "usage": usage,
+        "attempts": attempts,
         "time": now_iso(),
         "version": __version__,
     }

@@ -13,7 +13,6 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from avibench.failures import FailureGuard, RunStopped, commonest
@@ -24,7 +23,7 @@ from avibench.infer.media import MediaError, prompt_hash
 from avibench.infer.progress import Answered
 from avibench.items import Item
 from avibench.llm import FILTERED_REASONS, ChatError
-from avibench.store import JournalWriter
+from avibench.store import JournalSink
 
 
 @dataclass
@@ -42,59 +41,6 @@ class TaskOutcome:
     @property
     def commonest_error(self) -> str | None:
         return commonest(self.errors)
-
-
-class JournalSink:
-    """Appends records to per-task journals from a worker thread, a batch at a time."""
-
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[tuple[Path, dict[str, Any], asyncio.Future[None]] | None] = asyncio.Queue()
-        self._writers: dict[Path, JournalWriter] = {}
-
-    async def write(self, path: Path, record: dict[str, Any]) -> None:
-        """Return once the record is on disk."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((path, record, done))
-        await done
-
-    def _append(self, batch: list[tuple[Path, dict[str, Any], asyncio.Future[None]]]) -> None:
-        """One write and one sync per journal for the whole batch."""
-        by_path: dict[Path, list[dict[str, Any]]] = {}
-        for path, record, _ in batch:
-            by_path.setdefault(path, []).append(record)
-        for path, records in by_path.items():
-            writer = self._writers.get(path)
-            if writer is None:
-                writer = self._writers[path] = JournalWriter(path)
-            writer.append_many(records)
-
-    async def run(self) -> None:
-        while True:
-            item = await self._queue.get()
-            if item is None:
-                break
-            batch = [item]
-            while not self._queue.empty():
-                nxt = self._queue.get_nowait()
-                if nxt is None:
-                    self._queue.put_nowait(None)
-                    break
-                batch.append(nxt)
-            try:
-                await asyncio.to_thread(self._append, batch)
-            except BaseException as exc:
-                for *_, future in batch:
-                    future.set_exception(exc)
-                raise
-            for *_, future in batch:
-                future.set_result(None)
-
-    def stop(self) -> None:
-        self._queue.put_nowait(None)
-
-    def close(self) -> None:
-        for writer in self._writers.values():
-            writer.close()
 
 
 def describe_error(exc: BaseException) -> str:
@@ -144,6 +90,7 @@ class Runner:
         usage = timings = finish_reason = None
         latency = 0.0
         failure: BaseException | None = None
+        attempts = 1
         try:
             answer = await self.backend.answer(item, self.request)
         except Exception as exc:  # every failure is recorded, never scored
@@ -151,9 +98,11 @@ class Runner:
             error = self.scrub(describe_error(exc))
             latency = time.perf_counter() - start
             finish_reason = getattr(exc, "finish_reason", None)
+            attempts = getattr(exc, "attempts", 1)
         else:
             usage, latency = answer.usage, answer.latency_s
             timings, finish_reason = answer.timings, answer.finish_reason
+            attempts = answer.attempts
             if finish_reason in FILTERED_REASONS:
                 error = f"filtered answer (finish_reason {finish_reason})"
             elif isinstance(answer.text, str) and answer.text.strip():
@@ -173,6 +122,7 @@ class Runner:
             usage=usage,
             timings=timings,
             finish_reason=finish_reason,
+            attempts=attempts,
         )
         return record, failure
 

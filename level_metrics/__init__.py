@@ -9,7 +9,6 @@ evaluator would abort a whole task it scores the task the way it scores every ot
 from avibench.level_metrics.avl import avl
 from avibench.level_metrics.avlg import avlg
 from avibench.level_metrics.caption import caption, fense_from_components
-from avibench.level_metrics.dispatch import SCORERS, score_task
 from avibench.level_metrics.full_match import avsqa, full_match
 from avibench.level_metrics.multi_instance import multi_instance
 from avibench.level_metrics.profile import PROFILES, REFERENCE, STRICT, ScoringProfile, get_profile
@@ -20,7 +19,6 @@ from avibench.level_metrics.vsqa import pool_vsqa
 __all__ = [
     "PROFILES",
     "REFERENCE",
-    "SCORERS",
     "STRICT",
     "Item",
     "ScoringProfile",
@@ -35,5 +33,4 @@ __all__ = [
     "multi_instance",
     "pool_vsqa",
     "retrieval",
-    "score_task",
 ]

@@ -1,18 +1,18 @@
 """Stage scores, Overall and the L1–L4 taxonomy from paper-level task scores (0–100). Pure.
 
-None of this is in the reference code (spec §5). What is verified against every published model: a stage
+None of this is in the reference code. What is verified against every published model: a stage
 score is the unweighted mean of its paper-level tasks (VSQA pooled, counted once), Overall is the mean of the
 four stages and L1 the mean of Perception, Understanding and Reasoning. L2–L4 are a reconstruction of the
 paper's formulas (its appendix is not public in text form); every open choice is a keyword parameter below,
 and outputs made with them are labelled as a reconstruction (:data:`TAXONOMY_NOTE`).
 
-Defaults (spec 5.6), chosen by fitting the published tables (see ``tests/test_aggregate.py``):
+Defaults, chosen by fitting the published tables (see ``tests/test_aggregate.py``):
 
 * ``Δ(A, B) = 2|A − B| / (A + B)`` (0 when A + B = 0), ``α = 0.5``;
 * L2 = (1 − α·Δ(A, V))·L1, A = mean(AMIC, VAR, AVH), V = mean(VMIC, AVR, VAH);
 * L3 = (1 − α·Δ_s)·L2 with Δ_s the relative-to-mean lead of Reasoning over the mean of Perception and
   Understanding (0 when Reasoning does not lead), computed on the raw stage scores. Of the forms tried against
-  the back-solved Δ_s of spec 5.4 (lead relative to the mean, to Reasoning, or to the prerequisite; prerequisite
+  the stage gap Δ_s back-solved from the published tables (lead relative to the mean, to Reasoning, or to the prerequisite; prerequisite
   the mean or the min of P and U; raw or head-normalised with chance levels), this one is the closest without
   fitting chance levels to the tables (RMS error 0.87 points of L3 over 8 models, worst 2.2 for
   Gemini-2.5-Pro). Head normalisation with the chance levels of :mod:`chance` (stage means about 10, 19 and 26
@@ -57,7 +57,7 @@ def relative_difference(a: float, b: float, *, form: DeltaForm = "relative_mean"
     """How far apart two scores are, relative to their size.
 
     ``relative_mean``: ``2|a − b| / (a + b)``, the difference relative to the mean; the only bounded form that
-    can produce GPT-4o's published L4 of 0.55 (spec 5.6). ``relative_sum``: ``|a − b| / (a + b)``, the literal
+    can produce GPT-4o's published L4 of 0.55. ``relative_sum``: ``|a − b| / (a + b)``, the literal
     reading of the paper summary. Both are 0 when ``a + b = 0`` (the case reviewers asked about).
     """
     total = a + b
@@ -158,7 +158,7 @@ def l2_modality(
     alpha: float = 0.5,
     delta: DeltaForm = "relative_mean",
 ) -> float | None:
-    """``(1 − α·Δ(A, V))·L1`` with A and V the audio- and visual-dominant familiar task means (spec 5.3)."""
+    """``(1 − α·Δ(A, V))·L1`` with A and V the audio- and visual-dominant familiar task means."""
     a, v = _group(tasks, AUDIO_TASKS), _group(tasks, VISUAL_TASKS)
     if l1 is None or a is None or v is None:
         return None

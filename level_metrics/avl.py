@@ -1,4 +1,4 @@
-"""AVL: audio-visual localisation of every sounding instance (spec 4.5, quirks 21 and 31).
+"""AVL: audio-visual localisation of every sounding instance.
 
 Per sample, ground-truth instances are matched greedily (in ground-truth order) to unused predicted boxes of
 the same class by best IoU; the sample IoU is the matched IoU sum over the instance count. The task score is

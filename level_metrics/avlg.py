@@ -1,4 +1,4 @@
-"""AVLG: grounding one sounding object across 10 frames (spec 4.9, quirk 22).
+"""AVLG: grounding one sounding object across 10 frames.
 
 Predictions are normalised ``[x1, y1, x2, y2]`` boxes per frame key; a frame whose ground truth is null scores 1
 only when the prediction has no box there. There is no scale detection, unlike AVL.

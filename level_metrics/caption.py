@@ -1,4 +1,4 @@
-"""AVC captioning scored with FENSE (spec 4.8, quirk 24).
+"""AVC captioning scored with FENSE.
 
 This module builds the FENSE inputs and the output dict; the models live with the caller, which passes
 ``fense_fn(candidates, mult_refs)``. Contract of ``fense_fn``:

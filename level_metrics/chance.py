@@ -143,45 +143,76 @@ def monte_carlo_chance(
     return 100.0 * total / rounds
 
 
-def task_chance(
-    metric: str,
+def full_match_chance(items: Sequence[Item], **_: Any) -> float:
+    """Single-choice tasks: the mean of 1/len(options) (0-100)."""
+    return option_chance(items)
+
+
+def avsqa_chance(items: Sequence[Item], **_: Any) -> float:
+    """Multi-select sensation: uniform over the non-empty subsets a guesser would name (0-100)."""
+    return option_chance(items, multi=True)
+
+
+def caption_chance(items: Sequence[Item], **_: Any) -> float:
+    """Captioning has no answer space to guess from."""
+    return 0.0
+
+
+def mic_chance(
+    items: Sequence[Item], *, task: str = "", seed: int = 0, rounds: int = MONTE_CARLO_ROUNDS, **_: Any
+) -> float:
+    """Multi-instance counting: the reference score of random class/count guesses (Monte Carlo, 0-100)."""
+    from avibench.level_metrics.multi_instance import multi_instance
+
+    classes = _classes(items)
+    return monte_carlo_chance(
+        items,
+        lambda i, r: _guess_mic(i, classes, r),
+        lambda xs: multi_instance(xs, profile=REFERENCE, task=task or "AMIC"),
+        seed=seed,
+        rounds=rounds,
+    )
+
+
+def retrieval_chance(
     items: Sequence[Item],
     *,
-    task: str = "",
     candidates: Mapping[int, int] | None = None,
     seed: int = 0,
     rounds: int = MONTE_CARLO_ROUNDS,
+    **_: Any,
 ) -> float:
-    """Chance level of one task folder (0–100) from its entries (``predict`` is ignored).
+    """Retrieval: random index subsets; ``candidates`` gives each entry's number of candidate media by index
+    (without it the guesser draws from the indices the ground truth implies)."""
+    from avibench.level_metrics.retrieval import retrieval
 
-    ``metric`` is the registry's metric kind; ``candidates`` gives, for retrieval, the number of candidate media
-    of each entry (by index); without it the guesser draws from the indices the ground truth implies.
-    """
-    from avibench import level_metrics as lm
+    return monte_carlo_chance(
+        items,
+        lambda i, r: _guess_retrieval(i, candidates or {}, r),
+        lambda xs: retrieval(xs, profile=REFERENCE),
+        seed=seed,
+        rounds=rounds,
+    )
 
-    if metric == "full_match":
-        return option_chance(items)
-    if metric == "avsqa":
-        return option_chance(items, multi=True)
-    if metric == "caption":
-        return 0.0
+
+def avl_chance(items: Sequence[Item], *, seed: int = 0, rounds: int = MONTE_CARLO_ROUNDS, **_: Any) -> float:
+    """Localisation: one random box of a random class."""
+    from avibench.level_metrics.avl import avl
+
     classes = _classes(items)
-    guessers: dict[str, tuple[Callable[[Item, random.Random], str], Callable[[list[Item]], Any]]] = {
-        "mic": (
-            lambda i, r: _guess_mic(i, classes, r),
-            lambda xs: lm.multi_instance(xs, profile=REFERENCE, task=task or "AMIC"),
-        ),
-        "retrieval": (
-            lambda i, r: _guess_retrieval(i, candidates or {}, r),
-            lambda xs: lm.retrieval(xs, profile=REFERENCE),
-        ),
-        "avl": (
-            lambda i, r: _guess_avl(i, classes, r),
-            lambda xs: lm.avl(xs, profile=REFERENCE, image_sizes=None),
-        ),
-        "avlg": (_guess_avlg, lambda xs: lm.avlg(xs, profile=REFERENCE, image_sizes=None)),
-    }
-    if metric not in guessers:
-        raise ValueError(f"unknown metric {metric!r}")
-    guess, score = guessers[metric]
-    return monte_carlo_chance(items, guess, score, seed=seed, rounds=rounds)
+    return monte_carlo_chance(
+        items,
+        lambda i, r: _guess_avl(i, classes, r),
+        lambda xs: avl(xs, profile=REFERENCE, image_sizes=None),
+        seed=seed,
+        rounds=rounds,
+    )
+
+
+def avlg_chance(items: Sequence[Item], *, seed: int = 0, rounds: int = MONTE_CARLO_ROUNDS, **_: Any) -> float:
+    """Grounding over frames: each frame a random box or none."""
+    from avibench.level_metrics.avlg import avlg
+
+    return monte_carlo_chance(
+        items, _guess_avlg, lambda xs: avlg(xs, profile=REFERENCE, image_sizes=None), seed=seed, rounds=rounds
+    )

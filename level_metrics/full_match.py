@@ -1,4 +1,4 @@
-"""Accuracy tasks: full-match (spec 4.1, 4.6) and AVSQA (4.3), with the double-confirm rule they share."""
+"""Accuracy tasks: full-match and AVSQA, with the double-confirm rule they share."""
 
 from __future__ import annotations
 

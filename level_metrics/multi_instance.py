@@ -1,4 +1,4 @@
-"""AMIC / VMIC: multi-instance classification and counting (spec 4.4, quirks 19 and 30).
+"""AMIC / VMIC: multi-instance classification and counting.
 
 Semantic part: F1 over predicted versus ground-truth class names (AMIC) or recall of the ground-truth classes
 (VMIC). Counting part: per-sample mean absolute count error over the ground-truth classes (``tau`` for a class

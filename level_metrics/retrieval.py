@@ -1,4 +1,4 @@
-"""VAR / AVR retrieval (spec 4.7, quirks 18 and 32).
+"""VAR / AVR retrieval.
 
 Per sample: set F1 of predicted versus ground-truth indices (1 when both are empty), R@1 and R@3 over the
 ranked prediction. Corpus: each mean is multiplied by a confidence factor (0.3 for a sample listing more than 6

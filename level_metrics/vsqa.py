@@ -1,4 +1,4 @@
-"""Pooling VSQA_I and VSQA_V into the paper's single VSQA task (spec 4.2)."""
+"""Pooling VSQA_I and VSQA_V into the paper's single VSQA task."""
 
 from __future__ import annotations
 

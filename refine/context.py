@@ -13,7 +13,7 @@ from avibench.benchmarks.avibench.dataset import Sample
 from avibench.benchmarks.avibench.tasks import TaskSpec
 from avibench.definitions import constants_for
 
-#: Options pseudo-keys that the reference leaves unresolved (their lists are commented out, spec 1.5):
+#: Options pseudo-keys that the reference leaves unresolved (their option lists are commented out there):
 #: the model sees the key itself, and the ground truth is a digit string.
 NUMERIC_OPTION_KEYS = frozenset({"how_many", "get_lines_count", "get_from_3d-task3"})
 #: The unresolved AVSQA pre-question key: the question is a yes/no question.
@@ -21,7 +21,6 @@ YES_NO_OPTION_KEYS = frozenset({"options_yes_no", "get_yes_no"})
 YES_NO_OPTIONS: tuple[str, ...] = ("yes", "no", "not sure")
 
 _COUNT_QUESTION = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|\bhow often\b|\bhow much times\b", re.I)
-_CLASS_LIST_KEYS = {"AMIC": "amic_cls_list", "VMIC": "vmic_cls_list", "AVL": "avl_cls_list"}
 
 
 @dataclass(frozen=True)
@@ -60,12 +59,11 @@ def _option_list(value: Any) -> tuple[str, ...]:
     return ()
 
 
-def class_list(task: str) -> tuple[str, ...]:
+def class_list(spec: TaskSpec) -> tuple[str, ...]:
     """The class vocabulary the prompt of a MIC/AVL task names."""
-    key = _CLASS_LIST_KEYS.get(task)
-    if key is None:
+    if spec.class_list_key is None:
         return ()
-    return _option_list(constants_for(task).get(key))
+    return _option_list(constants_for(spec.name).get(spec.class_list_key))
 
 
 def build_context(
@@ -96,7 +94,7 @@ def build_context(
         options=resolved if spec.family == "qa" else (),
         expects_number=expects_number and spec.family == "qa",
         multi_answer=spec.metric == "avsqa" and not is_pre,
-        classes=class_list(spec.name) or (resolved if spec.family == "mic" else ()),
+        classes=class_list(spec) or (resolved if spec.family == "mic" else ()),
         n_candidates=n_candidates,
         image=image if spec.family in ("avl", "avlg") else None,
     )
@@ -105,7 +103,10 @@ def build_context(
 def context_for(sample: Sample) -> RefineContext:
     """The context of a dataset sample: its options, question text, subtask and the media the model saw."""
     text = sample.question.get("text")
-    candidates: Sequence[Path] = {"VAR": sample.audios, "AVR": sample.images}.get(sample.task, ())
+    kind = sample.spec.candidates
+    candidates: Sequence[Path] = (
+        sample.audios if kind == "audios" else sample.images if kind == "images" else ()
+    )
     return build_context(
         sample.spec,
         question=text if isinstance(text, str) else "",

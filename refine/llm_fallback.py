@@ -7,6 +7,7 @@ reply still ends in the canonical format.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -140,6 +141,8 @@ class LLMRefiner:
         self._client = client
         self.requests = 0
         self._verified = not settings.borrowed
+        #: Tokens the provider reported for the requests this refiner sent (cache hits cost nothing).
+        self.usage: Counter[str] = Counter()
 
     async def verify(self) -> None:
         """Before the first request to a borrowed endpoint: refuse a model its ``/models`` listing does not name."""
@@ -172,7 +175,10 @@ class LLMRefiner:
         if hit is not None:
             return hit, True
         self.requests += 1
-        result = await self._chat_client().chat(self.settings.model, [{"role": "user", "content": prompt}])
+        result = await self._chat_client().chat(
+            self.settings.model, [{"role": "user", "content": prompt}], temperature=0
+        )
+        self.usage.update(result.usage or {})
         self.cache.put(self.settings.model, prompt, result.text)
         return result.text, False
 

@@ -1,89 +1,60 @@
 """Rule refine for boxes: AVL instances ``{"dog_1": "[x1, y1, x2, y2]"}`` and AVLG frames ``{'frame_0': [...] | None}``.
 
-Boxes come out as normalised ``[x_min, y_min, x_max, y_max]`` floats in 0-1, whatever scale the model used, so
-the AVL scorer's scale heuristic and the AVLG scorer's plain multiplication both read them right. The scale is
-decided once per answer from its largest value: up to 1.5 it is already normalised; up to 1000 it is the 0-1000
-grid (what the AVL scorer assumes too) unless the answer says "pixel"; above that it is pixels, which needs the
-image size (read from the sample's image, the one the model saw). Gemini's native ``box_2d`` (``[y_min, x_min,
-y_max, x_max]`` on the 0-1000 grid) is recognised by its key. For AVLG, ``None``/``null`` is "no box" and ``[]`` stays ``[]``, as does a box that is not four numbers
-(the reference refine's convention; the scoring profile decides what ``[]`` is worth). A box with its corners swapped (x_max < x_min,
-perhaps ``[x, y, w, h]``) or a truncated answer returns ``None`` rather than a guess.
+Boxes come out as normalised ``[x_min, y_min, x_max, y_max]`` floats in 0-1, whatever convention and scale
+the model used (read by :mod:`avibench.refine.boxes`), so the AVL scorer's scale heuristic and the AVLG
+scorer's plain multiplication both read them right. Recognised native formats: Gemini's ``box_2d``
+(``[y_min, x_min, y_max, x_max]`` on the 0-1000 grid) and Qwen's ``bbox_2d`` (pixels of the image the model
+saw). For AVLG, ``None``/``null`` is "no box" and ``[]`` stays ``[]``, as does a box that is not four numbers
+(the reference refine's convention; the scoring profile decides what ``[]`` is worth). Swapped corners, a
+truncated answer, a box without a name, or a name that could be two objects return ``None`` rather than a
+guess.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
+from avibench.refine.boxes import YXYX, Box, Invalid, is_corner_dict, normalise_all, prose_boxes, read_box
 from avibench.refine.context import RefineContext
 from avibench.refine.text import (
+    HEDGE,
     REFUSAL,
-    find_dicts,
+    dict_spans,
     find_lists,
-    parse_literal,
+    markdown_tables,
     strip_answer_prefix,
     to_float,
     usable,
 )
-from avibench.refine.vocab import normalise_key
+from avibench.refine.vocab import classes_in, normalise_key
 
 FRAMES = 10
-_NORMALISED_MAX = 1.5
-_GRID_MAX = 1000.0
 _KEY_ID = re.compile(r"^\s*(.*?)[\s_#-]*(\d+)\s*$")
 _FRAME_KEY = re.compile(r"^\s*(?:frame)?[\s_#-]*(\d+)\s*$", re.I)
-_LABEL_KEYS = ("label", "class", "category", "name", "object", "cls")
-_BOX_KEYS = ("bbox", "box", "box_2d", "bounding_box", "coordinates", "bbox_2d")
-_FRAME_PAIR = re.compile(
-    r"frame[\s_#-]*(\d+)[*'\"]*\s*[:=]\s*[*]*\s*(\[[^\[\]\n]*\]|None|null|no object|not visible|absent|n/a)",
-    re.I,
+_LABEL_KEYS = ("label", "class", "category", "name", "object", "cls", "instance")
+_BOX_KEYS = ("bbox_2d", "box_2d", "bbox", "box", "bounding_box", "coordinates", "bndbox")
+_FRAME_KEYS = ("frame", "frame_id", "frame_index", "index")
+_NO_BOX = frozenset(
+    {"none", "null", "", "n/a", "na", "no box", "no object", "not visible", "absent", "-", "—", "–", "not present",
+     "invisible", "no"}
+)  # fmt: skip
+#: Words before a dict that name the whole answer, not one object ("answer = {...}", "Result: {...}").
+_WHOLE_ANSWER = frozenset(
+    {"answer", "final answer", "result", "results", "output", "boxes", "bboxes", "bounding boxes", "detections",
+     "json", "python", "response", "instances", "objects", "locations", "predictions", "bbox", "box"}
+)  # fmt: skip
+#: A label of up to three words that opens a line, a bullet or a sentence and ends in ":" or "=".
+_LABEL_BEFORE = re.compile(
+    r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"
+    r"(?:[:=]|->|→)\s*[*`]*\s*$"
 )
-_NO_BOX = frozenset({"none", "null", "", "n/a", "na", "no box", "no object", "not visible", "absent"})
-_PAIR = re.compile(r"['\"]?([A-Za-z][\w -]{0,40}?)['\"]?\s*[:=]\s*['\"]?(\[[^\[\]]*\]|None|null)", re.I)
+_SENTENCE_END = re.compile(r"[.!?;\n]\s*")
 
 
-class _Invalid(Exception):
-    """An answer whose boxes cannot be read without guessing."""
-
-
-def _numbers(value: Any) -> list[float] | None:
-    """Four finite numbers from a list or a string such as ``"[0.1, 0.2, 0.3, 0.4]"``; ``None`` otherwise."""
-    if isinstance(value, str):
-        text = value.strip()
-        parsed = parse_literal(text if text.startswith("[") else f"[{text}]")
-        value = parsed if isinstance(parsed, list | tuple) else None
-    if not isinstance(value, list | tuple) or len(value) != 4:
-        return None
-    nums = [to_float(v) for v in value]
-    return None if any(n is None for n in nums) else [float(n) for n in nums if n is not None]
-
-
-class _Scaler:
-    """Turns raw boxes of one answer into normalised xyxy, with one scale for the whole answer."""
-
-    def __init__(self, boxes: list[list[float]], ctx: RefineContext, text: str):
-        peak = max((abs(v) for box in boxes for v in box), default=0.0)
-        self.size: tuple[int, int] | None = None
-        if peak <= _NORMALISED_MAX:
-            self.divisor = (1.0, 1.0)
-        elif peak <= _GRID_MAX and not re.search(r"\bpixels?\b|\bpx\b", text, re.I):
-            self.divisor = (_GRID_MAX, _GRID_MAX)
-        else:
-            size = ctx.image_size
-            if size is None:
-                raise _Invalid("pixel boxes without an image size")
-            self.divisor = (float(size[0]), float(size[1]))
-
-    def __call__(self, box: list[float]) -> list[float]:
-        x1, y1, x2, y2 = box
-        if x2 < x1 or y2 < y1:
-            raise _Invalid("corners out of order")
-        w, h = self.divisor
-        out = [round(v / d, 6) for v, d in zip(box, (w, h, w, h), strict=True)]
-        if any(v < -0.05 or v > _NORMALISED_MAX for v in out):
-            raise _Invalid("box outside the image")
-        return out
+# --- shared -----------------------------------------------------------------------------------------------------
 
 
 def _truncated(text: str) -> bool:
@@ -95,39 +66,163 @@ def _fmt(box: list[float]) -> str:
     return "[" + ", ".join(repr(float(v)) for v in box) + "]"
 
 
-# --- AVL ------------------------------------------------------------------------------------------------------
+def _unwrap(value: Any) -> Any:
+    """``{"answer": {...}}`` / ``{"objects": [...]}`` -> the inner value (a corner dict is not a wrapper)."""
+    while isinstance(value, Mapping) and len(value) == 1 and not is_corner_dict(value):
+        inner = next(iter(value.values()))
+        objects = isinstance(inner, list) and inner and all(isinstance(x, Mapping) for x in inner)
+        if is_corner_dict(inner) or not (isinstance(inner, Mapping) or objects):
+            break
+        value = inner
+    return value
 
 
-def _instances(text: str) -> list[tuple[str, Any, bool]] | None:
-    """(name, raw box, is Gemini box_2d) triples from a dict, a list of label/box objects, or ``name: [..]`` lines."""
-    dicts = find_dicts(text)
-    lists = [v for v in find_lists(text) if v and all(isinstance(x, dict) for x in v)]
-    if lists and (not dicts or text.lstrip().startswith("[")):
-        out = []
-        for obj in (x for lst in lists for x in lst):
-            name = next((obj[k] for k in _LABEL_KEYS if isinstance(obj.get(k), str)), None)
-            key = next((k for k in _BOX_KEYS if k in obj), None)
-            if name is None or key is None:
+def _object_box(obj: Mapping[Any, Any]) -> Box | None:
+    """The box of a ``{"label": ..., "bbox_2d": [...]}`` object, or of one with corner keys."""
+    key = next((k for k in _BOX_KEYS if k in obj), None)
+    if key is None:
+        return read_box({k: v for k, v in obj.items() if k not in _LABEL_KEYS and k not in _FRAME_KEYS})
+    box = read_box(obj[key])
+    if box is not None and key == "box_2d" and box.order is None:
+        box = Box(box.numbers, YXYX)
+    return box
+
+
+def _pixel_native(text: str) -> bool:
+    """Qwen's grounding format (``bbox_2d``) gives pixels of the image the model saw."""
+    return "bbox_2d" in text
+
+
+def _object_lists(text: str) -> list[list[Mapping[Any, Any]]]:
+    found = []
+    for value in find_lists(text):
+        if value and all(isinstance(x, Mapping) for x in value):
+            found.append(value)
+    for _, _, value in dict_spans(text):
+        inner = _unwrap(value)
+        if isinstance(inner, list) and inner and all(isinstance(x, Mapping) for x in inner):
+            found.append(inner)
+    return found
+
+
+def _label_before(segment: str) -> str | None:
+    """The label a segment ends with ("**Dog**: ", "dog_1 = "), or ``None``."""
+    m = _LABEL_BEFORE.search(segment)
+    return m.group(1).strip() if m else None
+
+
+# --- AVL --------------------------------------------------------------------------------------------------------
+
+Instance = tuple[str, Box]
+
+
+def _from_objects(objects: list[Mapping[Any, Any]]) -> list[Instance] | None:
+    out: list[Instance] = []
+    for obj in objects:
+        name = next((obj[k] for k in _LABEL_KEYS if isinstance(obj.get(k), str)), None)
+        box = _object_box(obj)
+        if name is None or box is None:
+            return None
+        out.append((name, box))
+    return out
+
+
+def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
+    """``{name: box | [box, ...] | {corners}}``."""
+    out: list[Instance] = []
+    for name, raw in value.items():
+        if not isinstance(name, str) or name.strip().lower() in _WHOLE_ANSWER:
+            return None
+        many = isinstance(raw, list) and raw and all(isinstance(b, list | tuple | str | Mapping) for b in raw)
+        for item in raw if many else [raw]:
+            box = read_box(item)
+            if box is None:
                 return None
-            out.append((name, obj[key], key == "box_2d"))
-        return out
-    if len(dicts) == 1:
-        value = dicts[0]
-        if len(value) == 1 and isinstance(next(iter(value.values())), dict):
-            value = next(iter(value.values()))
-        out = []
-        for name, box in value.items():
-            if not isinstance(name, str):
-                return None
-            if isinstance(box, list) and box and all(isinstance(b, list | tuple | str) for b in box):
-                out.extend((name, b, False) for b in box)
-            else:
-                out.append((name, box, False))
-        return out
-    if dicts:
+            out.append((name, box))
+    return out
+
+
+def _from_dicts(text: str) -> list[Instance] | None:
+    """One dict of instances, or one box dict per object after its label ("dog_1: {"x1": ...}")."""
+    spans = dict_spans(text)
+    if len(spans) == 1:
+        start, _, value = spans[0]
+        value = _unwrap(value)
+        label = _label_before(text[:start])
+        if not is_corner_dict(value):
+            return _from_mapping(value) if isinstance(value, Mapping) else None
+        if label is None or label.lower() in _WHOLE_ANSWER:
+            return None
+        return [(label, read_box(value))]  # type: ignore[list-item]
+    out: list[Instance] = []
+    previous = 0
+    for start, end, value in spans:
+        label = _label_before(text[previous:start])
+        box = read_box(value)
+        if label is None or box is None or label.lower() in _WHOLE_ANSWER:
+            return None
+        out.append((label, box))
+        previous = end
+    return out
+
+
+def _name_in(segment: str, ctx: RefineContext) -> str | None:
+    """The object a stretch of prose before a box names: its closing label, else the one class named in its
+    last sentence ("The guitar is at" -> guitar; "the person playing the guitar is at" -> None)."""
+    label = _label_before(segment)
+    if label is not None and label.lower() not in _WHOLE_ANSWER:
+        return label
+    clauses = [c for c in _SENTENCE_END.split(segment) if c.strip()]
+    named = classes_in(clauses[-1], ctx.classes) if clauses else []
+    return named[0] if len(named) == 1 else None
+
+
+def _from_prose(text: str, ctx: RefineContext) -> list[Instance] | None:
+    """One box per named object in lines or sentences ("- **Dog**: [..]", "the dog spans from (x, y) to (x, y)")."""
+    out: list[Instance] = []
+    previous = 0
+    for found in prose_boxes(text):
+        name = _name_in(text[previous : found.start], ctx)
+        if name is None:
+            return None
+        out.append((name, found.box))
+        previous = found.end
+    return out or None
+
+
+def _from_table(text: str) -> list[Instance] | None:
+    """A markdown table with an object column and a box column (or four corner columns)."""
+    tables = markdown_tables(text)
+    if len(tables) != 1:
         return None
-    pairs = _PAIR.findall(text)
-    return [(name, box, False) for name, box in pairs] if pairs else None
+    header, *rows = tables[0]
+    lowered = [h.lower() for h in header]
+    name_col = next(
+        (i for i, h in enumerate(lowered) if any(k in h for k in (*_LABEL_KEYS, "instrument"))), None
+    )
+    if name_col is None:
+        return None
+    out: list[Instance] = []
+    for row in rows:
+        if len(row) != len(header):
+            return None
+        box = _row_box(header, row, skip=name_col)
+        if not isinstance(box, Box):
+            return None
+        out.append((row[name_col], box))
+    return out
+
+
+def _instances(text: str, ctx: RefineContext) -> list[Instance] | None:
+    """The instances of an answer, most structured reading first."""
+    objects = _object_lists(text)
+    if objects:
+        return _from_objects(objects[0]) if len(objects) == 1 else None
+    if dict_spans(text):
+        return _from_dicts(text)
+    if HEDGE.search(text):
+        return None  # prose that hedges between places or objects
+    return _from_table(text) if markdown_tables(text) else _from_prose(text, ctx)
 
 
 def _avl_keys(names: list[str], ctx: RefineContext) -> list[str]:
@@ -161,25 +256,35 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     text = strip_answer_prefix(text)
     if _truncated(text):
         return None
-    found = _instances(text)
-    if found is None:
+    instances = _instances(text, ctx)
+    if instances is None:
         return None
-    boxes = []
-    for _, box, native in found:
-        nums = _numbers(box)
-        if nums is None:
-            return None
-        boxes.append([nums[1], nums[0], nums[3], nums[2]] if native else nums)
     try:
-        scale = _Scaler(boxes, ctx, text)
-        normalised = [scale(b) for b in boxes]
-    except _Invalid:
+        normalised = normalise_all([box for _, box in instances], ctx, text, pixels=_pixel_native(text))
+    except Invalid:
         return None
-    keys = _avl_keys([name for name, _, _ in found], ctx)
+    keys = _avl_keys([name for name, _ in instances], ctx)
     return json.dumps({k: _fmt(b) for k, b in zip(keys, normalised, strict=True)}, ensure_ascii=False)
 
 
-# --- AVLG -----------------------------------------------------------------------------------------------------
+# --- AVLG -------------------------------------------------------------------------------------------------------
+
+_VALUE = r"\[[^\[\]\n]*\]|\(\s*-?[\d.]+(?:\s*,\s*-?[\d.]+){3}\s*\)|None|null|no object|not visible|absent|n/a|no box"
+_FRAME_PAIR = re.compile(
+    rf"frames?[\s_#-]*(\d+)(?:\s*(?:-|–|to|through)\s*(?:frame)?[\s_#-]*(\d+))?[*'\"`]*\s*(?:[:=]|->|→)\s*"
+    rf"[*`]*\s*({_VALUE})",
+    re.I,
+)
+_ALL_FRAMES = re.compile(
+    r"\b(?:all|every|each)\s+(?:of\s+the\s+)?(?:\w+\s+)?frames?\b|\bthroughout\b|\bacross\s+(?:all\s+)?(?:the\s+)?"
+    r"(?:\w+\s+)?frames\b|\bframes?[\s_]*0\s*(?:-|–|to|through)\s*(?:frame[\s_]*)?9\b",
+    re.I,
+)
+_NOT_ALL = re.compile(
+    r"\b(?:except|but|not|only|until|after|before|moves?|moving|shifts?|changes?|disappears?|leaves|hidden|"
+    r"partially|apart from|other than|no longer)\b",
+    re.I,
+)
 
 
 def _frame_of(key: Any) -> int | None:
@@ -191,26 +296,95 @@ def _frame_of(key: Any) -> int | None:
     return None
 
 
-def _frames(text: str) -> dict[int, Any] | None:
-    dicts = find_dicts(text)
-    if len(dicts) == 1:
-        value = dicts[0]
-        if len(value) == 1 and isinstance(next(iter(value.values())), dict):
-            value = next(iter(value.values()))
-        frames = {}
-        for key, box in value.items():
-            k = _frame_of(key)
-            if k is None:
-                return None
-            frames[k] = box
-        return frames
-    if dicts:
+def _frames_from_dict(value: Mapping[Any, Any]) -> dict[int, Any] | None:
+    frames = {}
+    for key, box in value.items():
+        k = _frame_of(key)
+        if k is None:
+            return None
+        frames[k] = box
+    return frames
+
+
+def _frames_from_objects(objects: list[Mapping[Any, Any]]) -> dict[int, Any] | None:
+    """``[{"frame": 0, "bbox": [...]}, ...]``."""
+    frames: dict[int, Any] = {}
+    for obj in objects:
+        k = next((_frame_of(obj[key]) for key in _FRAME_KEYS if key in obj), None)
+        if k is None or k in frames:
+            return None
+        key = next((b for b in _BOX_KEYS if b in obj), None)
+        empty = key is not None and _no_box(obj[key])
+        frames[k] = None if empty else _object_box(obj) or obj.get(key or "", [])
+    return frames
+
+
+def _row_box(header: list[str], row: list[str], skip: int) -> Box | str | None:
+    """The box a table row holds: a box cell, four corner cells named by the header, or a no-box cell
+    (returned as written); ``None`` when the row is neither."""
+    cells = {h.strip().lower(): c for i, (h, c) in enumerate(zip(header, row, strict=True)) if i != skip}
+    named = read_box({h: to_float(c) if to_float(c) is not None else c for h, c in cells.items()})
+    if named is not None:
+        return named
+    values = [c for c in cells.values() if c.strip()]
+    boxes = [b for b in (read_box(c) for c in values if c.strip()[:1] in "[(") if b is not None]
+    if len(boxes) == 1:
+        return boxes[0]
+    if not boxes and all(c.strip().lower() in _NO_BOX for c in cells.values()):
+        return "None"
+    return None
+
+
+def _frames_from_table(text: str) -> dict[int, Any] | None:
+    tables = markdown_tables(text)
+    if len(tables) != 1:
         return None
+    header, *rows = tables[0]
+    frame_col = next((i for i, h in enumerate(header) if "frame" in h.lower()), None)
+    if frame_col is None:
+        return None
+    frames: dict[int, Any] = {}
+    for row in rows:
+        m = re.search(r"\d+", row[frame_col]) if len(row) == len(header) else None
+        box = _row_box(header, row, skip=frame_col) if m else None
+        if m is None or box is None or int(m.group()) in frames:
+            return None
+        frames[int(m.group())] = box
+    return frames
+
+
+def _frames_from_pairs(text: str) -> dict[int, Any] | None:
+    frames: dict[int, Any] = {}
+    for first, last, value in _FRAME_PAIR.findall(text):
+        for k in range(int(first), int(last or first) + 1):
+            if k in frames:
+                return None
+            frames[k] = value
+    return frames or None
+
+
+def _frames_for_all(text: str) -> dict[int, Any] | None:
+    """One box said to hold in every frame ("the dog stays at [..] in all ten frames")."""
+    boxes = prose_boxes(text)
+    if len(boxes) != 1 or not _ALL_FRAMES.search(text) or _NOT_ALL.search(text) or HEDGE.search(text):
+        return None
+    return dict.fromkeys(range(FRAMES), boxes[0].box)
+
+
+def _frames(text: str) -> dict[int, Any] | None:
+    objects = _object_lists(text)
+    if objects:
+        return _frames_from_objects(objects[0]) if len(objects) == 1 else None
+    spans = dict_spans(text)
+    if spans:
+        value = _unwrap(spans[0][2])
+        return _frames_from_dict(value) if len(spans) == 1 and isinstance(value, Mapping) else None
     lists = find_lists(text)
     if len(lists) == 1 and len(lists[0]) == FRAMES and not all(to_float(v) is not None for v in lists[0]):
         return dict(enumerate(lists[0]))
-    pairs = re.findall(_FRAME_PAIR, text)
-    return {int(k): box for k, box in pairs} or None
+    if markdown_tables(text):
+        return _frames_from_table(text)
+    return _frames_from_pairs(text) or _frames_for_all(text)
 
 
 def _no_box(value: Any) -> bool:
@@ -228,29 +402,22 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     found = _frames(text)
     if not found:
         return None
-    boxes: dict[int, list[float] | None] = {}
+    present: dict[int, Box] = {}
     invalid: set[int] = set()
     for k, value in found.items():
-        if not 0 <= k < FRAMES:
+        if not 0 <= k < FRAMES or _no_box(value):
             continue
-        if _no_box(value):
-            boxes[k] = None
-            continue
-        if isinstance(value, list | tuple) and not value:
+        box = value if isinstance(value, Box) else read_box(value)
+        if box is None:
             invalid.add(k)  # kept as [] (the scoring profile decides whether [] means "no box")
-            continue
-        nums = _numbers(value)
-        if nums is None:
-            invalid.add(k)
         else:
-            boxes[k] = nums
-    present = {k: b for k, b in boxes.items() if b is not None}
+            present[k] = box
     if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
         return None  # placeholders only (an echoed template): no answer to read
     try:
-        scale = _Scaler(list(present.values()), ctx, text)
-        normalised = {k: scale(b) for k, b in present.items()}
-    except _Invalid:
+        boxes = normalise_all(list(present.values()), ctx, text, pixels=_pixel_native(text))
+        normalised = dict(zip(present, boxes, strict=True))
+    except Invalid:
         return None
     parts = []
     for k in range(FRAMES):

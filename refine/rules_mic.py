@@ -18,12 +18,13 @@ from avibench.refine.text import (
     NUMBER_WORDS,
     REFUSAL,
     find_dicts,
+    markdown_tables,
     strip_answer_prefix,
     to_int,
     usable,
     words,
 )
-from avibench.refine.vocab import META_CLASSES, match_class, normalise_key, singular, two_word_classes
+from avibench.refine.vocab import class_at, normalise_key
 
 _VAGUE = frozenset(
     {"some", "several", "many", "few", "multiple", "various", "numerous", "lots", "lot", "group", "groups", "crowd",
@@ -38,8 +39,14 @@ _NOT_OBJECTS = frozenset(
      "rhythm", "beat", "conversation", "speech"}
 )  # fmt: skip
 _LINE_PAIR = re.compile(
-    r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|x|×)\s*\**(\w+)\**\s*[.,;]?$"
+    r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|x|×|\(x?)\s*\**(\w+)\**\s*\)?\s*[.,;]?$"
 )
+#: "2 × dog", "3x cat": the count first.
+_COUNT_FIRST = re.compile(r"^[\s*\-•]*\**(\d+)\s*(?:×|x)\s*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*[.,;]?$")
+#: Several "name × count" pairs on one line ("Dog × 2, Man × 1"), and a lead-in before them ("I hear: ").
+_PAIR_SPLIT = re.compile(r"\s*(?:[,;]|\band\b)\s*")
+_LEAD_IN = re.compile(r"^[^:×]{0,60}:\s+(?=.*×|.*\sx\s*\d)")
+_COUNT_HEADERS = ("count", "number", "quantity", "instances", "how many", "amount", "#")
 _LOOKBACK = 3
 #: Prose longer than this is an essay, not an answer: it goes to the LLM.
 _MAX_PROSE = 2000
@@ -73,35 +80,62 @@ def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | No
     return counts
 
 
-def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
-    """``dog: 2`` / ``- Dog x 2`` lines; every non-empty line but headings ("Objects:") must be such a pair."""
+def _pair(piece: str) -> tuple[str, str] | None:
+    """(name, count) of one ``dog: 2`` / ``Dog × 2`` / ``2 × dog`` piece."""
+    m = _LINE_PAIR.match(piece)
+    if m is not None:
+        return m.group(1), m.group(2)
+    m = _COUNT_FIRST.match(piece)
+    return (m.group(2), m.group(1)) if m else None
+
+
+def _line_pairs(line: str) -> list[tuple[str, str]] | None:
+    whole = _pair(line)
+    if whole is not None:
+        return [whole]
+    pieces = [p for p in _PAIR_SPLIT.split(_LEAD_IN.sub("", line.strip())) if p.strip()]
+    pairs = [_pair(p) for p in pieces]
+    return None if len(pairs) < 2 or None in pairs else pairs  # type: ignore[return-value]
+
+
+def _tally(pairs: list[tuple[str, str]], ctx: RefineContext) -> dict[str, int] | None:
     counts: dict[str, int] = {}
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.strip().strip("*").endswith(":")]
-    for line in lines:
-        m = _LINE_PAIR.match(line)
-        if m is None:
-            return None
-        n = to_int(m.group(2))
+    for name, raw_count in pairs:
+        n = to_int(raw_count)
         if n is None:
             return None
-        _add(counts, normalise_key(m.group(1), ctx.classes), n)
-    return counts if lines else None
+        _add(counts, normalise_key(name, ctx.classes), n)
+    return counts
 
 
-def _class_at(tokens: list[str], i: int, classes: tuple[str, ...]) -> tuple[str, int] | None:
-    """The class named at token ``i`` (two-word names like "hair dryer" first) and the tokens it spans."""
-    for width in (2, 1):
-        if i + width > len(tokens):
-            continue
-        phrase = re.sub(r"'s$", "", " ".join(tokens[i : i + width]))
-        if width == 2:
-            spaced = two_word_classes(classes)
-            hit = spaced.get(phrase) or spaced.get(singular(phrase)) if spaced else None
-        else:
-            hit = match_class(phrase, classes) if phrase in classes or singular(phrase) in classes else None
-        if hit is not None and hit not in META_CLASSES:
-            return hit, width
-    return None
+def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
+    """``dog: 2`` / ``- Dog x 2`` / ``Dog × 2, Man × 1`` lines; every non-empty line but headings
+    ("Objects:") must hold such pairs."""
+    pairs: list[tuple[str, str]] = []
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.strip().strip("*").endswith(":")]
+    for line in lines:
+        found = _line_pairs(line)
+        if found is None:
+            return None
+        pairs.extend(found)
+    return _tally(pairs, ctx) if pairs else None
+
+
+def _from_table(text: str, ctx: RefineContext) -> dict[str, int] | None:
+    """A markdown table of names and counts (a "Total" row is skipped)."""
+    tables = markdown_tables(text)
+    if len(tables) != 1 or len(tables[0][0]) < 2:
+        return None
+    header, *rows = tables[0]
+    lowered = [h.lower() for h in header]
+    count_col = next((i for i, h in enumerate(lowered) if any(k in h for k in _COUNT_HEADERS)), None)
+    if count_col is None:
+        return None
+    name_col = next(i for i in range(len(header)) if i != count_col)
+    pairs = [(r[name_col], r[count_col]) for r in rows if len(r) == len(header)]
+    if len(pairs) != len(rows):
+        return None
+    return _tally([(n, c) for n, c in pairs if n.strip().lower() != "total"], ctx)
 
 
 def _quantity(tokens: list[str], i: int, classes: tuple[str, ...]) -> int | str | None:
@@ -116,7 +150,7 @@ def _quantity(tokens: list[str], i: int, classes: tuple[str, ...]) -> int | str 
             return "vague"
         if t in _DEFINITE:
             return "definite"
-        if _class_at(tokens, j, classes) is not None or t in {"and", "with", "or", "plus", "of"}:
+        if class_at(tokens, j, classes) is not None or t in {"and", "with", "or", "plus", "of"}:
             return None
     return None
 
@@ -127,7 +161,7 @@ def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
         if not (t.isdigit() or t in NUMBER_WORDS) or t in {"no", "none"}:
             continue
         ahead = tokens[j + 1 : j + 1 + _LOOKBACK]
-        if any(_class_at(tokens, k, classes) for k in range(j + 1, j + 1 + len(ahead))):
+        if any(class_at(tokens, k, classes) for k in range(j + 1, j + 1 + len(ahead))):
             continue
         if t in {"a", "an"} and ahead and ahead[0] in _NOT_OBJECTS:
             continue
@@ -143,7 +177,7 @@ def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
     unquantified: set[str] = set()
     i = 0
     while i < len(tokens):
-        hit = _class_at(tokens, i, ctx.classes)
+        hit = class_at(tokens, i, ctx.classes)
         if hit is None:
             i += 1
             continue
@@ -179,7 +213,7 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
         if None in parsed or len(distinct) != 1:
             return None
         return distinct.pop()
-    for parser in (_from_lines, _from_prose):
+    for parser in (_from_table, _from_lines, _from_prose):
         counts = parser(text, ctx)
         if counts is not None:
             return canonical_mic(counts)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from avibench.refine.context import RefineContext
+from avibench.refine.motion import direction_answer, order_answer
 from avibench.refine.text import (
     CARDINALS,
     HEDGE,
@@ -26,9 +27,10 @@ from avibench.refine.text import (
     usable,
     words,
 )
+from avibench.refine.vocab import COLOUR_WORDS, SHAPE_WORDS, singular
 
 #: Spelling slips in the official option vocabularies, and what models write instead.
-_TYPOS = {"availabel": "available", "puprle": "purple", "movenment": "movement"}
+_TYPOS = {"availabel": "available", "puprle": "purple", "movenment": "movement", "grey": "gray"}
 _NEGATORS = re.compile(
     r"(?:\bnot|\bisnt|\barent|\bwasnt|\bwerent|\bdoesnt|\bdont|\bdidnt|\bnever|\bneither|\bnor|\bexcluding|\bexcept|"
     r"\brather than|\binstead of|\bthan|\bno longer)\s+(?:\w+\s+){0,3}$"
@@ -57,10 +59,12 @@ class _Mention:
     option: str
     start: int
     end: int
+    negated: bool = False
 
 
-def _mentions(span: str, options: Sequence[str]) -> list[_Mention]:
-    """Non-overlapping option mentions in the span (longest option first), negated ones dropped, in text order."""
+def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> list[_Mention]:
+    """Non-overlapping option mentions in the span (longest option first), in text order, with their positions
+    in ``norm(span)``; negated ones are dropped unless ``negated`` asks for them (flagged)."""
     text = norm(span)
     keys = sorted(
         {norm(o): o for o in reversed(options) if norm(o).strip(" |")}.items(), key=lambda kv: -len(kv[0])
@@ -70,8 +74,8 @@ def _mentions(span: str, options: Sequence[str]) -> list[_Mention]:
         for m in re.finditer(rf"\b{re.escape(key)}\b", text):
             if any(m.start() < t.end and t.start < m.end() for t in taken):
                 continue
-            taken.append(_Mention(option, m.start(), m.end()))
-    kept = [t for t in taken if not _NEGATORS.search(text[: t.start])]
+            taken.append(_Mention(option, m.start(), m.end(), bool(_NEGATORS.search(text[: m.start()]))))
+    kept = [t for t in taken if negated or not t.negated]
     return sorted(kept, key=lambda t: t.start)
 
 
@@ -104,7 +108,8 @@ def _distinct(items: Sequence[str]) -> list[str]:
 def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | None:
     """The option(s) a span chooses; ``None`` when it chooses none or hedges between several."""
     options = ctx.options
-    found = _distinct([m.option for m in _mentions(span, options)])
+    mentions = _mentions(span, options)
+    found = _distinct([m.option for m in mentions])
     letter = _letter(span, options)
     if letter is not None:
         if found and found != [letter]:
@@ -120,12 +125,12 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
         if not explicit:
             return found[0] if found == [o for o in options if o.lower() == "not sure"][:1] else None
     if not found:
-        return None
+        return None if HEDGE.search(span) else direction_answer(span, options)
     if len(found) == 1:
         return found[0]
-    if ctx.multi_answer and explicit and not HEDGE.search(span):
-        return ";".join(found)
-    return None
+    if ctx.multi_answer:
+        return ";".join(found) if explicit and not HEDGE.search(span) else None
+    return order_answer(norm(span), [(m.option, m.start, m.end) for m in mentions], ctx.question)
 
 
 def _numbers(span: str) -> list[int]:
@@ -140,8 +145,31 @@ def _numbers(span: str) -> list[int]:
     return values
 
 
+_CARDINAL_WORDS = "|".join(CARDINALS)
+_AMOUNT = rf"(?:\d+(?:\.\d+)?|{_CARDINAL_WORDS})"
+_UNIT = r"(?:seconds?|secs?|s|ms|milliseconds?|minutes?|mins?|hours?|hz|bpm)"
+#: Durations, intervals and rates: numbers that do not answer "how many".
+_NOT_A_COUNT = re.compile(
+    rf"(?:\b(?:between|from)\s+)?\b{_AMOUNT}(?:\s*,\s*{_AMOUNT})*\s*,?\s*(?:-|–|to|and|or)\s*{_AMOUNT}\s*-?\s*{_UNIT}\b"
+    rf"|\b{_AMOUNT}\s*-?\s*{_UNIT}\b"
+    rf"|\b(?:once|twice|thrice|{_AMOUNT}(?:\s+\w+)?)\s+(?:every|per|a|each)\s+(?:{_AMOUNT}\s+)?{_UNIT}\b",
+    re.I,
+)
+_SECONDS = re.compile(rf"\b({_AMOUNT})\s*-?\s*(?:seconds?|secs?|s)\b", re.I)
+_ASKS_SECONDS = re.compile(r"\bhow long\b|\bhow many (?:milli)?seconds\b|\bduration\b|\bin seconds\b", re.I)
+
+
 def _number_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | None:
-    values = _distinct([str(v) for v in _numbers(span)])
+    """The one number a span gives; when the question says what it counts, numbers of the other kind
+    (durations and rates for a count, everything but seconds for a duration) are set aside first."""
+    if ctx.question and _ASKS_SECONDS.search(ctx.question):
+        if _NOT_A_COUNT.sub(" ", _SECONDS.sub(" ", span)) != _NOT_A_COUNT.sub(" ", span):
+            return None  # an interval or a rate beside the duration
+        values = _distinct([str(v) for m in _SECONDS.finditer(span) for v in _numbers(m.group(1))])
+    elif ctx.question:
+        values = _distinct([str(v) for v in _numbers(_NOT_A_COUNT.sub(" ", span))])
+    else:
+        values = _distinct([str(v) for v in _numbers(span)])
     return values[0] if len(values) == 1 else None
 
 
@@ -193,15 +221,106 @@ def _head(span: str) -> str:
     return _REASON.split(span, maxsplit=1)[0]
 
 
+def _level_answers(
+    spans: list[str], explicit: bool, ctx: RefineContext, pick: Callable[..., str | None]
+) -> list[str]:
+    heads = spans if explicit else [_head(s) for s in spans]
+    return _distinct([a for a in (pick(s, ctx, explicit=explicit) for s in heads) if a])
+
+
+_MARKED = re.compile(r"\*\*.+?\*\*|(?<!#)#[^#\n]{1,200}#(?!#)", re.S)
+
+
+def _prose_answer(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
+    """What the text says outside its marked answer (bold, ``#x#``, "the answer is" sentences), if it says
+    one thing."""
+    prose = _MARKED.sub(" ", " ".join(s for s in sentences(text) if not answer_phrases(s)))
+    for spans, explicit in _levels(prose):
+        if explicit:
+            continue
+        answers = _level_answers(spans, explicit, ctx, pick)
+        if answers:
+            return answers[0] if len(answers) == 1 else None
+    return None
+
+
+def _disagrees(answer: str, prose: str | None) -> bool:
+    """A marked answer that the prose contradicts (for several options: the prose names one not chosen)."""
+    return prose is not None and not set(prose.split(";")) <= set(answer.split(";"))
+
+
 def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
     for spans, explicit in _levels(text):
-        heads = spans if explicit else [_head(s) for s in spans]
-        answers = _distinct([a for a in (pick(s, ctx, explicit=explicit) for s in heads) if a])
+        answers = _level_answers(spans, explicit, ctx, pick)
         if len(answers) > 1:
             return None
         if answers:
+            if explicit and _disagrees(answers[0], _prose_answer(text, ctx, pick)):
+                return None
             return answers[0]
     return None
+
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
+#: Words saying an object is silent: an answer that mentions one is not a plain list of choices.
+_SILENT = re.compile(
+    r"\b(?:silent|quiet|mute|no sound|not|n't|none|neither|nor|except|only|without|but)\b|n't\b", re.I
+)
+
+
+def _foreign(text: str, ctx: RefineContext) -> bool:
+    """The text names a shape or colour, of the kind the options are, that is not an option ("cylinder")."""
+    option_words = {w for o in ctx.options for w in norm(o).split()}
+    named = {form for w in norm(text).split() for form in (w, singular(w))}
+    for vocabulary in (SHAPE_WORDS, COLOUR_WORDS):
+        if option_words & vocabulary and (named & vocabulary) - option_words:
+            return True
+    return False
+
+
+def _chosen_in(span: str, ctx: RefineContext) -> list[str]:
+    return _distinct([m.option for m in _mentions(span, ctx.options)])
+
+
+def _multi_prose(text: str, ctx: RefineContext) -> str | None:
+    """Several options chosen in prose or a list without the ``#...#`` wrapping: one sentence naming them
+    ("the cube and the sphere", "both the red one and the blue one", "cube, sphere") or bullet items of one
+    option each. Refused when anything hedges, negates or calls an object silent."""
+    if HEDGE.search(text) or REFUSAL.search(text) or _SILENT.search(text):
+        return None
+    if any(m.negated for m in _mentions(text, ctx.options, negated=True)):
+        return None
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    items = [m.group(1) for m in (_BULLET.match(ln) for ln in lines) if m]
+    if items:
+        if any(_chosen_in(ln, ctx) for ln in lines if not _BULLET.match(ln)):
+            return None
+        per_item = [_chosen_in(i, ctx) for i in items]
+        if any(len(c) != 1 for c in per_item):
+            return None
+        chosen = _distinct([c[0] for c in per_item])
+    else:
+        sets = {tuple(c) for c in (_chosen_in(s, ctx) for s in sentences(text)) if c}
+        if len(sets) != 1:
+            return None
+        chosen = list(sets.pop())
+    if len(chosen) < 2 or set(chosen) & {o for o in ctx.options if norm(o) in _META_OPTIONS}:
+        return None
+    return ";".join(chosen)
+
+
+_META_OPTIONS = frozenset({"not sure", "no available option", "none"})
+
+
+def _in_space(answer: str, ctx: RefineContext) -> bool:
+    """The answer is one the question allows: its options (several, distinct, for multi-select), or a whole
+    number where a number is asked."""
+    if ctx.expects_number and answer.isdigit():
+        return True
+    if ctx.options:
+        parts = answer.split(";") if ctx.multi_answer else [answer]
+        return len(set(parts)) == len(parts) and all(p in ctx.options for p in parts)
+    return not ctx.expects_number
 
 
 def parse_qa(raw: object, ctx: RefineContext) -> str | None:
@@ -212,7 +331,11 @@ def parse_qa(raw: object, ctx: RefineContext) -> str | None:
     text = strip_answer_prefix(text)
     answer = _solve(text, ctx, _number_answer) if ctx.expects_number else None
     if answer is None and ctx.options:
+        if ctx.multi_answer and _foreign(text, ctx):
+            return None
         answer = _solve(text, ctx, _option_answer)
+        if answer is None and ctx.multi_answer:
+            answer = _multi_prose(text, ctx)
     elif answer is None and not ctx.expects_number:
         answer = _solve(text, ctx, _free_answer)
-    return f"**{answer}**" if answer else None
+    return f"**{answer}**" if answer and _in_space(answer, ctx) else None

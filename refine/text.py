@@ -151,9 +151,10 @@ def to_float(value: Any) -> float | None:
     return None
 
 
-def _balanced_spans(text: str, opener: str, closer: str) -> list[str]:
-    """Top-level bracketed substrings, outermost first, skipping unbalanced ones (quotes are not tracked)."""
-    spans: list[str] = []
+def balanced_spans(text: str, opener: str, closer: str) -> list[tuple[int, int]]:
+    """(start, end) of top-level bracketed substrings, in order, skipping unbalanced ones (quotes are not
+    tracked)."""
+    spans: list[tuple[int, int]] = []
     depth = 0
     start = -1
     for i, ch in enumerate(text):
@@ -164,7 +165,7 @@ def _balanced_spans(text: str, opener: str, closer: str) -> list[str]:
         elif ch == closer and depth > 0:
             depth -= 1
             if depth == 0:
-                spans.append(text[start : i + 1])
+                spans.append((start, i + 1))
     return spans
 
 
@@ -193,21 +194,26 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"non-finite constant {name}")
 
 
+def dict_spans(text: str) -> list[tuple[int, int, dict[Any, Any]]]:
+    """Every top-level ``{...}`` that parses as a JSON/Python dict, with its position, in order."""
+    found = []
+    for start, end in balanced_spans(text, "{", "}"):
+        value = parse_literal(text[start:end])
+        if isinstance(value, dict):
+            found.append((start, end, value))
+    return found
+
+
 def find_dicts(text: str) -> list[dict[Any, Any]]:
     """Every top-level ``{...}`` in the text that parses as a JSON/Python dict, in order."""
-    found = []
-    for span in _balanced_spans(text, "{", "}"):
-        value = parse_literal(span)
-        if isinstance(value, dict):
-            found.append(value)
-    return found
+    return [value for _, _, value in dict_spans(text)]
 
 
 def find_lists(text: str) -> list[list[Any]]:
     """Every top-level ``[...]`` in the text that parses as a list, in order."""
     found = []
-    for span in _balanced_spans(text, "[", "]"):
-        value = parse_literal(span)
+    for start, end in balanced_spans(text, "[", "]"):
+        value = parse_literal(text[start:end])
         if isinstance(value, list):
             found.append(value)
     return found
@@ -240,3 +246,23 @@ def answer_phrases(text: str) -> list[str]:
 def sentences(text: str) -> list[str]:
     parts = re.split(r"(?<=[.!?])\s+|\n+", text)
     return [p.strip() for p in parts if p.strip()]
+
+
+_TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?$")
+
+
+def markdown_tables(text: str) -> list[list[list[str]]]:
+    """Markdown pipe tables in the text: each one a list of rows of stripped cells, header first, the
+    ``|---|`` separator dropped, bold markers removed. A table needs a header, a separator and one row."""
+    tables: list[list[list[str]]] = []
+    block: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.count("|") >= 2:
+            block.append(stripped)
+            continue
+        if len(block) >= 3 and _TABLE_SEPARATOR.match(block[1].replace(" ", "")):
+            rows = [block[0], *block[2:]]
+            tables.append([[c.strip().strip("*").strip() for c in r.strip("|").split("|")] for r in rows])
+        block = []
+    return tables

@@ -77,3 +77,46 @@ def normalise_key(name: str, classes: Sequence[str]) -> str:
     """A dict key from a model onto the class list when possible, else as written (blanks collapsed)."""
     hit = match_class(name, classes)
     return hit if hit is not None else " ".join(name.split())
+
+
+def class_at(tokens: Sequence[str], i: int, classes: tuple[str, ...]) -> tuple[str, int] | None:
+    """The class named at token ``i`` (two-word names like "hair dryer" first) and the tokens it spans."""
+    for width in (2, 1):
+        if i + width > len(tokens):
+            continue
+        phrase = re.sub(r"'s$", "", " ".join(tokens[i : i + width]))
+        if width == 2:
+            spaced = two_word_classes(classes)
+            hit = spaced.get(phrase) or spaced.get(singular(phrase)) if spaced else None
+        else:
+            hit = match_class(phrase, classes) if phrase in classes or singular(phrase) in classes else None
+        if hit is not None and hit not in META_CLASSES:
+            return hit, width
+    return None
+
+
+def classes_in(text: str, classes: tuple[str, ...]) -> list[str]:
+    """The distinct classes a text names, in order of first mention."""
+    tokens = re.findall(r"[a-z0-9]+(?:['_-][a-z0-9]+)*", text.lower())
+    found: list[str] = []
+    i = 0
+    while i < len(tokens):
+        hit = class_at(tokens, i, classes)
+        if hit is None:
+            i += 1
+            continue
+        found.append(hit[0])
+        i += hit[1]
+    return list(dict.fromkeys(found))
+
+
+#: Shape and colour words, to tell when an answer names something of the options' kind that is no option.
+SHAPE_WORDS = frozenset(
+    {"cube", "sphere", "cone", "pyramid", "cylinder", "cuboid", "prism", "torus", "ball", "box", "block",
+     "tetrahedron", "ring", "disk", "disc", "capsule", "star", "triangle", "square", "circle", "rectangle",
+     "octahedron", "hexagon", "pentagon", "oval", "ellipse", "donut", "heart"}
+)  # fmt: skip
+COLOUR_WORDS = frozenset(
+    {"red", "blue", "white", "black", "gray", "grey", "green", "yellow", "purple", "orange", "pink", "brown",
+     "cyan", "magenta", "violet", "silver", "gold", "golden", "beige", "teal", "turquoise", "maroon", "navy"}
+)  # fmt: skip

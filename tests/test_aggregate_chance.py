@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from avibench.level_metrics.chance import option_chance, task_chance
+from avibench.benchmarks.avibench.metric_kinds import task_chance
+from avibench.level_metrics.chance import option_chance
 from avibench.level_metrics.types import Item
 
 YES_NO = ["yes", "no", "not sure"]
@@ -62,5 +63,5 @@ def test_monte_carlo_is_seeded_and_bounded() -> None:
     box = {"bbox": {"frame_0": [10, 10, 20, 20], "frame_1": None}, "original_wh": [100, 100]}
     avlg = [_item(i, str(i), box) for i in range(20)]
     assert 0 < task_chance("avlg", avlg) < 100
-    with pytest.raises(ValueError, match="unknown metric"):
+    with pytest.raises(KeyError, match="unknown metric"):
         task_chance("bleu", mic)

@@ -186,7 +186,7 @@ def assert_shape(doc: dict[str, Any]) -> None:
     assert set(doc) == TOP_KEYS
     assert list(doc)[:4] == ["sensation", "perception", "understand", "reasoning"]
     summary = doc["summary"]
-    assert set(summary) == SUMMARY_KEYS
+    assert set(summary) - {"intervals"} == SUMMARY_KEYS  # the eval command adds the intervals
     assert summary["scale"] == "0-100"
     assert set(summary["tasks"]) == set(AVIBENCH.paper_tasks())
     assert set(summary["stages"]) == {"perception", "understanding", "reasoning", "sensation"}
@@ -445,16 +445,15 @@ def test_fense_unavailable_one_message(tiny: Path, tmp_path: Path, monkeypatch: 
 
 
 def test_scorer_crash_is_contained(tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import avibench.level_metrics as lm
+    from dataclasses import replace
 
-    original = lm.score_task
+    from avibench.benchmarks.avibench import metric_kinds
 
-    def flaky(metric: str, items: Any, **kw: Any) -> Any:
-        if metric == "retrieval":
-            raise RuntimeError("boom")
-        return original(metric, items, **kw)
+    def boom(items: Any, **kw: Any) -> Any:
+        raise RuntimeError("boom")
 
-    monkeypatch.setattr(lm, "score_task", flaky)
+    broken = replace(metric_kinds.METRIC_KINDS["retrieval"], score=boom)
+    monkeypatch.setitem(metric_kinds.METRIC_KINDS, "retrieval", broken)
     result = run(tiny, write_predictions(tmp_path / "p"), tasks="AVR,AVM")
     cov = result.document["coverage"]
     assert cov["AVR"]["status"] == "not_scored" and "RuntimeError: boom" in cov["AVR"]["reason"]
@@ -482,6 +481,11 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
     doc = json.loads(out.read_text())
     assert_shape(doc)
     assert doc["meta"]["label"] == "p"
+    # per-sample scores beside eval.json, and intervals computed from them
+    samples = [json.loads(line) for line in (out.parent / "samples.jsonl").read_text().splitlines()]
+    assert {s["task"] for s in samples} == {"ASQA", "AVM"}
+    assert all(set(s["scores"]) == {"reference", "strict"} for s in samples if s["outcome"] != "not_scored")
+    assert set(doc["summary"]["intervals"]["tasks"]) == {"ASQA", "AVM"}
     export = write_predictions(
         tmp_path / "outputs" / "run1" / "avibench" / "reference" / "tasks", {"AVM": TINY["AVM"]}
     )
@@ -512,7 +516,7 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
     broken = CliRunner().invoke(eval_command, [*args, "--profile", "strict"])
     assert broken.exit_code != 0
     assert out.read_bytes() == before
-    assert [p.name for p in out.parent.iterdir()] == ["eval.json"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["eval.json", "samples.jsonl"]
 
 
 def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from test_metrics_helpers import make_items
 
-from avibench.level_metrics import REFERENCE, STRICT, caption, fense_from_components, score_task
+from avibench.benchmarks.avibench.metric_kinds import score_task
+from avibench.level_metrics import REFERENCE, STRICT, caption, fense_from_components
 
 DOG = {"bbox": {"dog_1": [10, 20, 30, 40]}, "original_wh": [100, 100]}
 FRAMES = {"bbox": {"frame_0": [10, 20, 30, 40], "frame_1": None}, "original_wh": [100, 100]}

@@ -8,7 +8,8 @@ import math
 import pytest
 from test_metrics_helpers import make_items
 
-from avibench.level_metrics import REFERENCE, STRICT, multi_instance, score_task
+from avibench.benchmarks.avibench.metric_kinds import score_task
+from avibench.level_metrics import REFERENCE, STRICT, multi_instance
 from avibench.level_metrics.multi_instance import count_score
 
 

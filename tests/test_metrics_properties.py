@@ -7,6 +7,7 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from avibench.benchmarks.avibench.metric_kinds import score_task
 from avibench.level_metrics import (
     REFERENCE,
     STRICT,
@@ -14,7 +15,6 @@ from avibench.level_metrics import (
     TaskScore,
     fense_from_components,
     pool_vsqa,
-    score_task,
 )
 
 NESTED = st.recursive(

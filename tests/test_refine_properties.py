@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.refine.context import YES_NO_OPTIONS, RefineContext, class_list
 from avibench.refine.rules import apply_rules
 
@@ -15,9 +16,9 @@ CONTEXTS = [
     ),
     RefineContext(task="ASQA", family="qa", expects_number=True),
     RefineContext(task="VSQA_I", family="qa", question="What?"),
-    RefineContext(task="AMIC", family="mic", classes=class_list("AMIC")),
+    RefineContext(task="AMIC", family="mic", classes=class_list(AVIBENCH.task("AMIC"))),
     RefineContext(task="VAR", family="retrieval", n_candidates=5),
-    RefineContext(task="AVL", family="avl", classes=class_list("AVL")),
+    RefineContext(task="AVL", family="avl", classes=class_list(AVIBENCH.task("AVL"))),
     RefineContext(task="AVLG", family="avlg"),
 ]
 

@@ -6,11 +6,12 @@ import json
 
 import pytest
 
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.refine.context import RefineContext, class_list
 from avibench.refine.rules_mic import parse_mic
 
-AMIC = RefineContext(task="AMIC", family="mic", classes=class_list("AMIC"))
-VMIC = RefineContext(task="VMIC", family="mic", classes=class_list("VMIC"))
+AMIC = RefineContext(task="AMIC", family="mic", classes=class_list(AVIBENCH.task("AMIC")))
+VMIC = RefineContext(task="VMIC", family="mic", classes=class_list(AVIBENCH.task("VMIC")))
 
 CASES = [
     (AMIC, "answer={'dog': 2, 'man': 1}", {"dog": "2", "man": "1"}),
@@ -32,7 +33,11 @@ CASES = [
     (AMIC, "{'siren': 1}", {"siren": "1"}),
     (VMIC, "answer={'tree': 5, 'flower': 5}", {"tree": "5", "flower": "5"}),
     (VMIC, "In the image I can see three apples and one banana.", {"apple": "3", "banana": "1"}),
-    (VMIC, "{'people': 3}", {"person": "3"} if "person" in class_list("VMIC") else {"people": "3"}),
+    (
+        VMIC,
+        "{'people': 3}",
+        {"person": "3"} if "person" in class_list(AVIBENCH.task("VMIC")) else {"people": "3"},
+    ),
     (VMIC, "{'sunglasses': 1, 'glasses': 2}", {"sunglasses": "1", "glasses": "2"}),
     # refused: vague, hedged, contradictory, unparseable
     (AMIC, "I hear dogs barking.", None),
@@ -64,3 +69,20 @@ def test_canonical_form_is_what_the_scorer_parses() -> None:
     result = parse_mic("answer={'dog': 2, 'man': 1}", AMIC)
     assert result == '{"dog": "2", "man": "1"}'
     assert json.loads(result.replace("'", '"')) == {"dog": "2", "man": "1"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Guitar × 1, Drum × 2", {"guitar": "1", "drum": "2"}),
+        ("- 3 × bird\n- 1 × car", {"bird": "3", "car": "1"}),
+        ("Sounds: piano ×1; violin ×2", {"piano": "1", "violin": "2"}),
+        ("| Class | # |\n|---|---|\n| Dogs | 2 |\n| total | 2 |", {"dog": "2"}),
+        ("| Source | How many |\n|---|---|\n| cat | a few |", None),
+        ("| Source | Notes |\n|---|---|\n| cat | 2 |", None),
+        ("Guitar × 1, Drum", None),
+    ],
+)
+def test_parse_mic_times_lists_and_tables(raw: str, expected: dict[str, str] | None) -> None:
+    result = parse_mic(raw, AMIC)
+    assert (None if result is None else json.loads(result)) == expected

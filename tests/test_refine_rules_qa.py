@@ -91,7 +91,7 @@ CASES = [
     (AVSQA, "**Cube; Sphere**", "**cube;sphere**"),
     (AVSQA, "The answer is #cube#.", "**cube**"),
     (AVSQA, "#No available option#", "**no availabel option**"),
-    (AVSQA, "The sounding objects are the cube and the sphere.", None),
+    (AVSQA, "The sounding objects are the cube and the sphere.", "**cube;sphere**"),
     (AVSQA, "#cube or sphere#", None),
     (FREE, "#yes#", "**yes**"),
     # counting
@@ -120,3 +120,66 @@ def test_parse_qa_refuses_junk(raw: object) -> None:
 def test_counting_falls_back_to_options_for_a_pre_question() -> None:
     ctx = RefineContext(task="ASQA", family="qa", expects_number=True, options=YES_NO_OPTIONS)
     assert parse_qa("Yes, I can hear a drum.", ctx) == "**yes**"
+
+
+COLOURS = RefineContext(
+    task="AVSQA",
+    family="qa",
+    options=("red", "blue", "white", "black", "gray", "green", "no availabel option", "not sure"),
+    multi_answer=True,
+    question="Which objects make a sound?",
+)
+COUNT_Q = RefineContext(task="ASQA", family="qa", expects_number=True, question="How many beats do you hear?")
+SECONDS_Q = RefineContext(task="ASQA", family="qa", expects_number=True, question="How long is the sound?")
+MOVE_2D = RefineContext(
+    task="VSQA_V",
+    family="qa",
+    options=("horizontal", "inclined", "vertical", "no movenment", "None", "not sure"),
+    question="How does the object move?",
+)
+FIRST = RefineContext(
+    task="AVQA", family="qa", options=("cello", "violin", "piano", "not sure"), question="Which plays first?"
+)
+LAST = RefineContext(
+    task="AVQA", family="qa", options=("cello", "violin", "piano", "not sure"), question="Which plays last?"
+)
+
+NEW_STYLES = [
+    (AVSQA, "Both the cone one and the pyramid one.", "**cone;pyramid**"),
+    (AVSQA, "* **Sphere**\n* **Cube**", "**sphere;cube**"),
+    (AVSQA, "cone, sphere, cube", "**cone;sphere;cube**"),
+    (AVSQA, "The cone and the torus.", None),
+    (AVSQA, "The cube and the sphere, but not the cone.", None),
+    (AVSQA, "- **Cube**\n- **Cube and sphere**", None),
+    (COLOURS, "The grey and the green ones are sounding.", "**gray;green**"),
+    (COLOURS, "The red one and the purple one.", None),
+    (COUNT_Q, "I hear 7 beats spread over about 5 seconds.", "**7**"),
+    (COUNT_Q, "Roughly 2 beats per second, 9 beats overall.", "**9**"),
+    (COUNT_Q, "There are 3 drums and 6 beats.", None),
+    (SECONDS_Q, "It lasts 4 seconds and has 3 beats.", "**4**"),
+    (MOVE_2D, "The circle travels from the bottom to the top.", "**vertical**"),
+    (MOVE_2D, "The circle moves right, horizontally.", "**horizontal**"),
+    (MOVE_2D, "It moves vertically from left to right.", None),
+    (FIRST, "The cello begins, then the piano joins.", "**cello**"),
+    (FIRST, "The piano enters after the violin.", "**violin**"),
+    (LAST, "The cello begins, then the piano joins.", "**piano**"),
+    (FIRST, "The cello and then the piano, after the violin.", None),
+    # a marked answer that the prose contradicts
+    (BEATS, "Four beats are audible.\n**Answer: 5**", None),
+    (SIDES, "It sits on the left.\n\nAnswer: **right**", None),
+    (SIDES, "It sits on the right.\n\nAnswer: **right**", "**right**"),
+]
+
+
+@pytest.mark.parametrize(("ctx", "raw", "expected"), NEW_STYLES)
+def test_parse_qa_new_styles(ctx: RefineContext, raw: str, expected: str | None) -> None:
+    assert parse_qa(raw, ctx) == expected
+
+
+def test_times_listed_with_a_unit_are_not_counts_and_answer_lines_do_not_hide_prose() -> None:
+    assert parse_qa("Beats occur at 1, 3 and 5 seconds.", COUNT_Q) is None
+    clarity = RefineContext(
+        task="ASQA", family="qa", options=("first", "last", "same", "not sure"), question="?"
+    )
+    assert parse_qa("The last clip is much louder.\n\n**Answer:** first", clarity) is None
+    assert parse_qa("The last clip is much louder.\n\n**Answer:** last", clarity) == "**last**"

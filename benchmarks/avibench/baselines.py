@@ -7,16 +7,16 @@ so refine and eval must get it back to 100%.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from avibench.benchmarks.avibench.dataset import Sample
+from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.definitions import constants_for
 
 _NOT_CLASSES = {"not sure", "no available option", "no availabel option"}
-_CLASS_LIST_KEY = {"AMIC": "amic_cls_list", "VMIC": "vmic_cls_list", "AVL": "avl_cls_list"}
 _FALLBACK_OPTIONS = ("yes", "no")
-_AVLG_FRAMES = 10
 _CAPTION_SUBJECTS = ("A man", "A woman", "A child", "A dog", "A band", "A crowd", "A car", "A bird")
 _CAPTION_ACTIONS = (
     "plays a guitar",
@@ -33,13 +33,19 @@ _CAPTION_PLACES = ("in a park", "on a street", "indoors", "on a stage", "near th
 
 def class_list(task: str) -> list[str]:
     """The task's class vocabulary without the 'not sure' style entries."""
-    values = constants_for(task).get(_CLASS_LIST_KEY[task], [])
+    key = AVIBENCH.task(task).class_list_key
+    values = constants_for(task).get(key, []) if key else []
     return [c for c in values if c not in _NOT_CLASSES]
 
 
+def candidates(sample: Sample) -> tuple[Path, ...]:
+    """The media a retrieval question's answer indexes (its task says which: audios or images)."""
+    kind = sample.spec.candidates
+    return sample.audios if kind == "audios" else sample.images if kind == "images" else ()
+
+
 def candidate_count(sample: Sample) -> int:
-    """How many candidates a retrieval question offers: wavs for VAR, images for AVR."""
-    return len(sample.audios) if sample.task == "VAR" else len(sample.images)
+    return len(candidates(sample))
 
 
 def _round_box(box: Sequence[float], digits: int = 4) -> list[float]:
@@ -47,7 +53,7 @@ def _round_box(box: Sequence[float], digits: int = 4) -> list[float]:
 
 
 def bbox_truth(sample: Sample) -> tuple[dict[str, Any], tuple[float, float]]:
-    """Ground-truth boxes (pixel xywh or null) and the image size, from either GT shape (spec 1.3)."""
+    """Ground-truth boxes (pixel xywh or null) and the image size, from either GT shape."""
     answer = sample.answer
     if isinstance(answer, dict) and isinstance(answer.get("bbox"), dict):
         boxes, size = answer["bbox"], answer.get("original_wh")
@@ -81,7 +87,7 @@ def _random_box(rng: random.Random) -> list[float]:
     return _round_box([x1, y1, rng.uniform(x1 + 0.05, 1.0), rng.uniform(y1 + 0.05, 1.0)])
 
 
-def _random_option(sample: Sample, rng: random.Random) -> str:
+def random_option(sample: Sample, rng: random.Random) -> str:
     if isinstance(sample.options, list) and sample.options:
         return str(rng.choice(sample.options))
     if str(sample.answer).isdigit():
@@ -89,48 +95,41 @@ def _random_option(sample: Sample, rng: random.Random) -> str:
     return rng.choice(_FALLBACK_OPTIONS)
 
 
-def _random_avsqa(sample: Sample, rng: random.Random) -> str:
+def random_avsqa(sample: Sample, rng: random.Random) -> str:
     """A guess in the ``#...#`` form the AVSQA prompt asks for (as the oracle answers), so refine can read it."""
     options = [o for o in sample.options if o not in _NOT_CLASSES] if isinstance(sample.options, list) else []
     if not options:
-        return f"#{_random_option(sample, rng)}#"
+        return f"#{random_option(sample, rng)}#"
     return "#" + ";".join(rng.sample(options, rng.randint(1, min(3, len(options))))) + "#"
 
 
-def _random_mic(sample: Sample, rng: random.Random) -> str:
+def random_mic(sample: Sample, rng: random.Random) -> str:
     classes = rng.sample(class_list(sample.task), rng.randint(1, 3))
     return f"answer={ {c: rng.randint(1, 5) for c in classes}!r}"
 
 
-def _random_avl(sample: Sample, rng: random.Random) -> str:
+def random_avl(sample: Sample, rng: random.Random) -> str:
     classes = class_list("AVL")
     boxes = {f"{rng.choice(classes)}_{k}": str(_random_box(rng)) for k in range(1, rng.randint(1, 3) + 1)}
     return f"answer={boxes!r}"
 
 
-def _random_avlg(sample: Sample, rng: random.Random) -> str:
-    frames = {f"frame_{k}": (_random_box(rng) if rng.random() < 0.5 else None) for k in range(_AVLG_FRAMES)}
+def random_avlg(sample: Sample, rng: random.Random) -> str:
+    frames = {
+        f"frame_{k}": (_random_box(rng) if rng.random() < 0.5 else None)
+        for k in range(sample.spec.frames or 0)
+    }
     return f"answer={frames!r}"
 
 
-def _random_retrieval(sample: Sample, rng: random.Random) -> str:
+def random_retrieval(sample: Sample, rng: random.Random) -> str:
     """Uniform over subsets of the candidates: each index is picked with probability 1/2."""
     return str([i for i in range(candidate_count(sample)) if rng.random() < 0.5])
 
 
-def _random_caption(sample: Sample, rng: random.Random) -> str:
+def random_caption(sample: Sample, rng: random.Random) -> str:
     return f"{rng.choice(_CAPTION_SUBJECTS)} {rng.choice(_CAPTION_ACTIONS)} {rng.choice(_CAPTION_PLACES)}."
 
-
-_RANDOM: dict[str, Callable[[Sample, random.Random], str]] = {
-    "full_match": _random_option,
-    "avsqa": _random_avsqa,
-    "mic": _random_mic,
-    "avl": _random_avl,
-    "avlg": _random_avlg,
-    "retrieval": _random_retrieval,
-    "caption": _random_caption,
-}
 
 # -- oracle ------------------------------------------------------------------------------------------
 
@@ -140,19 +139,19 @@ _MIC_PROSE = {"AMIC": "Based on the audio, I can hear", "VMIC": "In the image I 
 _RETRIEVAL_NOUN = {"VAR": "audio clips", "AVR": "images"}
 
 
-def _oracle_option(sample: Sample, rng: random.Random) -> str:
+def oracle_option(sample: Sample, rng: random.Random) -> str:
     if sample.answer is None:
         return "I cannot tell from the input."
     return rng.choice(_QA_TEMPLATES).format(sample.answer)
 
 
-def _oracle_avsqa(sample: Sample, rng: random.Random) -> str:
+def oracle_avsqa(sample: Sample, rng: random.Random) -> str:
     if sample.answer is None:
         return "I cannot tell from the input."
     return rng.choice(_AVSQA_TEMPLATES).format(sample.answer)
 
 
-def _oracle_mic(sample: Sample, rng: random.Random) -> str:
+def oracle_mic(sample: Sample, rng: random.Random) -> str:
     truth = sample.answer if isinstance(sample.answer, dict) else {}
     counts = {str(k): _count(v) for k, v in truth.items()}
     answer = f"answer={counts!r}"
@@ -162,21 +161,21 @@ def _oracle_mic(sample: Sample, rng: random.Random) -> str:
     return f"{_MIC_PROSE[sample.task]} {listing}: {answer}"
 
 
-def _oracle_avl(sample: Sample, rng: random.Random) -> str:
+def oracle_avl(sample: Sample, rng: random.Random) -> str:
     boxes, size = bbox_truth(sample)
     answer = {str(k): str(normalised_xyxy(v, size)) for k, v in boxes.items() if v}
     text = f"answer={answer!r}"
     return text if rng.random() < 0.5 else f"The sounding instances are located as follows: {text}"
 
 
-def _oracle_avlg(sample: Sample, rng: random.Random) -> str:
+def oracle_avlg(sample: Sample, rng: random.Random) -> str:
     boxes, size = bbox_truth(sample)
     answer = {str(k): (normalised_xyxy(v, size) if v else None) for k, v in boxes.items()}
     text = f"answer={answer!r}"
     return text if rng.random() < 0.5 else f"Frame by frame, the sounding object is at: {text}"
 
 
-def _oracle_retrieval(sample: Sample, rng: random.Random) -> str:
+def oracle_retrieval(sample: Sample, rng: random.Random) -> str:
     indices = [int(i) for i in sample.answer] if isinstance(sample.answer, list) else []
     choice = rng.randrange(3)
     if choice == 0:
@@ -184,28 +183,7 @@ def _oracle_retrieval(sample: Sample, rng: random.Random) -> str:
     return str(indices) if choice == 1 else f"Selected indices: {indices}"
 
 
-def _oracle_caption(sample: Sample, rng: random.Random) -> str:
+def oracle_caption(sample: Sample, rng: random.Random) -> str:
     answer = sample.answer
     references = [str(r) for r in answer if r] if isinstance(answer, list) else [str(answer)]
     return rng.choice(references) if references else "A scene with sound."
-
-
-_ORACLE: dict[str, Callable[[Sample, random.Random], str]] = {
-    "full_match": _oracle_option,
-    "avsqa": _oracle_avsqa,
-    "mic": _oracle_mic,
-    "avl": _oracle_avl,
-    "avlg": _oracle_avlg,
-    "retrieval": _oracle_retrieval,
-    "caption": _oracle_caption,
-}
-
-
-def random_answer(sample: Sample, rng: random.Random) -> str:
-    """Uniform chance over the sample's answer space."""
-    return _RANDOM[sample.spec.metric](sample, rng)
-
-
-def oracle_answer(sample: Sample, rng: random.Random) -> str:
-    """The ground truth, phrased like a model's answer."""
-    return _ORACLE[sample.spec.metric](sample, rng)

@@ -109,14 +109,14 @@ class AVIBench(Benchmark):
         return build_prompt(raw, self._context(item))
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        from avibench.benchmarks.avibench.baselines import random_answer
+        from avibench.benchmarks.avibench.metric_kinds import metric_kind
 
-        return random_answer(item.source, rng)
+        return metric_kind(item.source.spec.metric).random_answer(item.source, rng)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        from avibench.benchmarks.avibench.baselines import oracle_answer
+        from avibench.benchmarks.avibench.metric_kinds import metric_kind
 
-        return oracle_answer(item.source, rng)
+        return metric_kind(item.source.spec.metric).oracle_answer(item.source, rng)
 
     # -- scoring ----------------------------------------------------------------------------------------
 
@@ -153,31 +153,35 @@ class AVIBench(Benchmark):
             fense_fn=request.options.get("fense_fn"),
             chance_cache=request.paths.output_dir / CHANCE_CACHE,
         )
-        return Scored(document=result.document, errors=result.errors)
+        return Scored(document=result.document, errors=result.errors, per_sample=result.per_sample)
 
-    def aggregates(self) -> dict[str, tuple[str, ...]]:
-        """Paper tasks (VSQA pools two folders), stages, Overall and L1-L4, each with the task folders it rests on.
+    def reported_task(self, task: str) -> str:
+        return AVIBENCH.task(task).paper_task
 
-        L1-L3 are built from Perception, Understanding and Reasoning; Overall and L4 also from Sensation.
-        """
-        folders = AVIBENCH.task_names
-        familiar = tuple(t.name for t in AVIBENCH.tasks if AVIBENCH.stage(t.stage).familiar)
-        numbers = {
-            f"tasks.{paper}": tuple(t.name for t in AVIBENCH.folders_of(paper))
-            for paper in AVIBENCH.paper_tasks()
+    def aggregate_scores(self, tasks: Mapping[str, float | None]) -> dict[str, float | None]:
+        """Stages, Overall and L1-L4 exactly as eval.json computes them."""
+        from avibench.level_metrics.aggregate import aggregate
+
+        result = aggregate(tasks, benchmark=AVIBENCH)
+        return {**result.stages, "overall": result.overall, **result.taxonomy}
+
+    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
+        every = AVIBENCH.paper_tasks()
+        stages = {stage.name: AVIBENCH.paper_tasks(stage.key) for stage in AVIBENCH.stages}
+        familiar = tuple(t for stage in AVIBENCH.stages if stage.familiar for t in stages[stage.name])
+        return {
+            **stages,
+            "overall": every,
+            "l1_task": familiar,
+            "l2_modality": familiar,
+            "l3_stage": familiar,
+            "l4_domain": every,
         }
-        for stage in AVIBENCH.stages:
-            numbers[f"stages.{stage.name}"] = tuple(t.name for t in AVIBENCH.tasks_in_stage(stage.key))
-        numbers["overall"] = folders
-        for level in ("l1_task", "l2_modality", "l3_stage"):
-            numbers[f"taxonomy.{level}"] = familiar
-        numbers["taxonomy.l4_domain"] = folders
-        return numbers
 
-    def build_report(self, paths: RunPaths) -> Any:
+    def build_report(self, paths: RunPaths, options: Any = None) -> Any:
         from avibench.benchmarks.avibench.report import build_report
 
-        return build_report(paths)
+        return build_report(paths, options)
 
     def write_leaderboard(self, output_dir: Path) -> tuple[Path, ...]:
         from avibench.benchmarks.avibench.leaderboard import write_leaderboard

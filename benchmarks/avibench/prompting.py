@@ -1,4 +1,4 @@
-"""Pseudo-key resolution and the text a model sees, reproduced exactly from the reference (spec 1.4).
+"""Pseudo-key resolution and the text a model sees, reproduced exactly from the reference.
 
 Quirks kept on purpose because they change what the model reads: a prompt or options string that is not a
 known pseudo-key is used verbatim; the ``'cls' in options`` test is list membership on resolved lists (so

@@ -1,8 +1,8 @@
-"""Published AVI-Bench results (spec 6.3) as data, on the 0–100 scale.
+"""Published AVI-Bench results as data, on the 0–100 scale.
 
 Two paper tables are merged per model: the stage table (Table 3) and the L1–L4 taxonomy table (Table 5).
 A model missing from one table has ``None`` there. Rows marked ``summary`` come from public summaries of the
-paper rather than its README or leaderboard file (spec marker [SUMMARY]); ``approximate`` marks numbers the
+paper rather than its README or leaderboard file; ``approximate`` marks numbers the
 summaries only give roughly. The five models of the official leaderboard file also carry the facts that file
 records about them (provider, release date and its source), so the file can be rebuilt from here.
 """

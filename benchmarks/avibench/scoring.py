@@ -2,7 +2,7 @@
 
 Every selected task folder ends up either scored or listed in ``coverage`` as not scored with the reason
 (no data, no predictions, a broken prediction file, FENSE unavailable, a scoring error); no task disappears
-silently, which is what the reference does with any exception (spec §7 item 27).
+silently, which is what the reference evaluator does when a scorer raises.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from avibench import __version__
+from avibench.benchmarks.avibench.baselines import candidates
 from avibench.benchmarks.avibench.dataset import Sample, fingerprint, load_task, task_dir
 from avibench.benchmarks.avibench.fense import FenseConfig, FenseUnavailable, load_scorer
+from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.benchmarks.avibench.predictions import (
     PredictionFileError,
     TaskPredictions,
@@ -32,7 +34,8 @@ from avibench.store import atomic_write_json
 
 Source = Literal["refine", "predictions"]
 PROFILES: tuple[str, ...] = ("reference", "strict")
-VSQA_HALVES = ("VSQA_I", "VSQA_V")
+#: The paper-level task pooled from two folders (VSQA: images and videos) and its folders, from the task table.
+((POOLED, VSQA_HALVES),) = AVIBENCH.pooled().items()
 FenseFn = Callable[[list[str], list[list[str]]], dict[str, Any]]
 
 
@@ -62,14 +65,20 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     failed: bool = False
+    per_sample: list[float | None] = field(default_factory=list)
 
 
 @dataclass
 class EvalResult:
-    """The eval.json object plus what the CLI needs to report."""
+    """The eval.json object plus what the CLI needs to report.
+
+    ``per_sample`` maps task folder -> record key (the entry's data.json position) -> profile -> the entry's own
+    score (0-1; ``None`` where it did not enter the task score).
+    """
 
     document: dict[str, Any]
     errors: list[str]
+    per_sample: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
 
 
 def load_inputs(
@@ -154,16 +163,9 @@ def _score(
     sizes: Mapping[int, tuple[int, int]] | None,
     fense_fn: FenseFn | None,
 ) -> Any:
-    from avibench.level_metrics import score_task
-
-    extra: dict[str, Any] = {}
-    if spec.metric == "mic":
-        extra["task"] = spec.name
-    elif spec.metric in ("avl", "avlg"):
-        extra["image_sizes"] = sizes
-    elif spec.metric == "caption":
-        extra["fense_fn"] = fense_fn
-    return score_task(spec.metric, items, profile=profile, **extra)
+    available = {"task": spec.name, "image_sizes": sizes, "fense_fn": fense_fn}
+    kind = metric_kind(spec.metric)
+    return kind.score(items, profile=profile, **{need: available[need] for need in kind.needs})
 
 
 def _run(fn: Callable[[], Any]) -> Outcome:
@@ -176,6 +178,7 @@ def _run(fn: Callable[[], Any]) -> Outcome:
         headline=None if result.headline is None else float(result.headline),
         scored=int(result.scored),
         warnings=list(result.warnings),
+        per_sample=list(result.per_sample),
     )
 
 
@@ -196,10 +199,11 @@ class _Scoring:
     def folder(self, task: TaskInput, profile: Any) -> Outcome:
         assert task.samples is not None and task.predictions is not None
         spec = task.spec
-        if spec.metric == "caption" and self.fense_fn is None:
+        needs = metric_kind(spec.metric).needs
+        if "fense_fn" in needs and self.fense_fn is None:
             return Outcome(error=self.fense_reason)
         items = build_items(spec, task.samples, task.predictions.predicts)
-        sizes = self.sizes(task) if spec.metric in ("avl", "avlg") else None
+        sizes = self.sizes(task) if "image_sizes" in needs else None
         return _run(lambda: _score(spec, items, profile, sizes=sizes, fense_fn=self.fense_fn))
 
     def vsqa(self, profile: Any) -> Outcome:
@@ -236,7 +240,7 @@ class ProfileScores:
     def failed(self) -> set[str]:
         """Folders whose scorer raised (both VSQA halves when the pooled VSQA did)."""
         names = {name for name, outcome in self.folders.items() if outcome.failed}
-        if "VSQA" in self.paper and self.paper["VSQA"].failed:
+        if POOLED in self.paper and self.paper[POOLED].failed:
             names.update(VSQA_HALVES)
         return names
 
@@ -253,7 +257,7 @@ def score_profile(inputs: Mapping[str, TaskInput], profile_name: str, scoring: _
             if task.spec.paper_task == name:
                 paper[name] = folders[name]
     if all(n in inputs and inputs[n].ready for n in VSQA_HALVES):
-        paper["VSQA"] = scoring.vsqa(profile)
+        paper[POOLED] = scoring.vsqa(profile)
     return ProfileScores(folders, paper)
 
 
@@ -283,7 +287,7 @@ def _reference_shaped(scores: ProfileScores) -> dict[str, dict[str, Any]]:
         stage.key: {}
         for stage in (AVIBENCH.stage(k) for k in ("sensation", "perception", "understand", "reasoning"))
     }
-    pooled = scores.paper.get("VSQA")
+    pooled = scores.paper.get(POOLED)
     for spec in AVIBENCH.tasks:
         if spec.name in VSQA_HALVES and pooled is not None:
             continue
@@ -291,7 +295,8 @@ def _reference_shaped(scores: ProfileScores) -> dict[str, dict[str, Any]]:
         if outcome is not None and outcome.error is None:
             doc[spec.stage][spec.eval_key] = _json_safe(outcome.value)
     if pooled is not None and pooled.error is None:
-        doc["sensation"]["vsqa"] = _json_safe(pooled.value)
+        first = AVIBENCH.task(VSQA_HALVES[0])
+        doc[first.stage][POOLED.lower()] = _json_safe(pooled.value)
     return doc
 
 
@@ -337,13 +342,15 @@ def _coverage(task: TaskInput, primary: ProfileScores, pooled: Outcome | None) -
 def _fense(
     inputs: Mapping[str, TaskInput], config: FenseConfig
 ) -> tuple[FenseFn | None, str | None, dict[str, Any]]:
-    """Load FENSE only when AVC will be scored; otherwise say why not, once."""
+    """Load FENSE only when a captioning task will be scored; otherwise say why not, once."""
     meta = config.meta()
-    avc = inputs.get("AVC")
-    if avc is None or not avc.ready:
+    captioning = [t for t in inputs.values() if "fense_fn" in metric_kind(t.spec.metric).needs]
+    ready = [t for t in captioning if t.ready]
+    if not ready:
+        names = ", ".join(t.spec.name for t in captioning) or "captioning"
         meta["note"] = (
             meta["note"] + " " if meta["note"] else ""
-        ) + "(AVC not scored in this run; models not loaded)"
+        ) + f"({names} not scored in this run; models not loaded)"
         return None, None, meta
     try:
         scorer = load_scorer(config)
@@ -353,7 +360,8 @@ def _fense(
     if scorer.models.warnings:
         meta["note"] = "; ".join([*([meta["note"]] if meta["note"] else []), *scorer.models.warnings])
     if config.status == "stand-in":
-        avc.warnings.append(meta["note"])
+        for task in ready:
+            task.warnings.append(meta["note"])
     return scorer, None, meta
 
 
@@ -364,13 +372,11 @@ def _chance_key(data_root: Path, spec: TaskSpec) -> str:
 
 
 def _folder_chance(task: TaskInput) -> float:
-    from avibench.level_metrics.chance import task_chance
-
     assert task.samples is not None
     spec = task.spec
     items = build_items(spec, task.samples, [None] * len(task.samples))
-    candidates = {s.index: len(s.audios if spec.name == "VAR" else s.images) for s in task.samples}
-    return task_chance(spec.metric, items, task=spec.name, candidates=candidates)
+    counts = {s.index: len(candidates(s)) for s in task.samples}
+    return metric_kind(spec.metric).chance(items, task=spec.name, candidates=counts)
 
 
 def chance_levels(
@@ -444,8 +450,15 @@ def evaluate(
     summaries = {name: _profile_summary(scores) for name, scores in by_profile.items()}
     tasks, agg = summaries[profile]
     notes = list(agg.notes)
-    if fense_meta["status"] == "stand-in" and tasks.get("AVC") is not None:
-        notes.append("AVC was scored with stand-in FENSE models and is not comparable with published numbers")
+    captioned = [
+        t.paper_task
+        for t in specs
+        if "fense_fn" in metric_kind(t.metric).needs and tasks.get(t.paper_task) is not None
+    ]
+    if fense_meta["status"] == "stand-in" and captioned:
+        notes.append(
+            f"{', '.join(captioned)} was scored with stand-in FENSE models and is not comparable with published numbers"
+        )
     summary = {
         "scale": "0-100",
         "profile": profile,
@@ -464,7 +477,7 @@ def evaluate(
             for name, (t, a) in summaries.items()
         },
     }
-    pooled = primary.paper.get("VSQA")
+    pooled = primary.paper.get(POOLED)
     coverage = {name: _coverage(task, primary, pooled) for name, task in inputs.items()}
     failures = {name for scores in by_profile.values() for name in scores.failed()}
     errors = [
@@ -489,4 +502,24 @@ def evaluate(
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     }
-    return EvalResult(document=document, errors=errors)
+    return EvalResult(document=document, errors=errors, per_sample=_per_sample(inputs, by_profile))
+
+
+def _per_sample(
+    inputs: Mapping[str, TaskInput], by_profile: Mapping[str, ProfileScores]
+) -> dict[str, dict[str, dict[str, float | None]]]:
+    """Each scored folder's per-entry scores in every profile, keyed like the journals (data.json position)."""
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for name, task in inputs.items():
+        for profile, scores in by_profile.items():
+            outcome = scores.folders.get(name)
+            if outcome is None or outcome.error is not None or task.samples is None:
+                continue
+            rows = out.setdefault(name, {})
+            for sample, score in zip(task.samples, outcome.per_sample, strict=False):
+                rows.setdefault(str(sample.index), {})[profile] = _finite(score)
+    return out
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(float(value), 6)

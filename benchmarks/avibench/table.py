@@ -30,7 +30,7 @@ def summary_table(document: dict[str, Any]) -> str:
         lines.append(
             f"{stage.label:16}"
             + "".join(f"{_fmt(by_profile[p]['stages'].get(stage.name)):>14}" for p in profiles)
-            + badge(f"stages.{stage.name}")
+            + badge(stage.name)
         )
         for task in AVIBENCH.paper_tasks(stage.key):
             lines.append(
@@ -53,7 +53,7 @@ def summary_table(document: dict[str, Any]) -> str:
         note = (
             f"  ({primary})" if key == "l1_task" else f"  ({primary}; reconstruction of the paper's formula)"
         )
-        lines.append(f"{label:16}{_fmt(summary['taxonomy'].get(key)):>14}{note}{badge(f'taxonomy.{key}')}")
+        lines.append(f"{label:16}{_fmt(summary['taxonomy'].get(key)):>14}{note}{badge(key)}")
     not_scored = {k: v["reason"] for k, v in document["coverage"].items() if v["status"] == "not_scored"}
     thin = [k for k, v in document["coverage"].items() if v["status"] == "partial"]
     if thin:

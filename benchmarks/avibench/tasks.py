@@ -41,6 +41,12 @@ class TaskSpec:
     double_confirm: bool
     paper_count: int
     title: str = ""
+    candidates: Literal["audios", "images"] | None = None
+    """Retrieval: which media of an entry are the candidates its answer indexes."""
+    class_list_key: str | None = None
+    """Counting and localisation: the prompt definitions' key of the class vocabulary the prompt names."""
+    frames: int | None = None
+    """Grounding over frames: how many frames an answer gives a box (or none) for."""
 
     @property
     def group(self) -> str:
@@ -96,6 +102,11 @@ class TaskTable:
     def folders_of(self, paper_task: str) -> tuple[TaskSpec, ...]:
         return tuple(t for t in self.tasks if t.paper_task == paper_task)
 
+    def pooled(self) -> dict[str, tuple[str, ...]]:
+        """Paper-level tasks scored over several folders (VSQA: images and videos), with their folder names."""
+        groups = {p: tuple(t.name for t in self.folders_of(p)) for p in self.paper_tasks()}
+        return {p: names for p, names in groups.items() if len(names) > 1}
+
     def select(self, names: str | list[str] | tuple[str, ...] | None) -> tuple[TaskSpec, ...]:
         """Tasks named in a comma/space separated string or a list; ``None``/empty means all.
 
@@ -118,7 +129,7 @@ class TaskTable:
         return tuple(sorted(wanted, key=lambda t: order[t.name]))
 
 
-def _t(name, stage, family, metric, modality, count, title, *, paper=None, dc=False) -> TaskSpec:
+def _t(name, stage, family, metric, modality, count, title, *, paper=None, dc=False, **facts) -> TaskSpec:
     return TaskSpec(
         name=name,
         stage=stage,
@@ -129,6 +140,7 @@ def _t(name, stage, family, metric, modality, count, title, *, paper=None, dc=Fa
         double_confirm=dc,
         paper_count=count,
         title=title,
+        **facts,
     )
 
 
@@ -140,7 +152,7 @@ AVIBENCH = TaskTable(
         StageSpec("reasoning", "reasoning", "Reasoning"),
         StageSpec("sensation", "sensation", "Sensation (PriSe)", familiar=False),
     ),
-    # The reference evaluator's task order (spec 4.0), which is also the order of eval.json.
+    # The reference evaluator's task order, which is also the order of eval.json.
     tasks=(
         _t("ASQA", "sensation", "qa", "full_match", "audio", 502, "Audio sensation QA", dc=True),
         _t(
@@ -166,12 +178,57 @@ AVIBENCH = TaskTable(
             dc=True,
         ),
         _t("AVSQA", "sensation", "qa", "avsqa", "joint", 388, "Audio-visual sensation QA", dc=True),
-        _t("AMIC", "perception", "mic", "mic", "audio", 518, "Audio multi-instance counting"),
-        _t("VMIC", "perception", "mic", "mic", "visual", 521, "Visual multi-instance counting"),
-        _t("AVL", "perception", "avl", "avl", "joint", 205, "Audio-visual localisation"),
+        _t(
+            "AMIC",
+            "perception",
+            "mic",
+            "mic",
+            "audio",
+            518,
+            "Audio multi-instance counting",
+            class_list_key="amic_cls_list",
+        ),
+        _t(
+            "VMIC",
+            "perception",
+            "mic",
+            "mic",
+            "visual",
+            521,
+            "Visual multi-instance counting",
+            class_list_key="vmic_cls_list",
+        ),
+        _t(
+            "AVL",
+            "perception",
+            "avl",
+            "avl",
+            "joint",
+            205,
+            "Audio-visual localisation",
+            class_list_key="avl_cls_list",
+        ),
         _t("AVM", "perception", "passthrough", "full_match", "joint", 250, "Audio-visual matching"),
-        _t("AVR", "understand", "retrieval", "retrieval", "visual", 264, "Audio-to-visual retrieval"),
-        _t("VAR", "understand", "retrieval", "retrieval", "audio", 264, "Visual-to-audio retrieval"),
+        _t(
+            "AVR",
+            "understand",
+            "retrieval",
+            "retrieval",
+            "visual",
+            264,
+            "Audio-to-visual retrieval",
+            candidates="images",
+        ),
+        _t(
+            "VAR",
+            "understand",
+            "retrieval",
+            "retrieval",
+            "audio",
+            264,
+            "Visual-to-audio retrieval",
+            candidates="audios",
+        ),
         _t("AVC", "understand", "passthrough", "caption", "joint", 280, "Audio-visual captioning"),
         _t(
             "AVH",
@@ -192,6 +249,15 @@ AVIBENCH = TaskTable(
             "Audio-visual hallucination (visual)",
         ),
         _t("AVQA", "reasoning", "qa", "full_match", "joint", 469, "Audio-visual question answering"),
-        _t("AVLG", "reasoning", "avlg", "avlg", "joint", 503, "Audio-visual localisation and grounding"),
+        _t(
+            "AVLG",
+            "reasoning",
+            "avlg",
+            "avlg",
+            "joint",
+            503,
+            "Audio-visual localisation and grounding",
+            frames=10,
+        ),
     ),
 )

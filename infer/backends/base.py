@@ -123,6 +123,7 @@ class BackendAnswer:
     prefill), ``decode_s``, ``output_tokens_per_s``, token counts (``input_tokens``, ``audio_tokens``,
     ``output_tokens``) and ``batch_size``; only the keys a backend knows are present.
     ``finish_reason`` is the provider's reason the answer ended (``stop``, ``length``, ``content_filter``...).
+    ``attempts`` counts the requests the endpoint received for this answer, retries included.
     """
 
     text: str
@@ -130,6 +131,7 @@ class BackendAnswer:
     latency_s: float = 0.0
     timings: dict[str, float] | None = None
     finish_reason: str | None = None
+    attempts: int = 1
 
 
 class Backend(ABC):

@@ -37,6 +37,7 @@ class OpenAIBackend(Backend):
             usage=result.usage,
             latency_s=result.latency_s,
             finish_reason=getattr(result, "finish_reason", None),
+            attempts=result.attempts,
         )
 
     async def aclose(self) -> None:

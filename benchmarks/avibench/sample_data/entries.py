@@ -1,4 +1,4 @@
-"""Building blocks shared by the task builders: where media go, and how an entry is shaped (spec 1.2)."""
+"""Building blocks shared by the task builders: where media go, and how an entry is shaped."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def pre_entry(formal: dict[str, Any], text: str | None, answer: Any = "yes") -> 
     """The double-confirm pre-question of a formal entry: same media, a perception check, id ``pre_<id>``.
 
     The options key is ``options_yes_no`` in every double-confirm task, as in the reference data; AVSQA
-    defines no such key, so there it reaches the model as the literal key name (spec 1.5).
+    defines no such key, so there it reaches the model as the literal key name.
     """
     inp = formal["input"]
     return {

@@ -83,7 +83,7 @@ def frame_beeps(freq: float, frames: Iterable[int], n_frames: int, amp: float = 
 
 
 def write_wav(path: Path, signal: np.ndarray) -> None:
-    """16 kHz mono 16-bit PCM wav."""
+    """16 kHz 16-bit PCM wav: mono from a 1-D signal, one channel per column from a 2-D ``(samples, channels)`` one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     sf.write(path, np.clip(signal, -1.0, 1.0), SR, subtype="PCM_16", format="WAV")
 

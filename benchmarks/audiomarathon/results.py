@@ -1,0 +1,259 @@
+"""Official AudioMarathon result files: read them for rescoring, write them from our responses.
+
+One file per task, ``<TASK>_results.json`` (``SED_results.jsonl``: the DESED script writes JSONL only), in the shape
+the task's Qwen2.5-Omni baseline script writes: a list of per-sample records under ``samples`` or
+``detailed_results``, each with the script's own raw-response field. Rescoring always re-extracts from that raw
+response; the prediction the script stored is read only to recognise its error records ("ERROR"), which become failed
+requests. Records are joined to the metadata items by audio file (RACE, whose questions share a passage, by the
+script's ``idx``, the question's position in the metadata); options a record lacks come from the metadata item.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from avibench.errors import DatasetError
+from avibench.items import Item, Response
+from avibench.refine.audiomarathon import official_extract
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Where one script puts things in its result records."""
+
+    container: Literal["samples", "detailed_results", "jsonl"]
+    raw: str
+    file: str
+    file_form: Literal["full", "relative", "name"]
+    """How the script writes the audio: its full path, the metadata's relative path, or the file name."""
+    gold: str
+    pred: str
+    options: Literal["letters", "choice_keys", "choice_fields", "list", ""] = ""
+    """``letters``: ``{"A": ...}``; ``choice_keys``: ``{"choice_a": ...}``; ``choice_fields``: ``choice_a`` ... at the
+    top level; ``list``: a list."""
+    index: str = ""
+    """The field holding the question's metadata position, where the script writes one that can join."""
+
+
+SHAPES: dict[str, Shape] = {
+    "SER": Shape(
+        "samples", "response", "audio_path", "full", "ground_truth_choice", "predicted_choice", "letters"
+    ),
+    "SCR": Shape("samples", "raw_response", "audio_path", "relative", "gt", "pred", index="idx"),
+    "ASR": Shape("detailed_results", "response_text", "path", "full", "reference", "hypothesis"),
+    "SED": Shape(
+        "jsonl", "model_output", "path", "full", "ground_truth_choice", "predicted_choice", "choice_fields"
+    ),
+    "MC": Shape(
+        "detailed_results",
+        "model_response",
+        "audio_path",
+        "full",
+        "ground_truth",
+        "predicted_answer",
+        "list",
+        "sample_id",
+    ),
+    "ASC": Shape("samples", "model_output", "audio_file", "name", "ground_truth", "extracted_answer"),
+    "SD": Shape("samples", "model_output", "audio_file", "name", "ground_truth", "extracted_answer"),
+    "ER": Shape(
+        "samples", "response", "audio_path", "relative", "answer_gt", "predicted_answer", "choice_keys"
+    ),
+    "SAR": Shape(
+        "samples", "response", "wav_path", "full", "ground_truth", "extracted_answer", "choice_keys"
+    ),
+    "SGR": Shape("samples", "model_output", "audio_file", "name", "ground_truth", "extracted_answer"),
+}
+ERROR = "ERROR"
+
+
+def result_path(folder: Path | str, task: str) -> Path:
+    """Where the result file of ``task`` lives in ``folder``."""
+    suffix = ".jsonl" if SHAPES[task].container == "jsonl" else ".json"
+    return Path(folder) / f"{task}_results{suffix}"
+
+
+# ---- reading ----------------------------------------------------------------------------------------------------
+
+
+def read_records(path: Path | str, task: str) -> list[dict[str, Any]]:
+    """The per-sample records of one official result file."""
+    path = Path(path)
+    shape = SHAPES[task]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read ({exc.strerror or exc})") from None
+    try:
+        if shape.container == "jsonl":
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            data = json.loads(text)
+            if not isinstance(data, dict) or not isinstance(data.get(shape.container), list):
+                raise DatasetError(
+                    path, f"expected an object with a {shape.container!r} list", field=shape.container
+                )
+            records = data[shape.container]
+    except json.JSONDecodeError as exc:
+        raise DatasetError(path, f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    for i, record in enumerate(records):
+        if not isinstance(record, dict):
+            raise DatasetError(path, "record is not an object", index=i)
+    return records
+
+
+def _options(record: Mapping[str, Any], shape: Shape) -> tuple[str, ...]:
+    """The options a record carries (empty when it has none, as the scripts' error records)."""
+    if shape.options == "letters":
+        found = record.get("choices") or {}
+        return tuple(str(found[k]) for k in "ABCDE" if k in found)
+    if shape.options == "choice_keys":
+        found = record.get("choices") or {}
+        return tuple(str(found[f"choice_{c}"]) for c in "abcde" if f"choice_{c}" in found)
+    if shape.options == "choice_fields":
+        return tuple(str(record[f"choice_{c}"]) for c in "abcde" if f"choice_{c}" in record)
+    if shape.options == "list":
+        return tuple(str(o) for o in record.get("options") or ())
+    return ()
+
+
+def _is_error(record: Mapping[str, Any], shape: Shape) -> bool:
+    raw = str(record.get(shape.raw) or "")
+    return raw == ERROR or raw.startswith(ERROR + ": ") or str(record.get(shape.pred, "")).upper() == ERROR
+
+
+class _Index:
+    """Finds the item a record names: by metadata position where the script writes one, else by audio file."""
+
+    def __init__(self, task: str, items: Sequence[Item]):
+        self.task = task
+        self.by_path: dict[str, list[Item]] = defaultdict(list)
+        self.by_name: dict[str, list[Item]] = defaultdict(list)
+        self.by_index = {item.index: item for item in items}
+        for item in items:
+            self.by_path[str(item.meta["path"])].append(item)
+            self.by_name[PurePosixPath(str(item.meta["path"])).name].append(item)
+
+    def _by_file(self, value: str, record: Mapping[str, Any]) -> list[Item]:
+        if self.task == "SD":
+            value = f"{record.get('audio_label', '')}/{value}"
+        parts = PurePosixPath(value.replace("\\", "/")).parts
+        for k in range(len(parts)):
+            found = self.by_path.get("/".join(parts[k:]))
+            if found:
+                return found
+        return self.by_name.get(parts[-1], []) if parts else []
+
+    def find(self, path: Path, i: int, record: Mapping[str, Any], shape: Shape) -> Item:
+        value = str(record.get(shape.file) or "")
+        candidates = self._by_file(value, record) if value else []
+        if shape.index and isinstance(record.get(shape.index), int):
+            item = self.by_index.get(record[shape.index])
+            if item is not None and (not value or item in candidates):
+                return item
+        if len(candidates) == 1:
+            return candidates[0]
+        why = "names no metadata item" if not candidates else "matches several metadata items"
+        raise DatasetError(path, f"{why} ({value!r})", index=i, field=shape.file)
+
+
+def read_responses(path: Path | str, task: str, items: Sequence[Item]) -> list[Response]:
+    """A response for every metadata item: answered or failed from the record that names it, else missing."""
+    path = Path(path)
+    shape = SHAPES[task]
+    index = _Index(task, items)
+    found: dict[str, Response] = {}
+    for i, record in enumerate(read_records(path, task)):
+        item = index.find(path, i, record, shape)
+        if item.key in found:
+            raise DatasetError(path, f"second record for {item.item_id!r}", index=i, field=shape.file)
+        if _is_error(record, shape):
+            found[item.key] = Response(item, "failed")
+            continue
+        gold = str(record.get(shape.gold, ""))
+        expected = str(item.meta["gold"])
+        if gold.strip().lower() != expected.strip().lower():
+            raise DatasetError(
+                path,
+                f"ground truth {gold!r} differs from the metadata's {expected!r}",
+                index=i,
+                field=shape.gold,
+            )
+        options = _options(record, shape)
+        if options and len(options) == len(item.options):
+            item = replace(item, options=options)
+        raw = record.get(shape.raw)
+        found[item.key] = Response(item, "answered", raw="" if raw is None else str(raw))
+    return [found.get(item.key, Response(item, "missing")) for item in items]
+
+
+def rescore_folder(folder: Path | str, items: Mapping[str, Sequence[Item]]) -> dict[str, list[Response]]:
+    """Responses of every task whose official result file is in ``folder``."""
+    return {
+        task: read_responses(result_path(folder, task), task, task_items)
+        for task, task_items in items.items()
+        if result_path(folder, task).is_file()
+    }
+
+
+# ---- writing ----------------------------------------------------------------------------------------------------
+
+
+def _file_value(item: Item, shape: Shape) -> str:
+    return {
+        "full": str(item.media[0]),
+        "relative": str(item.meta["path"]),
+        "name": PurePosixPath(str(item.meta["path"])).name,
+    }[shape.file_form]
+
+
+def _option_fields(item: Item, shape: Shape) -> dict[str, Any]:
+    if shape.options == "letters":
+        return {"choices": {"ABCDE"[i]: o for i, o in enumerate(item.options)}}
+    if shape.options == "choice_keys":
+        return {"choices": {f"choice_{'abcde'[i]}": o for i, o in enumerate(item.options)}}
+    if shape.options == "choice_fields":
+        return {f"choice_{'abcde'[i]}": o for i, o in enumerate(item.options)}
+    if shape.options == "list":
+        return {"options": list(item.options)}
+    return {}
+
+
+def to_record(response: Response, shape: Shape) -> dict[str, Any]:
+    """The record the task's script would write for ``response`` (failed requests as its error records)."""
+    item = response.item
+    failed = response.status != "answered"
+    raw = ERROR if failed else response.raw or ""
+    record: dict[str, Any] = {
+        shape.file: _file_value(item, shape),
+        shape.gold: item.meta["gold"],
+        shape.raw: raw,
+        shape.pred: ERROR if failed else official_extract(item.task, raw, item.options),
+        **_option_fields(item, shape),
+    }
+    if shape.index:
+        record[shape.index] = item.index
+    if item.task == "SD":
+        record["audio_label"] = item.meta["gold"]
+    return record
+
+
+def write_results(
+    folder: Path | str, task: str, responses: Sequence[Response], summary: Mapping[str, Any] | None = None
+) -> Path:
+    """Write ``<TASK>_results.json[l]`` for ``responses`` (missing ones are left out, as the scripts never saw them)."""
+    shape = SHAPES[task]
+    rows = [to_record(r, shape) for r in responses if r.status != "missing"]
+    path = result_path(folder, task)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if shape.container == "jsonl":
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    else:
+        body = {shape.container: rows, "summary": dict(summary or {})}
+        path.write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path

@@ -1,0 +1,376 @@
+"""A deterministic AudioMarathon sample in the official layout, and the random and oracle answerers.
+
+Clips are long (90 s) but sampled at a low rate so the sample stays small: tone sequences whose pitches encode the
+item's class for the classification tasks, a spoken-like signal (one voiced burst per word, its length following the
+word) with a known transcript for ASR, and real/fake pairs for HAD (the fake clip is its real twin with a synthetic
+segment spliced in). RACE puts two questions on each passage, as the real data shares a passage between questions.
+``full_size=True`` writes the official per-task counts at a lower rate; there every question still has its own file
+name, but the files are hard links to a small pool of distinct clips per task, so the sample stays a few megabytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import soundfile as sf
+
+from avibench.items import Item
+
+SMALL = {"SER": 4, "SCR": 4, "ASR": 3, "SED": 4, "MC": 4, "ASC": 4, "SD": 4, "ER": 4, "SAR": 5, "SGR": 4}
+FULL = {
+    "SER": 490,
+    "SCR": 820,
+    "ASR": 204,
+    "SED": 254,
+    "MC": 120,
+    "ASC": 1145,
+    "SD": 776,
+    "ER": 185,
+    "SAR": 959,
+    "SGR": 1614,
+}
+"""Questions per task: the small default, and the official counts (README; HAD and gender after balancing)."""
+
+SECONDS = 90.0
+SAMPLE_RATE = {False: 1000, True: 200}
+"""Sample rate of the generated clips (Hz) for the small and the full-size sample."""
+POOL = 6
+"""Distinct clips per task in the full-size sample (the other files are hard links to them)."""
+SURPLUS = 1
+"""Extra real HAD clips and male speakers written beyond the balanced count, so balancing has something to cut."""
+
+GENRES = ("blues", "classical", "country", "disco", "hiphop", "jazz", "metal", "pop", "reggae", "rock")
+SCENES = (
+    "airport - indoor hall",
+    "bus - travelling by bus",
+    "metro - travelling by underground",
+    "metro station - underground platform",
+    "park - urban green area",
+    "public square - open plaza",
+    "shopping mall - indoor shops",
+    "street pedestrian - walking street",
+    "street traffic - busy road",
+    "tram - travelling by tram",
+)
+EVENTS = (
+    "Alarm bell ringing",
+    "Blender",
+    "Cat",
+    "Dishes",
+    "Dog",
+    "Frying",
+    "Running water",
+    "Speech",
+    "Vacuum cleaner",
+)
+EMOTIONS = ("angry", "happy", "sad", "fearful", "monotone")
+AGE_GROUPS = (
+    "Young Adult (18-30)",
+    "Adult (31-45)",
+    "Middle Aged (46-60)",
+    "Senior (61-75)",
+    "Elderly (76+)",
+)
+ENTITIES = (
+    "Boston",
+    "Microsoft",
+    "Jane Austen",
+    "the Nile",
+    "Tokyo",
+    "UNESCO",
+    "Paris",
+    "Mount Everest",
+    "Oxford",
+)
+WORDS = tuple(
+    [
+        "the",
+        "old",
+        "river",
+        "ran",
+        "past",
+        "a",
+        "quiet",
+        "town",
+        "where",
+        "people",
+        "gathered",
+        "each",
+        "morning",
+        "to",
+        "trade",
+        "bread",
+        "fish",
+        "and",
+        "news",
+        "about",
+        "distant",
+        "cities",
+        "ships",
+        "and",
+        "the",
+        "weather",
+        "that",
+        "shaped",
+        "their",
+        "simple",
+        "lives",
+    ]
+)
+
+
+# ---- signals -------------------------------------------------------------------------------------------------
+
+
+def _tones(pitches: Sequence[float], rate: int, seconds: float = SECONDS) -> np.ndarray:
+    """A repeating sequence of half-second tones at ``pitches`` (Hz), a short gap after each."""
+    t = np.arange(int(rate * seconds)) / rate
+    slot = (t // 0.6).astype(int)
+    pitch = np.asarray(pitches, dtype=float)[slot % len(pitches)]
+    voiced = (t % 0.6) < 0.5
+    return 0.4 * np.sin(2 * np.pi * pitch * t) * voiced
+
+
+def _speech(words: Sequence[str], rate: int, seconds: float = SECONDS) -> np.ndarray:
+    """A spoken-like signal: one voiced burst per word (longer words last longer), a falling pitch, pauses."""
+    out = np.zeros(int(rate * seconds))
+    at = 0.3
+    for k, word in enumerate(words):
+        length = 0.12 + 0.06 * len(word)
+        n = int(rate * length)
+        t = np.arange(n) / rate
+        pitch = rate * (0.08 + 0.02 * (k % 5)) * (1 - 0.25 * t / length)
+        burst = np.sin(2 * np.pi * np.cumsum(pitch) / rate) * np.sin(np.pi * t / length)
+        i = int(rate * at)
+        out[i : i + n] += 0.5 * burst[: max(0, len(out) - i)]
+        at += length + 0.15
+    return out
+
+
+def _class_pitches(key: int, rate: int) -> list[float]:
+    """Tone pitches identifying class ``key`` (below the Nyquist frequency of ``rate``)."""
+    top = rate / 2 * 0.8
+    return [top * (0.2 + 0.6 * ((key * 7 + j * 3) % 11) / 10) for j in range(3)]
+
+
+def _write(path: Path, signal: np.ndarray, rate: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subtype = "PCM_16" if path.suffix == ".flac" else "PCM_U8"
+    sf.write(path, np.clip(signal, -1.0, 1.0), rate, subtype=subtype)
+
+
+class Clips:
+    """Writes clips; in pooled mode the ``key``-th clip of a kind is written once and later files link to it."""
+
+    def __init__(self, rate: int, pooled: bool):
+        self.rate = rate
+        self.pooled = pooled
+        self.written: dict[tuple[str, int], Path] = {}
+
+    def put(self, path: Path, kind: str, key: int, make: Callable[[], np.ndarray]) -> None:
+        first = self.written.get((kind, key % POOL)) if self.pooled else None
+        if first is None:
+            _write(path, make(), self.rate)
+            self.written[(kind, key % POOL)] = path
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(first, path)
+        except OSError:
+            shutil.copyfile(first, path)
+
+
+# ---- questions --------------------------------------------------------------------------------------------------
+
+
+def _options(rng: random.Random, pool: Sequence[str], correct: str, k: int, position: int) -> list[str]:
+    """``k`` options from ``pool`` with ``correct`` at ``position``."""
+    others = rng.sample([p for p in pool if p != correct], k - 1)
+    return [*others[:position], correct, *others[position:]]
+
+
+def _letter_fields(options: Sequence[str]) -> dict[str, str]:
+    return {f"choice_{'abcde'[i]}": o for i, o in enumerate(options)}
+
+
+def _question(task: str, i: int, rng: random.Random) -> tuple[dict[str, Any], int]:
+    """One metadata entry (without its audio path) and the class key its clip encodes."""
+    position = i % 4
+    if task == "SER":
+        correct = ", ".join(rng.sample(ENTITIES, 2))
+        distractors = [", ".join(rng.sample(ENTITIES, 2)) for _ in range(6)]
+        options = _options(rng, [correct, *distractors], correct, 4, position)
+        return {
+            "task_name": "ner",
+            "dataset_name": "slue-voxpopuli",
+            "question": "Which named entities are mentioned in the speech?",
+            **_letter_fields(options),
+            "answer_gt": "ABCD"[position],
+            "entity_count": 2,
+            "entity_types": ["PLACE", "ORG"],
+            "uniq_id": i,
+        }, i
+    if task == "SCR":
+        options = [f"statement {i}-{j}" for j in range(4)]
+        return {
+            "question": f"What does the passage say about topic {i}?",
+            "options": options,
+            "answer": "ABCD"[position],
+        }, i
+    if task == "SED":
+        correct = EVENTS[i % len(EVENTS)]
+        options = _options(rng, EVENTS, correct, 4, position)
+        return {
+            "task_type": "primary_event",
+            "question": "Which sound event is heard most in this recording?",
+            "choices": dict(zip("ABCD", options, strict=True)),
+            "answer_gt": "ABCD"[position],
+            "all_events": [correct],
+            "primary_event": correct,
+            "correct_event": correct,
+            "uniq_id": i,
+        }, EVENTS.index(correct)
+    if task in ("MC", "ASC", "ER"):
+        pool = {"MC": GENRES, "ASC": SCENES, "ER": EMOTIONS}[task]
+        correct = pool[i % len(pool)]
+        options = _options(rng, pool, correct, 4, position)
+        entry = {
+            "question": f"Which {'genre' if task == 'MC' else 'scene' if task == 'ASC' else 'emotion'} is this?"
+        }
+        entry.update(_letter_fields(options), answer_gt="ABCD"[position])
+        entry[{"MC": "genre_label", "ASC": "scene_label", "ER": "emotion_label"}[task]] = correct
+        if task == "ER":
+            entry["person_id"] = str(3 + i % 7)
+        return entry, pool.index(correct)
+    if task == "SAR":
+        correct = AGE_GROUPS[i % len(AGE_GROUPS)]
+        options = _options(rng, AGE_GROUPS, correct, 5, i % 5)
+        return {
+            "speaker_id_original": f"id{10000 + i}",
+            "question": "Which age group does the speaker belong to?",
+            **_letter_fields(options),
+            "answer_gt": correct,
+            "speaker_age": 20 + 12 * AGE_GROUPS.index(correct),
+        }, AGE_GROUPS.index(correct)
+    gender = "male" if i % 2 == 0 else "female"
+    return {
+        "speaker_id_original": f"id{20000 + i}",
+        "question": "What is the gender of the speaker?",
+        "choice_a": "male",
+        "choice_b": "female",
+        "answer_gt": gender,
+    }, int(gender == "female")
+
+
+METADATA = {
+    "SER": ("merged_audio_data.json", "path", "", "audio"),
+    "SCR": ("race_benchmark.json", "audio_path", "", "{subset}"),
+    "SED": ("desed_sound_event_detection_task.json", "path", "", "audio"),
+    "MC": ("music_genre_classification_meta.json", "path", "wav", "genres"),
+    "ASC": ("acoustic_scene_task_meta.json", "path", "", "audio"),
+    "ER": ("audio_emotion_dataset.json", "path", "", "audio"),
+    "SAR": ("age_classification_task_meta.json", "path", "wav", "speakers"),
+    "SGR": ("gender_id_task_meta.json", "path", "wav", "speakers"),
+}
+"""Metadata file, audio-path field, audio folder the script prepends, sub-folder of the generated clips."""
+
+
+def _json_task(root: Path, task: str, n: int, rng: random.Random, clips: Clips) -> None:
+    name, field, audio_dir, sub = METADATA[task]
+    folder = root / task
+    entries = []
+    for i in range(n):
+        entry, key = _question(task, i, rng)
+        clip = i // 2 if task == "SCR" else i
+        subset = "high" if clip % 2 == 0 else "middle"
+        rel = f"{sub.format(subset=subset)}/{task.lower()}_{clip:04d}.wav"
+        path = folder / audio_dir / rel
+        if not path.exists():
+            clips.put(path, task, clip, lambda key=key: _tones(_class_pitches(key, clips.rate), clips.rate))
+        entries.append({field: rel, **entry})
+        if task == "SCR":
+            entry.update(article_id=Path(rel).stem, question_idx=i)
+    body: Any = {"tasks": entries} if task == "SED" else entries
+    (folder / name).write_text(json.dumps(body, indent=1), encoding="utf-8")
+
+
+def _asr(root: Path, n: int, rng: random.Random, clips: Clips) -> None:
+    by_chapter: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for i in range(n):
+        speaker, chapter = str(1000 + i % 3), str(200 + i % 2)
+        words = [rng.choice(WORDS) for _ in range(rng.randint(40, 60))]
+        utterance = f"{speaker}-{chapter}-{i:04d}"
+        folder = root / "ASR" / "test-clean" / speaker / chapter
+        _write(folder / f"{utterance}.flac", _speech(words, clips.rate), clips.rate)
+        by_chapter.setdefault((speaker, chapter), []).append((utterance, " ".join(words).upper()))
+    for (speaker, chapter), lines in by_chapter.items():
+        path = root / "ASR" / "test-clean" / speaker / chapter / f"{speaker}-{chapter}.trans.txt"
+        path.write_text("".join(f"{u} {t}\n" for u, t in lines), encoding="utf-8")
+
+
+def _had(root: Path, n: int, clips: Clips) -> None:
+    half, rate = n // 2, clips.rate
+
+    def real(i: int) -> np.ndarray:
+        return _speech(WORDS[i % 7 : i % 7 + 30], rate)
+
+    def fake(i: int) -> np.ndarray:
+        clip = real(i)
+        start, stop = int(rate * 30), int(rate * 40)
+        clip[start:stop] = _tones([rate / 5], rate, (stop - start) / rate)
+        return clip
+
+    for i in range(half + SURPLUS):
+        clips.put(root / "SD" / "real" / f"had_{i:04d}.wav", "real", i, lambda i=i: real(i))
+        if i < half:
+            clips.put(root / "SD" / "fake" / f"had_fake_{i:04d}.wav", "fake", i, lambda i=i: fake(i))
+
+
+def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dict[str, int]:
+    """Write the sample under ``root`` (one folder per task); returns the questions per task after balancing."""
+    root = Path(root)
+    counts = FULL if full_size else SMALL
+    clips = Clips(SAMPLE_RATE[full_size], pooled=full_size)
+    for task, n in counts.items():
+        rng = random.Random(f"{seed}/{task}")
+        if task == "ASR":
+            _asr(root, n, rng, clips)
+        elif task == "SD":
+            _had(root, n, clips)
+        else:
+            _json_task(root, task, n + (SURPLUS if task == "SGR" else 0), rng, clips)
+    return dict(counts)
+
+
+# ---- answerers --------------------------------------------------------------------------------------------------
+
+
+def _letter_reply(item: Item, letter: str) -> str:
+    """How a compliant model writes a letter: lower case where the prompt asks for 'a' or 'b'."""
+    return letter.lower() if item.task in ("SD", "SGR") else letter
+
+
+def random_answer(item: Item, rng: random.Random) -> str:
+    """A uniformly random option letter (ASR: as many random made-up words as the transcript has)."""
+    if item.task == "ASR":
+        return " ".join(rng.choice(WORDS)[::-1] + "x" for _ in str(item.answer).split())
+    return _letter_reply(item, "ABCDE"[rng.randrange(len(item.options))])
+
+
+def oracle_answer(item: Item, rng: random.Random) -> str:
+    """The correct answer as a compliant model would reply it."""
+    del rng
+    return str(item.answer) if item.task == "ASR" else _letter_reply(item, str(item.answer))
+
+
+ANSWERERS: dict[str, Callable[[Item, random.Random], str]] = {
+    "random": random_answer,
+    "oracle": oracle_answer,
+}

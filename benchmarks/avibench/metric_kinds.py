@@ -1,0 +1,136 @@
+"""AVI-Bench's metric kinds: everything the benchmark knows about one metric, in one object.
+
+A task's ``metric`` names its kind. The kind brings its pure scorer (``level_metrics``), the extra inputs that scorer
+needs, its chance level, the ground-truth shape check ``validate-data`` applies, and the random and oracle answers of
+the offline baselines. A new metric is added here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from avibench.benchmarks.avibench import baselines, truth_checks
+from avibench.benchmarks.avibench.dataset import Sample
+from avibench.level_metrics import chance
+from avibench.level_metrics.avl import avl
+from avibench.level_metrics.avlg import avlg
+from avibench.level_metrics.caption import caption
+from avibench.level_metrics.full_match import avsqa, full_match
+from avibench.level_metrics.multi_instance import multi_instance
+from avibench.level_metrics.profile import ScoringProfile
+from avibench.level_metrics.retrieval import retrieval
+from avibench.level_metrics.types import Item, TaskScore
+
+Answerer = Callable[[Sample, random.Random], str]
+
+
+@dataclass(frozen=True)
+class MetricKind:
+    """One metric kind. ``needs`` names the scorer's extra inputs: ``task`` (the task folder's name),
+    ``image_sizes`` (image sizes for boxes whose ground truth does not record them), ``fense_fn`` (the loaded
+    FENSE scorer)."""
+
+    name: str
+    score: Callable[..., TaskScore]
+    chance: Callable[..., float]
+    check_truth: Callable[[Any, dict[str, Any]], str | None]
+    random_answer: Answerer
+    oracle_answer: Answerer
+    needs: frozenset[str] = frozenset()
+
+
+METRIC_KINDS: dict[str, MetricKind] = {
+    kind.name: kind
+    for kind in (
+        MetricKind(
+            "full_match",
+            full_match,
+            chance.full_match_chance,
+            truth_checks.full_match,
+            baselines.random_option,
+            baselines.oracle_option,
+        ),
+        MetricKind(
+            "avsqa",
+            avsqa,
+            chance.avsqa_chance,
+            truth_checks.avsqa,
+            baselines.random_avsqa,
+            baselines.oracle_avsqa,
+        ),
+        MetricKind(
+            "mic",
+            multi_instance,
+            chance.mic_chance,
+            truth_checks.mic,
+            baselines.random_mic,
+            baselines.oracle_mic,
+            frozenset({"task"}),
+        ),
+        MetricKind(
+            "avl",
+            avl,
+            chance.avl_chance,
+            truth_checks.avl,
+            baselines.random_avl,
+            baselines.oracle_avl,
+            frozenset({"image_sizes"}),
+        ),
+        MetricKind(
+            "avlg",
+            avlg,
+            chance.avlg_chance,
+            truth_checks.avlg,
+            baselines.random_avlg,
+            baselines.oracle_avlg,
+            frozenset({"image_sizes"}),
+        ),
+        MetricKind(
+            "retrieval",
+            retrieval,
+            chance.retrieval_chance,
+            truth_checks.retrieval,
+            baselines.random_retrieval,
+            baselines.oracle_retrieval,
+        ),
+        MetricKind(
+            "caption",
+            caption,
+            chance.caption_chance,
+            truth_checks.caption,
+            baselines.random_caption,
+            baselines.oracle_caption,
+            frozenset({"fense_fn"}),
+        ),
+    )
+}
+
+
+def metric_kind(name: str) -> MetricKind:
+    try:
+        return METRIC_KINDS[name]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(METRIC_KINDS)}") from None
+
+
+def score_task(metric: str, items: Sequence[Item], *, profile: ScoringProfile | str, **kw: Any) -> TaskScore:
+    """Score ``items`` with the scorer of ``metric``; extra keywords go to it.
+
+    ``mic`` needs ``task`` ("AMIC"/"VMIC"; taken from the items when not given), ``avl``/``avlg`` accept
+    ``image_sizes``, ``caption`` needs ``fense_fn``.
+    """
+    kind = metric_kind(metric)
+    if "task" in kind.needs and "task" not in kw:
+        tasks = {item.task for item in items}
+        if len(tasks) != 1:
+            raise ValueError("multi-instance scoring needs task='AMIC' or 'VMIC'")
+        kw["task"] = tasks.pop()
+    return kind.score(items, profile=profile, **kw)
+
+
+def task_chance(metric: str, items: Sequence[Item], **kw: Any) -> float:
+    """Chance level (0-100) of one task folder from its entries, by its metric kind."""
+    return metric_kind(metric).chance(items, **kw)

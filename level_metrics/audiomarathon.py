@@ -1,0 +1,619 @@
+"""AudioMarathon metrics, in the reference profile (the Qwen2.5-Omni baseline scripts) and the strict one. Pure.
+
+Every task is scored from :class:`Record` lists that already carry the profile's extracted prediction. The
+reference block of a task holds its leaderboard score (F1 × 100; ASR: 100 − mean WER) beside the sub-fields its
+script writes, under the script's own key names. The strict block scores every classification by macro F1 over the
+option texts (the semantic classes), the two multiple-choice comprehension tasks (SER, SCR) by accuracy, counts
+every unparsed answer as wrong and reports corpus WER beside the per-utterance mean.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from statistics import fmean, pstdev
+from typing import Any, Literal
+
+import jiwer
+from sklearn.metrics import classification_report, precision_recall_fscore_support
+
+TASKS: tuple[str, ...] = ("SER", "SCR", "ASR", "SED", "MC", "ASC", "SD", "ER", "SAR", "SGR")
+"""The ten tasks under their leaderboard abbreviations, in leaderboard column order."""
+
+COMPREHENSION = ("SER", "SCR")
+"""Multiple-choice tasks whose options are not classes (entity spans, reading-comprehension answers)."""
+
+LETTERS = ("A", "B", "C", "D")
+
+
+@dataclass(frozen=True)
+class MarathonProfile:
+    """The switches of one AudioMarathon scoring profile (``True`` = behave like the baseline scripts)."""
+
+    name: str
+
+    official_extraction: bool = True
+    """Reference: each task's own extractor, with its "first A–D character anywhere" fallbacks and loose substring
+    tests. When False one strict extractor reads a stated letter, an option text or a synonym."""
+
+    skip_unanswered: bool = True
+    """Reference: a question never answered is left out, and a failed request is handled as the task's script
+    handles an exception (RACE and LibriSpeech drop the sample, the others keep it with an empty prediction). When
+    False both count as wrong answers (ASR: WER 100)."""
+
+    drop_unparsed: bool = True
+    """Reference: F1 and accuracy are computed over "valid" samples only (an unparsed answer, or one outside the
+    script's label set, is dropped from the denominator), which inflates the scores of models that often fail to
+    answer; LibriSpeech drops empty transcripts from the mean WER. When False they count as wrong (WER 100)."""
+
+    letter_classes: bool = True
+    """Reference: DESED, GTZAN, TAU and VESUS compute F1 over option letters, which measures how evenly the model
+    spreads its answers over letter positions. When False the classes are the option texts."""
+
+    script_label_sets: bool = True
+    """Reference: each script picks its own label list for sklearn (fixed A–D for RACE and GTZAN, only the labels
+    present for SLUE, DESED, TAU, VESUS and gender, the age groups seen in the ground truth for age). When False every
+    task averages over the classes that occur in its ground truth."""
+
+    comprehension_letter_f1: bool = True
+    """Reference: SLUE and RACE are scored by macro F1 over option letters although their options are not classes.
+    When False they are scored by accuracy."""
+
+    sgr_weighted_f1: bool = True
+    """Reference: the gender script reports weighted F1 where every other classification reports macro F1. When False
+    it is macro F1 like the others."""
+
+    had_fake_binary_f1: bool = True
+    """Reference: HAD's score is binary F1 with "fake" positive, from counts in which an unparsed real sample is a
+    false positive and an unparsed fake one a false negative. When False it is macro F1 over real and fake."""
+
+
+REFERENCE = MarathonProfile(name="reference")
+STRICT = MarathonProfile(
+    name="strict",
+    official_extraction=False,
+    skip_unanswered=False,
+    drop_unparsed=False,
+    letter_classes=False,
+    script_label_sets=False,
+    comprehension_letter_f1=False,
+    sgr_weighted_f1=False,
+    had_fake_binary_f1=False,
+)
+PROFILES: dict[str, MarathonProfile] = {p.name: p for p in (REFERENCE, STRICT)}
+
+
+def get_profile(name: str | MarathonProfile) -> MarathonProfile:
+    """The profile called ``name`` (a profile passes through); KeyError lists the known names."""
+    if isinstance(name, MarathonProfile):
+        return name
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise KeyError(f"unknown AudioMarathon profile {name!r}; known: {', '.join(PROFILES)}") from None
+
+
+@dataclass(frozen=True)
+class Record:
+    """One scored question.
+
+    ``answer`` is the correct option letter (ASR: the reference transcript); ``gold`` the ground truth in the form its
+    script compares (a letter, "real"/"fake", "male"/"female", an age-group text, a transcript). ``pred`` is the
+    prediction the profile's extractor gave, in the same form as ``gold`` for the reference and as a letter (ASR: a
+    transcript) for strict; ``""`` or ``None`` when it gave none. ``group`` is the RACE subset or the ASR speaker.
+    """
+
+    answer: str
+    gold: str
+    pred: str | None
+    options: tuple[str, ...] = ()
+    group: str = ""
+
+
+# ---- the scripts' label rules ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScriptRule:
+    """How one script filters "valid" pairs and which label list it gives sklearn."""
+
+    valid: Literal["fixed", "gold"]
+    """A pair is valid when both sides are in ``fixed`` or, for "gold", among the ground-truth values."""
+    labels: Literal["fixed", "present", "gold"]
+    """sklearn's ``labels``: ``fixed``, none (the labels present in the valid pairs), or the sorted gold values."""
+    fixed: tuple[str, ...] = LETTERS
+    per_class: tuple[str, ...] = ()
+    """The label order of the script's per-class table and classification report (none when it writes none)."""
+
+
+SCRIPT_RULES: dict[str, ScriptRule] = {
+    "SER": ScriptRule("fixed", "present"),
+    "SCR": ScriptRule("fixed", "fixed", per_class=LETTERS),
+    "SED": ScriptRule("fixed", "present", per_class=LETTERS),
+    "MC": ScriptRule("fixed", "fixed", per_class=LETTERS),
+    "ASC": ScriptRule("gold", "present"),
+    "SD": ScriptRule("fixed", "present", fixed=("real", "fake"), per_class=("fake", "real")),
+    "ER": ScriptRule("gold", "present"),
+    "SAR": ScriptRule("gold", "gold"),
+    "SGR": ScriptRule("fixed", "present", fixed=("male", "female")),
+}
+
+
+def option_class(letter: str | None, options: Sequence[str]) -> str:
+    """The semantic class an option letter stands for (its text, lower-cased), ``""`` for no valid letter."""
+    if not letter or len(letter) != 1 or not "A" <= letter <= chr(ord("A") + len(options) - 1):
+        return ""
+    return options[ord(letter) - ord("A")].strip().lower()
+
+
+def classes(task: str, records: Sequence[Record], profile: MarathonProfile) -> tuple[list[str], list[str]]:
+    """Ground-truth and predicted classes of ``records`` in the profile's class space (``""`` = no answer).
+
+    With ``letter_classes`` these are the scripts' own forms; otherwise option letters for the comprehension tasks
+    and option texts for the classifications."""
+    if profile.letter_classes:
+        return [r.gold for r in records], [r.pred or "" for r in records]
+    if task in COMPREHENSION:
+        return [r.answer for r in records], [r.pred or "" for r in records]
+    return [option_class(r.answer, r.options) for r in records], [
+        option_class(r.pred, r.options) for r in records
+    ]
+
+
+# ---- sklearn summaries ---------------------------------------------------------------------------------------
+
+
+def prf(
+    truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str
+) -> dict[str, float]:
+    """Precision, recall and F1 with one averaging, zero where undefined (sklearn's ``zero_division=0``)."""
+    if not truth:
+        return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    p, r, f, _ = precision_recall_fscore_support(
+        truth, guess, labels=list(labels) if labels is not None else None, average=average, zero_division=0
+    )
+    return {"precision": float(p), "recall": float(r), "f1": float(f)}
+
+
+def accuracy(truth: Sequence[str], guess: Sequence[str]) -> float:
+    """Share of exact matches (0 for no pairs)."""
+    return sum(t == g for t, g in zip(truth, guess, strict=True)) / len(truth) if truth else 0.0
+
+
+def per_class(
+    truth: Sequence[str], guess: Sequence[str], labels: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """Per-label precision, recall, F1 and support over ``labels``."""
+    if not truth:
+        return {}
+    p, r, f, s = precision_recall_fscore_support(
+        truth, guess, labels=list(labels), average=None, zero_division=0
+    )
+    return {
+        label: {
+            "precision": float(p[i]),
+            "recall": float(r[i]),
+            "f1_score": float(f[i]),
+            "support": int(s[i]),
+        }
+        for i, label in enumerate(labels)
+    }
+
+
+def report(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str]) -> str:
+    """sklearn's text classification report over ``labels`` (four digits, as the scripts print it)."""
+    if not truth:
+        return "No valid predictions"
+    return classification_report(truth, guess, labels=list(labels), zero_division=0, digits=4)
+
+
+def had_count_f1(truth: Sequence[str], guess: Sequence[str]) -> dict[str, float]:
+    """HAD's binary F1 ("fake" positive) from counts over *all* samples: every real sample not answered "real" is a
+    false positive and every fake one not answered "fake" a false negative, parsed or not."""
+    tp = sum(t == "fake" and g == "fake" for t, g in zip(truth, guess, strict=True))
+    real_wrong = sum(t == "real" and g != "real" for t, g in zip(truth, guess, strict=True))
+    fake_wrong = sum(t == "fake" and g != "fake" for t, g in zip(truth, guess, strict=True))
+    precision = tp / (tp + real_wrong) if tp + real_wrong else 0.0
+    recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1_score": f1}
+
+
+# ---- classification and multiple choice ---------------------------------------------------------------------
+
+
+def _labels(task: str, truth: Sequence[str], profile: MarathonProfile) -> list[str] | None:
+    rule = SCRIPT_RULES[task]
+    if not profile.script_label_sets:
+        return sorted(set(truth) - {""})
+    return {"fixed": list(rule.fixed), "present": None, "gold": sorted(set(truth))}[rule.labels]
+
+
+def _valid(task: str, truth: Sequence[str], guess: Sequence[str], profile: MarathonProfile) -> list[int]:
+    """Indices of the pairs the profile keeps: the script's "valid" pairs, or all of them."""
+    if not profile.drop_unparsed:
+        return list(range(len(truth)))
+    rule = SCRIPT_RULES[task]
+    allowed = set(rule.fixed) if rule.valid == "fixed" else set(truth)
+    return [i for i, (t, g) in enumerate(zip(truth, guess, strict=True)) if t in allowed and g in allowed]
+
+
+def _average(task: str, profile: MarathonProfile) -> str:
+    return "weighted" if task == "SGR" and profile.sgr_weighted_f1 else "macro"
+
+
+def _metric_name(task: str, profile: MarathonProfile) -> str:
+    if task in COMPREHENSION and not profile.comprehension_letter_f1:
+        return "accuracy"
+    if task == "SD" and profile.had_fake_binary_f1:
+        return "binary_f1_fake"
+    space = (
+        "letters"
+        if profile.letter_classes and task in ("SER", "SCR", "SED", "MC", "ASC", "ER")
+        else "classes"
+    )
+    scope = "valid_only" if profile.drop_unparsed else "all"
+    return f"{_average(task, profile)}_f1_{space}_{scope}"
+
+
+def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile) -> dict[str, Any]:
+    truth, guess = classes(task, records, profile)
+    keep = _valid(task, truth, guess, profile)
+    vt, vg = [truth[i] for i in keep], [guess[i] for i in keep]
+    labels = _labels(task, truth, profile)
+    macro = prf(vt, vg, labels, "macro")
+    weighted = prf(vt, vg, labels, "weighted")
+    chosen = weighted if _average(task, profile) == "weighted" else macro
+    score = chosen["f1"]
+    if task in COMPREHENSION and not profile.comprehension_letter_f1:
+        score = accuracy(vt, vg)
+    hits = accuracy(truth, guess)
+    if task == "SD" and profile.had_fake_binary_f1:
+        score = had_count_f1(truth, guess)["f1_score"]
+    block: dict[str, Any] = {
+        "metric": _metric_name(task, profile),
+        "score": 100 * score,
+        "n": len(records),
+        "valid": len(keep),
+    }
+    stats = {"accuracy_valid": accuracy(vt, vg), "accuracy_all": hits, "macro": macro, "weighted": weighted}
+    if profile.official_extraction and profile.script_label_sets:
+        block.update(OFFICIAL_FIELDS[task](Pairs(records, truth, guess, vt, vg, stats)))
+    else:
+        names = labels or sorted(set(vt))
+        block.update(
+            accuracy=hits,
+            macro_f1=macro["f1"],
+            weighted_f1=weighted["f1"],
+            unparsed=sum(not g for g in guess),
+            per_class=per_class(vt, vg, names),
+        )
+    return block
+
+
+# ---- the scripts' own result keys ------------------------------------------------------------------------------
+
+Fields = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """What the per-script key builders read: all records, their classes, the kept (valid) pairs and the summaries."""
+
+    records: Sequence[Record]
+    truth: list[str]
+    guess: list[str]
+    vt: list[str]
+    vg: list[str]
+    stats: Mapping[str, Any]
+
+
+def _sklearn_fields(vt: Sequence[str], vg: Sequence[str], stats: Mapping[str, Any], n: int) -> dict[str, Any]:
+    """The ``calculate_*_metrics`` dictionary most scripts share."""
+    return {
+        "accuracy": stats["accuracy_valid"],
+        "precision_macro": stats["macro"]["precision"],
+        "recall_macro": stats["macro"]["recall"],
+        "f1_macro": stats["macro"]["f1"],
+        "precision_weighted": stats["weighted"]["precision"],
+        "recall_weighted": stats["weighted"]["recall"],
+        "f1_weighted": stats["weighted"]["f1"],
+        "valid_samples": len(vt),
+        "total_samples": n,
+    }
+
+
+def _with_tables(
+    fields: dict[str, Any], task: str, vt: Sequence[str], vg: Sequence[str], *, table: bool = True
+) -> dict[str, Any]:
+    """``fields`` plus the script's classification report and, with ``table``, its per-class dictionary."""
+    labels = SCRIPT_RULES[task].per_class
+    if table:
+        fields["per_class_metrics"] = per_class(vt, vg, labels)
+    fields["classification_report"] = report(vt, vg, labels)
+    return fields
+
+
+def _ser_fields(p: Pairs) -> Fields:
+    """SLUE: ``f1_score`` is macro F1 but the key ``macro_f1`` holds weighted F1; accuracy counts every sample."""
+    return {
+        "overall_accuracy": p.stats["accuracy_all"],
+        "f1_score": p.stats["macro"]["f1"],
+        "precision": p.stats["macro"]["precision"],
+        "recall": p.stats["macro"]["recall"],
+        "macro_f1": p.stats["weighted"]["f1"],
+        "valid_samples": len(p.vt),
+    }
+
+
+def _scr_fields(p: Pairs) -> Fields:
+    """RACE: percentages over all samples per subset, and sklearn metrics whose subsets average over present labels."""
+    groups = [r.group for r in p.records]
+    fields: dict[str, Any] = {"overall_accuracy": 100 * p.stats["accuracy_all"]}
+    for subset in ("high", "middle"):
+        idx = [i for i, g in enumerate(groups) if g == subset]
+        fields[f"{subset}_accuracy"] = 100 * accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
+        fields[f"{subset}_total"] = len(idx)
+    sklearn = _with_tables(_sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SCR", p.vt, p.vg)
+    keep = set(_valid("SCR", p.truth, p.guess, REFERENCE))
+    subsets: dict[str, Any] = {}
+    for subset in sorted({groups[i] for i in keep}):
+        idx = [i for i in sorted(keep) if groups[i] == subset]
+        st, sg = [p.truth[i] for i in idx], [p.guess[i] for i in idx]
+        m = prf(st, sg, None, "macro")
+        subsets[subset] = {
+            "accuracy": accuracy(st, sg),
+            "precision": m["precision"],
+            "recall": m["recall"],
+            "f1_score": m["f1"],
+            "samples": len(idx),
+        }
+    sklearn["subset_metrics"] = subsets
+    fields["sklearn_metrics"] = sklearn
+    return fields
+
+
+def _sed_fields(p: Pairs) -> Fields:
+    """DESED: accuracy over all samples; F1 over the labels present in the valid pairs."""
+    detailed = _with_tables(
+        _sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SED", p.vt, p.vg, table=False
+    )
+    return {
+        "accuracy": p.stats["accuracy_all"],
+        "f1_score": p.stats["macro"]["f1"],
+        "precision": p.stats["macro"]["precision"],
+        "recall": p.stats["macro"]["recall"],
+        "weighted_f1": p.stats["weighted"]["f1"],
+        "detailed_metrics": detailed,
+    }
+
+
+def _mc_fields(p: Pairs) -> Fields:
+    """GTZAN: the metrics dictionary at top level, accuracy over valid samples only."""
+    return _with_tables(_sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "MC", p.vt, p.vg)
+
+
+def _letter_set_fields(p: Pairs) -> Fields:
+    """TAU and VESUS: macro F1 with weighted precision and recall, valid = both sides among the ground truths."""
+    return {
+        "accuracy": p.stats["accuracy_all"],
+        "metrics": {
+            "accuracy": p.stats["accuracy_valid"],
+            "precision": p.stats["weighted"]["precision"],
+            "recall": p.stats["weighted"]["recall"],
+            "f1_score": p.stats["macro"]["f1"],
+            "valid_samples": len(p.vt),
+            "total_samples": len(p.records),
+        },
+    }
+
+
+def _sd_fields(p: Pairs) -> Fields:
+    """HAD: per-label accuracy over all samples, the count-rule F1, and sklearn metrics over the valid pairs."""
+    fields: dict[str, Any] = {"accuracy": p.stats["accuracy_all"], **had_count_f1(p.truth, p.guess)}
+    for label in ("real", "fake"):
+        idx = [i for i, t in enumerate(p.truth) if t == label]
+        fields[f"{label}_total"] = len(idx)
+        fields[f"{label}_accuracy"] = accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
+    sklearn = _with_tables(
+        _sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SD", p.vt, p.vg, table=False
+    )
+    pcs = per_class(p.vt, p.vg, ("fake", "real"))
+    for label in ("fake", "real"):
+        for key in ("precision", "recall"):
+            sklearn[f"{key}_{label}"] = pcs.get(label, {}).get(key, 0.0)
+        sklearn[f"f1_{label}"] = pcs.get(label, {}).get("f1_score", 0.0)
+    fields["sklearn_metrics"] = sklearn
+    return fields
+
+
+def _sar_fields(p: Pairs) -> Fields:
+    """VoxCeleb age: sklearn metrics over the age groups seen in the ground p.truth, accuracy over all samples."""
+    groups = sorted(set(p.truth))
+    sklearn = _sklearn_fields(p.vt, p.vg, p.stats, len(p.records))
+    sklearn["per_class_metrics"] = per_class(p.vt, p.vg, groups)
+    sklearn["classification_report"] = report(p.vt, p.vg, groups)
+    sklearn["age_groups"] = groups
+    return {"accuracy": p.stats["accuracy_all"], "sklearn_metrics": sklearn}
+
+
+def _sgr_fields(p: Pairs) -> Fields:
+    """VoxCeleb gender: weighted precision, recall and F1 over the valid pairs; per-gender accuracy over all."""
+    fields: dict[str, Any] = {
+        "accuracy": p.stats["accuracy_all"],
+        "metrics": {
+            "accuracy": p.stats["accuracy_valid"],
+            "precision": p.stats["weighted"]["precision"],
+            "recall": p.stats["weighted"]["recall"],
+            "f1_score": p.stats["weighted"]["f1"],
+            "valid_samples": len(p.vt),
+            "total_samples": len(p.records),
+        },
+    }
+    for label in ("male", "female"):
+        idx = [i for i, t in enumerate(p.truth) if t == label]
+        fields[f"{label}_total"] = len(idx)
+        fields[f"{label}_accuracy"] = accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
+    return fields
+
+
+OFFICIAL_FIELDS = {
+    "SER": _ser_fields,
+    "SCR": _scr_fields,
+    "SED": _sed_fields,
+    "MC": _mc_fields,
+    "ASC": _letter_set_fields,
+    "SD": _sd_fields,
+    "ER": _letter_set_fields,
+    "SAR": _sar_fields,
+    "SGR": _sgr_fields,
+}
+
+
+# ---- speech recognition --------------------------------------------------------------------------------------
+
+
+def normalise_transcript(text: str) -> str:
+    """LibriSpeech's normalisation: lower-case, ``.!?,;:"()[]{}`` to spaces, ``-`` and ``'`` deleted, spaces collapsed."""
+    text = text.lower()
+    text = "".join(" " if c in '.!?,;:"()[]{}' else c for c in text)
+    text = text.replace("-", "").replace("'", "")
+    return " ".join(text.split())
+
+
+def utterance_wer(reference: str, hypothesis: str) -> float:
+    """Per-utterance WER in percent after normalisation; 100 when either side normalises to nothing."""
+    ref, hyp = normalise_transcript(reference), normalise_transcript(hypothesis)
+    if not ref or not hyp:
+        return 100.0
+    return 100.0 * jiwer.wer(ref, hyp)
+
+
+def corpus_wer(references: Sequence[str], hypotheses: Sequence[str]) -> float:
+    """Corpus WER in percent: all edits over all reference words (utterances with an empty reference left out)."""
+    pairs = [
+        (normalise_transcript(r), normalise_transcript(h))
+        for r, h in zip(references, hypotheses, strict=True)
+    ]
+    pairs = [(r, h) for r, h in pairs if r]
+    if not pairs:
+        return 100.0
+    out = jiwer.process_words([r for r, _ in pairs], [h for _, h in pairs])
+    return 100.0 * out.wer
+
+
+def _asr_block(records: Sequence[Record], profile: MarathonProfile) -> dict[str, Any]:
+    refs, hyps = [r.gold for r in records], [r.pred or "" for r in records]
+    wers = [utterance_wer(ref, hyp) for ref, hyp in zip(refs, hyps, strict=True)]
+    keep = (
+        [i for i in range(len(records)) if refs[i] and hyps[i]] if profile.drop_unparsed else range(len(wers))
+    )
+    kept = [wers[i] for i in keep]
+    mean = fmean(kept) if kept else 100.0
+    block: dict[str, Any] = {
+        "metric": "100_minus_mean_wer" + ("_valid_only" if profile.drop_unparsed else ""),
+        "score": 100.0 - mean,
+        "n": len(records),
+        "valid": len(kept),
+        "wer_mean": mean,
+        "wer_std": pstdev(kept) if kept else 0.0,
+        "wer_min": min(kept) if kept else 100.0,
+        "wer_max": max(kept) if kept else 100.0,
+        "perfect_predictions": sum(w == 0.0 for w in kept),
+        "word_accuracy": 100.0 - mean,
+    }
+    if profile.official_extraction:
+        by_speaker: dict[str, list[float]] = defaultdict(list)
+        for record, wer in zip(records, wers, strict=True):
+            by_speaker[record.group].append(wer)
+        block["speaker_wer"] = {k: fmean(v) for k, v in by_speaker.items()}
+    else:
+        block["corpus_wer"] = corpus_wer(refs, hyps)
+    return block
+
+
+# ---- tasks and benchmark -------------------------------------------------------------------------------------
+
+
+def score_task(
+    task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE
+) -> dict[str, Any]:
+    """One task's block: ``metric``, ``score`` (leaderboard scale), ``n``, ``valid`` and the profile's sub-fields."""
+    profile = get_profile(profile)
+    if task == "ASR":
+        return _asr_block(records, profile)
+    return _choice_block(task, records, profile)
+
+
+def benchmark_block(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Task blocks in leaderboard order plus ``average``: the unweighted mean of the task scores.
+
+    With fewer than ten tasks the mean is over those present and ``complete`` is False."""
+    present = {t: dict(blocks[t]) for t in TASKS if t in blocks}
+    scores = [b["score"] for b in present.values()]
+    return {
+        **present,
+        "average": fmean(scores) if scores else math.nan,
+        "complete": len(present) == len(TASKS),
+    }
+
+
+# ---- chance levels ---------------------------------------------------------------------------------------------
+
+
+def _guess_distribution(task: str, record: Record, profile: MarathonProfile) -> dict[str, float]:
+    """Each class a uniform guess among the record's options lands on, with its probability."""
+    k = len(record.options)
+    out: dict[str, float] = defaultdict(float)
+    for i in range(k):
+        letter = chr(ord("A") + i)
+        if not profile.letter_classes and task not in COMPREHENSION:
+            out[option_class(letter, record.options)] += 1 / k
+        elif task in ("SD", "SGR"):
+            out[record.options[i].strip().lower()] += 1 / k
+        elif task == "SAR":
+            out[record.options[i]] += 1 / k
+        else:
+            out[letter] += 1 / k
+    return out
+
+
+def chance_level(task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE) -> float:
+    """Score (0–100) of a uniform random guess among each question's options, in the large-sample limit.
+
+    Guesses are independent of the truth, so per class the expected true positives are the sum over questions of
+    P(guess = class) where the truth is that class; precision, recall and F1 follow from these expectations. ASR has
+    no answer space to guess from: its chance level is 0.
+    """
+    profile = get_profile(profile)
+    if task == "ASR" or not records:
+        return 0.0
+    truth, _ = classes(task, records, profile)
+    dists = [_guess_distribution(task, r, profile) for r in records]
+    if task in COMPREHENSION and not profile.comprehension_letter_f1:
+        return 100 * fmean(d.get(t, 0.0) for d, t in zip(dists, truth, strict=True))
+    tp: dict[str, float] = defaultdict(float)
+    predicted: dict[str, float] = defaultdict(float)
+    for d, t in zip(dists, truth, strict=True):
+        tp[t] += d.get(t, 0.0)
+        for label, p in d.items():
+            predicted[label] += p
+    support = {label: truth.count(label) for label in set(truth)}
+    if task == "SD" and profile.had_fake_binary_f1:
+        fake_tp = tp.get("fake", 0.0)
+        denominator = predicted.get("fake", 0.0) + support.get("fake", 0)
+        return 100 * 2 * fake_tp / denominator if denominator else 0.0
+    labels = _labels(task, truth, profile) or sorted(set(truth) | set(predicted))
+    f1 = {
+        label: _f1(tp.get(label, 0.0), predicted.get(label, 0.0), support.get(label, 0)) for label in labels
+    }
+    if _average(task, profile) == "weighted":
+        total = sum(support.get(label, 0) for label in labels)
+        return 100 * sum(f1[label] * support.get(label, 0) for label in labels) / total if total else 0.0
+    return 100 * fmean(f1.values())
+
+
+def _f1(tp: float, predicted: float, support: float) -> float:
+    return 2 * tp / (predicted + support) if predicted + support else 0.0

@@ -1,0 +1,200 @@
+"""Reading boxes the way models write them, for the AVL and AVLG rules: values, conventions and scale.
+
+A box value is four numbers (a list, a tuple, a string) or a dict with named corners (``x_min``/``y_min``/
+``x_max``/``y_max``, ``x1``/``y1``/``x2``/``y2``, ``left``/``top``/``right``/``bottom``, or ``x``/``y``/
+``width``/``height``). Numbers in a list follow the convention the answer states ("[x, y, width, height]",
+"(y_min, x_min, y_max, x_max)", "center x, center y, w, h"), else the asked ``[x_min, y_min, x_max, y_max]``;
+an answer that states two different conventions is refused. Every box becomes normalised ``[x_min, y_min,
+x_max, y_max]`` with one scale for the whole answer, decided from its largest value and what it says about
+pixels (see :class:`Scaler`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from avibench.refine.context import RefineContext
+from avibench.refine.text import parse_literal, to_float
+
+XYXY, YXYX, XYWH, CXCYWH = "xyxy", "yxyx", "xywh", "cxcywh"
+NORMALISED_MAX = 1.5
+GRID_MAX = 1000.0
+
+#: Named-corner dicts: the keys (lowercased, ``-``/space as ``_``) and the order they give.
+_CORNER_KEYS: tuple[tuple[tuple[str, str, str, str], str], ...] = (
+    (("x_min", "y_min", "x_max", "y_max"), XYXY),
+    (("xmin", "ymin", "xmax", "ymax"), XYXY),
+    (("x1", "y1", "x2", "y2"), XYXY),
+    (("x0", "y0", "x1", "y1"), XYXY),
+    (("left", "top", "right", "bottom"), XYXY),
+    (("x", "y", "width", "height"), XYWH),
+    (("x", "y", "w", "h"), XYWH),
+    (("x_min", "y_min", "width", "height"), XYWH),
+)
+
+_SEP = r"\s*(?:,|/|;|\band\b)\s*"
+_X1, _Y1 = r"(?:x_?min|xmin|x1|x0|left)", r"(?:y_?min|ymin|y1|y0|top)"
+_X2, _Y2 = r"(?:x_?max|xmax|x2|right)", r"(?:y_?max|ymax|y2|bottom)"
+_W, _H = r"(?:w|width)", r"(?:h|height)"
+_STATED = {
+    XYWH: re.compile(
+        rf"\b(?:x|{_X1}|top[- ]left x){_SEP}(?:y|{_Y1}|top[- ]left y){_SEP}{_W}{_SEP}{_H}\b", re.I
+    ),
+    CXCYWH: re.compile(
+        rf"\b(?:cx|x_?c(?:enter)?|cent(?:er|re)[_ ]x){_SEP}(?:cy|y_?c(?:enter)?|cent(?:er|re)[_ ]y){_SEP}{_W}{_SEP}{_H}\b",
+        re.I,
+    ),
+    YXYX: re.compile(rf"\b{_Y1}{_SEP}{_X1}{_SEP}{_Y2}{_SEP}{_X2}\b", re.I),
+    XYXY: re.compile(rf"\b{_X1}{_SEP}{_Y1}{_SEP}{_X2}{_SEP}{_Y2}\b", re.I),
+}
+_PIXEL = re.compile(r"\bpixels?\b|\bpx\b|\babsolute (?:pixel )?coordinates\b", re.I)
+_GRID = re.compile(r"\b0\s*(?:-|–|to)\s*1000\b|\b1000\s*[x×]\s*1000\b|\bnormali[sz]ed to 1000\b", re.I)
+
+_NUM = r"-?\d+(?:\.\d+)?"
+_FOUR = rf"{_NUM}\s*,\s*{_NUM}\s*,\s*{_NUM}\s*,\s*{_NUM}"
+_POINT = rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)"
+#: A box written in prose: four numbers in brackets or parentheses, or two corner points.
+_PROSE_BOX = re.compile(
+    rf"\[\s*(?P<list>{_FOUR})\s*\]|\(\s*(?P<tuple>{_FOUR})\s*\)"
+    rf"|\bfrom\s+(?:the\s+)?(?:point\s+)?{_POINT}\s*(?:to|-|–|until)\s*(?:the\s+)?(?:point\s+)?{_POINT}"
+    rf"|\btop[- ]left(?:\s+corner)?(?:\s+(?:at|is|of))?\s*:?\s*{_POINT}\s*(?:,|and|to|;)?\s*(?:the\s+|its\s+)?"
+    rf"bottom[- ]right(?:\s+corner)?(?:\s+(?:at|is|of))?\s*:?\s*{_POINT}",
+    re.I,
+)
+
+
+class Invalid(Exception):
+    """An answer whose boxes cannot be read without guessing."""
+
+
+@dataclass(frozen=True)
+class Box:
+    """Four numbers and the order they are in (``None``: the order the answer states, else xyxy)."""
+
+    numbers: tuple[float, float, float, float]
+    order: str | None = None
+
+
+def _four(values: Any) -> tuple[float, float, float, float] | None:
+    if not isinstance(values, list | tuple) or len(values) != 4:
+        return None
+    nums = [to_float(v) for v in values]
+    if any(n is None for n in nums):
+        return None
+    a, b, c, d = (float(n) for n in nums if n is not None)
+    return a, b, c, d
+
+
+def read_box(value: Any) -> Box | None:
+    """The box a value holds, or ``None`` when it is not four numbers or a named-corner dict."""
+    if isinstance(value, str):
+        text = value.strip()
+        parsed = parse_literal(text if text[:1] in "[(" else f"[{text}]")
+        value = list(parsed) if isinstance(parsed, list | tuple) else None
+    if isinstance(value, Mapping):
+        keys = {str(k).strip().lower().replace("-", "_").replace(" ", "_"): v for k, v in value.items()}
+        for names, order in _CORNER_KEYS:
+            if set(names) <= keys.keys() and len(keys) <= 6:
+                nums = _four([keys[n] for n in names])
+                return None if nums is None else Box(nums, order)
+        return None
+    nums = _four(value)
+    return None if nums is None else Box(nums)
+
+
+def is_corner_dict(value: Any) -> bool:
+    return isinstance(value, Mapping) and read_box(value) is not None
+
+
+def stated_order(text: str) -> str:
+    """The box convention the answer states, xyxy when it states none; :class:`Invalid` when it states two."""
+    stated = {order for order, pattern in _STATED.items() if pattern.search(text)}
+    if len(stated) > 1:
+        raise Invalid(f"conventions {sorted(stated)} both stated")
+    return stated.pop() if stated else XYXY
+
+
+def to_xyxy(box: Box, default_order: str) -> list[float]:
+    a, b, c, d = box.numbers
+    order = box.order or default_order
+    if order == YXYX:
+        return [b, a, d, c]
+    if order == XYWH:
+        return [a, b, a + c, b + d]
+    if order == CXCYWH:
+        return [a - c / 2, b - d / 2, a + c / 2, b + d / 2]
+    return [a, b, c, d]
+
+
+class Scaler:
+    """Turns xyxy boxes of one answer into normalised ones, with one scale for the whole answer.
+
+    Up to 1.5 the boxes are already normalised. Up to 1000 they are on the 0-1000 grid (what the AVL scorer
+    assumes too) unless the answer says "pixel" or uses a pixel-native format (``pixels``). Above 1000 they
+    are pixels, which needs the size of the image the model saw; so does a stated pixel scale. An answer
+    that says both "pixel" and "0-1000" is refused.
+    """
+
+    def __init__(self, boxes: list[list[float]], ctx: RefineContext, text: str, *, pixels: bool = False):
+        peak = max((abs(v) for box in boxes for v in box), default=0.0)
+        said_pixels = pixels or bool(_PIXEL.search(text))
+        said_grid = bool(_GRID.search(text))
+        if said_pixels and said_grid:
+            raise Invalid("both pixels and the 0-1000 grid stated")
+        if peak <= NORMALISED_MAX:
+            self.divisor = (1.0, 1.0)
+        elif peak <= GRID_MAX and not said_pixels:
+            self.divisor = (GRID_MAX, GRID_MAX)
+        else:
+            size = ctx.image_size
+            if size is None or said_grid:
+                raise Invalid("pixel boxes without an image size")
+            self.divisor = (float(size[0]), float(size[1]))
+
+    def __call__(self, box: list[float]) -> list[float]:
+        x1, y1, x2, y2 = box
+        if x2 < x1 or y2 < y1:
+            raise Invalid("corners out of order")
+        w, h = self.divisor
+        out = [round(v / d, 6) for v, d in zip(box, (w, h, w, h), strict=True)]
+        if any(v < -0.05 or v > NORMALISED_MAX for v in out):
+            raise Invalid("box outside the image")
+        return out
+
+
+def normalise_all(
+    boxes: list[Box], ctx: RefineContext, text: str, *, pixels: bool = False
+) -> list[list[float]]:
+    """Every box as normalised xyxy, in the stated convention and one scale; :class:`Invalid` otherwise."""
+    order = stated_order(text)
+    corners = [to_xyxy(b, order) for b in boxes]
+    scale = Scaler(corners, ctx, text, pixels=pixels)
+    return [scale(c) for c in corners]
+
+
+@dataclass(frozen=True)
+class ProseBox:
+    start: int
+    end: int
+    box: Box
+
+
+def prose_boxes(text: str) -> list[ProseBox]:
+    """Boxes written in running text, in order: ``[a, b, c, d]``, ``(a, b, c, d)``, "from (x, y) to (x, y)",
+    "top-left (x, y) and bottom-right (x, y)" (the two-point forms are corners, whatever the stated order)."""
+    found = []
+    for m in _PROSE_BOX.finditer(text):
+        flat = m.group("list") or m.group("tuple")
+        if flat is not None:
+            nums = _four([float(v) for v in re.findall(_NUM, flat)])
+            order = None
+        else:
+            points = [g for g in m.groups()[2:] if g is not None]
+            nums = _four([float(v) for v in points])
+            order = XYXY
+        if nums is not None:
+            found.append(ProseBox(m.start(), m.end(), Box(nums, order)))
+    return found

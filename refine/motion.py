@@ -1,0 +1,131 @@
+"""Directions and orders described in prose, mapped onto option wording (VSQA video, AVQA).
+
+A direction is a sign vector ``(dx, dy)`` with y pointing down, read from "from the bottom left to the top
+right", "moves up and to the right" or "travels leftwards". Options are read the same way ("Bottom-left to
+top-right") or as a class of movement ("horizontal", "vertical", "inclined"). An order is a sequence of
+option mentions linked by "followed by", "then", "before" (forwards) or "after", "preceded by" (backwards),
+answered for a question about what comes first or last. Anything mixed, negated or unlinked gives ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import pairwise
+
+Vector = tuple[int, int]
+
+_X = {"left": -1, "right": 1, "centre": 0, "center": 0, "middle": 0}
+_Y = {"top": -1, "upper": -1, "bottom": 1, "lower": 1, "centre": 0, "center": 0, "middle": 0}
+_POSITION = r"(?:(?:top|upper|bottom|lower)[- ]?(?:left|right)|(?:left|right)|top|bottom|upper|lower|cent(?:er|re)|middle)"
+_FROM_TO = re.compile(
+    rf"\bfrom\s+(?:the\s+)?(?P<start>{_POSITION})\b(?:[\w\s-]{{0,30}}?)\s+(?:to|towards?|into|toward)\s+"
+    rf"(?:the\s+)?(?P<end>{_POSITION})\b",
+    re.I,
+)
+_STEP = {
+    "up": (0, -1), "upward": (0, -1), "upwards": (0, -1), "down": (0, 1), "downward": (0, 1), "downwards": (0, 1),
+    "leftward": (-1, 0), "leftwards": (-1, 0), "rightward": (1, 0), "rightwards": (1, 0),
+    "to the left": (-1, 0), "to the right": (1, 0),
+}  # fmt: skip
+_STEPS = re.compile(r"\bto the (?:left|right)\b|\b(?:up|down)(?:wards?)?\b|\b(?:left|right)wards?\b", re.I)
+#: "speeds up", "upside down": not directions.
+_PHRASAL = re.compile(
+    r"\b(?:speeds?|slows?|ends?|picks?|shows?|comes?|sets?|lights?|winds?|calms?|settles?|cools?) (?:up|down)\b|"
+    r"\bupside down\b|\btop-down\b|\bup close\b",
+    re.I,
+)
+#: "moves right", "heading left": a side straight after a motion verb is a direction.
+_VERB_SIDE = re.compile(
+    r"\b(?:mov(?:es|ing|e)|travel(?:s|ling|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|head(?:s|ing)?|drift(?:s|ing)?|"
+    r"shift(?:s|ing)?|roll(?:s|ing)?)\s+(left|right)\b",
+    re.I,
+)
+_MOTION = re.compile(
+    r"\b(?:mov(?:es|ed|ing|e)|travel(?:s|led|ling|ed|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|drift(?:s|ing)?|"
+    r"shift(?:s|ing|ed)?|roll(?:s|ing)?|head(?:s|ing)?|glid(?:es|ing|e)|translat(?:es|ing|ion)|motion|path|"
+    r"goes|went|rises|rising|falls|falling|descends|ascends)\b",
+    re.I,
+)
+_STILL = re.compile(r"\b(?:not|doesn't|does not|never|no|stationary|still|static|without)\b", re.I)
+_CLASSES = {"horizontal": "h", "horizontally": "h", "vertical": "v", "vertically": "v", "inclined": "d",
+            "diagonal": "d", "diagonally": "d", "oblique": "d", "slanted": "d"}  # fmt: skip
+
+
+def _point(name: str) -> Vector:
+    words = re.findall(r"[a-z]+", name.lower())
+    return next((_X[w] for w in words if w in _X), 0), next((_Y[w] for w in words if w in _Y), 0)
+
+
+def _sign(v: int) -> int:
+    return (v > 0) - (v < 0)
+
+
+def _vectors(text: str) -> set[Vector]:
+    """Every direction the text states ("from A to B" or step words), as sign vectors."""
+    found: set[Vector] = set()
+    for m in _FROM_TO.finditer(text):
+        (x1, y1), (x2, y2) = _point(m.group("start")), _point(m.group("end"))
+        found.add((_sign(x2 - x1), _sign(y2 - y1)))
+    stripped = _PHRASAL.sub(" ", _FROM_TO.sub(" ", text))
+    steps = [_STEP[s.lower()] for s in _STEPS.findall(stripped)]
+    steps += [_STEP[f"to the {side.lower()}"] for side in _VERB_SIDE.findall(stripped)]
+    if steps:
+        found.add((_sign(sum(s[0] for s in steps)), _sign(sum(s[1] for s in steps))))
+    found.discard((0, 0))
+    return found
+
+
+def _kind(vector: Vector) -> str:
+    dx, dy = vector
+    return "d" if dx and dy else ("h" if dx else "v")
+
+
+def direction_answer(span: str, options: Sequence[str]) -> str | None:
+    """The option a described movement matches, or ``None`` (no movement described, or several)."""
+    if not _MOTION.search(span) or _STILL.search(span):
+        return None
+    vectors = _vectors(span)
+    classes = {_CLASSES[w] for w in re.findall(r"[a-z]+", span.lower()) if w in _CLASSES}
+    if len(vectors) != 1:
+        return None
+    vector = vectors.pop()
+    if classes and classes != {_kind(vector)}:
+        return None
+    by_vector = [o for o in options if _vectors(f"from {o}") == {vector}]
+    by_class = [o for o in options if _CLASSES.get(o.strip().lower()) == _kind(vector)]
+    matches = by_vector or by_class
+    return matches[0] if len(matches) == 1 else None
+
+
+_FORWARD = re.compile(
+    r"\b(?:followed by|then|before|after which|afterwards?|later|next|joins?|joined by|comes? in second|"
+    r"second|finally|lastly|eventually)\b",
+    re.I,
+)
+_BACKWARD = re.compile(r"\b(?:after(?! which)(?!wards?)|preceded by|following)\b", re.I)
+_FIRST_Q = re.compile(r"\b(?:first|earliest|initially|earlier)\b", re.I)
+_LAST_Q = re.compile(r"\b(?:last|latest|final|finally|later)\b", re.I)
+
+
+def order_answer(span: str, mentions: Sequence[tuple[str, int, int]], question: str) -> str | None:
+    """For "which comes first / last" questions: the option at that end of the order the span describes.
+
+    ``mentions`` are (option, start, end) in the span's text order, with positions in ``span``.
+    """
+    asks_first, asks_last = bool(_FIRST_Q.search(question)), bool(_LAST_Q.search(question))
+    if asks_first == asks_last or len(mentions) < 2:
+        return None
+    if len({m[0] for m in mentions}) != len(mentions):
+        return None
+    steps = []
+    for (_, _, end), (_, start, _) in pairwise(mentions):
+        between = span[end:start]
+        forward, backward = bool(_FORWARD.search(between)), bool(_BACKWARD.search(between))
+        if forward == backward:
+            return None
+        steps.append(forward)
+    if len(set(steps)) != 1:
+        return None
+    order = [m[0] for m in mentions] if steps[0] else [m[0] for m in reversed(mentions)]
+    return order[0] if asks_first else order[-1]
