@@ -51,6 +51,7 @@ class InferRecord(TypedDict, total=False):
     params: dict[str, Any]
     template: str
     prompt_hash: str
+    content_hash: str | None
     latency_s: float
     usage: dict[str, int] | None
     attempts: int
@@ -76,6 +77,7 @@ class RefineRecord(TypedDict, total=False):
     error: str | None
     refine_model: str | None
     llm_output: str | None
+    refine_mode: str
     time: str
     version: str
 
@@ -153,7 +155,17 @@ class RunPaths:
 
     @property
     def run_json(self) -> Path:
+        """The latest infer invocation's settings (every invocation is kept in :attr:`runs_log`)."""
         return self.infer_dir / "run.json"
+
+    @property
+    def runs_log(self) -> Path:
+        """Every infer invocation, appended: settings at the start, counts at the end."""
+        return self.infer_dir / "runs.jsonl"
+
+    def stage_log(self, stage: str) -> Path:
+        """The human-readable log of a stage's invocations (progress lines, new failures, the summary)."""
+        return self.root / stage / "run.log"
 
 
 #: What a run folder held before runs were kept per benchmark (AVI-Bench only): moved into ``<label>/avibench/``.

@@ -3,8 +3,14 @@
 The ``openai`` SDK does the HTTP work with its own retries switched off (``max_retries=0``); this module owns
 the retry policy so that every stage retries the same way, by exception type and status code (never by
 searching error text), honours ``Retry-After``, backs off exponentially with jitter and gives up after a
-bounded number of attempts. An empty answer is a retryable failure, never an answer. Error messages are one
-line and never contain the API key.
+bounded number of attempts. An empty or content-filtered answer is a failure, never an answer, and is retried
+once only (asking again rarely changes a filter's verdict). Error messages are one line and never contain the API
+key.
+
+With several base URLs (replicas of one model), a replica that refuses connections, or fails several requests in
+a row, is taken out of rotation for a while and then probed again; retries go to the healthy replicas. A failure
+that no retry can fix (a rejected key, a model the endpoint does not serve, no replica accepting connections) is
+marked ``permanent`` so that a stage can stop at once instead of failing every request.
 
 Two choices keep the client's CPU cost per request low (measured with 64 requests in flight): requests go
 through the SDK's aiohttp transport, because the default httpx pool scans every open connection for each
@@ -28,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     import openai
@@ -36,6 +43,15 @@ ErrorKind = Literal["http", "timeout", "connection", "empty", "malformed"]
 
 #: Status codes worth another attempt: request timeout, conflict, rate limit, and every server error.
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+#: Status codes that no retry and no other question can fix: the key is rejected, or the model is not served.
+PERMANENT_STATUS = frozenset({401, 403, 404})
+#: Finish reasons that mean the provider withheld the answer.
+FILTERED_REASONS = frozenset({"content_filter", "safety", "recitation", "prohibited_content", "blocklist"})
+#: Consecutive failures after which a replica is taken out of rotation (a refused connection: at once).
+REPLICA_FAILURES = 3
+#: Seconds a failing replica stays out of rotation before it is probed again (doubled per failed probe, capped).
+REPLICA_COOLDOWN = 5.0
+REPLICA_MAX_COOLDOWN = 120.0
 _MAX_MESSAGE = 300
 
 
@@ -55,23 +71,36 @@ class ChatResult:
     usage: dict[str, int] | None
     latency_s: float
     attempts: int
+    finish_reason: str | None = None
 
 
 class ChatError(Exception):
     """A request that failed for good (non-retryable, or out of attempts).
 
     ``retryable`` says whether the last failure was of a transient kind, i.e. whether trying again later
-    may succeed; ``attempts`` is how many requests were made.
+    may succeed; ``attempts`` is how many requests were made. ``permanent`` says that no other request to this
+    endpoint can succeed either (HTTP 401/403/404, or no replica accepting connections); ``finish_reason`` is
+    the provider's reason for an empty or filtered answer.
     """
 
     def __init__(
-        self, message: str, *, kind: ErrorKind, status: int | None = None, retryable: bool, attempts: int = 1
+        self,
+        message: str,
+        *,
+        kind: ErrorKind,
+        status: int | None = None,
+        retryable: bool,
+        attempts: int = 1,
+        permanent: bool = False,
+        finish_reason: str | None = None,
     ):
         super().__init__(message)
         self.kind = kind
         self.status = status
         self.retryable = retryable
         self.attempts = attempts
+        self.permanent = permanent
+        self.finish_reason = finish_reason
 
 
 @dataclass
@@ -124,6 +153,13 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
     return value if math.isfinite(value) and value >= 0 else None
 
 
+def host_of(url: str) -> str:
+    """Scheme, host and port of a base URL: no user info, path or query is recorded or shown."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+
+
 class Scrubber:
     """Removes a secret (and anything sent as a bearer token) from text, and flattens it to one short line."""
 
@@ -166,21 +202,47 @@ class RateLimiter:
 
 @dataclass
 class _Endpoint:
+    """One replica, with its health: consecutive failures and, while out of rotation, when to probe it again."""
+
     client: openai.AsyncOpenAI
+    url: str = ""
     in_flight: int = 0
+    failures: int = 0
+    down_until: float = 0.0
+    cooldown: float = REPLICA_COOLDOWN
+
+    def healthy(self, now: float) -> bool:
+        return self.down_until <= now
+
+    def succeeded(self) -> None:
+        self.failures, self.down_until, self.cooldown = 0, 0.0, REPLICA_COOLDOWN
+
+    def failed(self, *, refused: bool, now: float) -> None:
+        """Count a failure; a refused connection (or a run of failures) takes the replica out of rotation."""
+        self.failures += 1
+        if refused or self.failures >= REPLICA_FAILURES:
+            self.down_until = now + self.cooldown
+            self.cooldown = min(REPLICA_MAX_COOLDOWN, self.cooldown * 2)
 
 
 class _Attempt(Exception):
     """One failed attempt, classified; internal to :class:`ChatClient`."""
 
     def __init__(
-        self, message: str, kind: ErrorKind, status: int | None, retryable: bool, wait: float | None
+        self,
+        message: str,
+        kind: ErrorKind,
+        status: int | None,
+        retryable: bool,
+        wait: float | None,
+        finish_reason: str | None = None,
     ):
         super().__init__(message)
         self.kind = kind
         self.status = status
         self.retryable = retryable
         self.wait = wait
+        self.finish_reason = finish_reason
 
 
 def _usage_dict(body: Mapping[str, Any]) -> dict[str, int] | None:
@@ -189,6 +251,14 @@ def _usage_dict(body: Mapping[str, Any]) -> dict[str, int] | None:
         return None
     counts = {k: usage[k] for k in ("prompt_tokens", "completion_tokens", "total_tokens") if k in usage}
     return {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)} or None
+
+
+def _finish_reason(body: Mapping[str, Any]) -> str | None:
+    choices = body.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
+        reason = choices[0].get("finish_reason")
+        return reason if isinstance(reason, str) else None
+    return None
 
 
 def _extract_text(body: Any) -> str | None:
@@ -245,52 +315,99 @@ class ChatClient:
         )
         self._endpoints = [
             _Endpoint(
+                url=url,
                 client=openai.AsyncOpenAI(
                     api_key=api_key,
                     base_url=url,
                     timeout=timeout,
                     max_retries=0,
                     http_client=openai.DefaultAioHttpClient(limits=limits, timeout=timeout),
-                )
+                ),
             )
             for url in base_urls
         ]
 
     def _pick(self) -> _Endpoint:
+        """The healthy replica with the fewest requests in flight (ties in turn); when none is healthy, the one
+        due to be probed first."""
         turn = next(self._turn)
         count = len(self._endpoints)
         order = [self._endpoints[(turn + i) % count] for i in range(count)]
-        return min(order, key=lambda e: e.in_flight)
+        now = time.monotonic()
+        healthy = [e for e in order if e.healthy(now)]
+        if not healthy:
+            return min(order, key=lambda e: e.down_until)
+        return min(healthy, key=lambda e: e.in_flight)
+
+    def healthy_replicas(self) -> int:
+        now = time.monotonic()
+        return sum(e.healthy(now) for e in self._endpoints)
+
+    def _error(self, failure: _Attempt, attempts: int) -> ChatError:
+        suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
+        every = len(self._endpoints) > 1 and failure.kind == "connection"
+        return ChatError(
+            f"{failure}{' on every replica' if every else ''}{suffix}",
+            kind=failure.kind,
+            status=failure.status,
+            retryable=failure.retryable,
+            attempts=attempts,
+            permanent=failure.status in PERMANENT_STATUS
+            or (failure.kind == "connection" and self.healthy_replicas() == 0),
+            finish_reason=failure.finish_reason,
+        )
 
     async def chat(self, model: str, messages: list[dict[str, Any]], **params: Any) -> ChatResult:
-        """One chat completion, retried per the policy; raises :class:`ChatError` when it fails for good."""
-        attempts = 0
+        """One chat completion, retried per the policy; raises :class:`ChatError` when it fails for good.
+
+        An empty or filtered answer is asked once more at most. A retry after a replica failed goes at once to
+        another healthy replica when there is one (no back-off: the other replica has not failed).
+        """
+        attempts = empty = 0
         while True:
             attempts += 1
             try:
                 return await self._attempt(model, messages, params, attempts)
             except _Attempt as failure:
-                if not failure.retryable or attempts >= self.retry.max_attempts:
-                    suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
-                    raise ChatError(
-                        f"{failure}{suffix}",
-                        kind=failure.kind,
-                        status=failure.status,
-                        retryable=failure.retryable,
-                        attempts=attempts,
-                    ) from None
+                empty += failure.kind == "empty"
+                if not failure.retryable or attempts >= self.retry.max_attempts or empty > 1:
+                    raise self._error(failure, attempts) from None
                 wait = self.retry.backoff(attempts, self._rng)
                 if failure.wait is not None:
                     wait = min(failure.wait, self.retry.retry_after_cap)
+                elif (
+                    len(self._endpoints) > 1
+                    and failure.kind in ("connection", "timeout")
+                    and self.healthy_replicas() > 0
+                ):
+                    wait = 0.0
                 await asyncio.sleep(wait)
 
     async def _attempt(
         self, model: str, messages: list[dict[str, Any]], params: dict[str, Any], attempt: int
     ) -> ChatResult:
-        openai = _sdk()
         if self._limiter is not None:
             await self._limiter.acquire()
         endpoint = self._pick()
+        try:
+            result = await self._post(endpoint, model, messages, params, attempt)
+        except _Attempt as failure:
+            server_side = failure.kind in ("connection", "timeout") or (failure.status or 0) >= 500
+            if server_side:
+                endpoint.failed(refused=failure.kind == "connection", now=time.monotonic())
+            raise
+        endpoint.succeeded()
+        return result
+
+    async def _post(
+        self,
+        endpoint: _Endpoint,
+        model: str,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        attempt: int,
+    ) -> ChatResult:
+        openai = _sdk()
         endpoint.in_flight += 1
         start = time.perf_counter()
         extra = params.get("extra_body") or {}
@@ -324,14 +441,30 @@ class ChatClient:
             text = _extract_text(response)
         except ValueError as exc:
             raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
-        if text is None or not text.strip():
-            raise _Attempt("empty response content", "empty", None, True, None)
+        reason = _finish_reason(response)
+        if reason in FILTERED_REASONS or text is None or not text.strip():
+            why = f"finish_reason {reason}" if reason else "no finish_reason"
+            kind = "filtered answer" if reason in FILTERED_REASONS else "empty response content"
+            raise _Attempt(f"{kind} ({why})", "empty", None, True, None, reason)
         return ChatResult(
             text=text,
             usage=_usage_dict(response),
             latency_s=latency,
             attempts=attempt,
+            finish_reason=reason,
         )
+
+    async def served_models(self) -> list[str] | None:
+        """The model ids the first replica lists at ``GET /models``; ``None`` when it lists none or fails."""
+        try:
+            body = await self._endpoints[0].client.get("/models", cast_to=dict)
+        except Exception:  # listing is optional for OpenAI-compatible servers; the first request will tell
+            return None
+        data = body.get("data") if isinstance(body, Mapping) else None
+        if not isinstance(data, list):
+            return None
+        ids = [m.get("id") for m in data if isinstance(m, Mapping)]
+        return [i for i in ids if isinstance(i, str)] or None
 
     async def aclose(self) -> None:
         await asyncio.gather(*(e.client.close() for e in self._endpoints), return_exceptions=True)

@@ -13,6 +13,13 @@ import click
 from avibench import __version__
 from avibench.config import label_for
 from avibench.errors import AvibenchError
+from avibench.evaluate.completeness import (
+    EXIT_INCOMPLETE,
+    answer_provenance,
+    incomplete_summary,
+    task_gaps,
+    warning_lines,
+)
 from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
 from avibench.evaluate.uncertainty import run_intervals
 from avibench.plugin import PROFILES, EvalRequest
@@ -65,6 +72,11 @@ def _label_from_predictions(path: Path) -> str:
     "comparable) or off. Default: the FENSE mode set in the environment (README), else real.",
 )
 @click.option(
+    "--allow-partial",
+    is_flag=True,
+    help=f"Exit 0 even when a selected task is incomplete (default: exit {EXIT_INCOMPLETE} after the warning).",
+)
+@click.option(
     "--judge-model",
     default=None,
     help="Benchmarks with an LLM judge: the judge model (default: the benchmark's published judge).",
@@ -93,6 +105,7 @@ def eval_command(
     task_names: str | None,
     out_file: Path | None,
     fense_mode: str | None,
+    allow_partial: bool,
     judge_model: str | None,
     judge_base_url: str | None,
     judge_concurrency: int | None,
@@ -105,7 +118,9 @@ def eval_command(
 
     Both profiles are scored (reference reproduces the official scorer, strict fixes its defects). The top
     level of eval.json holds the official scorer's own output for the chosen profile, beside summary (both
-    profiles, 0-100), coverage and meta. Exit code 1 when a prediction file is broken or a task failed to score.
+    profiles, 0-100), coverage and meta. Exit code 1 when a prediction file is broken or a task failed to score;
+    3 (after a warning, unless --allow-partial) when a selected task has missing, failed, unrefined
+    or unscored questions: summary.incomplete then lists them and every number that rests on them.
     """
     if model is None and label is None and pred_path is None:
         raise click.UsageError("give --model or --label (score a run's journals) or --predictions PATH")
@@ -148,6 +163,21 @@ def eval_command(
     meta.setdefault("source", "predictions" if pred_path is not None else "refine")
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
     meta["benchmark"] = benchmark.name
+    journals = pred_path is None
+    if journals:
+        meta.update(answer_provenance(run.paths, tasks))
+    gaps = task_gaps(
+        benchmark,
+        run.paths,
+        tasks,
+        document,
+        data_root=run.data_root,
+        journals=journals,
+        explicit=task_names is not None,
+    )
+    incomplete = incomplete_summary(benchmark, gaps)
+    if incomplete is not None:
+        document.setdefault("summary", {})["incomplete"] = incomplete
     rows = list(build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile))
     if rows and isinstance(document.get("summary"), dict):
         document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
@@ -158,6 +188,10 @@ def eval_command(
         click.echo(line)
     for error in scored.errors:
         click.echo(f"error: {error}", err=True)
+    for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial):
+        click.echo(line, err=True)
     click.echo(f"wrote {target}")
     if scored.errors:
         sys.exit(1)
+    if incomplete is not None and not allow_partial:
+        sys.exit(EXIT_INCOMPLETE)

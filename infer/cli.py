@@ -6,26 +6,48 @@ import asyncio
 import json
 import os
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import click
 
 from avibench import __version__
 from avibench.errors import AvibenchError
+from avibench.failures import Advice, FailureGuard, MaxFailures, commonest
 from avibench.infer.backends.base import Backend, BackendSettings, InferRequest, MediaStrategy, load_backend
-from avibench.infer.journal import Shard, TaskPlan, now_iso, plan_task
-from avibench.infer.progress import RunProgress, summary_table
+from avibench.infer.journal import Shard, TaskPlan, generation_settings, now_iso, plan_task
+from avibench.infer.progress import RunLog, StageProgress, summary_table
 from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
-from avibench.llm import RetryPolicy, Scrubber
+from avibench.llm import RetryPolicy, Scrubber, host_of
 from avibench.plugin import Benchmark, Task
 from avibench.run_options import RunLocation, locate, run_options
-from avibench.store import atomic_write_json
+from avibench.store import append_records, atomic_write_json
 
 BASELINES = ("random", "oracle")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: The sampling temperatures providers accept.
+MAX_TEMPERATURE = 2.0
+
+
+class Temperature(click.ParamType):
+    """A temperature in [0, 2], or ``none`` to send none (the provider's default, as the reference does)."""
+
+    name = "temperature"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float | None:
+        if value is None or isinstance(value, float):
+            return value
+        if str(value).strip().lower() == "none":
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number or 'none'", param, ctx)
+        if not 0.0 <= number <= MAX_TEMPERATURE:
+            self.fail(f"{value} is outside 0-{MAX_TEMPERATURE:g}", param, ctx)
+        return number
 
 
 def select_tasks(benchmark: Benchmark, data_root: Path, tasks: str | None) -> tuple[Task, ...]:
@@ -50,13 +72,6 @@ def _notice(text: str) -> None:
     click.echo(text, err=True)
 
 
-def host_of(url: str) -> str:
-    """Scheme, host and port of a base URL: no user info, path or query is recorded."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
-
-
 @dataclass
 class RunSetup:
     run: RunLocation
@@ -65,6 +80,12 @@ class RunSetup:
     settings: BackendSettings
     request: InferRequest
     specs: tuple[Task, ...]
+    max_failures: MaxFailures | None = None
+
+    @property
+    def hosts(self) -> str:
+        hosts = [host_of(u) for u in self.settings.base_urls] if self.backend_cls.needs_credentials else []
+        return ", ".join(hosts) or f"the {self.backend_name} backend"
 
 
 def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
@@ -91,25 +112,24 @@ def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _execute(
-    setup: RunSetup, plans: list[TaskPlan], concurrency: int, scrub: Scrubber
-) -> dict[str, TaskOutcome]:
+    setup: RunSetup, plans: list[TaskPlan], concurrency: int, scrub: Scrubber, progress: StageProgress
+) -> tuple[dict[str, TaskOutcome], str | None]:
+    """Per-task outcomes and, when the run stopped early, why."""
     if not any(p.pending for p in plans):  # nothing to ask: do not even start the backend
-        return initial_outcomes(plans)
-    total = sum(p.already_done + len(p.pending) for p in plans)
-    progress = RunProgress(total, sum(p.already_done for p in plans))
-    try:
-        async with setup.backend_cls(setup.settings) as backend:
-            runner = Runner(
-                backend,
-                setup.backend_name,
-                setup.request,
-                concurrency=concurrency,
-                scrub=scrub,
-                on_answer=progress,
-            )
-            return await runner.run(plans)
-    finally:
-        progress.close()
+        return initial_outcomes(plans), None
+    guard = FailureGuard(advice=Advice(setup.request.model, setup.hosts), limit=setup.max_failures)
+    async with setup.backend_cls(setup.settings) as backend:
+        runner = Runner(
+            backend,
+            setup.backend_name,
+            setup.request,
+            concurrency=concurrency,
+            scrub=scrub,
+            on_answer=progress,
+            guard=guard,
+        )
+        outcomes = await runner.run(plans)
+        return outcomes, runner.stopped
 
 
 @click.command(name="infer")
@@ -164,10 +184,11 @@ async def _execute(
 )
 @click.option(
     "--temperature",
-    type=float,
-    default=0.0,
+    type=Temperature(),
+    default="0",
     show_default=True,
-    help="Sampling temperature sent with every request (the reference sends none; 0 makes runs repeatable).",
+    help="Sampling temperature sent with every request, 0-2, or 'none' to send none (as the reference does); "
+    "0 makes runs repeatable.",
 )
 @click.option("--max-tokens", type=click.IntRange(min=1), help="Answer length limit sent with every request.")
 @click.option("--seed", type=int, help="Sent to the endpoint; also seeds the random baseline (default 0).")
@@ -231,6 +252,18 @@ async def _execute(
     help="transformers backend: attention kernel (sdpa, flash_attention_2 where installed, eager).",
 )
 @click.option(
+    "--max-failures",
+    default=None,
+    metavar="N|P%",
+    help="Stop the run when more than N questions (or P% of those finished, judged after 20) have failed.",
+)
+@click.option(
+    "--allow-mixed",
+    is_flag=True,
+    help="Add answers to a label whose answers were made with other generation settings (temperature, max "
+    "tokens, media, template, system prompt); the report states the mix.",
+)
+@click.option(
     "--drop-audio-with-video",
     is_flag=True,
     help="Reproduce the reference: do not send a sample's audio files when it has a video.",
@@ -240,23 +273,62 @@ def infer(**opts: Any) -> None:
 
     Answers go to OUTPUT_DIR/<label>/<benchmark>/infer/<TASK>.jsonl. --backend transformers runs a local
     checkpoint in-process (--model PATH; see --device, --dtype, --batch-size, --attn). Questions already answered are skipped
-    and failed ones are asked again. The exit code is 1 if any question failed.
+    and failed ones are asked again. The exit code is 1 if any question failed. A failure no retry can fix (a
+    rejected key, a model the endpoint does not serve, no server accepting connections) stops the run after a
+    few identical ones, with what to fix; so does --max-failures. Every invocation is appended to
+    infer/runs.jsonl, and progress, new kinds of failure and the summary to infer/run.log.
 
     The openai backend reads the key from OPENAI_API_KEY and the endpoint from --base-url or OPENAI_BASE_URL;
     --model random and --model oracle are offline baselines that need neither.
     """
     setup, plans, options = _prepare(opts)
+    paths = setup.run.paths
     scrub = Scrubber([setup.settings.api_key or ""])
-    meta = {**provenance(setup, options), "started": now_iso()}
-    run_json = setup.run.paths.run_json
-    atomic_write_json(run_json, meta)
-    outcomes = asyncio.run(_execute(setup, plans, opts["concurrency"], scrub))
+    mixed = {p.task: dict(p.mixed) for p in plans if p.mixed}
+    meta = {
+        **provenance(setup, options),
+        "started": now_iso(),
+        **({"mixed_settings": mixed} if mixed else {}),
+    }
+    atomic_write_json(paths.run_json, meta)
+    append_records(paths.runs_log, [{"event": "start", **meta}])
+    log = RunLog(paths.stage_log("infer"))
+    log.write(f"infer {setup.run.label}: model {setup.request.model}, backend {setup.backend_name}, tasks "
+              f"{','.join(p.task for p in plans)}")  # fmt: skip
+    if mixed:
+        _notice(f"note: --allow-mixed: answers on record made with other settings: {mixed}")
+    total = sum(p.already_done + len(p.pending) for p in plans)
+    progress = StageProgress("infer", total, sum(p.already_done for p in plans), log=log)
+    try:
+        outcomes, stopped = asyncio.run(_execute(setup, plans, opts["concurrency"], scrub, progress))
+    except KeyboardInterrupt:
+        progress.close()
+        line = (
+            f"interrupted: {progress.done} answer(s) of this run saved in {paths.infer_dir} ({progress.failed} "
+            "failed; questions in flight were not saved); re-run the same command to resume"
+        )
+        log.write(line)
+        append_records(paths.runs_log, [{"event": "interrupted", "time": now_iso(), "saved": progress.done}])
+        click.echo(line, err=True)
+        sys.exit(130)
+    progress.close()
     counts = {
         name: {"done": o.done, "failed": o.failed, "skipped": o.skipped} for name, o in outcomes.items()
     }
-    atomic_write_json(run_json, {**meta, "finished": now_iso(), "counts": counts})
-    click.echo(summary_table(outcomes.values()), err=True)
+    end = {"finished": now_iso(), "counts": counts, "stopped": stopped}
+    atomic_write_json(paths.run_json, {**meta, **end})
+    append_records(paths.runs_log, [{"event": "end", **end}])
+    table = summary_table(outcomes.values())
+    log.write("summary\n" + table)
+    click.echo(table, err=True)
+    errors = sum((o.errors for o in outcomes.values()), Counter())
     failed = sum(o.failed for o in outcomes.values())
+    if failed:
+        click.echo(f"commonest failure: {commonest(errors)}", err=True)
+    if stopped:
+        log.write(stopped)
+        click.echo(stopped, err=True)
+        sys.exit(1)
     if failed:
         click.echo(f"{failed} sample(s) failed; re-run the same command to retry them.", err=True)
         sys.exit(1)
@@ -346,6 +418,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         settings=settings,
         request=request,
         specs=specs,
+        max_failures=MaxFailures.parse(opts["max_failures"]) if opts["max_failures"] else None,
     )
     plans = [
         plan_task(
@@ -356,6 +429,8 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
             n_samples=opts["n_samples"],
             shard=shard,
             first_only=opts["variants"] == "first",
+            settings=lambda item: generation_settings({**request.provenance(), **request.for_item(item)}),
+            allow_mixed=opts["allow_mixed"],
         )
         for spec in specs
     ]

@@ -1,13 +1,17 @@
 """The infer journal: one JSONL file per task, one record per finished request, the latest per key wins.
 
 A question is done when its latest record has a non-empty ``predict`` and no ``error``. Planning a run reads
-the journal, checks that it was made from the same dataset (same id under every recorded key) and lists
-what is still to do.
+the journal, checks that it was made from the same dataset (same id under every recorded key, and the same
+question text and media: :func:`avibench.infer.fingerprint.content_hash`) and with the same generation settings
+(:data:`GENERATION_SETTINGS`; ``--allow-mixed`` lets a run go on with other settings, and the mix is then
+recorded and reported), and lists what is still to do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +20,19 @@ from typing import Any
 from avibench import __version__
 from avibench.contracts import InferRecord, is_answered, latest_by_key
 from avibench.errors import JournalMismatchError
+from avibench.infer import fingerprint
 from avibench.items import Item, first_variants
+
+#: The request parameters that change what a model answers; answers made with different values are not mixed
+#: under one label unless asked (the seed, the provider options and the media encoding details are not among them).
+GENERATION_SETTINGS = (
+    "temperature",
+    "max_tokens",
+    "media",
+    "drop_audio_with_video",
+    "template",
+    "system_prompt",
+)
 
 
 @dataclass(frozen=True)
@@ -57,6 +73,8 @@ class TaskPlan:
     already_done: int
     pending: list[Item] = field(default_factory=list)
     other_shards: int = 0
+    mixed: Counter[str] = field(default_factory=Counter)
+    """Answers on record made with other generation settings (``--allow-mixed``), by the setting that differs."""
 
 
 def record_id(item: Item) -> str:
@@ -69,11 +87,41 @@ def where(item: Item) -> str:
     return f"entry {item.index}" if item.key == str(item.index) else f"question {item.key!r}"
 
 
+def generation_settings(params: dict[str, Any]) -> dict[str, Any]:
+    """The generation settings of a record's ``params`` (absent ones are ``None``)."""
+    return {k: params.get(k) for k in GENERATION_SETTINGS}
+
+
+def settings_differ(record: dict[str, Any], expected: dict[str, Any]) -> list[str]:
+    """The generation settings in which an answered record differs from ``expected`` (records without ``params``,
+    written before parameters were recorded, are taken as they are)."""
+    params = record.get("params")
+    if not isinstance(params, dict):
+        return []
+    have = generation_settings(params)
+    return [k for k in GENERATION_SETTINGS if have[k] != expected.get(k)]
+
+
+def _describe(name: str, have: Any, want: Any) -> str:
+    return f"{name} {json.dumps(have)} on record, {json.dumps(want)} now"
+
+
 def check_journal(
-    path: Path, items: Sequence[Item], latest: dict[str, dict[str, Any]], model: str | None = None
-) -> None:
-    """Raise :class:`JournalMismatchError` if the journal was made from other data (or by a model other than ``model``)."""
+    path: Path,
+    items: Sequence[Item],
+    latest: dict[str, dict[str, Any]],
+    model: str | None = None,
+    *,
+    settings: Callable[[Item], dict[str, Any]] | None = None,
+    allow_mixed: bool = False,
+) -> Counter[str]:
+    """Raise :class:`JournalMismatchError` if the journal was made from other data, by a model other than
+    ``model``, or (unless ``allow_mixed``) with generation settings other than ``settings(item)``.
+
+    Returns the answers on record that differ in their settings, counted by setting (empty unless ``allow_mixed``).
+    """
     by_key = {item.key: item for item in items}
+    mixed: Counter[str] = Counter()
     for key, record in latest.items():
         item = by_key.get(key)
         if item is None:
@@ -87,11 +135,33 @@ def check_journal(
                 f"{record_id(item)!r} there; the dataset changed under this run: use another --label or move the "
                 "journal away"
             )
-        if model is not None and is_answered(record) and record.get("model") != model:
+        if not is_answered(record):
+            continue
+        if model is not None and record.get("model") != model:
             raise JournalMismatchError(
                 f"{path}: {where(item)} was answered by model {record.get('model')!r}, not {model!r}; "
                 "use another --label for this model"
             )
+        stored = record.get("content_hash")
+        if stored is not None and stored != fingerprint.content_hash(item):
+            raise JournalMismatchError(
+                f"{path}: {where(item)} (id {record_id(item)!r}) was answered for another version of its question "
+                "text or media (content hash differs); the dataset changed under this run: use another --label "
+                "or move the journal away"
+            )
+        if settings is None:
+            continue
+        expected = settings(item)
+        differ = settings_differ(record, expected)
+        if differ and not allow_mixed:
+            params = record["params"]
+            detail = "; ".join(_describe(k, params.get(k), expected.get(k)) for k in differ)
+            raise JournalMismatchError(
+                f"{path}: {where(item)} was answered with other generation settings ({detail}); use another "
+                "--label, the same settings, or --allow-mixed to add answers made with these settings"
+            )
+        mixed.update(differ)
+    return mixed
 
 
 def plan_task(
@@ -103,17 +173,20 @@ def plan_task(
     n_samples: int | None,
     shard: Shard,
     first_only: bool = False,
+    settings: Callable[[Item], dict[str, Any]] | None = None,
+    allow_mixed: bool = False,
 ) -> TaskPlan:
-    """What to ask of one task: ``items`` as the benchmark loaded them, ``path`` its infer journal.
+    """What to ask of one task: ``items`` as the benchmark loaded them, ``path`` its infer journal, ``settings``
+    the generation settings this run sends for an item (checked against the answers on record).
 
     ``first_only`` asks only each item's first variant; the journal is still checked against every variant, so a
     run can go on later with all of them.
     """
     latest = latest_by_key(path)
-    check_journal(path, items, latest, model)
+    mixed = check_journal(path, items, latest, model, settings=settings, allow_mixed=allow_mixed)
     asked = first_variants(items) if first_only else items
     selected = asked[:n_samples] if n_samples is not None else asked
-    plan = TaskPlan(task=task, path=path, selected=len(selected), already_done=0)
+    plan = TaskPlan(task=task, path=path, selected=len(selected), already_done=0, mixed=mixed)
     for position, item in enumerate(selected):
         if is_answered(latest.get(item.key)):
             plan.already_done += 1
@@ -137,6 +210,7 @@ def make_record(
     model: str,
     params: dict[str, Any],
     prompt_hash: str,
+    content_hash: str | None = None,
     latency_s: float,
     usage: dict[str, int] | None,
     timings: dict[str, float] | None = None,
@@ -157,6 +231,7 @@ def make_record(
         "model": model,
         "params": params,
         "prompt_hash": prompt_hash,
+        "content_hash": content_hash,
         "latency_s": round(latency_s, 4),
         "usage": usage,
         "attempts": attempts,

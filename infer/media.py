@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image
 
 from avibench.infer.backends.base import InferRequest, MediaStrategy
+from avibench.infer.fingerprint import media_name
 from avibench.items import Item, Part
 
 SYSTEM_PROMPT = "You are a helpful assistant."
@@ -235,17 +236,10 @@ def build_messages(item: Item, request: InferRequest) -> list[dict[str, Any]]:
     ]
 
 
-def _relative(path: Path) -> str:
-    """A media path that does not depend on the machine: from AVI-Bench's ``input/`` folder, else the file name."""
-    text = path.as_posix()
-    cut = text.rfind("/input/")
-    return text[cut + 1 :] if cut >= 0 else path.name
-
-
 def prompt_hash(item: Item, request: InferRequest) -> str:
     """A short hash of what the model is shown: system prompt, text, media files in order, media handling."""
     media = [
-        _relative(p.path) + (f"#ch{p.channel}" if p.channel is not None else "")
+        media_name(p.path) + (f"#ch{p.channel}" if p.channel is not None else "")
         for p in item.parts
         if p.kind != "text"
     ]

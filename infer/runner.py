@@ -1,8 +1,8 @@
 """One scheduler for a whole run: every selected task in one event loop, a global in-flight limit.
 
 A producer walks the task plans and feeds pending samples into a bounded queue; ``concurrency`` workers
-take them, ask the backend, and hand each record to a journal sink that appends and fsyncs it in a worker
-thread (so slow disks never stall the event loop). A worker takes its next sample only after its record is
+take them, ask the backend, and hand each record to a journal sink that appends the records that arrived
+together with one fsync per journal, in a worker thread (so slow disks never stall the event loop). A worker takes its next sample only after its record is
 durable, so a crash loses at most the requests in flight.
 """
 
@@ -15,11 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from avibench.failures import FailureGuard, RunStopped, commonest
 from avibench.infer.backends.base import Backend, InferRequest
+from avibench.infer.fingerprint import content_hash
 from avibench.infer.journal import TaskPlan, make_record
 from avibench.infer.media import MediaError, prompt_hash
+from avibench.infer.progress import Answered
 from avibench.items import Item
-from avibench.llm import ChatError
+from avibench.llm import FILTERED_REASONS, ChatError
 from avibench.store import JournalSink
 
 
@@ -37,16 +40,7 @@ class TaskOutcome:
 
     @property
     def commonest_error(self) -> str | None:
-        return self.errors.most_common(1)[0][0] if self.errors else None
-
-
-@dataclass
-class Answered:
-    """The result of one sample, as reported to progress listeners."""
-
-    task: str
-    ok: bool
-    tokens: int
+        return commonest(self.errors)
 
 
 def describe_error(exc: BaseException) -> str:
@@ -74,6 +68,7 @@ class Runner:
         concurrency: int = 8,
         scrub: Callable[[str], str] = lambda s: s,
         on_answer: Callable[[Answered], None] | None = None,
+        guard: FailureGuard | None = None,
     ):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -83,30 +78,38 @@ class Runner:
         self.concurrency = concurrency
         self.scrub = scrub
         self.on_answer = on_answer
+        self.guard = guard or FailureGuard()
         self.params = request.provenance()
+        self.stopped: str | None = None
+        """Why the run stopped early (a permanent failure, ``--max-failures``), else ``None``."""
 
-    async def _ask(self, item: Item) -> dict[str, Any]:
+    async def _ask(self, item: Item) -> tuple[dict[str, Any], BaseException | None]:
         start = time.perf_counter()
         predict: str | None = None
         error: str | None = None
         usage = timings = finish_reason = None
         latency = 0.0
+        failure: BaseException | None = None
         attempts = 1
         try:
             answer = await self.backend.answer(item, self.request)
         except Exception as exc:  # every failure is recorded, never scored
+            failure = exc
             error = self.scrub(describe_error(exc))
             latency = time.perf_counter() - start
+            finish_reason = getattr(exc, "finish_reason", None)
             attempts = getattr(exc, "attempts", 1)
         else:
             usage, latency = answer.usage, answer.latency_s
             timings, finish_reason = answer.timings, answer.finish_reason
             attempts = answer.attempts
-            if isinstance(answer.text, str) and answer.text.strip():
+            if finish_reason in FILTERED_REASONS:
+                error = f"filtered answer (finish_reason {finish_reason})"
+            elif isinstance(answer.text, str) and answer.text.strip():
                 predict = answer.text
             else:
-                error = "empty answer"
-        return make_record(
+                error = "empty answer" + (f" (finish_reason {finish_reason})" if finish_reason else "")
+        record = make_record(
             item,
             predict=predict,
             error=error,
@@ -114,12 +117,14 @@ class Runner:
             model=self.request.model,
             params={**self.params, **self.request.for_item(item)},
             prompt_hash=prompt_hash(item, self.request),
+            content_hash=content_hash(item),
             latency_s=latency,
             usage=usage,
             timings=timings,
             finish_reason=finish_reason,
             attempts=attempts,
         )
+        return record, failure
 
     async def run(self, plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
         outcomes = initial_outcomes(plans)
@@ -134,9 +139,9 @@ class Runner:
                 await queue.put(None)
 
         async def work() -> None:
-            while (item := await queue.get()) is not None:
+            while (item := await queue.get()) is not None and not self.guard.stopped:
                 plan, question = item
-                record = await self._ask(question)
+                record, failure = await self._ask(question)
                 await sink.write(plan.path, record)
                 outcome = outcomes[plan.task]
                 tokens = (record["usage"] or {}).get("total_tokens", 0)
@@ -148,7 +153,8 @@ class Runner:
                     outcome.failed += 1
                     outcome.errors[record["error"]] += 1
                 if self.on_answer is not None:
-                    self.on_answer(Answered(plan.task, ok, tokens))
+                    self.on_answer(Answered(plan.task, ok, tokens, record["error"]))
+                self.guard.observe(record["error"], failure)
 
         writer = asyncio.create_task(sink.run())
         try:
@@ -156,6 +162,8 @@ class Runner:
                 group.create_task(produce())
                 for _ in range(self.concurrency):
                     group.create_task(work())
+        except* RunStopped as stop:
+            self.stopped = str(stop.exceptions[0])
         finally:
             sink.stop()
             await asyncio.gather(writer, return_exceptions=True)

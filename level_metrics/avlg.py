@@ -26,8 +26,8 @@ from avibench.level_metrics.types import Item, TaskScore
 _NUMBER = (int, float)
 
 
-def _prediction(text: str, profile: ScoringProfile) -> dict[Any, Any]:
-    """The frame dict of a prediction; ``{}`` when it cannot be read or is not a dict."""
+def _prediction(text: str, profile: ScoringProfile) -> dict[Any, Any] | None:
+    """The frame dict of a prediction; ``None`` when it cannot be read or is not a dict."""
     text = text.replace("```json", "").replace("```", "").strip()
     parsed = literal(text)
     if parsed is UNPARSED and profile.avlg_parse_json_literals:
@@ -35,7 +35,7 @@ def _prediction(text: str, profile: ScoringProfile) -> dict[Any, Any]:
             parsed = json.loads(text)
         except Exception:
             parsed = UNPARSED
-    return parsed if isinstance(parsed, dict) else {}
+    return parsed if isinstance(parsed, dict) else None
 
 
 def _frame_iou(predicted: Any, truth_box: Any, size: tuple[float, float]) -> float:
@@ -83,11 +83,12 @@ def avlg(
                 "flat or size-less ground truth scored with the image size (the reference would abort)",
                 item.index,
             )
-        text = prediction_text(item, clean=False, notes=notes)
-        if text is None:
+        text = prediction_text(item, clean=False, notes=notes, profile=profile)
+        prediction = None if text is None else _prediction(text, profile)
+        if text is None or (prediction is None and not profile.avlg_unreadable_null_frames_correct):
             sample = 0.0
         else:
-            prediction = _prediction(text, profile)
+            prediction = prediction or {}
             total: float = 0
             for key, truth_box in truth.boxes.items():
                 predicted = prediction.get(key)

@@ -20,6 +20,7 @@ from avibench.level_metrics.types import Item
 END_OF_TEXT = "<|endoftext|>"
 _NON_WORD = re.compile(r"[^\w\s]")
 _INTEGER = re.compile(r"\d+")
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 PRE_PREFIX = "pre_"
 
 
@@ -28,14 +29,24 @@ def strip_punctuation_lower(text: str) -> str:
     return _NON_WORD.sub("", text.lower())
 
 
-def prediction_text(item: Item, *, clean: bool, notes: Notes) -> str | None:
-    """The prediction as the reference's scorers read it: end-of-text markers removed, optionally cleaned."""
+def strip_reasoning(text: str) -> str:
+    """``text`` without ``<think>...</think>`` blocks; an unclosed block runs to the end of the text."""
+    return _THINK.sub(" ", text).strip()
+
+
+def prediction_text(
+    item: Item, *, clean: bool, notes: Notes, profile: ScoringProfile | None = None
+) -> str | None:
+    """The prediction as the reference's scorers read it: end-of-text markers removed, optionally cleaned; with
+    a ``profile`` that drops them, reasoning blocks removed first."""
     raw = item.predict
     if raw is None:
         return None
     if not isinstance(raw, str):
         notes.add("prediction is not a string; scored as its printed form", item.index)
         raw = str(raw)
+    if profile is not None and not profile.keep_reasoning_blocks:
+        raw = strip_reasoning(raw)
     text = raw.replace(END_OF_TEXT, "")
     return strip_punctuation_lower(text) if clean else text
 

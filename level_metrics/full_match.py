@@ -27,7 +27,8 @@ SampleScorer = Callable[[Item, str, ScoringProfile, Notes], int]
 def snap_to_option(options: Any, text: str, profile: ScoringProfile, notes: Notes, index: int) -> str | None:
     """The option mentioned earliest in ``text`` (whole-phrase match after cleaning), in its own spelling.
 
-    Ties on position go to the option that sorts first. A plain string is a sequence of one-character options
+    Ties on position go to the option that sorts first; an answer naming several options is ``""`` (matches no
+    label) unless ``snap_first_of_several_options``. A plain string is a sequence of one-character options
     in the reference (its defect) and no options at all when ``raw_option_string_chars`` is off.
     """
     if options is None or (isinstance(options, str) and not profile.raw_option_string_chars):
@@ -49,6 +50,9 @@ def snap_to_option(options: Any, text: str, profile: ScoringProfile, notes: Note
             found.append((match.start(), option))
     if not found:
         return None
+    if not profile.snap_first_of_several_options and len({option for _, option in found}) > 1:
+        notes.add("answer names several options; matched to none", index)
+        return ""
     return min(found)[1]
 
 
@@ -98,7 +102,7 @@ def accuracy(
         key = entry_key(item)
         if _skipped_pre(item, key, invalid_pre, profile, skip_invalid_pre):
             continue
-        text = prediction_text(item, clean=clean, notes=notes)
+        text = prediction_text(item, clean=clean, notes=notes, profile=profile)
         score = 0 if text is None else score_sample(item, text, profile, notes)
         if profile.double_confirm_positional:
             if "id=pre_" in key:

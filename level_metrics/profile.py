@@ -85,6 +85,22 @@ class ScoringProfile:
     """Reference: only Python ``None`` (or a missing frame) counts as "no box"; ``[]`` on an empty frame scores 0.
     When False ``[]`` also means "no box"."""
 
+    avlg_unreadable_null_frames_correct: bool = True
+    """Reference: a prediction that cannot be read as a frame dict ("I don't know.") has no box anywhere, so every
+    frame whose ground truth is null scores 1 and an answer that says nothing beats random guessing. When False an
+    unreadable prediction scores 0 on every frame."""
+
+    keep_reasoning_blocks: bool = True
+    """Reference: a reasoning model's ``<think>...</think>`` block stays in the answers of the tasks that are not
+    refined (AVM, AVH, VAH), so an option named while thinking can be the one that is matched. When False the
+    blocks (and an unclosed one, to the end of the answer) are removed before scoring, as refine does for the
+    other tasks."""
+
+    snap_first_of_several_options: bool = True
+    """Reference: an answer naming several options is snapped to the one named first, so a hedge ("yes or no")
+    scores whenever its first option is right. When False an answer naming more than one distinct option is
+    matched to none of them."""
+
     avlg_parse_json_literals: bool = False
     """Reference: the prediction is read with ``ast.literal_eval`` only, so JSON ``null``/``true``/``false`` make
     the whole prediction unreadable. When True a prediction that is not a Python literal is read as JSON."""
@@ -117,6 +133,9 @@ STRICT = ScoringProfile(
     avl_label_error_scores_zero=False,
     avl_iou_epsilon=False,
     avlg_empty_list_is_box=False,
+    avlg_unreadable_null_frames_correct=False,
+    keep_reasoning_blocks=False,
+    snap_first_of_several_options=False,
     avlg_parse_json_literals=True,
     retrieval_set_order=False,
     retrieval_isdigit_tokens=False,

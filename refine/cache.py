@@ -14,9 +14,10 @@ def prompt_hash(model: str, prompt: str) -> str:
 
 
 class LLMCache:
-    """Successful replies only (a failure is never cached); appended one fsynced line at a time."""
+    """Successful replies only (a failure is never cached); appended a line at a time, synced every
+    ``sync_interval`` seconds and on close."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, *, sync_interval: float = 0.0):
         self.path = Path(path)
         self._entries: dict[str, str] = {}
         for record in read_records(self.path):
@@ -24,6 +25,7 @@ class LLMCache:
             if isinstance(key, str) and isinstance(output, str):
                 self._entries[key] = output
         self._writer: JournalWriter | None = None
+        self._interval = sync_interval
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -36,7 +38,7 @@ class LLMCache:
         if self._entries.get(key) == output:
             return
         if self._writer is None:
-            self._writer = JournalWriter(self.path)
+            self._writer = JournalWriter(self.path, sync_interval=self._interval)
         self._writer.append(
             {
                 "key": key,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
 
 from avibench.errors import AvibenchError
+from avibench.failures import commonest
 from avibench.refine.llm_fallback import LLMSettings
 from avibench.refine.runner import METHODS, TaskSummary, refine_run
 from avibench.run_options import locate, run_options
@@ -16,10 +18,11 @@ from avibench.run_options import locate, run_options
 def _summary_line(s: TaskSummary) -> str:
     counts = " ".join(f"{m}={s.methods[m]}" for m in METHODS if s.methods[m])
     share = "-" if s.share_without_llm is None else f"{100 * s.share_without_llm:.1f}%"
-    return (
+    line = (
         f"{s.task:<7} answered={s.done:<5} refined now={s.refined_now:<5} requests={s.requests:<4} "
         f"without LLM={share:<6} {counts}"
     )
+    return line + (f" (commonest failure: {s.commonest_error})" if s.errors else "")
 
 
 @click.command(name="refine")
@@ -57,7 +60,9 @@ def refine(
 
     Reads outputs/<label>/<benchmark>/infer/<TASK>.jsonl and appends to .../refine/<TASK>.jsonl. The LLM is
     configured by REFINE_MODEL, REFINE_BASE_URL and REFINE_API_KEY (falling back to OPENAI_BASE_URL and
-    OPENAI_API_KEY) and REFINE_CONCURRENCY; its replies are cached in refine/.llm_cache.jsonl.
+    OPENAI_API_KEY), REFINE_CONCURRENCY, REFINE_TIMEOUT and REFINE_MAX_RETRIES; its replies are cached in
+    refine/.llm_cache.jsonl. Before using infer's endpoint (OPENAI_BASE_URL without REFINE_BASE_URL) refine checks
+    that it serves the refine model; a rejected key or an unknown model stops refine at the first request.
     """
     run = locate(
         benchmark_name, model, label, output_dir, data_root, notice=lambda text: click.echo(text, err=True)
@@ -73,23 +78,36 @@ def refine(
             "--mode llm needs REFINE_BASE_URL/REFINE_API_KEY (or OPENAI_BASE_URL/OPENAI_API_KEY)"
         )
     llm_note = f"LLM {settings.model}" if settings.configured and mode != "rules" else "no LLM"
+    if settings.configured and mode != "rules" and settings.borrowed:
+        llm_note += " at OPENAI_BASE_URL (no REFINE_BASE_URL set)"
     click.echo(f"refine {run.label}: mode {mode}, {llm_note}", err=True)
-    summaries = refine_run(
-        run.benchmark,
-        selected,
-        data_root=run.data_root,
-        paths=run.paths,
-        mode=mode,  # type: ignore[arg-type]
-        settings=settings,
-        progress=progress,
-        on_task=lambda s: click.echo(_summary_line(s)),
-    )
+    try:
+        summaries = refine_run(
+            run.benchmark,
+            selected,
+            data_root=run.data_root,
+            paths=run.paths,
+            mode=mode,  # type: ignore[arg-type]
+            settings=settings,
+            progress=progress,
+            on_task=lambda s: click.echo(_summary_line(s)),
+        )
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: answers refined so far are saved in {run.paths.refine_dir} (LLM replies in its cache); "
+            "re-run the same command to resume",
+            err=True,
+        )
+        sys.exit(130)
     failed = sum(s.failed for s in summaries)
     done = sum(s.done for s in summaries)
     free = sum(s.methods["rule"] + s.methods["passthrough"] for s in summaries)
     unparsed = sum(s.methods["unparsed"] for s in summaries)
     share = f"{100 * free / done:.1f}%" if done else "-"
     click.echo(f"total: answered={done} without LLM={share} unparsed={unparsed} failed={failed}")
+    errors = sum((s.errors for s in summaries), Counter())
+    if errors:
+        click.echo(f"commonest failure: {commonest(errors)}", err=True)
     if failed:
         click.echo(f"{failed} refinements failed; re-run the same command to retry them.", err=True)
         sys.exit(1)

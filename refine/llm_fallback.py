@@ -17,7 +17,8 @@ import yaml
 
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
-from avibench.llm import ChatClient, RetryPolicy
+from avibench.failures import Advice
+from avibench.llm import ChatClient, RetryPolicy, host_of
 from avibench.refine.cache import LLMCache
 from avibench.refine.context import RefineContext
 
@@ -43,7 +44,11 @@ def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float], de
 
 @dataclass(frozen=True)
 class LLMSettings:
-    """Where refine-LLM requests go. ``configured`` is false without a base URL and a key."""
+    """Where refine-LLM requests go. ``configured`` is false without a base URL and a key.
+
+    ``borrowed`` is true when the endpoint is infer's (``OPENAI_BASE_URL``, no ``REFINE_BASE_URL``): it was set
+    for another purpose, so refine checks that it serves the refine model before the first request.
+    """
 
     model: str = DEFAULT_REFINE_MODEL
     base_urls: tuple[str, ...] = ()
@@ -51,6 +56,7 @@ class LLMSettings:
     concurrency: int = DEFAULT_CONCURRENCY
     timeout: float = DEFAULT_TIMEOUT
     max_attempts: int = 5
+    borrowed: bool = False
 
     @property
     def configured(self) -> bool:
@@ -62,7 +68,9 @@ class LLMSettings:
         ``REFINE_CONCURRENCY``, ``REFINE_TIMEOUT``, ``REFINE_MAX_RETRIES``; non-None overrides win."""
         env = os.environ if env is None else env
         base = env.get("REFINE_BASE_URL") or env.get("OPENAI_BASE_URL") or ""
+        borrowed = not env.get("REFINE_BASE_URL") and overrides.get("base_urls") is None and bool(base)
         values: dict[str, object] = {
+            "borrowed": borrowed,
             "model": env.get("REFINE_MODEL") or DEFAULT_REFINE_MODEL,
             "base_urls": tuple(u.strip() for u in base.split(",") if u.strip()),
             "api_key": env.get("REFINE_API_KEY") or env.get("OPENAI_API_KEY") or "",
@@ -105,6 +113,25 @@ def build_prompt(raw: str, ctx: RefineContext) -> str:
     return _template(f"{ctx.family}.txt").substitute(response=raw)
 
 
+def advice(settings: LLMSettings) -> Advice:
+    """How refine's failures name its settings (and that the endpoint is infer's, when it is)."""
+    hosts = ", ".join(host_of(u) for u in settings.base_urls)
+    if settings.borrowed:
+        hosts += " (OPENAI_BASE_URL, set for infer)"
+    return Advice(
+        settings.model,
+        hosts,
+        model_setting="REFINE_MODEL (or --refine-model)",
+        url_setting="REFINE_BASE_URL (or --refine-base-url)",
+        key_setting="REFINE_API_KEY",
+    )
+
+
+def serves(listed: list[str], model: str) -> bool:
+    """Whether a ``/models`` listing names the model (some providers prefix ids, e.g. ``models/<id>``)."""
+    return any(m == model or m.rsplit("/", 1)[-1] == model for m in listed)
+
+
 class LLMRefiner:
     """Asks the refine model, through the cache; raises :class:`avibench.llm.ChatError` when a request fails."""
 
@@ -113,8 +140,23 @@ class LLMRefiner:
         self.cache = cache
         self._client = client
         self.requests = 0
+        self._verified = not settings.borrowed
         #: Tokens the provider reported for the requests this refiner sent (cache hits cost nothing).
         self.usage: Counter[str] = Counter()
+
+    async def verify(self) -> None:
+        """Before the first request to a borrowed endpoint: refuse a model its ``/models`` listing does not name."""
+        if self._verified:
+            return
+        self._verified = True
+        listed = await self._chat_client().served_models()
+        if listed is not None and not serves(listed, self.settings.model):
+            shown = ", ".join(listed[:5]) + (", ..." if len(listed) > 5 else "")
+            raise AvibenchError(
+                f"refine model {self.settings.model!r} is not served by {advice(self.settings).hosts} (it serves "
+                f"{shown}): set REFINE_MODEL to a model it serves, or REFINE_BASE_URL and REFINE_API_KEY to an "
+                "endpoint that serves the refine model"
+            )
 
     def _chat_client(self) -> ChatClient:
         if self._client is None:

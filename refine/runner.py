@@ -22,22 +22,25 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from tqdm import tqdm
-
 from avibench import __version__
 from avibench.contracts import REFINE_METHODS, RefineRecord, RunPaths, is_answered, latest_by_key
 from avibench.errors import JournalMismatchError
+from avibench.failures import FailureGuard, RunStopped, commonest
 from avibench.infer.journal import record_id, where
+from avibench.infer.progress import Answered, RunLog, StageProgress
 from avibench.items import Item
 from avibench.llm import ChatError
 from avibench.plugin import Benchmark, Task
 from avibench.refine.cache import LLMCache
-from avibench.refine.llm_fallback import LLMRefiner, LLMSettings
+from avibench.refine.llm_fallback import LLMRefiner, LLMSettings, advice
 from avibench.store import JournalWriter
 
 Mode = Literal["auto", "rules", "llm"]
 METHODS = REFINE_METHODS
 CACHE_NAME = ".llm_cache.jsonl"
+#: Seconds between disk syncs of the refine journal and cache (records are written and flushed at once; a
+#: power cut loses at most this much, and the next run redoes it).
+SYNC_INTERVAL = 1.0
 
 
 def raw_hash(raw: str) -> str:
@@ -51,10 +54,16 @@ class TaskSummary:
     refined_now: int = 0
     requests: int = 0
     methods: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    """Failed refinements by reason (kept records included)."""
 
     @property
     def failed(self) -> int:
         return self.methods["failed"]
+
+    @property
+    def commonest_error(self) -> str | None:
+        return commonest(self.errors)
 
     @property
     def share_without_llm(self) -> float | None:
@@ -114,6 +123,7 @@ class TaskRefiner:
             "error": extra.get("error"),
             "refine_model": extra.get("refine_model"),
             "llm_output": extra.get("llm_output"),
+            "refine_mode": self.mode,
             "time": datetime.now(UTC).isoformat(timespec="seconds"),
             "version": __version__,
         }
@@ -133,14 +143,17 @@ class TaskRefiner:
             return self._record(work, work.raw, "unparsed")
         return None
 
-    async def with_llm(self, work: _Work, refiner: LLMRefiner) -> RefineRecord:
+    async def with_llm(self, work: _Work, refiner: LLMRefiner, guard: FailureGuard) -> RefineRecord:
+        """Refine one answer through the LLM; ``guard`` stops the stage at a failure no retry can fix."""
         model = refiner.settings.model
         prompt = self.benchmark.refine_prompt(work.item, work.raw)
         assert prompt is not None
         try:
             reply, _cached = await refiner.ask(prompt)
         except ChatError as exc:
-            return self._record(work, None, "failed", error=str(exc), refine_model=model)
+            record = self._record(work, None, "failed", error=str(exc), refine_model=model)
+            guard.observe(str(exc), exc)
+            return record
         refined = self.benchmark.extract(work.item, reply)
         if refined is None:
             return self._record(work, reply.strip(), "unparsed", refine_model=model, llm_output=reply)
@@ -177,20 +190,38 @@ def _collect(
     return work, kept, answered
 
 
+@dataclass
+class _Monitor:
+    """What watches a refine run: the failure guard (shared by its tasks) and where progress goes."""
+
+    guard: FailureGuard
+    log: RunLog
+    progress: bool = True
+
+
 async def _run_llm(
-    task: TaskRefiner, pending: Sequence[_Work], refiner: LLMRefiner, concurrency: int, progress: bool
+    task: TaskRefiner, pending: Sequence[_Work], refiner: LLMRefiner, concurrency: int, monitor: _Monitor
 ) -> None:
     gate = asyncio.Semaphore(max(concurrency, 1))
-    bar = tqdm(total=len(pending), desc=f"refine {task.task} (LLM)", unit="answer", disable=not progress)
+    bar = StageProgress(f"refine {task.task} (LLM)", len(pending), log=monitor.log, enabled=monitor.progress)
 
     async def one(work: _Work) -> None:
         async with gate:
-            record = await task.with_llm(work, refiner)
+            if monitor.guard.stopped:
+                return
+            record = await task.with_llm(work, refiner, monitor.guard)
         task.summary.methods[record["method"]] += 1
-        bar.update(1)
+        if record["error"] is not None:
+            task.summary.errors[record["error"]] += 1
+        bar(Answered(task.task, record["error"] is None, error=record["error"]))
 
     try:
-        await asyncio.gather(*(one(w) for w in pending))
+        await refiner.verify()
+        async with asyncio.TaskGroup() as group:
+            for work in pending:
+                group.create_task(one(work))
+    except* RunStopped as stop:
+        raise stop.exceptions[0] from None
     finally:
         bar.close()
 
@@ -204,7 +235,7 @@ def refine_task(
     mode: Mode,
     settings: LLMSettings,
     cache: LLMCache,
-    progress: bool = False,
+    monitor: _Monitor,
 ) -> TaskSummary | None:
     """Refine one task; ``None`` when the run has no infer journal for it."""
     infer_path = paths.infer_journal(task.name)
@@ -217,10 +248,11 @@ def refine_task(
         items, infer_path, paths.refine_journal(task.name), passthrough, mode, use_llm
     )
     refiner = LLMRefiner(settings, cache) if use_llm else None
-    with JournalWriter(paths.refine_journal(task.name)) as writer:
+    with JournalWriter(paths.refine_journal(task.name), sync_interval=SYNC_INTERVAL) as writer:
         refining = TaskRefiner(benchmark, task.name, writer, mode, refiner)
         refining.summary.done = answered
         refining.summary.methods.update(r.get("method", "unparsed") for r in kept.values())
+        refining.summary.errors.update(r["error"] for r in kept.values() if r.get("error"))
         pending = []
         for item in work:
             record = refining.without_llm(item)
@@ -229,15 +261,15 @@ def refine_task(
             else:
                 refining.summary.methods[record["method"]] += 1
         if pending and refiner is not None:
-            asyncio.run(_drive(refining, pending, refiner, settings.concurrency, progress))
+            asyncio.run(_drive(refining, pending, refiner, settings.concurrency, monitor))
     return refining.summary
 
 
 async def _drive(
-    task: TaskRefiner, pending: Sequence[_Work], refiner: LLMRefiner, concurrency: int, progress: bool
+    task: TaskRefiner, pending: Sequence[_Work], refiner: LLMRefiner, concurrency: int, monitor: _Monitor
 ) -> None:
     try:
-        await _run_llm(task, pending, refiner, concurrency, progress)
+        await _run_llm(task, pending, refiner, concurrency, monitor)
     finally:
         task.summary.requests = refiner.requests
         await refiner.aclose()
@@ -254,15 +286,22 @@ def refine_run(
     progress: bool = False,
     on_task: Callable[[TaskSummary], None] | None = None,
 ) -> list[TaskSummary]:
-    """Refine every selected task that has an infer journal; the LLM cache is shared by the run's tasks."""
+    """Refine every selected task that has an infer journal; the LLM cache is shared by the run's tasks.
+
+    Raises :class:`avibench.failures.RunStopped` at the first refine-LLM failure no retry can fix (a rejected key,
+    a model the endpoint does not serve): every later request would fail the same way.
+    """
     settings = settings or LLMSettings.from_env()
-    cache = LLMCache(paths.refine_dir / CACHE_NAME)
+    cache = LLMCache(paths.refine_dir / CACHE_NAME, sync_interval=SYNC_INTERVAL)
+    log = RunLog(paths.stage_log("refine"))
+    log.write(f"refine {paths.label}: mode {mode}, LLM {settings.model if settings.configured else 'none'}")
+    monitor = _Monitor(FailureGuard(advice=advice(settings), repeats=1), log, progress)
     summaries = []
     try:
         for task in tasks:
             summary = refine_task(
                 benchmark, task, data_root=data_root, paths=paths, mode=mode, settings=settings, cache=cache,
-                progress=progress,
+                monitor=monitor,
             )  # fmt: skip
             if summary is not None:
                 summaries.append(summary)
@@ -270,4 +309,5 @@ def refine_run(
                     on_task(summary)
     finally:
         cache.close()
+        log.close()
     return summaries

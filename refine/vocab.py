@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
-import inflect
+if TYPE_CHECKING:
+    import inflect
 
 #: Class-list entries that are answers about the list, not objects to look for in prose.
 META_CLASSES = frozenset({"not sure", "no available option"})
@@ -19,6 +21,10 @@ META_CLASSES = frozenset({"not sure", "no available option"})
 
 @cache
 def _engine() -> inflect.engine:
+    """inflect, imported on first use: its import takes seconds, which a refine that never meets a plural (or
+    a ``--help``) should not pay."""
+    import inflect
+
     return inflect.engine()
 
 
@@ -56,14 +62,11 @@ def match_class(name: str, classes: Sequence[str]) -> str | None:
     text = name.strip().lower()
     if not text or len(text) > 80:
         return None
-    for candidate in (text, singular(text)):
-        hit = index.get(squash(candidate))
-        if hit is not None:
-            return hit
+    hit = index.get(squash(text)) or index.get(squash(singular(text)))
+    if hit is not None:
+        return hit
     parts = re.findall(r"[a-z0-9]+", text)
-    found = {
-        c for p in parts for c in (index.get(squash(p)), index.get(squash(singular(p)))) if c is not None
-    }
+    found = {c for p in parts if (c := index.get(squash(p)) or index.get(squash(singular(p)))) is not None}
     found -= META_CLASSES
     if len(found) == 1:
         return found.pop()

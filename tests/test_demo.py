@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from avibench.benchmarks.avibench.demo import chance_gap, oracle_failures
+from avibench.benchmarks.avibench.demo import chance_rows, oracle_failures
 from avibench.cli import cli
 
 
@@ -44,13 +44,16 @@ def test_self_test_catches_an_imperfect_oracle() -> None:
     assert oracle_failures(doc) == ["reference/AVL: None"]
 
 
-def test_chance_gap_ignores_avc() -> None:
+def test_random_is_judged_per_task_with_a_tolerance_from_its_size() -> None:
     doc = {
         "summary": {
-            "tasks": {"AVM": 50.0, "AVC": 90.0, "VAH": None},
-            "chance": {"AVM": 30.0, "AVC": 0.0, "VAH": 10.0},
-        }
+            "tasks": {"AVM": 50.0, "AVC": 90.0, "VAH": None, "AVQA": 0.0},
+            "chance": {"AVM": 50.0, "AVC": 0.0, "VAH": 10.0, "AVQA": 36.0},
+        },
+        "coverage": {"AVM": {"formal": 100}, "VAH": {"formal": 9}, "AVQA": {"formal": 400}},
     }
-    gap, rows = chance_gap(doc)
-    assert gap == 15.0
-    assert [r[0] for r in rows] == ["AVM", "VAH"]
+    rows = {t: (s, c, round(tol, 2)) for t, s, c, tol in chance_rows(doc)}
+    assert set(rows) == {"AVM", "VAH", "AVQA"}  # AVC has no chance level to judge
+    assert rows["AVM"] == (50.0, 50.0, 20.0)  # 4 * 100 * sqrt(0.25 / 100)
+    assert rows["VAH"] == (0.0, 10.0, 40.0)  # 9 questions: 0 is within reach of chance
+    assert rows["AVQA"] == (0.0, 36.0, 9.6)  # 400 questions: 0 is not

@@ -94,7 +94,8 @@ def test_random_answers_stay_in_each_answer_space(sample_root: Path, tmp_path: P
             limit = len(sample.audios) if task == "VAR" else len(sample.images)
             assert all(0 <= i < limit for i in chosen) and chosen == sorted(set(chosen))
         elif task == "AVSQA" and isinstance(sample.options, list):
-            assert set(text.split(";")) <= set(sample.options)
+            assert text.startswith("#") and text.endswith("#")  # the form its prompt asks for
+            assert set(text.strip("#").split(";")) <= set(sample.options)
         elif isinstance(sample.options, list) and sample.options:
             assert text in sample.options
         elif str(sample.answer).isdigit():
@@ -143,7 +144,7 @@ def test_oracle_scores_full_marks_through_refine_and_eval(sample_root: Path, tmp
         methods = {r["method"] for r in latest_by_index(path).values()}
         assert methods <= {"rule", "passthrough"}, (path.stem, methods)
     evaluated = invoke(["eval", *common])
-    assert evaluated.code in (0, 1), evaluated.stderr
+    assert evaluated.code in (0, 1, 3), evaluated.stderr  # 3: AVC is not scored without FENSE models
     result = json.loads((tmp_path / "oracle" / "avibench" / "eval.json").read_text())
     for task, score in result["summary"]["tasks"].items():
         if score is None:

@@ -49,14 +49,14 @@ def test_success_records_text_usage_latency_and_params() -> None:
 
 def test_each_transient_kind_is_retried_until_success() -> None:
     async def main():
-        plan = faults("500", "502", "503", "reset", "malformed", "empty", "null", "429")
+        plan = faults("500", "502", "503", "reset", "malformed", "empty", "429")
         async with FakeOpenAIServer(plan=plan) as server:
             result = await ask(server, retry=RetryPolicy(max_attempts=9, base_delay=0.001, max_delay=0.005))
             return result, [r.fault for r in server.requests]
 
     result, seen = asyncio.run(main())
-    assert result.attempts == 9
-    assert seen == ["500", "502", "503", "reset", "malformed", "empty", "null", "429", None]
+    assert result.attempts == 8
+    assert seen == ["500", "502", "503", "reset", "malformed", "empty", "429", None]
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,6 @@ def test_each_transient_kind_is_retried_until_success() -> None:
         ("500", "http", 500),
         ("reset", "connection", None),
         ("malformed", "malformed", None),
-        ("empty", "empty", None),
     ],
 )
 def test_persistent_failure_gives_up_after_max_attempts(spec: str, kind: str, status: int | None) -> None:
@@ -81,6 +80,24 @@ def test_persistent_failure_gives_up_after_max_attempts(spec: str, kind: str, st
     assert "\n" not in str(error) and "after 5 attempts" in str(error)
 
 
+@pytest.mark.parametrize(
+    ("spec", "reason"), [("empty", "stop"), ("null", "stop"), ("filtered", "content_filter")]
+)
+def test_empty_or_filtered_answer_is_asked_once_more_then_fails_with_its_reason(
+    spec: str, reason: str
+) -> None:
+    async def main():
+        async with FakeOpenAIServer(plan=FaultPlan(markers={"hi": Fault(spec)})) as server:
+            with pytest.raises(ChatError) as info:
+                await ask(server)
+            return info.value, server.count
+
+    error, count = asyncio.run(main())
+    assert count == 2
+    assert (error.kind, error.finish_reason, error.attempts, error.permanent) == ("empty", reason, 2, False)
+    assert f"finish_reason {reason}" in str(error)
+
+
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
 def test_non_retryable_4xx_fails_at_once(status: int) -> None:
     async def main():
@@ -92,6 +109,7 @@ def test_non_retryable_4xx_fails_at_once(status: int) -> None:
     error, count = asyncio.run(main())
     assert count == 1
     assert (error.kind, error.status, error.retryable, error.attempts) == ("http", status, False, 1)
+    assert error.permanent == (status in (401, 403, 404))
     assert str(error).startswith(f"HTTP {status}: injected")
 
 
@@ -243,3 +261,41 @@ def test_reply_text_is_read_from_plain_json(body: dict, expected: str | None) ->
 def test_bodies_that_are_not_chat_completions_are_malformed(body) -> None:
     with pytest.raises(ValueError):
         _extract_text(body)
+
+
+def _dead_url() -> str:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+def test_dead_replica_leaves_rotation_and_retries_go_to_the_live_one() -> None:
+    dead = _dead_url()
+
+    async def main():
+        async with FakeOpenAIServer() as server:
+            retry = RetryPolicy(max_attempts=2, base_delay=5.0)  # a back-off would make this test slow
+            async with ChatClient(base_urls=[dead, server.base_url], api_key=KEY, retry=retry) as client:
+                start = time.perf_counter()
+                results = await asyncio.gather(*(client.chat("fake-model", MESSAGES) for _ in range(40)))
+                return results, server.count, time.perf_counter() - start, client.healthy_replicas()
+
+    results, count, elapsed, healthy = asyncio.run(main())
+    assert len(results) == 40 and all(r.text for r in results)  # not one request lost to the dead replica
+    assert count == 40 and healthy == 1
+    assert elapsed < 4.0
+
+
+def test_no_replica_accepting_connections_is_permanent() -> None:
+    async def main():
+        retry = RetryPolicy(max_attempts=2, base_delay=0.001)
+        async with ChatClient(base_urls=[_dead_url(), _dead_url()], api_key=KEY, retry=retry) as client:
+            with pytest.raises(ChatError) as info:
+                await client.chat("fake-model", MESSAGES)
+            return info.value
+
+    error = asyncio.run(main())
+    assert error.kind == "connection" and error.permanent
+    assert "on every replica" in str(error)

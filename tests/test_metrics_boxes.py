@@ -157,7 +157,12 @@ FRAMES = {"bbox": {"frame_0": [10, 20, 30, 40], "frame_1": None}, "original_wh":
         ("```json\n{'frame_0': [0.1, 0.2, 0.4, 0.6], 'frame_1': None}\n```", 1.0, 1.0),
         ("{'frame_0': [10, 20, 40, 60], 'frame_1': None}", 0.5, 0.5),  # no scale detection: pixels miss
         ("{'frame_0': '0.1, 0.2, 0.4, 0.6', 'frame_1': None}", 0.5, 0.5),  # a string is not a box here
-        ("[[0.1, 0.2, 0.4, 0.6]]", 0.5, 0.5),  # not a dict: every frame missing
+        (
+            "[[0.1, 0.2, 0.4, 0.6]]",
+            0.5,
+            0.0,
+        ),  # not a dict: no box anywhere in the reference, no credit in strict
+        ("I don't know.", 0.5, 0.0),  # unreadable: the reference credits the null frame
     ],
 )
 def test_avlg_frames(pred: str, reference: float, strict: float) -> None:

@@ -15,10 +15,26 @@ YES_NO_SURE = ["yes", "no", "not sure"]
 
 
 def test_option_snapping_vector() -> None:
-    # Spec 8: cleaned "no im not sure it matches"; "no" at 0, "not sure" at 6 -> snapped "no" == GT.
+    # Reference: cleaned "no im not sure it matches"; "no" at 0, "not sure" at 6 -> snapped "no" == GT.
+    # Strict: the answer names two options, a hedge that earns nothing.
     items = make_items("AVM", [("0", "no", "No, I'm not sure it matches.")], options=YES_NO_SURE)
-    for profile in (REFERENCE, STRICT):
-        assert full_match(items, profile=profile).value == 1.0
+    assert full_match(items, profile=REFERENCE).value == 1.0
+    assert full_match(items, profile=STRICT).value == 0.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "strict"),
+    [
+        ("<think>Could it be no? The sound is off.</think> Yes.", 0.0, 1.0),  # the thought named "no" first
+        ("<think>no... maybe yes", 1.0, 0.0),  # reference reads "thinkno maybe yes"; strict: no answer given
+        ("Yes or no, hard to say.", 1.0, 0.0),  # a hedge
+        ("Yes.", 1.0, 1.0),
+    ],
+)
+def test_strict_drops_reasoning_blocks_and_hedges(answer: str, reference: float, strict: float) -> None:
+    items = make_items("AVH", [("0", "yes", answer)], options=YES_NO_SURE)
+    assert full_match(items, profile=REFERENCE).value == reference
+    assert full_match(items, profile=STRICT).value == strict
 
 
 def test_snapping_takes_earliest_mention_not_list_order() -> None:

@@ -3,7 +3,8 @@
 It answers ``POST /v1/chat/completions`` like a provider would (a chat completion with usage) and records
 every request. Faults can be injected for a given request number, at random with a seeded rate, or whenever
 a marker string appears in the request's text: 429 with ``Retry-After``, 5xx, a connection reset, a hang
-past the client's timeout, a malformed body, empty or null content, a 400 that echoes the request's
+past the client's timeout, a malformed body, empty or null content, a content-filtered reply (no content,
+``finish_reason`` ``content_filter``), a 400 that echoes the request's
 ``Authorization`` header (to prove that callers scrub secrets), and extra latency.
 
 Use it in the test's event loop (``async with FakeOpenAIServer() as server``), in a background thread
@@ -39,6 +40,7 @@ FAULT_KINDS = (
     "malformed",
     "empty",
     "null",
+    "filtered",
     "slow",
 )
 
@@ -273,10 +275,12 @@ class FakeOpenAIServer:
 
     def _completion(self, body: dict[str, Any], text: str, fault: Fault | None) -> dict[str, Any]:
         content: str | None = text
+        finish_reason = "stop"
         if fault is not None and fault.kind == "empty":
             content = ""
-        elif fault is not None and fault.kind == "null":
+        elif fault is not None and fault.kind in ("null", "filtered"):
             content = None
+            finish_reason = "content_filter" if fault.kind == "filtered" else finish_reason
         prompt_tokens = _estimate_prompt_tokens(body)
         completion_tokens = max(1, len(text.split()))
         return {
@@ -285,7 +289,11 @@ class FakeOpenAIServer:
             "created": int(time.time()),
             "model": str(body.get("model", "fake-model")),
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": finish_reason,
+                }
             ],
             "usage": {
                 "prompt_tokens": prompt_tokens,

@@ -96,10 +96,11 @@ def random_option(sample: Sample, rng: random.Random) -> str:
 
 
 def random_avsqa(sample: Sample, rng: random.Random) -> str:
+    """A guess in the ``#...#`` form the AVSQA prompt asks for (as the oracle answers), so refine can read it."""
     options = [o for o in sample.options if o not in _NOT_CLASSES] if isinstance(sample.options, list) else []
     if not options:
-        return random_option(sample, rng)
-    return ";".join(rng.sample(options, rng.randint(1, min(3, len(options)))))
+        return f"#{random_option(sample, rng)}#"
+    return "#" + ";".join(rng.sample(options, rng.randint(1, min(3, len(options))))) + "#"
 
 
 def random_mic(sample: Sample, rng: random.Random) -> str:

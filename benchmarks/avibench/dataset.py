@@ -104,6 +104,11 @@ def sample_from_entry(spec: TaskSpec, folder: Path, path: Path, index: int, entr
     question = inp.get("question")
     if not isinstance(question, dict):
         raise DatasetError(path, "missing or not an object", index=index, field="input.question")
+    if "task" in entry and entry["task"] != spec.name:
+        raise DatasetError(
+            path, f"is {entry['task']!r} but the folder is {spec.name} (the reference refuses it)", index=index,
+            field="task",
+        )  # fmt: skip
     output = entry.get("output")
     if not isinstance(output, dict) or "question_answer" not in output:
         raise DatasetError(path, "missing", index=index, field="output.question_answer")

@@ -25,6 +25,8 @@ from avibench.items import Item, Part, Response
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
 
 PRE_VARIANT = "pre"
+#: Where the chance levels are kept between evals, under the output dir (they depend on the dataset only).
+CHANCE_CACHE = Path(".cache") / "avibench-chance.json"
 
 
 def item_of(sample: Sample) -> Item:
@@ -149,6 +151,7 @@ class AVIBench(Benchmark):
             model=request.model,
             label=request.paths.label,
             fense_fn=request.options.get("fense_fn"),
+            chance_cache=request.paths.output_dir / CHANCE_CACHE,
         )
         return Scored(document=result.document, errors=result.errors, per_sample=result.per_sample)
 

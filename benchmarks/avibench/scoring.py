@@ -7,6 +7,8 @@ silently, which is what the reference evaluator does when a scorer raises.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ from avibench.benchmarks.avibench.predictions import (
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
 from avibench.errors import DatasetError
 from avibench.level_metrics.aggregate import TAXONOMY_NOTE, aggregate, rounded
+from avibench.store import atomic_write_json
 
 Source = Literal["refine", "predictions"]
 PROFILES: tuple[str, ...] = ("reference", "strict")
@@ -362,21 +365,51 @@ def _fense(
     return scorer, None, meta
 
 
-def chance_levels(inputs: Mapping[str, TaskInput]) -> dict[str, float]:
+def _chance_key(data_root: Path, spec: TaskSpec) -> str:
+    """What a folder's chance level depends on: its data.json, and the code that estimates it."""
+    data = (task_dir(data_root, spec) / "data.json").read_bytes()
+    return f"{spec.name}:{__version__}:{hashlib.sha256(data).hexdigest()[:24]}"
+
+
+def _folder_chance(task: TaskInput) -> float:
+    assert task.samples is not None
+    spec = task.spec
+    items = build_items(spec, task.samples, [None] * len(task.samples))
+    counts = {s.index: len(candidates(s)) for s in task.samples}
+    return metric_kind(spec.metric).chance(items, task=spec.name, candidates=counts)
+
+
+def chance_levels(
+    inputs: Mapping[str, TaskInput], *, data_root: Path | None = None, cache: Path | None = None
+) -> dict[str, float]:
     """Per paper-level task chance level (0-100) from the dataset, for judging a baseline or head-normalising.
 
-    A pooled task (VSQA) weights its folders by their number of formal entries.
+    A pooled task (VSQA) weights its folders by their number of formal entries. The structured tasks' levels
+    are Monte Carlo estimates that cost most of an eval; with ``cache`` (a JSON file) each folder's level is kept
+    under the hash of its data.json and the version, and computed again only when either changes.
     """
+    stored: dict[str, float] = {}
+    if cache is not None and cache.is_file():
+        try:
+            stored = {k: float(v) for k, v in json.loads(cache.read_text(encoding="utf-8")).items()}
+        except (ValueError, TypeError, AttributeError):
+            stored = {}  # a damaged cache is rebuilt
+    fresh = dict(stored)
     weighted: dict[str, list[tuple[float, int]]] = {}
     for task in inputs.values():
         if task.samples is None:
             continue
         spec = task.spec
-        items = build_items(spec, task.samples, [None] * len(task.samples))
-        counts = {s.index: len(candidates(s)) for s in task.samples}
-        level = metric_kind(spec.metric).chance(items, task=spec.name, candidates=counts)
+        key = _chance_key(data_root, spec) if cache is not None and data_root is not None else None
+        level = fresh.get(key) if key is not None else None
+        if level is None:
+            level = _folder_chance(task)
+            if key is not None:
+                fresh[key] = level
         formal = sum(not s.is_pre for s in task.samples)
         weighted.setdefault(spec.paper_task, []).append((level, formal))
+    if cache is not None and fresh != stored:
+        atomic_write_json(cache, fresh)
     return {
         name: rounded(sum(c * n for c, n in parts) / max(1, sum(n for _, n in parts)))
         for name, parts in weighted.items()
@@ -394,10 +427,12 @@ def evaluate(
     model: str | None = None,
     label: str | None = None,
     fense_fn: FenseFn | None = None,
+    chance_cache: Path | None = None,
 ) -> EvalResult:
     """Score the selected tasks in both profiles and build the eval.json object (``profile`` is the primary).
 
-    ``fense_fn`` replaces the configured FENSE models (tests pass a loaded stand-in scorer).
+    ``fense_fn`` replaces the configured FENSE models (tests pass a loaded stand-in scorer); ``chance_cache`` is
+    the file that keeps the chance levels between runs.
     """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
@@ -432,7 +467,7 @@ def evaluate(
         "overall": rounded(agg.overall),
         "taxonomy": {k: rounded(v) for k, v in agg.taxonomy.items()},
         "taxonomy_note": " ".join([TAXONOMY_NOTE, *notes]),
-        "chance": chance_levels(inputs),
+        "chance": chance_levels(inputs, data_root=data_root, cache=chance_cache),
         "by_profile": {
             name: {
                 "tasks": t,

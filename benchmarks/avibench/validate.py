@@ -158,7 +158,19 @@ def validate_dataset(
     root = Path(data_root)
     if not root.is_dir():
         return [Problem(str(root), "dataset root not found")]
-    problems: list[Problem] = []
+    problems = unknown_folders(root, benchmark)
     for spec in tasks or benchmark.tasks:
         problems.extend(validate_task(root, spec))
     return problems
+
+
+def unknown_folders(root: Path, benchmark: TaskTable = AVIBENCH) -> list[Problem]:
+    """A ``data.json`` in a folder that is no task of the benchmark (a typo, a task in the wrong stage): infer and
+    eval would never read it."""
+    known = {(spec.stage, spec.name) for spec in benchmark.tasks}
+    names = ", ".join(f"{s.stage}/{s.name}" for s in benchmark.tasks)
+    return [
+        Problem(str(path), f"unknown task folder {path.parent.relative_to(root)} (known: {names})")
+        for path in sorted(root.glob("*/*/data.json"))
+        if (path.parent.parent.name, path.parent.name) not in known
+    ]

@@ -1,0 +1,185 @@
+"""What a score leaves out, and how the answers were made: the parts of eval.json that keep a partial run honest.
+
+A score over part of a task is still a number, and the reference profile keeps the official arithmetic, which
+drops failed and missing answers from the denominators. So eval counts, per selected task, the questions
+without an answer (``missing``), with a failed request (``failed``), answered but not refined yet
+(``unrefined``, counted only where the plug-in's scorer then left them out) and the task's scoring status; it lists every summary number that rests on an incomplete task
+(``summary.incomplete``) and exits with :data:`EXIT_INCOMPLETE` unless ``--allow-partial``.
+
+It also records how the answers were made: the refine modes and models, and the generation settings when a
+label mixes several (``meta.refine``, ``meta.infer_settings``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from avibench.contracts import RunPaths, journal_responses, latest_by_key
+from avibench.infer.journal import generation_settings
+from avibench.plugin import Benchmark, Task
+
+#: Exit code of ``eval`` when a selected task is incomplete (1 stays for broken inputs and scorer errors).
+EXIT_INCOMPLETE = 3
+#: Coverage statuses that mean every question of a task was scored.
+COMPLETE_STATUSES = frozenset({"scored", "complete"})
+
+
+@dataclass
+class TaskGaps:
+    """What one task's score leaves out."""
+
+    questions: int = 0
+    missing: int = 0
+    failed: int = 0
+    unrefined: int = 0
+    status: str = "scored"
+    reason: str | None = None
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.missing or self.failed or self.unrefined) or self.status not in COMPLETE_STATUSES
+
+    def describe(self) -> str:
+        parts = [
+            f"{n} {what}"
+            for n, what in (
+                (self.missing, "missing"),
+                (self.failed, "failed"),
+                (self.unrefined, "not refined"),
+            )
+            if n
+        ]
+        if self.status not in COMPLETE_STATUSES and (self.reason or not parts):
+            parts.append(self.status.replace("_", " "))  # the reason is printed with the scores
+        return f"{', '.join(parts)} of {self.questions}"
+
+
+def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: Any) -> TaskGaps:
+    """Counts from the run's journals: questions without an answer, failed, answered but not refined."""
+    responses = journal_responses(paths, task.name, benchmark.load(data_root, task))
+    return TaskGaps(
+        questions=len(responses),
+        missing=sum(r.status == "missing" for r in responses),
+        failed=sum(r.status == "failed" for r in responses),
+        unrefined=sum(r.status == "answered" and r.method is None for r in responses),
+    )
+
+
+def task_gaps(
+    benchmark: Benchmark,
+    paths: RunPaths,
+    tasks: Sequence[Task],
+    document: Mapping[str, Any],
+    *,
+    data_root: Any,
+    journals: bool,
+    explicit: bool,
+) -> dict[str, TaskGaps]:
+    """Per selected task, what its score leaves out.
+
+    Without ``--tasks`` (``explicit`` false) a run's selection is the tasks it has journals for (from journals)
+    or that were scored at all (from prediction files); named tasks always count.
+    """
+    coverage = document.get("coverage", {})
+    gaps: dict[str, TaskGaps] = {}
+    for task in tasks:
+        cover = coverage.get(task.name, {})
+        has_journal = paths.infer_journal(task.name).is_file() or paths.refine_journal(task.name).is_file()
+        if journals:
+            if not (explicit or has_journal):
+                continue
+            gap = journal_gaps(benchmark, paths, task, data_root)
+        else:
+            if not explicit and cover.get("status") not in ("scored", "partial"):
+                continue
+            gap = TaskGaps(questions=int(cover.get("formal", cover.get("questions", 0)) or 0))
+        gap.status = str(cover.get("status", "scored"))
+        gap.reason = cover.get("reason")
+        if gap.status in COMPLETE_STATUSES:
+            gap.unrefined = 0  # the plug-in scored them all, extracting at scoring time where it does
+        gaps[task.name] = gap
+    return gaps
+
+
+def incomplete_summary(benchmark: Benchmark, gaps: Mapping[str, TaskGaps]) -> dict[str, Any] | None:
+    """``summary.incomplete``: the incomplete task folders with their counts, and every number that rests on them:
+    ``tasks.<reported task>`` and the names of :meth:`~avibench.plugin.Benchmark.aggregate_members` (AVI-Bench:
+    the stages, ``overall`` and ``l1_task`` ... ``l4_domain``)."""
+    bad = {name: gap for name, gap in gaps.items() if gap.incomplete}
+    if not bad:
+        return None
+    folders_of: dict[str, list[str]] = {}
+    for task in benchmark.tasks():
+        folders_of.setdefault(benchmark.reported_task(task.name), []).append(task.name)
+    rests_on = {f"tasks.{name}": folders for name, folders in folders_of.items()}
+    for number, members in benchmark.aggregate_members().items():
+        rests_on[number] = [folder for member in members for folder in folders_of.get(member, [member])]
+    numbers: dict[str, Any] = {}
+    for number, folders in rests_on.items():
+        hit = sorted(set(folders) & set(bad))
+        if hit:
+            numbers[number] = {
+                "tasks": hit,
+                **{k: sum(getattr(bad[t], k) for t in hit) for k in ("missing", "failed", "unrefined")},
+            }
+    return {
+        "tasks": {name: {**asdict(gap), "text": gap.describe()} for name, gap in bad.items()},
+        "numbers": numbers,
+    }
+
+
+def warning_lines(
+    benchmark: Benchmark, label: str, gaps: Mapping[str, TaskGaps], *, allow_partial: bool
+) -> list[str]:
+    """The loud warning eval prints for an incomplete run, with the command that completes it."""
+    bad = {name: gap for name, gap in gaps.items() if gap.incomplete}
+    if not bad:
+        return []
+    lines = ["WARNING: incomplete run: these scores rest on partial data"]
+    lines += [f"  {name}: {gap.describe()}" for name, gap in bad.items()]
+    unrefined = [name for name, gap in bad.items() if gap.unrefined]
+    if unrefined:
+        count = sum(bad[t].unrefined for t in unrefined)
+        lines.append(
+            f"{count} infer answer(s) are not refined yet ({', '.join(unrefined)}); refine them with: avibench "
+            f"refine --benchmark {benchmark.name} --label {label} --tasks {','.join(unrefined)}"
+        )
+    retry = [name for name, gap in bad.items() if gap.missing or gap.failed]
+    if retry:
+        lines.append(
+            f"questions missing or failed in {', '.join(retry)}: re-run 'avibench infer' with the same settings "
+            "to ask them, then refine"
+        )
+    if not allow_partial:
+        lines.append(f"exit code {EXIT_INCOMPLETE}; pass --allow-partial to accept partial scores")
+    return lines
+
+
+def answer_provenance(paths: RunPaths, tasks: Sequence[Task]) -> dict[str, Any]:
+    """How the answers on record were made: refine modes and models, and each mix of generation settings."""
+    modes: Counter[str] = Counter()
+    models: Counter[str] = Counter()
+    settings: Counter[str] = Counter()
+    for task in tasks:
+        for record in latest_by_key(paths.refine_journal(task.name)).values():
+            modes[str(record.get("refine_mode") or "unrecorded")] += 1
+            if record.get("refine_model"):
+                models[str(record["refine_model"])] += 1
+        for record in latest_by_key(paths.infer_journal(task.name)).values():
+            params = record.get("params")
+            if isinstance(params, dict) and record.get("error") is None:
+                key = {"model": record.get("model"), **generation_settings(params)}
+                settings[json.dumps(key, sort_keys=True)] += 1
+    provenance: dict[str, Any] = {}
+    if modes:
+        provenance["refine"] = {"modes": dict(modes), "models": dict(models)}
+    if settings:
+        provenance["infer_settings"] = [
+            {"settings": json.loads(key), "answers": n} for key, n in settings.most_common()
+        ]
+        provenance["mixed_settings"] = len(settings) > 1
+    return provenance
