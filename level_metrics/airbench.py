@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
+from typing import Literal
 
 LETTERS = "ABCD"
 
@@ -209,6 +210,34 @@ class SubsetScore:
         return self.correct / self.n if self.n else None
 
 
+Verdict = Literal["correct", "wrong", "unparsed", "missing"]
+
+
+def verdict(record: FoundationRecord, profile: AirBenchProfile = REFERENCE) -> Verdict:
+    """What one answer is under ``profile``: right, wrong, not parseable, or absent."""
+    if record.response is None:
+        return "missing"
+    chosen = choose(record.response, record.options, profile)
+    if chosen is None:
+        return "unparsed"
+    return "correct" if chosen == gold_index(record.options, record.answer) else "wrong"
+
+
+def counts_in_denominator(outcome: Verdict, profile: AirBenchProfile) -> bool:
+    """Whether an answer with this verdict enters its subset's accuracy denominator under ``profile``."""
+    if outcome == "missing":
+        return profile.missing_counts_as_wrong
+    if outcome == "unparsed":
+        return not profile.unparsed_leaves_denominator
+    return True
+
+
+def question_score(record: FoundationRecord, profile: AirBenchProfile = REFERENCE) -> float | None:
+    """One question's score (1 right, 0 wrong), ``None`` when the profile leaves it out of the accuracy."""
+    outcome = verdict(record, profile)
+    return float(outcome == "correct") if counts_in_denominator(outcome, profile) else None
+
+
 def score_foundation(
     records: Iterable[FoundationRecord], profile: AirBenchProfile = REFERENCE
 ) -> dict[str, SubsetScore]:
@@ -216,17 +245,11 @@ def score_foundation(
     scores: dict[str, SubsetScore] = {}
     for record in records:
         score = scores.setdefault(record.subset, SubsetScore())
-        if record.response is None:
-            score.missing += 1
-            score.n += int(profile.missing_counts_as_wrong)
-            continue
-        chosen = choose(record.response, record.options, profile)
-        if chosen is None:
-            score.failed += 1
-            score.n += int(not profile.unparsed_leaves_denominator)
-            continue
-        score.n += 1
-        score.correct += chosen == gold_index(record.options, record.answer)
+        outcome = verdict(record, profile)
+        score.missing += outcome == "missing"
+        score.failed += outcome == "unparsed"
+        score.n += counts_in_denominator(outcome, profile)
+        score.correct += outcome == "correct"
     return scores
 
 

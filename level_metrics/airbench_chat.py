@@ -18,6 +18,8 @@ from avibench.level_metrics.airbench import REFERENCE, AirBenchProfile
 
 JudgeOrder = Literal["reference_first", "model_first"]
 ORDERS: tuple[JudgeOrder, ...] = ("reference_first", "model_first")
+#: The top of the judge's score scale (scores divided by it give 0-1).
+JUDGE_SCALE = 10
 
 CHAT_CATEGORY_OF_TASK: dict[str, str] = {
     "speech_QA": "speech",
@@ -104,6 +106,36 @@ def _per_item(pairs: _Pairs, profile: AirBenchProfile) -> tuple[float | None, fl
         model += [0.0] * pairs.missing
         wins += [0.0] * pairs.missing
     return _mean(model), _mean(reference), _mean(wins)
+
+
+def model_score(orders: Mapping[JudgeOrder, tuple[int, int]], profile: AirBenchProfile) -> float | None:
+    """The model's judge score of one answer (1-10): the mean over its parsed orders, or over both orders only
+    when the profile judges per item; ``None`` when no order (or, per item, not both) parsed."""
+    if not orders or (profile.judge_orders_per_item and len(orders) < len(ORDERS)):
+        return None
+    return fmean(model for model, _ in orders.values())
+
+
+def answer_scores(
+    judgements: Iterable[ChatJudgement],
+    profile: AirBenchProfile = REFERENCE,
+    missing: Iterable[str] = (),
+) -> dict[str, float | None]:
+    """Each judged or missing answer's score on 0-1 (the model's judge score over ten), keyed by item key.
+
+    ``missing`` lists the keys of unanswered items: 0 when the profile counts them wrong, else ``None``. An answer
+    whose judge replies all failed is ``None``.
+    """
+    orders: dict[str, dict[JudgeOrder, tuple[int, int]]] = {}
+    for judgement in judgements:
+        parsed = orders.setdefault(judgement.item_id, {})
+        if judgement.scores is not None:
+            parsed[judgement.order] = judgement.model_and_reference
+    out: dict[str, float | None] = dict.fromkeys(missing, 0.0 if profile.missing_counts_as_wrong else None)
+    for key, parsed in orders.items():
+        score = model_score(parsed, profile)
+        out[key] = None if score is None else score / JUDGE_SCALE
+    return out
 
 
 def score_chat(

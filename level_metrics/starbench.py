@@ -66,12 +66,17 @@ class Judged:
 
 @dataclass(frozen=True)
 class DatasetScore:
-    """One dataset scored in one profile: the official block and what was left out or could not be read."""
+    """One dataset scored in one profile: the official block and what was left out or could not be read.
+
+    ``run_scores`` follows the runs as given: 1 right, 0 wrong, ``None`` for a run the profile leaves out (an
+    incomplete id in the reference, a repeated presentation in the strict profile).
+    """
 
     block: dict[str, Any]
     incomplete_ids: tuple[str, ...] = ()
     repeated_runs_dropped: int = 0
     counts: Mapping[Outcome, int] = field(default_factory=dict)
+    run_scores: tuple[float | None, ...] = ()
 
 
 def judge_run(run: Run, profile: StarBenchProfile = REFERENCE) -> Judged:
@@ -201,7 +206,9 @@ def score_dataset(alias: str, runs: Sequence[Run], profile: StarBenchProfile = R
     for j in judged:
         counts[j.outcome] = counts.get(j.outcome, 0) + 1
     rows = [(j.run, 1.0 if j.correct else 0.0) for j in judged]
-    return DatasetScore(_block(alias, rows, profile), incomplete, dropped, counts)
+    by_run = {id(run): value for run, value in rows}
+    run_scores = tuple(by_run.get(id(run)) for run in runs)
+    return DatasetScore(_block(alias, rows, profile), incomplete, dropped, counts, run_scores)
 
 
 def chance_block(alias: str, runs: Sequence[Run], profile: StarBenchProfile = REFERENCE) -> dict[str, Any]:

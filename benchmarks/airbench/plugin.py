@@ -143,7 +143,7 @@ class AIRBench(Benchmark):
 
     def evaluate(self, request: EvalRequest) -> Scored:
         from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL, JUDGE_TEMPLATE, judge_chat
-        from avibench.benchmarks.airbench.scoring import build_document
+        from avibench.benchmarks.airbench.scoring import build_document, per_sample
         from avibench.evaluate.judge import JudgeSettings
 
         inputs = self._inputs(request)
@@ -170,7 +170,7 @@ class AIRBench(Benchmark):
                 "requests_sent": judging.requests if judging else 0,
                 "replies_reused": judging.reused if judging else 0,
             }
-        return Scored(document=document, errors=errors)
+        return Scored(document=document, errors=errors, per_sample=per_sample(inputs))
 
     @staticmethod
     def _template_used(request: EvalRequest) -> str | None:

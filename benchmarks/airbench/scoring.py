@@ -10,6 +10,11 @@ the task accuracies (the categories present, when some are not). Chat is its ave
 mean of speech, sound, music and mixed, over those present). The headline is the mean of the parts scored: a
 convenience for ranking runs, not a published quantity (the official leaderboards rank each part on its own).
 
+Per question (``samples.jsonl``, 0-1 in each profile): a Foundation question is 1 or 0, ``None`` where the
+profile leaves it out of the accuracy (the reference drops unparseable and missing answers); a Chat answer is the
+model's judge score over both orders divided by ten, ``None`` when its judge replies failed (or, in the
+reference, when it was never answered; the strict profile scores a missing answer 0).
+
 What the profiles read: the reference applies the official letter rule to the model's raw answer; the strict
 profile reads the refined answer (the strict extractor, then the LLM fallback) where refine resolved one, else
 the raw answer through the strict extractor.
@@ -32,11 +37,12 @@ from avibench.level_metrics.airbench import (
     AirBenchProfile,
     foundation_block,
     gold_index,
+    question_score,
     score_foundation,
     summarize,
     task_accuracy,
 )
-from avibench.level_metrics.airbench_chat import chat_block, score_chat
+from avibench.level_metrics.airbench_chat import answer_scores, chat_block, score_chat
 
 PARTS = ("foundation", "chat")
 MIXED = ("speech_and_sound", "speech_and_music")
@@ -180,3 +186,23 @@ def build_document(inputs: EvalInputs, primary: str) -> dict[str, Any]:
     }
     document["coverage"] = _coverage(inputs, blocks)
     return document
+
+
+def per_sample(inputs: EvalInputs) -> dict[str, dict[str, dict[str, float | None]]]:
+    """Every question's score in every profile: part -> item key -> profile -> 0-1 or ``None`` (not scored)."""
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    foundation = inputs.responses.get("foundation")
+    if foundation is not None:
+        out["foundation"] = {
+            r.item.key: {
+                name: question_score(foundation_record(r.item, scored_text(r, p)), p)
+                for name, p in PROFILES.items()
+            }
+            for r in foundation
+        }
+    chat = inputs.responses.get("chat")
+    if chat is not None and inputs.judging is not None:
+        missing = [r.item.key for r in chat if r.status != "answered"]
+        scores = {name: answer_scores(inputs.judging.judgements, p, missing) for name, p in PROFILES.items()}
+        out["chat"] = {r.item.key: {name: scores[name].get(r.item.key) for name in PROFILES} for r in chat}
+    return out

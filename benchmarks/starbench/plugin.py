@@ -137,6 +137,15 @@ class STARBench(Benchmark):
         """The official work directory; both stages write the raw answers (the official file holds them)."""
         return write_workdir(responses, out)
 
+    def run_of(self, item: Item) -> str | None:
+        """The rotation (or clip permutation) index: AA of run k over the items, for the run-to-run spread."""
+        return str(item.meta["rotate_id"])
+
+    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
+        """``Final MA`` is the mean of the datasets' AA (the default mean of the task scores); the published MA
+        rests on the default datasets, so a run without one of them has an incomplete headline."""
+        return {"headline": tuple(t.name for t in self.default_tasks())}
+
     # -- pages ------------------------------------------------------------------------------------------
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:

@@ -43,8 +43,34 @@ def summary_lines(document: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def spread_blocks(summary: Mapping[str, Any]) -> list[Block]:
+    """How AA moves between runs (rotation k of every item), per dataset asked in several runs."""
+    intervals = as_dict(summary.get("intervals"))
+    spread = as_dict(intervals.get("spread"))
+    if not spread:
+        return []
+    rows = [
+        [
+            alias,
+            str(as_dict(s).get("runs", "")),
+            *(fmt_score(as_dict(s).get(k)) for k in ("mean", "sd", "min", "max")),
+        ]
+        for alias, s in spread.items()
+    ]
+    return [
+        Heading("Run-to-run spread of AA (0–100)"),
+        Paragraph(
+            "AA of each run k (the k-th rotation or clip order of every item that has one), "
+            f"{intervals.get('profile', 'primary')} profile. Perception items have one run per option, so its "
+            "later runs hold only the items with that many options."
+        ),
+        Table(["Dataset", "Runs", "Mean", "SD", "Min", "Max"], rows),
+    ]
+
+
 def report_blocks(document: Mapping[str, Any]) -> list[Block]:
-    """The per-dataset AA/ACR table in both profiles and the published table, labelled with its data version."""
+    """The per-dataset AA/ACR table in both profiles, the run-to-run spread, and the published table labelled
+    with its data version."""
     coverage = as_dict(document.get("coverage"))
     table = Table(
         ["Dataset", "Reference AA", "Reference ACR", "Strict AA", "Strict ACR", "Runs", "Incomplete ids"],
@@ -69,6 +95,7 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
             "run. Final MA: the mean over the datasets scored. Runs 'first': rotations off, run 0 only."
         ),
         table,
+        *spread_blocks(as_dict(document.get("summary"))),
         Heading(f"Published results (data {DATA_VERSION})"),
         Paragraph(
             f"{SOURCE}. The table gives one 'MA' without saying whether it is AA or ACR, and it is for data "

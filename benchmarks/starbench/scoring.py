@@ -6,6 +6,9 @@ ran. The top level of the document is what the official evaluator writes for the
 ``performance.json`` block per dataset alias (``Total``, ``By Category``, ``By Sub-category``, each with ``AA``,
 ``ACR``, ``total_runs``, ``unique_samples``; percent floats) and the ``Final MA`` row over the datasets scored.
 
+Each run's score in each profile (``per_sample``, for samples.jsonl) is 1 or 0, ``None`` where the profile leaves
+the run out (the reference drops an id with a missing run).
+
 A run that asked only each item's first variant (``infer --variants first``) is a rotations-off run: its datasets
 are scored on run 0 alone, as the official evaluator does when robust evaluation is off, and ``meta.rotations``
 says so (the official evaluator would crash on such a perception dataset, because it always expects one run per
@@ -121,4 +124,11 @@ def score_responses(responses: Mapping[str, Sequence[Response]], profile: str) -
         "coverage": {alias: _coverage(d, scores.get(alias)) for alias, d in datasets.items()},
         "meta": {"rotations": _rotations(list(scored.values()))},
     }
-    return Scored(document=document)
+    per_sample = {
+        alias: {
+            response.item.key: {name: results[name][1][alias].run_scores[i] for name in PROFILES}
+            for i, response in enumerate(d.responses)
+        }
+        for alias, d in scored.items()
+    }
+    return Scored(document=document, per_sample=per_sample)
