@@ -20,6 +20,7 @@ from typing import Any
 
 from avibench.contracts import RunPaths, journal_responses, latest_by_key
 from avibench.infer.journal import generation_settings
+from avibench.items import first_variants
 from avibench.plugin import Benchmark, Task
 
 #: Exit code of ``eval`` when a selected task is incomplete (1 stays for broken inputs and scorer errors).
@@ -58,9 +59,23 @@ class TaskGaps:
         return f"{', '.join(parts)} of {self.questions}"
 
 
+def _asked_first_variants_only(paths: RunPaths) -> bool:
+    try:
+        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(run, dict) and run.get("variants") == "first"
+
+
 def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: Any) -> TaskGaps:
-    """Counts from the run's journals: questions without an answer, failed, answered but not refined."""
-    responses = journal_responses(paths, task.name, benchmark.load(data_root, task))
+    """Counts from the run's journals: questions without an answer, failed, answered but not refined.
+
+    A run made with ``infer --variants first`` (for example STAR-Bench without rotations) meant to ask only each
+    item's first variant, so only those count."""
+    items = benchmark.load(data_root, task)
+    if _asked_first_variants_only(paths):
+        items = first_variants(items)
+    responses = journal_responses(paths, task.name, items)
     return TaskGaps(
         questions=len(responses),
         missing=sum(r.status == "missing" for r in responses),
