@@ -51,6 +51,8 @@ class InferRecord(TypedDict, total=False):
     latency_s: float
     usage: dict[str, int] | None
     timings: dict[str, float] | None
+    request_bytes: int
+    """The size of the request body sent (remote backends; absent for in-process models and failures)."""
     time: str
     version: str
 

@@ -139,7 +139,7 @@ class Runner:
         start = time.perf_counter()
         predict: str | None = None
         error: str | None = None
-        usage = timings = finish_reason = None
+        usage = timings = finish_reason = request_bytes = None
         latency = 0.0
         try:
             answer = await self.backend.answer(item, self.request)
@@ -149,6 +149,7 @@ class Runner:
         else:
             usage, latency = answer.usage, answer.latency_s
             timings, finish_reason = answer.timings, answer.finish_reason
+            request_bytes = answer.request_bytes
             if isinstance(answer.text, str) and answer.text.strip():
                 predict = answer.text
             else:
@@ -165,6 +166,7 @@ class Runner:
             usage=usage,
             timings=timings,
             finish_reason=finish_reason,
+            request_bytes=request_bytes,
         )
 
     async def run(self, plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
