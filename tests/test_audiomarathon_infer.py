@@ -168,5 +168,39 @@ def test_streaming_records_time_to_first_token(data: Path, tmp_path: Path) -> No
     timings, usage = record["timings"], record["usage"]
     assert 0.3 <= timings["ttft_s"] < record["latency_s"]
     assert timings["decode_s"] >= 0.3  # three more words, 0.1 s apart
-    assert usage["completion_tokens"] == 4
+    assert (usage["completion_tokens"], usage["audio_tokens"]) == (4, 256)
     assert timings["output_tokens_per_s"] == pytest.approx(3 / timings["decode_s"], rel=0.01)
+
+
+def test_report_shows_the_efficiency_axis(data: Path, tmp_path: Path) -> None:
+    server = FakeOpenAIServer(
+        responder=lambda body: "b is my answer", first_token_delay=0.1, token_delay=0.02
+    )
+    with server.run_in_thread():
+        assert (
+            infer(data, tmp_path, server.base_url, "--tasks", "SGR,MC", "--n-samples", "1", "--stream").code
+            == 0
+        )
+    common = ["--benchmark", "audiomarathon", "--output-dir", str(tmp_path), "--label", "m"]
+    assert invoke(["eval", *common, "--data-root", str(data)]).code == 0
+    assert invoke(["report", *common]).code == 0
+    report = (tmp_path / "m" / "audiomarathon" / "report.md").read_text()
+    section = report[report.index("## Efficiency") : report.index("### Published")]
+    rows = {
+        line.split(" | ")[0].strip("| "): line.split(" | ")
+        for line in section.splitlines()
+        if line[:2] == "| "
+    }
+    (sgr,) = journal_lines(tmp_path / "m" / "audiomarathon" / "infer" / "SGR.jsonl")
+    (mc,) = journal_lines(tmp_path / "m" / "audiomarathon" / "infer" / "MC.jsonl")
+    assert rows["SGR"][1:5] == [
+        "1",
+        f"{sgr['latency_s']:.2f}",
+        f"{sgr['latency_s']:.2f}",
+        f"{sgr['timings']['ttft_s']:.3f}",
+    ]
+    assert rows["SGR"][-1] == f"{90 / sgr['latency_s']:.1f} |"  # the sample's clips last 90 s
+    assert rows["MC"][-1] == f"{SECONDS / mc['latency_s']:.1f} |"
+    assert rows["MC"][-2] == f"{mc['request_bytes'] / 1e6:.2f}"
+    assert "## Efficiency" in report and "counts the prefill twice" in report
+    assert "| SCR | RACE | Qwen2.5-Omni | 0.745 | 0.349 | 0.396 | yes | 0.396 |" in report

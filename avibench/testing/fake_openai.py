@@ -332,18 +332,32 @@ class FakeOpenAIServer:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"audio_tokens": MEDIA_TOKENS * _media_parts(body, "input_audio")},
             },
         }
 
 
-def _estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
-    """A rough count: words of text plus a fixed cost per media part."""
-    tokens = len(request_text(body).split())
+MEDIA_TOKENS = 256
+"""The prompt tokens the server counts for each media part."""
+
+
+def _media_parts(body: Mapping[str, Any], kind: str | None = None) -> int:
+    """How many non-text parts the request holds (of one ``type`` when given)."""
+    count = 0
     for message in body.get("messages") or []:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list):
-            tokens += 256 * sum(1 for p in content if isinstance(p, dict) and p.get("type") != "text")
-    return tokens
+            count += sum(
+                1
+                for p in content
+                if isinstance(p, dict) and p.get("type") != "text" and kind in (None, p.get("type"))
+            )
+    return count
+
+
+def _estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
+    """A rough count: words of text plus a fixed cost per media part."""
+    return len(request_text(body).split()) + MEDIA_TOKENS * _media_parts(body)
 
 
 def main(argv: list[str] | None = None) -> None:

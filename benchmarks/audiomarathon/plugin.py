@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from avibench.benchmarks.audiomarathon import layout, results, sample
-from avibench.contracts import journal_responses
+from avibench.contracts import RunPaths, journal_responses
 from avibench.items import Item, Response
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
 from avibench.refine.audiomarathon import strict_extract
@@ -170,3 +170,8 @@ class AudioMarathon(Benchmark):
             }
             for row in LEADERBOARD
         ]
+
+    def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
+        from avibench.benchmarks.audiomarathon.efficiency import efficiency_blocks
+
+        return efficiency_blocks(paths, [t.name for t in TASKS])
