@@ -182,34 +182,57 @@ def video_parts(path: Path, media: MediaStrategy) -> list[dict[str, Any]]:
     return parts
 
 
-def encode_pcm(pcm: np.ndarray, rate: int, fmt: str) -> bytes:
-    """Mono int16 samples as a ``fmt`` file (wav, flac or mp3), in memory."""
-    if fmt == "wav":
-        return pcm16_wav_bytes(pcm, rate)
+def transcode(path: Path, fmt: str, rate: int, channel: int | None = None) -> bytes:
+    """The file's first audio stream as a mono ``fmt`` file (wav, flac or mp3) at ``rate`` Hz, in memory.
+
+    Frames are resampled and encoded as they are decoded, so only the encoded result is ever held whole.
+    ``channel=None`` mixes all channels down; an index keeps that channel alone (0 = left, 1 = right)."""
     buffer = io.BytesIO()
-    with av.open(buffer, "w", format=fmt) as out:
-        stream = out.add_stream(_CODECS[fmt], rate=rate, layout="mono")
-        if fmt == "mp3":
-            stream.bit_rate = MP3_BIT_RATE
-        frame = av.AudioFrame.from_ndarray(pcm.astype("<i2").reshape(1, -1), format="s16", layout="mono")
-        frame.rate = rate
-        for packet in (*stream.encode(frame), *stream.encode(None)):
-            out.mux(packet)
+    try:
+        with av.open(str(path)) as source, av.open(buffer, "w", format=fmt) as sink:
+            if not source.streams.audio:
+                raise MediaError(f"{path} has no audio stream")
+            stream = source.streams.audio[0]
+            channels = stream.codec_context.channels
+            if channel is not None and not 0 <= channel < channels:
+                raise MediaError(f"{path} has {channels} audio channel(s); channel {channel} does not exist")
+            layout = "mono" if channel is None else stream.codec_context.layout.name
+            resampler = av.AudioResampler(format="s16", layout=layout, rate=rate)
+            target = sink.add_stream(_CODECS[fmt], rate=rate, layout="mono")
+            if fmt == "mp3":
+                target.bit_rate = MP3_BIT_RATE
+
+            def encode(frames: list[av.AudioFrame] | None) -> None:
+                for frame in frames or ():
+                    pcm = frame.to_ndarray().reshape(-1)
+                    if channel is not None:  # packed s16 interleaves the channels
+                        pcm = np.ascontiguousarray(pcm.reshape(-1, channels)[:, channel])
+                    mono = av.AudioFrame.from_ndarray(pcm.reshape(1, -1), format="s16", layout="mono")
+                    mono.rate = rate
+                    for packet in target.encode(mono):
+                        sink.mux(packet)
+                if frames is None:
+                    for packet in target.encode(None):
+                        sink.mux(packet)
+
+            for frame in source.decode(stream):
+                encode(resampler.resample(frame))
+            encode(resampler.resample(None))
+            encode(None)
+    except av.FFmpegError as exc:
+        raise MediaError(f"cannot decode the audio of {path}: {exc}") from None
     return buffer.getvalue()
 
 
 def audio_content(part: Part, request: InferRequest) -> dict[str, Any]:
-    """One audio part: the file as it is, or decoded and re-encoded when a format is asked for or one channel is
-    sent alone (as wav unless a format is asked for)."""
+    """One audio part: the file as it is, or re-encoded when a format is asked for or one channel is sent alone
+    (as wav unless a format is asked for)."""
     if request.audio_format is None and part.channel is None:
         return audio_part(_read(part.path, Base64.of_file), audio_format(part.path))
     if not part.path.is_file():
         raise MediaError(f"media file not found: {part.path}")
-    fmt, rate = request.audio_format or "wav", request.audio_sample_rate or AUDIO_RATE
-    pcm = decode_audio(part.path, rate, part.channel)
-    if pcm is None:
-        raise MediaError(f"{part.path} has no audio stream")
-    return audio_part(encode_pcm(pcm, rate, fmt), fmt)
+    fmt = request.audio_format or "wav"
+    return audio_part(transcode(part.path, fmt, request.audio_sample_rate or AUDIO_RATE, part.channel), fmt)
 
 
 def sent_parts(item: Item, request: InferRequest) -> tuple[Part, ...]:
