@@ -34,11 +34,12 @@ bench_arg  = $(if $(BENCH),--benchmark $(BENCH))
 mode_arg   = $(if $(MODE),--mode $(MODE))
 fense_arg  = $(if $(FENSE),--fense $(FENSE))
 
-.PHONY: help setup demo test lint format bench infer refine eval report leaderboard sample-data validate clean
+.PHONY: help setup demo test test-browser lint format bench infer refine eval report leaderboard sample-data validate clean
 
 help:
 	@echo "make demo        set up, generate the sample benchmark, run oracle and random end to end"
 	@echo "make test        run the test suite"
+	@echo "make test-browser        open the report, leaderboard, viewer and comparison in headless chromium"
 	@echo "make infer  MODEL=...   ask a model (OPENAI_API_KEY / OPENAI_BASE_URL; MODEL=random|oracle offline)"
 	@echo "make refine MODEL=...   normalise the answers     make eval MODEL=...   score and write the report"
 	@echo "make leaderboard        rank every run in outputs/   make lint / make bench / make sample-data"
@@ -59,6 +60,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
+# the pages in headless chromium (Debian's chromium; .ci/run installs it); screenshots go to outputs/browser/
+test-browser: $(STAMP)
+	$(BIN)/python -m pytest -p no:cacheprovider tests_browser
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -71,6 +76,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/refine_coverage.py
 	$(BIN)/python bench/eval_speed.py
 	$(BIN)/python bench/infer_throughput.py
+	$(BIN)/python bench/viewer_speed.py
 
 sample-data: $(STAMP)
 	$(BIN)/avibench sample-data $(bench_arg) $(if $(DATA),--out $(DATA))

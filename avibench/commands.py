@@ -10,8 +10,10 @@ from pathlib import Path
 import click
 
 from avibench.errors import AvibenchError, DatasetError
+from avibench.evaluate.runs import SAMPLE_MARKER
 from avibench.plugin import benchmark_names, get_benchmark
 from avibench.run_options import benchmark_option, data_root_option, resolve_benchmark, resolve_data_root
+from avibench.store import atomic_write_text
 
 
 @click.command(name="benchmarks")
@@ -125,6 +127,8 @@ def sample_data(benchmark_name: str, out: Path | None, seed: int, full_size: boo
         )
     start = time.perf_counter()
     counts = bench.generate_sample(out, seed=seed, full_size=full_size)
+    marker = {"benchmark": bench.name, "seed": seed, "full_size": full_size, "questions": counts}
+    atomic_write_text(out / SAMPLE_MARKER, json.dumps(marker, indent=2) + "\n")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     click.echo(
         f"wrote {sum(counts.values())} questions in {len(counts)} tasks to {out} "

@@ -31,7 +31,10 @@ RESOLVED_METHODS = frozenset({"rule", "llm", "passthrough"})
 
 
 class InferRecord(TypedDict, total=False):
-    """One finished request in ``infer/<TASK>.jsonl`` (the latest record per key wins)."""
+    """One finished request in ``infer/<TASK>.jsonl`` (the latest record per key wins).
+
+    ``attempts`` is how many HTTP requests the client sent for it (retries inside the client included); a
+    record without it (older runs, backends that do not retry) stands for one request."""
 
     key: str
     item_id: str
@@ -50,6 +53,7 @@ class InferRecord(TypedDict, total=False):
     prompt_hash: str
     latency_s: float
     usage: dict[str, int] | None
+    attempts: int
     timings: dict[str, float] | None
     request_bytes: int
     """The size of the request body sent (remote backends; absent for in-process models and failures)."""

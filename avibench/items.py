@@ -10,7 +10,7 @@ Items hold media *paths*, never media bytes: loading a whole benchmark keeps mem
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -95,6 +95,20 @@ class Item:
     @property
     def media(self) -> tuple[Path, ...]:
         return tuple(p.path for p in self.parts if p.kind != "text")
+
+
+def first_variants(items: Iterable[Item]) -> list[Item]:
+    """Each item's first variant only (the first question of every ``item_id``, in load order).
+
+    Asking only these is how a run skips a benchmark's repeated presentations, e.g. STAR-Bench's rotations.
+    """
+    seen: set[str] = set()
+    first = []
+    for item in items:
+        if item.item_id not in seen:
+            seen.add(item.item_id)
+            first.append(item)
+    return first
 
 
 ResponseStatus = Literal["answered", "failed", "missing"]

@@ -255,6 +255,31 @@ class Benchmark(ABC):
             lines.append(f"{'headline':<16}{summary['headline']:>9.2f}")
         return lines
 
+    def reported_task(self, task: str) -> str:
+        """The task a folder's items are reported under (AVI-Bench pools VSQA_I and VSQA_V into VSQA)."""
+        return task
+
+    def run_of(self, item: Item) -> str | None:
+        """Which repeated run of the benchmark an item belongs to (a rotation, a repeat), for run-to-run spread.
+
+        ``None`` (the default) means the benchmark is asked once; the variants of an item are then only grouped,
+        never compared with each other.
+        """
+        return None
+
+    def aggregate_scores(self, tasks: Mapping[str, float | None]) -> dict[str, float | None]:
+        """The benchmark's summary numbers (0-100) from its reported task scores, for confidence intervals.
+
+        The default is the unweighted mean of the scored tasks, named ``headline``; a benchmark whose headline
+        is computed otherwise (stages, weights, a taxonomy) overrides this with its own formula.
+        """
+        scored = [v for v in tasks.values() if v is not None]
+        return {"headline": sum(scored) / len(scored) if scored else None}
+
+    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
+        """For each name of :meth:`aggregate_scores`, the reported tasks it rests on (for incomplete badges)."""
+        return {"headline": tuple(dict.fromkeys(self.reported_task(t.name) for t in self.tasks()))}
+
     def published(self) -> list[dict[str, Any]]:
         """Published results as rows of ``{"model", "tasks": {...}, "headline", "source"}``."""
         return []
@@ -263,11 +288,14 @@ class Benchmark(ABC):
         """Benchmark-specific report sections (document-model blocks) added after the scores."""
         return []
 
-    def build_report(self, paths: RunPaths) -> Any:
-        """The run report as a document (default: the generic report with :meth:`report_blocks`)."""
+    def build_report(self, paths: RunPaths, options: Any = None) -> Any:
+        """The run report as a document (default: the generic report with :meth:`report_blocks`).
+
+        ``options`` is an :class:`avibench.evaluate.sections.ReportOptions` (prices, published models shown).
+        """
         from avibench.evaluate.report import build_report
 
-        return build_report(self, paths)
+        return build_report(self, paths, options)
 
     def write_leaderboard(self, output_dir: Path) -> tuple[Path, ...]:
         """Write the benchmark's leaderboard pages; returns their paths."""

@@ -8,6 +8,7 @@ by side) take an exclusive lock for each append and for that cut, so one never c
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import json
 import os
@@ -141,3 +142,52 @@ def atomic_write_text(path: Path | str, text: str) -> None:
 
 def atomic_write_json(path: Path | str, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+class JournalSink:
+    """Appends records to per-task journals from a worker thread, a batch at a time."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[tuple[Path, dict[str, Any], asyncio.Future[None]] | None] = asyncio.Queue()
+        self._writers: dict[Path, JournalWriter] = {}
+
+    async def write(self, path: Path, record: dict[str, Any]) -> None:
+        """Return once the record is on disk."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((path, record, done))
+        await done
+
+    def _append(self, batch: list[tuple[Path, dict[str, Any], asyncio.Future[None]]]) -> None:
+        for path, record, _ in batch:
+            writer = self._writers.get(path)
+            if writer is None:
+                writer = self._writers[path] = JournalWriter(path)
+            writer.append(record)
+
+    async def run(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                break
+            batch = [item]
+            while not self._queue.empty():
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    self._queue.put_nowait(None)
+                    break
+                batch.append(nxt)
+            try:
+                await asyncio.to_thread(self._append, batch)
+            except BaseException as exc:
+                for *_, future in batch:
+                    future.set_exception(exc)
+                raise
+            for *_, future in batch:
+                future.set_result(None)
+
+    def stop(self) -> None:
+        self._queue.put_nowait(None)
+
+    def close(self) -> None:
+        for writer in self._writers.values():
+            writer.close()

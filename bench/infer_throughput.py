@@ -93,7 +93,7 @@ def main() -> None:
             wall, cpu, rss = run_infer(args, env)
             requests = server_count(base)
             server_cpu = process_cpu(server.pid) - server_cpu
-            journals = sorted((workdir / "out" / "bench" / "infer").glob("*.jsonl"))
+            journals = sorted((workdir / "out" / "bench" / "avibench" / "infer").glob("*.jsonl"))
             records = sum(1 for p in journals for _ in read_records(p))
             rate = steady_rate(journals)
             ideal = options.concurrency / options.latency

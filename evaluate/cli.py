@@ -13,6 +13,8 @@ import click
 from avibench import __version__
 from avibench.config import label_for
 from avibench.errors import AvibenchError
+from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
+from avibench.evaluate.uncertainty import run_intervals
 from avibench.plugin import PROFILES, EvalRequest
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
@@ -62,6 +64,24 @@ def _label_from_predictions(path: Path) -> str:
     help="AVI-Bench only: FENSE models for AVC: real (configured local files), stand-in (packaged, not "
     "comparable) or off. Default: the FENSE mode set in the environment (README), else real.",
 )
+@click.option(
+    "--judge-model",
+    default=None,
+    help="Benchmarks with an LLM judge: the judge model (default: the benchmark's published judge).",
+)
+@click.option(
+    "--judge-base-url",
+    default=None,
+    help="Benchmarks with an LLM judge: OpenAI-compatible base URL(s), comma-separated (default: "
+    "$JUDGE_BASE_URL, else $OPENAI_BASE_URL, else the OpenAI API); the key is read from $JUDGE_API_KEY, "
+    "else $OPENAI_API_KEY.",
+)
+@click.option(
+    "--judge-concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Benchmarks with an LLM judge: judge requests in flight (default 16).",
+)
 def eval_command(
     benchmark_name: str,
     model: str | None,
@@ -73,6 +93,9 @@ def eval_command(
     task_names: str | None,
     out_file: Path | None,
     fense_mode: str | None,
+    judge_model: str | None,
+    judge_base_url: str | None,
+    judge_concurrency: int | None,
 ) -> None:
     """Score answers against the dataset and write eval.json.
 
@@ -100,7 +123,12 @@ def eval_command(
             f"no journals for the selected tasks in {run.paths.root}; run 'avibench infer' and "
             f"'avibench refine --benchmark {benchmark.name} --label {run.label}' first"
         )
-    options: dict[str, Any] = {"fense": fense_mode}
+    options: dict[str, Any] = {
+        "fense": fense_mode,
+        "judge_model": judge_model,
+        "judge_base_url": judge_base_url,
+        "judge_concurrency": judge_concurrency,
+    }
     request = EvalRequest(
         data_root=run.data_root,
         tasks=tasks,
@@ -120,8 +148,12 @@ def eval_command(
     meta.setdefault("source", "predictions" if pred_path is not None else "refine")
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
     meta["benchmark"] = benchmark.name
+    rows = list(build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile))
+    if rows and isinstance(document.get("summary"), dict):
+        document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
     target = out_file or run.paths.eval_json
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
+    write_samples(target.parent / SAMPLES_NAME, rows)
     for line in benchmark.summary_lines(document):
         click.echo(line)
     for error in scored.errors:

@@ -1,13 +1,14 @@
 """The document model of the pages people read (reports, leaderboards) and its two renderers.
 
-A page is first built as a small document (headings, paragraphs, tables, figures), then rendered twice, to Markdown
-and to HTML, so both always hold the same numbers. The HTML embeds its charts as base64 PNG data URIs and its style
-inline: it needs no network and no other file. The formatting helpers shared by every page live here too.
+A page is first built as a small document (headings, paragraphs, tables, figures, numbered notes), then rendered
+twice, to Markdown and to HTML, so both always hold the same numbers. The HTML holds its charts as inline SVG and
+its style inline: it needs no network and no other file. A table cell may carry a badge (for a number that rests
+on incomplete data); a page may ask for a filter box over its tables (a few lines of inline script). The
+formatting helpers shared by every page live here too.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,12 +36,32 @@ class Paragraph:
 
 
 @dataclass(frozen=True)
+class Cell:
+    """A table cell with a badge after its text (``partial``, ``not scored``...) and the badge's explanation, or
+    a link (``href``)."""
+
+    text: str
+    badge: str = ""
+    hint: str = ""
+    href: str = ""
+
+    def __str__(self) -> str:
+        if self.href:
+            return f"[{self.text}]({self.href})"
+        return f"{self.text} ({self.badge})" if self.badge else self.text
+
+
+@dataclass(frozen=True)
 class Table:
-    """Cells are plain strings; ``align`` has one letter per column ("l" or "r"), default: first left, rest right."""
+    """Cells are strings or :class:`Cell`; ``align`` has one letter per column ("l", "r", or "w" for left and
+    wrapped), default: first left, rest right. ``css`` names the table for the page's style and script
+    (``filterable`` tables get the filter); ``row_classes`` names each row's classes (the filter's toggles)."""
 
     headers: Sequence[str]
-    rows: Sequence[Sequence[str]]
+    rows: Sequence[Sequence[str | Cell]]
     align: str = ""
+    css: str = ""
+    row_classes: Sequence[Sequence[str]] | None = None
 
     def alignment(self) -> str:
         return self.align or "l" + "r" * (len(self.headers) - 1)
@@ -48,8 +69,10 @@ class Table:
 
 @dataclass(frozen=True)
 class Figure:
+    """One chart: its title (shown once, as the caption) and its inline SVG."""
+
     title: str
-    png: bytes
+    svg: str
 
 
 @dataclass(frozen=True)
@@ -60,7 +83,22 @@ class Figures:
     caption: str = ""
 
 
-Block = Heading | Paragraph | Table | Figures
+@dataclass(frozen=True)
+class NoteList:
+    """Numbered notes, each said once; other blocks point to them as ``[n]``."""
+
+    notes: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A filter box over the page's ``filterable`` tables: free text, and a checkbox per named row class."""
+
+    placeholder: str
+    toggles: Sequence[tuple[str, str]] = ()
+
+
+Block = Heading | Paragraph | Table | Figures | NoteList | Filter
 
 
 @dataclass
@@ -72,9 +110,20 @@ class Document:
         self.blocks.extend(blocks)
 
 
-def png_data_uri(png: bytes) -> str:
-    """``png`` as a ``data:`` URI, so an HTML page holds its images itself."""
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+class Notes:
+    """Collects notes so that each text appears once; :meth:`ref` gives the ``[n]`` marker pointing to it."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def ref(self, text: str) -> str:
+        text = " ".join(str(text).split())
+        if text not in self.texts:
+            self.texts.append(text)
+        return f"[{self.texts.index(text) + 1}]"
+
+    def refs(self, texts: Sequence[str]) -> str:
+        return " ".join(dict.fromkeys(self.ref(t) for t in texts if t))
 
 
 def _md_escape(text: str) -> str:
@@ -100,8 +149,12 @@ def to_markdown(doc: Document) -> str:
             rule = ["---:" if a == "r" else "---" for a in block.alignment()]
             lines.append("| " + " | ".join(_md_escape(h) for h in block.headers) + " |")
             lines.append("| " + " | ".join(rule) + " |")
-            lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in block.rows]
+            lines += ["| " + " | ".join(_md_escape(str(c)) for c in row) + " |" for row in block.rows]
             lines.append("")
+        elif isinstance(block, NoteList):
+            lines += [f"{i}. {_md_escape(text)}" for i, text in enumerate(block.notes, start=1)] + [""]
+        elif isinstance(block, Filter):
+            continue
         else:
             names = ", ".join(f.title for f in block.figures)
             lines += [_md_escape(f"Charts ({names}): see the HTML report. {block.caption}".strip()), ""]
@@ -115,15 +168,46 @@ h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid
 table{border-collapse:collapse;margin:.6rem 0;font-size:.88rem}
 th,td{border:1px solid #d7dce5;padding:.25rem .5rem;vertical-align:top}
 th{background:#eef1f6}td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}
-.figs{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
-figure{margin:0}figcaption{font-size:.8rem;color:#555;text-align:center}
-p.caption{font-size:.85rem;color:#555}
+.figs{display:flex;flex-wrap:wrap;gap:1.2rem;align-items:flex-start}
+figure{margin:0;max-width:100%}figcaption{font-size:.95rem;font-weight:600;margin-bottom:.3rem}
+svg.chart{max-width:100%;height:auto}svg.chart text{fill:#1d2330}svg.chart text.na{fill:#777;font-style:italic}
+p.caption{font-size:.9rem;color:#444}
+.badge{display:inline-block;margin-left:.35rem;padding:0 .35rem;border-radius:.6rem;font-size:.75rem;
+background:#fde2b5;color:#6a3d00;white-space:nowrap;cursor:help}
+td,th{white-space:nowrap}td.wrap{white-space:normal;min-width:14rem}
+ol.notes li{margin:.25rem 0;font-size:.9rem}
+.filter{margin:.6rem 0;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+.filter input[type=search]{font-size:.95rem;padding:.2rem .4rem;min-width:18rem}
+"""
+
+_FILTER_SCRIPT = """
+(function(){var box=document.getElementById('filter-text');var toggles=document.querySelectorAll('.filter-toggle');
+function apply(){var q=box.value.toLowerCase();var hidden=[];toggles.forEach(function(t){if(!t.checked)hidden.push(t.value);});
+document.querySelectorAll('table.filterable tbody tr').forEach(function(tr){
+var off=hidden.some(function(c){return tr.classList.contains(c);});
+tr.style.display=(!off&&tr.textContent.toLowerCase().indexOf(q)>=0)?'':'none';});}
+box.addEventListener('input',apply);toggles.forEach(function(t){t.addEventListener('change',apply);});apply();})();
 """
 
 
-def _cell(tag: str, text: str, align: str) -> str:
-    css = ' class="r"' if align == "r" else ""
-    return f"<{tag}{css}>{html.escape(str(text))}</{tag}>"
+def _cell(tag: str, cell: str | Cell, align: str) -> str:
+    classes = [c for c in ("r" if align == "r" else "", "wrap" if align == "w" else "") if c]
+    css = f' class="{" ".join(classes)}"' if classes else ""
+    if isinstance(cell, Cell):
+        badge = (
+            f'<span class="badge" title="{html.escape(cell.hint)}">{html.escape(cell.badge)}</span>'
+            if cell.badge
+            else ""
+        )
+        text = html.escape(cell.text)
+        if cell.href:
+            text = f'<a href="{html.escape(cell.href)}">{text}</a>'
+        return f"<{tag}{css}>{text}{badge}</{tag}>"
+    return f"<{tag}{css}>{html.escape(str(cell))}</{tag}>"
+
+
+def _row_class(classes: Sequence[str] | None) -> str:
+    return f' class="{html.escape(" ".join(classes))}"' if classes else ""
 
 
 def to_html(doc: Document) -> str:
@@ -137,6 +221,7 @@ def to_html(doc: Document) -> str:
         "<body>",
         f"<h1>{html.escape(doc.title)}</h1>",
     ]
+    scripts: list[str] = []
     for block in doc.blocks:
         if isinstance(block, Heading):
             out.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
@@ -144,24 +229,40 @@ def to_html(doc: Document) -> str:
             out.append(f"<p>{html.escape(block.text)}</p>")
         elif isinstance(block, Table):
             align = block.alignment()
-            out.append("<table><thead><tr>")
+            css = f' class="{html.escape(block.css)}"' if block.css else ""
+            out.append(f"<table{css}><thead><tr>")
             out.append("".join(_cell("th", h, a) for h, a in zip(block.headers, align, strict=True)))
             out.append("</tr></thead><tbody>")
-            for row in block.rows:
+            for i, row in enumerate(block.rows):
+                classes = block.row_classes[i] if block.row_classes else None
                 cells = "".join(_cell("td", c, a) for c, a in zip(row, align, strict=True))
-                out.append(f"<tr>{cells}</tr>")
+                out.append(f"<tr{_row_class(classes)}>{cells}</tr>")
             out.append("</tbody></table>")
+        elif isinstance(block, NoteList):
+            out.append('<ol class="notes">')
+            out += [f"<li>{html.escape(text)}</li>" for text in block.notes]
+            out.append("</ol>")
+        elif isinstance(block, Filter):
+            out.append('<div class="filter">')
+            out.append(
+                f'<input type="search" id="filter-text" placeholder="{html.escape(block.placeholder)}" '
+                f'aria-label="{html.escape(block.placeholder)}">'
+            )
+            for value, label in block.toggles:
+                out.append(
+                    f'<label><input type="checkbox" class="filter-toggle" value="{html.escape(value)}" checked> '
+                    f"{html.escape(label)}</label>"
+                )
+            out.append("</div>")
+            scripts.append(_FILTER_SCRIPT)
         else:
             out.append('<div class="figs">')
             for fig in block.figures:
-                title = html.escape(fig.title)
-                out.append(
-                    f'<figure><img src="{png_data_uri(fig.png)}" alt="{title}">'
-                    f"<figcaption>{title}</figcaption></figure>"
-                )
+                out.append(f"<figure><figcaption>{html.escape(fig.title)}</figcaption>{fig.svg}</figure>")
             out.append("</div>")
             if block.caption:
                 out.append(f'<p class="caption">{html.escape(block.caption)}</p>')
+    out += [f"<script>{script}</script>" for script in scripts]
     out += ["</body>", "</html>", ""]
     return "\n".join(out)
 

@@ -1,20 +1,29 @@
-"""The run report of a benchmark that brings no report of its own: scores in both profiles, coverage, journals.
+"""The run report of a benchmark that brings no report of its own, and the sections every run report shares.
 
-Written beside the run's eval.json as ``report.md`` and a self-contained ``report.html``. A plug-in adds its own
-sections through :meth:`avibench.plugin.Benchmark.report_blocks`, or replaces the whole page by overriding
-:meth:`avibench.plugin.Benchmark.build_report`.
+Written beside the run's eval.json as ``report.md`` and a self-contained ``report.html``: the headline with
+incomplete badges and confidence intervals, each task beside its chance level and selected published models
+(inline SVG charts), both profiles, coverage, each note once, refine methods, requests, tokens and cost,
+definitions and provenance. A plug-in adds its own sections through
+:meth:`avibench.plugin.Benchmark.report_blocks`, or replaces the whole page by overriding
+:meth:`avibench.plugin.Benchmark.build_report` (AVI-Bench does, reusing the pieces below).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from avibench.contracts import RunPaths
+from avibench.evaluate.badges import Status, aggregate_cell, score_cell, task_statuses
 from avibench.evaluate.document import (
     DASH,
+    Block,
     Document,
+    Figure,
+    Figures,
     Heading,
+    NoteList,
+    Notes,
     Paragraph,
     Table,
     as_dict,
@@ -23,12 +32,33 @@ from avibench.evaluate.document import (
     fmt_score,
 )
 from avibench.evaluate.run_files import infer_stats, load_eval, read_run_json, refine_stats
-from avibench.evaluate.sections import provenance_table, refine_table, usage_table
+from avibench.evaluate.sections import (
+    ReportOptions,
+    definitions_table,
+    provenance_table,
+    refine_table,
+    usage_explanation,
+    usage_table,
+)
+from avibench.evaluate.svg import Series, grouped_bars
+from avibench.evaluate.uncertainty import fmt_interval, interval_of
 
 if TYPE_CHECKING:
     from avibench.plugin import Benchmark
 
 COVERAGE_KEYS = ("questions", "answered", "failed", "missing", "unparsed", "scored")
+PUBLISHED_SHOWN = 3
+
+
+def select_published(
+    rows: Sequence[Mapping[str, Any]], wanted: Sequence[str] | None, score: str = "headline"
+) -> list[Mapping[str, Any]]:
+    """The published rows named in ``wanted`` (case-insensitive, in that order), else the best three by ``score``."""
+    if wanted:
+        by_name = {str(r["model"]).lower(): r for r in rows}
+        return [by_name[w.lower()] for w in wanted if w.lower() in by_name]
+    ranked = sorted((r for r in rows if as_number(r.get(score)) is not None), key=lambda r: -float(r[score]))
+    return ranked[:PUBLISHED_SHOWN]
 
 
 def profile_table(by_profile: Mapping[str, Any]) -> Table:
@@ -47,42 +77,170 @@ def profile_table(by_profile: Mapping[str, Any]) -> Table:
     return Table(["Task", "Reference", "Strict", "Strict − reference"], rows)
 
 
-def coverage_table(coverage: Mapping[str, Any]) -> Table:
-    """Per task: the counts behind its score, its status and why it is not complete."""
+def coverage_table(coverage: Mapping[str, Any], notes: Notes) -> Table:
+    """Per task: the counts behind its score, its status, and pointers to the notes that explain it."""
     rows = []
     for task, info in coverage.items():
         info = as_dict(info)
         counts = [str(info.get(k, DASH)) for k in COVERAGE_KEYS]
-        rows.append([task, *counts, str(info.get("status", DASH)), str(info.get("reason") or "")])
-    headers = ["Task", *(k.capitalize() for k in COVERAGE_KEYS), "Status", "Why"]
+        texts = [str(info["reason"])] if info.get("reason") else []
+        texts += [str(w) for w in info.get("warnings") or []]
+        rows.append([task, *counts, str(info.get("status", DASH)), notes.refs(texts)])
+    headers = ["Task", *(k.capitalize() for k in COVERAGE_KEYS), "Status", "Notes"]
     return Table(headers, rows, align="l" + "r" * len(COVERAGE_KEYS) + "ll")
 
 
-def build_report(benchmark: Benchmark, paths: RunPaths) -> Document:
+def task_scores_table(
+    tasks: Sequence[str],
+    summary: Mapping[str, Any],
+    statuses: Mapping[str, Status],
+    published: Sequence[Mapping[str, Any]],
+    *,
+    lead: Sequence[Sequence[str]] | None = None,
+    lead_headers: Sequence[str] = ("Task",),
+    extra: Sequence[str] | None = None,
+    extra_header: str = "",
+) -> Table:
+    """One row per task: score (with badge), 95% CI, chance level, items resampled, and published scores."""
+    scores, chance = as_dict(summary.get("tasks")), as_dict(summary.get("chance"))
+    items = as_dict(as_dict(summary.get("intervals")).get("items"))
+    rows = []
+    for i, task in enumerate(tasks):
+        row: list[Any] = list(lead[i]) if lead else [task]
+        row += [
+            score_cell(scores.get(task), statuses.get(task)),
+            fmt_interval(interval_of(summary, "tasks", task)),
+            fmt_score(chance.get(task)),
+            str(items.get(task, DASH)),
+        ]
+        row += [fmt_score(as_dict(p.get("tasks")).get(task)) for p in published]
+        row += [extra[i]] if extra is not None else []
+        rows.append(row)
+    headers = [*lead_headers, "Score", "95% CI", "Chance", "Items"]
+    headers += [str(p["model"]) for p in published]
+    headers += [extra_header] if extra is not None else []
+    align = "l" * len(lead_headers) + "r" * (len(headers) - len(lead_headers) - (extra is not None))
+    return Table(headers, rows, align=align + ("w" if extra is not None else ""))
+
+
+def task_chart(
+    title: str,
+    tasks: Sequence[str],
+    summary: Mapping[str, Any],
+    published: Sequence[Mapping[str, Any]],
+    run_name: str,
+) -> Figure:
+    """The run's task scores (with CIs and chance levels) beside the published models that report tasks."""
+    scores, chance = as_dict(summary.get("tasks")), as_dict(summary.get("chance"))
+    series = [
+        Series(
+            run_name,
+            [as_number(scores.get(t)) for t in tasks],
+            [interval_of(summary, "tasks", t) for t in tasks],
+        )
+    ]
+    series += [
+        Series(str(p["model"]), [as_number(as_dict(p.get("tasks")).get(t)) for t in tasks])
+        for p in published
+        if any(as_number(as_dict(p.get("tasks")).get(t)) is not None for t in tasks)
+    ]
+    levels = [as_number(chance.get(t)) for t in tasks]
+    return Figure(title, grouped_bars(tasks, series, chance=levels if any(levels) else None, label=title))
+
+
+def not_scored_caption(tasks: Sequence[str], summary: Mapping[str, Any]) -> str:
+    scores = as_dict(summary.get("tasks"))
+    missing = [t for t in tasks if as_number(scores.get(t)) is None]
+    text = "Scores on 0–100; whiskers are 95% confidence intervals; dashed red lines are chance levels."
+    return text + (f" Not scored (no bar drawn): {', '.join(missing)}." if missing else "")
+
+
+def tail_sections(
+    paths: RunPaths,
+    task_names: Sequence[str],
+    meta: Mapping[str, Any],
+    options: ReportOptions,
+    notes: Notes,
+    definitions: Sequence[tuple[str, str]] = (),
+) -> list[Block]:
+    """Refine methods, requests and tokens, definitions, the notes (each once) and provenance."""
+    blocks: list[Block] = [Heading("How answers were refined")]
+    refined = refine_stats(paths, task_names)
+    if refined:
+        blocks += [
+            Paragraph("Questions per refine method (latest journal record per question)."),
+            refine_table(refined),
+        ]
+    else:
+        blocks.append(
+            Paragraph("Not available: no refine journal (runs that rescored official predictions have none).")
+        )
+    blocks.append(Heading("Requests, tokens and latency"))
+    usage = infer_stats(paths, task_names)
+    if usage:
+        blocks += [usage_explanation(options), usage_table(usage, options)]
+    else:
+        blocks.append(
+            Paragraph("Not available: no infer journal (runs that rescored official predictions have none).")
+        )
+    blocks += [Heading("Definitions"), definitions_table(definitions)]
+    if notes.texts:
+        blocks += [Heading("Notes"), NoteList(list(notes.texts))]
+    blocks.append(Heading("Provenance"))
+    run_json = read_run_json(paths.run_json)
+    if isinstance(run_json, str):
+        blocks.append(Paragraph(f"infer/run.json is {run_json}."))
+        run_json = None
+    blocks.append(provenance_table(meta, run_json))
+    return blocks
+
+
+def intro(meta: Mapping[str, Any], summary: Mapping[str, Any], label: str) -> Paragraph:
+    return Paragraph(
+        f"Model: {meta.get('model') or label}. Primary profile: {summary.get('profile') or meta.get('profile') or DASH}. "
+        f"Prompt template: {meta.get('template') or DASH}. Data: {meta.get('data_root') or DASH}. "
+        f"Created: {meta.get('created') or DASH}. Per-question results: samples.jsonl beside eval.json "
+        f"(browse them with `avibench view --label {label}`)."
+    )
+
+
+def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions | None = None) -> Document:
     """The generic run report, with the plug-in's own sections after the scores."""
+    options = options or ReportOptions()
     doc = load_eval(paths)
     summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
-    title = benchmark.title or benchmark.name
-    report = Document(f"{title} report: {paths.label}")
+    coverage = as_dict(doc.get("coverage"))
+    statuses = task_statuses(benchmark, coverage)
+    notes = Notes()
+    tasks = list(dict.fromkeys([*as_dict(summary.get("tasks")), *statuses]))
+    published = select_published(benchmark.published(), options.published)
+    report = Document(f"{benchmark.title or benchmark.name} report: {paths.label}")
+    report.add(intro(meta, summary, paths.label))
+    report.add(Heading("Headline (0–100)"))
+    members = benchmark.aggregate_members().get("headline", tuple(tasks))
     report.add(
-        Paragraph(
-            f"Model: {meta.get('model') or paths.label}. Primary profile: {summary.get('profile', DASH)}. "
-            f"Prompt template: {meta.get('template') or DASH}. Created: {meta.get('created') or DASH}."
+        Table(
+            ["Headline", "95% CI", *(str(p["model"]) for p in published)],
+            [
+                [
+                    aggregate_cell(summary.get("headline"), members, statuses),
+                    fmt_interval(interval_of(summary, "aggregates", "headline")),
+                    *(fmt_score(p.get("headline")) for p in published),
+                ]
+            ],
+            align="r" * (2 + len(published)),
         )
     )
-    report.add(Heading("Scores (0–100), reference and strict profiles"))
-    report.add(profile_table(as_dict(summary.get("by_profile"))))
-    report.add(*benchmark.report_blocks(doc, paths))
-    report.add(Heading("Coverage"), coverage_table(as_dict(doc.get("coverage"))))
-    tasks = [t.name for t in benchmark.tasks()]
-    refined = refine_stats(paths, tasks)
-    report.add(Heading("How answers were refined"))
-    report.add(refine_table(refined) if refined else Paragraph("Not available: no refine journal."))
-    usage = infer_stats(paths, tasks)
-    report.add(Heading("Requests, tokens and latency"))
-    report.add(usage_table(usage) if usage else Paragraph("Not available: no infer journal."))
-    run_json = read_run_json(paths.run_json)
+    report.add(Heading("Scores per task"))
+    run_name = str(meta.get("model") or paths.label)
     report.add(
-        Heading("Provenance"), provenance_table(meta, run_json if isinstance(run_json, dict) else None)
+        Figures(
+            [task_chart("Tasks", tasks, summary, published, run_name)], not_scored_caption(tasks, summary)
+        )
     )
+    report.add(task_scores_table(tasks, summary, statuses, published))
+    report.add(Heading("Reference versus strict profile"), profile_table(as_dict(summary.get("by_profile"))))
+    report.add(*benchmark.report_blocks(doc, paths))
+    report.add(Heading("Coverage"), coverage_table(coverage, notes))
+    report.add(*tail_sections(paths, [t.name for t in benchmark.tasks()], meta, options, notes))
     return report

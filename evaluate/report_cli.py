@@ -11,6 +11,7 @@ from avibench.config import default_output_dir
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.evaluate.document import write_document
+from avibench.evaluate.sections import ReportOptions
 from avibench.run_options import benchmark_option, locate, resolve_benchmark
 
 #: The flag that sets each user-supplied entry field, named in validation messages.
@@ -51,10 +52,33 @@ def _output_dir_option(func):
 @click.option("--model", "model", default=None, help="Model id of the run (its label is derived from it).")
 @click.option("--label", envvar="MODEL_LABEL", default=None, help="Run label; overrides --model.")
 @_output_dir_option
-def report(benchmark_name: str, model: str | None, label: str | None, output_dir: Path | None) -> None:
+@click.option(
+    "--price-in", type=float, default=None, help="USD per million prompt tokens (adds a cost column)."
+)
+@click.option("--price-out", type=float, default=None, help="USD per million completion tokens.")
+@click.option(
+    "--published",
+    "published_names",
+    default=None,
+    metavar="NAMES",
+    help="Comma-separated published models to draw beside the run (default: the three best).",
+)
+def report(
+    benchmark_name: str,
+    model: str | None,
+    label: str | None,
+    output_dir: Path | None,
+    price_in: float | None,
+    price_out: float | None,
+    published_names: str | None,
+) -> None:
     """Write report.md and a self-contained report.html beside the run's eval.json."""
+    if (price_in is None) != (price_out is None):
+        raise click.UsageError("give both --price-in and --price-out, or neither")
     run = locate(benchmark_name, model, label, output_dir, None, notice=lambda t: click.echo(t, err=True))
-    doc = run.benchmark.build_report(run.paths)
+    names = tuple(n.strip() for n in published_names.split(",") if n.strip()) if published_names else None
+    options = ReportOptions(price_in=price_in, price_out=price_out, published=names)
+    doc = run.benchmark.build_report(run.paths, options)
     write_document(doc, run.paths.report_md, run.paths.report_html)
     click.echo(f"wrote {run.paths.report_md}")
     click.echo(f"wrote {run.paths.report_html}")

@@ -43,18 +43,23 @@ TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 @dataclass(frozen=True)
 class InferStats:
-    """Request accounting of one task's infer journal (every record is one finished request).
+    """Request accounting of one task's infer journal.
 
-    ``tokens`` sums the usage of every request, retries included; ``with_usage`` counts the requests that
-    reported usage at all (offline baselines and some servers report none, which shows as a dash, not 0).
+    ``records`` counts journal records: one per finished question, a question retried by a later run counts
+    again. ``requests`` counts what the endpoint received: each record's ``attempts`` (the client's own
+    retries included; a record without it counts 1). Requests still in flight when a run was killed are in
+    neither. ``tokens`` sums the usage of every record (an attempt that failed reports none); ``with_usage``
+    counts the records that reported usage at all (offline baselines and some servers report none, which shows
+    as a dash, not 0).
     """
 
-    requests: int
+    records: int
     done: int
     failed: int
     with_usage: int
     tokens: dict[str, int]
     latencies: tuple[float, ...]
+    requests: int = 0
 
     def latency(self, q: float) -> float | None:
         return float(np.percentile(self.latencies, q)) if self.latencies else None
@@ -73,6 +78,11 @@ def _tokens(usages: Iterable[dict[str, Any]]) -> dict[str, int]:
     return dict(totals)
 
 
+def _attempts(record: dict[str, Any]) -> int:
+    value = record.get("attempts")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+
+
 def infer_stats(paths: RunPaths, tasks: Sequence[str]) -> dict[str, InferStats]:
     """Per task with an infer journal, in the order given: requests, tokens (every request) and latencies."""
     stats: dict[str, InferStats] = {}
@@ -84,7 +94,8 @@ def infer_stats(paths: RunPaths, tasks: Sequence[str]) -> dict[str, InferStats]:
         latest = latest_by_key(path).values()
         usages = [r["usage"] for r in records if isinstance(r.get("usage"), dict)]
         stats[task] = InferStats(
-            requests=len(records),
+            records=len(records),
+            requests=sum(_attempts(r) for r in records),
             done=sum(1 for r in latest if is_answered(r)),
             failed=sum(1 for r in latest if r.get("error") is not None),
             with_usage=len(usages),

@@ -143,6 +143,14 @@ async def _execute(
 )
 @click.option("--n-samples", type=click.IntRange(min=1), help="Ask at most the first N entries of each task.")
 @click.option(
+    "--variants",
+    type=click.Choice(["all", "first"]),
+    default="all",
+    show_default=True,
+    help="all: ask every variant of each item; first: ask only each item's first variant (e.g. STAR-Bench "
+    "rotations off: rotation 0 only).",
+)
+@click.option(
     "--concurrency",
     type=click.IntRange(min=1),
     default=8,
@@ -376,11 +384,13 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
             model,
             n_samples=opts["n_samples"],
             shard=shard,
+            first_only=opts["variants"] == "first",
         )
         for spec in specs
     ]
     options = {
         "n_samples": opts["n_samples"],
+        "variants": opts["variants"],
         "shard": str(shard),
         "concurrency": opts["concurrency"],
         "rpm": opts["rpm"],

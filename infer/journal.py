@@ -16,7 +16,7 @@ from typing import Any
 from avibench import __version__
 from avibench.contracts import InferRecord, is_answered, latest_by_key
 from avibench.errors import JournalMismatchError
-from avibench.items import Item
+from avibench.items import Item, first_variants
 
 
 @dataclass(frozen=True)
@@ -95,12 +95,24 @@ def check_journal(
 
 
 def plan_task(
-    items: Sequence[Item], path: Path, task: str, model: str, *, n_samples: int | None, shard: Shard
+    items: Sequence[Item],
+    path: Path,
+    task: str,
+    model: str,
+    *,
+    n_samples: int | None,
+    shard: Shard,
+    first_only: bool = False,
 ) -> TaskPlan:
-    """What to ask of one task: ``items`` as the benchmark loaded them, ``path`` its infer journal."""
+    """What to ask of one task: ``items`` as the benchmark loaded them, ``path`` its infer journal.
+
+    ``first_only`` asks only each item's first variant; the journal is still checked against every variant, so a
+    run can go on later with all of them.
+    """
     latest = latest_by_key(path)
     check_journal(path, items, latest, model)
-    selected = items[:n_samples] if n_samples is not None else items
+    asked = first_variants(items) if first_only else items
+    selected = asked[:n_samples] if n_samples is not None else asked
     plan = TaskPlan(task=task, path=path, selected=len(selected), already_done=0)
     for position, item in enumerate(selected):
         if is_answered(latest.get(item.key)):
@@ -130,6 +142,7 @@ def make_record(
     timings: dict[str, float] | None = None,
     finish_reason: str | None = None,
     request_bytes: int | None = None,
+    attempts: int = 1,
 ) -> InferRecord:
     record: InferRecord = {
         "key": item.key,
@@ -147,6 +160,7 @@ def make_record(
         "prompt_hash": prompt_hash,
         "latency_s": round(latency_s, 4),
         "usage": usage,
+        "attempts": attempts,
         "time": now_iso(),
         "version": __version__,
     }

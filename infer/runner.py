@@ -13,7 +13,6 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from avibench.infer.backends.base import Backend, InferRequest
@@ -21,7 +20,7 @@ from avibench.infer.journal import TaskPlan, make_record
 from avibench.infer.media import MediaError, prompt_hash
 from avibench.items import Item
 from avibench.llm import ChatError
-from avibench.store import JournalWriter
+from avibench.store import JournalSink
 
 
 @dataclass
@@ -48,55 +47,6 @@ class Answered:
     task: str
     ok: bool
     tokens: int
-
-
-class JournalSink:
-    """Appends records to per-task journals from a worker thread, a batch at a time."""
-
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[tuple[Path, dict[str, Any], asyncio.Future[None]] | None] = asyncio.Queue()
-        self._writers: dict[Path, JournalWriter] = {}
-
-    async def write(self, path: Path, record: dict[str, Any]) -> None:
-        """Return once the record is on disk."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((path, record, done))
-        await done
-
-    def _append(self, batch: list[tuple[Path, dict[str, Any], asyncio.Future[None]]]) -> None:
-        for path, record, _ in batch:
-            writer = self._writers.get(path)
-            if writer is None:
-                writer = self._writers[path] = JournalWriter(path)
-            writer.append(record)
-
-    async def run(self) -> None:
-        while True:
-            item = await self._queue.get()
-            if item is None:
-                break
-            batch = [item]
-            while not self._queue.empty():
-                nxt = self._queue.get_nowait()
-                if nxt is None:
-                    self._queue.put_nowait(None)
-                    break
-                batch.append(nxt)
-            try:
-                await asyncio.to_thread(self._append, batch)
-            except BaseException as exc:
-                for *_, future in batch:
-                    future.set_exception(exc)
-                raise
-            for *_, future in batch:
-                future.set_result(None)
-
-    def stop(self) -> None:
-        self._queue.put_nowait(None)
-
-    def close(self) -> None:
-        for writer in self._writers.values():
-            writer.close()
 
 
 def describe_error(exc: BaseException) -> str:
@@ -141,15 +91,18 @@ class Runner:
         error: str | None = None
         usage = timings = finish_reason = request_bytes = None
         latency = 0.0
+        attempts = 1
         try:
             answer = await self.backend.answer(item, self.request)
         except Exception as exc:  # every failure is recorded, never scored
             error = self.scrub(describe_error(exc))
             latency = time.perf_counter() - start
+            attempts = getattr(exc, "attempts", 1)
         else:
             usage, latency = answer.usage, answer.latency_s
             timings, finish_reason = answer.timings, answer.finish_reason
             request_bytes = answer.request_bytes
+            attempts = answer.attempts
             if isinstance(answer.text, str) and answer.text.strip():
                 predict = answer.text
             else:
@@ -167,6 +120,7 @@ class Runner:
             timings=timings,
             finish_reason=finish_reason,
             request_bytes=request_bytes,
+            attempts=attempts,
         )
 
     async def run(self, plans: list[TaskPlan]) -> dict[str, TaskOutcome]:

@@ -133,7 +133,9 @@ class LLMRefiner:
         if hit is not None:
             return hit, True
         self.requests += 1
-        result = await self._chat_client().chat(self.settings.model, [{"role": "user", "content": prompt}])
+        result = await self._chat_client().chat(
+            self.settings.model, [{"role": "user", "content": prompt}], temperature=0
+        )
         self.usage.update(result.usage or {})
         self.cache.put(self.settings.model, prompt, result.text)
         return result.text, False

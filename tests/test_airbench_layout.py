@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from avibench.benchmarks.airbench import layout, results, sample
+from avibench.benchmarks.airbench import layout, predictions, results, sample
 from avibench.benchmarks.airbench.prompt import foundation_prompt
 from avibench.errors import DatasetError
 from avibench.level_metrics.airbench import (
@@ -168,7 +168,8 @@ def test_meta_not_a_list(root: Path) -> None:
 
 def test_oracle_is_perfect_in_both_profiles(pristine: Path) -> None:
     items = layout.load_foundation(pristine)
-    records = [results.foundation_record(i, sample.oracle_answer(i)) for i in items]
+    rng = random.Random(0)
+    records = [results.foundation_record(i, sample.oracle_answer(i, rng)) for i in items]
     for profile in (REFERENCE, STRICT):
         scores = score_foundation(records, profile)
         assert foundation_block(scores, profile)["fail_num"] == 0
@@ -181,23 +182,25 @@ def test_foundation_results_round_trip(pristine: Path, tmp_path: Path) -> None:
     answers = [sample.random_answer(i, rng) for i in items]
     answers[0] = None
     path = tmp_path / results.FOUNDATION_RESULT_FILE
-    results.write_results(path, (results.result_row(i, a) for i, a in zip(items, answers, strict=True)))
-    rows = results.read_results(path, layout.FOUNDATION)
-    assert list(rows[0]) == list(results.FOUNDATION_RESULT_FIELDS)
-    two = next(r for r in rows if r["choice_c"] is None)
+    rows = [results.result_row(i, a) for i, a in zip(items, answers, strict=True)]
+    results.write_results(path, rows[:-1])  # the last question never answered: absent from the file
+    read = results.read_results(path, layout.FOUNDATION)
+    assert list(read[0]) == list(results.FOUNDATION_RESULT_FIELDS) and read == rows[:-1]
+    two = next(r for r in read if r["choice_c"] is None)
     assert two["choice_d"] is None
-    direct = [results.foundation_record(i, a) for i, a in zip(items, answers, strict=True)]
-    assert results.foundation_records(rows) == direct
+    responses = predictions.responses_from_results(path, "foundation", items, pristine)
+    expected = ["failed"] + ["answered"] * (len(items) - 2) + ["missing"]
+    assert [r.status for r in responses] == expected
+    assert [r.raw for r in responses[1:-1]] == answers[1:-1]
 
 
 def test_chat_results_round_trip(pristine: Path, tmp_path: Path) -> None:
     items = layout.load_chat(pristine)
     path = tmp_path / results.CHAT_RESULT_FILE
-    results.write_results(path, (results.result_row(i, sample.oracle_answer(i)) for i in items))
-    pairs = results.chat_answers(results.read_results(path, layout.CHAT))
-    assert [(p.item_id, p.meta["meta_info"], p.answer, a) for p, a in pairs] == [
-        (i.item_id, i.meta["meta_info"], i.answer, i.answer) for i in items
-    ]
+    rng = random.Random(0)
+    results.write_results(path, (results.result_row(i, sample.oracle_answer(i, rng)) for i in items))
+    responses = predictions.responses_from_results(path, "chat", items, pristine)
+    assert [(r.item, r.status, r.raw) for r in responses] == [(i, "answered", i.answer) for i in items]
 
 
 @pytest.mark.parametrize(

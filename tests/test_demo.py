@@ -33,6 +33,8 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
             out / "random" / "avibench" / name
         ).is_file()
     assert json.loads((out / "leaderboard.json").read_text())
+    mmar = json.loads((out / "oracle" / "mmar" / "eval.json").read_text())
+    assert mmar["summary"]["by_profile"]["strict"]["headline"] == 100.0
 
 
 def test_self_test_catches_an_imperfect_oracle() -> None:

@@ -186,7 +186,7 @@ def assert_shape(doc: dict[str, Any]) -> None:
     assert set(doc) == TOP_KEYS
     assert list(doc)[:4] == ["sensation", "perception", "understand", "reasoning"]
     summary = doc["summary"]
-    assert set(summary) == SUMMARY_KEYS
+    assert set(summary) - {"intervals"} == SUMMARY_KEYS  # the eval command adds the intervals
     assert summary["scale"] == "0-100"
     assert set(summary["tasks"]) == set(AVIBENCH.paper_tasks())
     assert set(summary["stages"]) == {"perception", "understanding", "reasoning", "sensation"}
@@ -481,6 +481,11 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
     doc = json.loads(out.read_text())
     assert_shape(doc)
     assert doc["meta"]["label"] == "p"
+    # per-sample scores beside eval.json, and intervals computed from them
+    samples = [json.loads(line) for line in (out.parent / "samples.jsonl").read_text().splitlines()]
+    assert {s["task"] for s in samples} == {"ASQA", "AVM"}
+    assert all(set(s["scores"]) == {"reference", "strict"} for s in samples if s["outcome"] != "not_scored")
+    assert set(doc["summary"]["intervals"]["tasks"]) == {"ASQA", "AVM"}
     export = write_predictions(
         tmp_path / "outputs" / "run1" / "avibench" / "reference" / "tasks", {"AVM": TINY["AVM"]}
     )
@@ -511,7 +516,7 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
     broken = CliRunner().invoke(eval_command, [*args, "--profile", "strict"])
     assert broken.exit_code != 0
     assert out.read_bytes() == before
-    assert [p.name for p in out.parent.iterdir()] == ["eval.json"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["eval.json", "samples.jsonl"]
 
 
 def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:

@@ -57,6 +57,13 @@ def test_run_completes_with_30_percent_faulty_requests(server, data_root: Path, 
         assert done_counts(tmp_path, task) == Counter(range(count))
     faulty = sum(r.fault is not None for r in server.requests)
     assert faulty >= 3 and server.count == TOTAL + faulty
+    # every request the endpoint received is accounted for: the journal records store the client's attempts
+    attempts = sum(
+        r.get("attempts", 0)
+        for task in COUNTS
+        for r in journal_lines(tmp_path / "m" / "avibench" / "infer" / f"{task}.jsonl")
+    )
+    assert attempts == server.count
 
 
 def test_failed_sample_is_recorded_and_only_it_is_retried(server, data_root: Path, tmp_path: Path) -> None:
@@ -66,6 +73,7 @@ def test_failed_sample_is_recorded_and_only_it_is_retried(server, data_root: Pat
     assert "HTTP 503" in first.stderr and "re-run" in first.stderr
     latest = latest_by_index(tmp_path / "m" / "avibench" / "infer" / "AMIC.jsonl")
     assert latest[3]["predict"] is None and latest[3]["error"].startswith("HTTP 503")
+    assert latest[3]["attempts"] == 3 and latest[0]["attempts"] == 1
     assert sorted(i for i, r in latest.items() if is_done(r)) == [i for i in range(12) if i != 3]
     assert server.count == 11 + 3
 

@@ -306,9 +306,9 @@ def test_leaderboard_ranks_runs_beside_the_published_results(tmp_path: Path) -> 
     stage_table, taxonomy_table = page.tables
     strong = next(r for r in stage_table if r[1] == "strong-model")
     assert strong[2] == "run strong" and strong[4] == "reference"
-    assert strong[-1] == f"{by_model['strong-model']['overall']:.2f}"
+    assert strong[-2] == f"{by_model['strong-model']['overall']:.2f}"
     turbo = next(r for r in stage_table if r[1] == "Qwen-Omni-Turbo")
-    assert turbo[0] == "–" and turbo[-5:] == ["–"] * 5
+    assert turbo[0] == "–" and turbo[-6:] == ["–"] * 6
     assert next(r for r in taxonomy_table if r[1] == "Qwen-Omni-Turbo")[-4:] == [
         "46.50",
         "45.15",
@@ -316,8 +316,15 @@ def test_leaderboard_ranks_runs_beside_the_published_results(tmp_path: Path) -> 
         "26.13",
     ]
     assert next(r for r in taxonomy_table if r[1] == "NExTGPT")[-4:] == ["–"] * 4
-    assert next(r for r in stage_table if r[1] == "Human (subset)")[-1] == "~92.60"
-    assert all(src.startswith("data:image/png;base64,") for src in page.images) and page.images
+    assert next(r for r in stage_table if r[1] == "Human (subset)")[-2:] == ["~92.60", "–"]
+    # one chart: every model with an Overall, its stages and Overall as series; no image files
+    html_text = html_path.read_text(encoding="utf-8")
+    assert not page.images and html_text.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == 1
+    assert 'data-series="Perception,Understanding,Reasoning,Sensation (PriSe),Overall"' in html_text
+    assert (
+        'data-category="strong-model (run)"' in html_text
+        and 'data-category="Qwen-Omni-Turbo"' not in html_text
+    )
 
     md = md_path.read_text(encoding="utf-8")
     assert "| Gemini-2.5-Pro | published |" in md and "57.21" in md

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 
 import pytest
 from test_report_data import REFERENCE_SHAPED, make_eval_doc, parse_page, write_jsonl, write_report, write_run
 
-from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.cli import main
 from avibench.errors import AvibenchError
-
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def _row(tables: list[list[list[str]]], first_cell: str, header: str) -> list[str]:
@@ -85,9 +81,25 @@ def run(tmp_path: Path) -> tuple[Path, dict]:
     write_jsonl(
         run_dir / "infer" / "AMIC.jsonl",
         [
-            {**rec, "index": 0, "predict": None, "error": "HTTP 500", "latency_s": 1.0, "usage": None},
+            {
+                **rec,
+                "index": 0,
+                "predict": None,
+                "error": "HTTP 500",
+                "latency_s": 1.0,
+                "usage": None,
+                "attempts": 5,
+            },
             {**rec, "index": 0, "predict": "two dogs", "error": None, "latency_s": 2.0, "usage": usage},
-            {**rec, "index": 1, "predict": "a man", "error": None, "latency_s": 3.0, "usage": usage},
+            {
+                **rec,
+                "index": 1,
+                "predict": "a man",
+                "error": None,
+                "latency_s": 3.0,
+                "usage": usage,
+                "attempts": 2,
+            },
             {**rec, "index": 2, "predict": None, "error": "timeout", "latency_s": 4.0, "usage": None},
         ],
     )
@@ -117,12 +129,16 @@ def test_html_report_is_self_contained_and_shows_the_numbers(run: tuple[Path, di
     assert html_path == output_dir / "gem" / "avibench" / "report.html"
     page = parse_page(html_path.read_text(encoding="utf-8"))
 
-    # charts: one bar chart per stage and the radar chart, all embedded PNGs
-    assert len(page.images) == len(AVIBENCH.stages) + 1
-    for src in page.images:
-        assert src.startswith("data:image/png;base64,")
-        assert base64.b64decode(src.split(",", 1)[1]).startswith(PNG_MAGIC)
-    assert not {"script", "link", "iframe"} & set(page.tags)
+    # two inline SVG charts (stages beside published models, then tasks), each titled once by its caption
+    text = html_path.read_text(encoding="utf-8")
+    assert not page.images and text.count('class="chart"') == 2
+    assert text.count("<figcaption>Stages and Overall beside published models</figcaption>") == 1
+    assert (
+        'data-series="&lt;b&gt;gem&amp;ini&lt;/b&gt;,Gemini-2.5-Pro,Gemini-2.5-Flash,Gemini-2.0-Flash"'
+        in text
+    )
+    assert text.count('class="bar" data-series="&lt;b&gt;gem&amp;ini&lt;/b&gt;" data-category="AMIC"') == 1
+    assert not {"script", "link", "iframe", "img"} & set(page.tags)
 
     summary = doc["summary"]
     headline = _row(page.tables, f"{summary['stages']['perception']:.2f}", "Perception")
@@ -137,9 +153,9 @@ def test_html_report_is_self_contained_and_shows_the_numbers(run: tuple[Path, di
         assert row[2] == f"{score:.2f}"
     amic = next(r for t in page.tables for r in t if len(r) > 1 and r[1] == "AMIC")
     for value in REFERENCE_SHAPED["perception"]["amic"].values():
-        assert f"{value:.5f}" in amic[3]
+        assert f"{value:.5f}" in amic[6]
     avc = next(r for t in page.tables for r in t if len(r) > 1 and r[1] == "AVC")
-    assert "n_samples 280" in avc[3]
+    assert "n_samples 280" in avc[6]
 
     strict = doc["summary"]["by_profile"]["strict"]["tasks"]["AVQA"]
     reference = doc["summary"]["by_profile"]["reference"]["tasks"]["AVQA"]
@@ -152,10 +168,13 @@ def test_html_report_is_self_contained_and_shows_the_numbers(run: tuple[Path, di
 
     avqa = _row(page.tables, "AVQA", "Unparsed")
     assert avqa[:9] == ["AVQA", "10", "8", "10", "0", "0", "1", "8", "scored"]
-    assert "double-confirm pair out of order" in _row(page.tables, "AVH", "Unparsed")[9]
+    # each note is said once, in the notes list, and the coverage table points to it
+    marker = _row(page.tables, "AVH", "Unparsed")[9]
+    assert marker.startswith("[") and text.count("AVH: double-confirm pair out of order") == 1
+    notes = text.split('<ol class="notes">', 1)[1].split("</ol>", 1)[0]
+    assert notes.count("<li>") >= int(marker.strip("[]")) and "double-confirm pair out of order" in notes
 
     # the user-derived model name is escaped, never markup
-    text = html_path.read_text(encoding="utf-8")
     assert "<b>gem" not in text and "&lt;b&gt;gem&amp;ini&lt;/b&gt;" in text
 
 
@@ -167,11 +186,13 @@ def test_refine_and_usage_sections_read_the_latest_journal_records(run: tuple[Pa
     assert _row(page.tables, "AMIC", "Passthrough")[1:] == ["2", "1", "1", "0", "0", "0", "4"]
     assert _row(page.tables, "AVM", "Passthrough")[1:] == ["0", "0", "0", "3", "0", "0", "3"]
     assert _row(page.tables, "Total", "Passthrough")[1:] == ["2", "1", "1", "3", "0", "0", "7"]
-    # every request counts for tokens and latency: latencies 1, 2, 3, 4 -> p50 2.5, p95 3.85, max 4
+    # every record counts for tokens and latency: latencies 1, 2, 3, 4 -> p50 2.5, p95 3.85, max 4; requests sent
+    # count each record's attempts (5 + 1 + 2 + 1; a record without attempts is one request)
     usage = _row(page.tables, "AMIC", "Latency p50 (s)")
-    assert usage[1:] == ["4", "2", "1", "200", "20", "220", "2.50", "3.85", "4.00"]
+    assert usage[1:] == ["9", "4", "2", "1", "200", "20", "220", "2.50", "3.85", "4.00"]
     # a journal whose requests report no usage shows dashes, not zero tokens
     assert _row(page.tables, "VMIC", "Latency p50 (s)")[1:] == [
+        "1",
         "1",
         "1",
         "0",
@@ -182,7 +203,7 @@ def test_refine_and_usage_sections_read_the_latest_journal_records(run: tuple[Pa
         "0.50",
         "0.50",
     ]
-    assert _row(page.tables, "Total", "Latency p50 (s)")[1:7] == ["5", "3", "1", "200", "20", "220"]
+    assert _row(page.tables, "Total", "Latency p50 (s)")[1:8] == ["10", "5", "3", "1", "200", "20", "220"]
     provenance = {
         (r[0], r[1]): r[2] for t in page.tables if t[0] == ["File", "Field", "Value"] for r in t[1:]
     }
@@ -210,11 +231,24 @@ def test_sections_without_journals_say_not_available(tmp_path: Path) -> None:
     md_path, html_path = write_report(tmp_path, "rescored")
     text = md_path.read_text(encoding="utf-8")
     assert text.count("Not available: no") == 2
-    assert "Not scored (drawn at 0 on the radar): AVL, VSQA." in text
-    page = parse_page(html_path.read_text(encoding="utf-8"))
-    assert _row(page.tables, "VSQA_I", "Unparsed")[8:] == ["not_scored", "no predictions"]
+    assert "Not scored (no bar drawn): AVL, VSQA." in text
+    html_text = html_path.read_text(encoding="utf-8")
+    page = parse_page(html_text)
+    # an unscored task draws no bar (never a bar at 0) and says so; stages resting on it are badged incomplete
+    assert 'class="bar missing" data-series="gemini-test" data-category="AVL" data-value=""' in html_text
+    assert 'data-category="AVL" data-value="0' not in html_text
+    headline = next(t for t in page.tables if "Perception" in t[0])[1]
+    assert headline[0].endswith("incomplete") and headline[4].endswith("incomplete")  # Perception, Overall
+    assert (
+        headline[2]
+        == f"{json.loads((tmp_path / 'rescored' / 'avibench' / 'eval.json').read_text())['summary']['stages']['reasoning']:.2f}"
+    )
+    # the three unscored folders share one reason, said once in the notes
+    refs = {_row(page.tables, name, "Unparsed")[9] for name in ("AVL", "VSQA_I", "VSQA_V")}
+    assert len(refs) == 1 and _row(page.tables, "VSQA_I", "Unparsed")[8] == "not_scored"
+    assert html_text.count("<li>no predictions</li>") == 1
     task_row = next(r for t in page.tables for r in t if len(r) > 1 and r[1] == "AVL")
-    assert task_row[2:] == ["–", "not scored"]
+    assert task_row[2] == "–not scored" and task_row[6] == "not scored"
 
 
 def test_missing_eval_json_tells_the_user_to_run_eval(

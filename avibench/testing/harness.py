@@ -14,7 +14,15 @@ from avibench.cli import cli
 from avibench.errors import AvibenchError
 
 #: Variables that would leak the caller's configuration into a test run.
-CLEARED_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_LABEL", "DATA_ROOT", "OUTPUT_DIR")
+CLEARED_ENV = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "JUDGE_API_KEY",
+    "JUDGE_BASE_URL",
+    "MODEL_LABEL",
+    "DATA_ROOT",
+    "OUTPUT_DIR",
+)
 
 
 @dataclass

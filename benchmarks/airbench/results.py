@@ -16,8 +16,6 @@ from avibench.benchmarks.airbench.layout import (
     CHAT,
     FOUNDATION,
     OPTION_FIELDS,
-    chat_item,
-    entry_options,
     option_problems,
 )
 from avibench.errors import DatasetError
@@ -64,7 +62,12 @@ def write_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
 
 
 def read_results(path: Path, section: str) -> list[dict[str, Any]]:
-    """The rows of a result file of ``section`` (``Foundation`` or ``Chat``); entries are numbered from line 1.
+    """The rows of a result file of ``section`` (``Foundation`` or ``Chat``), as :func:`numbered_results` reads them."""
+    return [row for _, row in numbered_results(path, section)]
+
+
+def numbered_results(path: Path, section: str) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a result file of ``section`` with their line numbers (entries are numbered from line 1).
 
     Every field the official writer puts in a row must be there; ``response`` may be ``null`` (no answer). A
     Foundation ``answer_gt`` must equal one of the choices (the official scorer aborts otherwise).
@@ -89,7 +92,7 @@ def read_results(path: Path, section: str) -> list[dict[str, Any]]:
             problems = option_problems(path, number, row) if section == FOUNDATION else []
             if problems:
                 raise problems[0]
-            rows.append(row)
+            rows.append((number, row))
     return rows
 
 
@@ -98,22 +101,3 @@ def foundation_record(item: Item, response: str | None) -> FoundationRecord:
     return FoundationRecord(
         item.meta["task_name"], item.meta["dataset_name"], item.options, item.answer, response
     )
-
-
-def foundation_records(rows: Iterable[Mapping[str, Any]]) -> list[FoundationRecord]:
-    """Scoring records of Foundation result rows."""
-    return [
-        FoundationRecord(
-            r["task_name"], r["dataset_name"], entry_options(r), str(r["answer_gt"]), r["response"]
-        )
-        for r in rows
-    ]
-
-
-def chat_answers(rows: Iterable[Mapping[str, Any]]) -> list[tuple[Item, str | None]]:
-    """Chat result rows as (item, answer) pairs, ready for the judge; audio paths are relative to the data root."""
-    pairs = []
-    for index, row in enumerate(rows):
-        audio = Path(CHAT) / f"{row['task_name']}_{row['dataset_name']}" / row["path"]
-        pairs.append((chat_item(row, index, audio), row["response"]))
-    return pairs

@@ -173,10 +173,17 @@ def generate(
     return root
 
 
-def oracle_answer(item: Item) -> str:
-    """The right answer: the gold letter for Foundation, the reference answer for Chat."""
+ORACLE_PHRASES = ("{letter}", "{letter}. {text}", "The answer is {letter}.")
+"""How the oracle phrases a Foundation answer: each reads as the gold letter under the official rule (first
+character, else the second-to-last) and under the strict extractor alike."""
+
+
+def oracle_answer(item: Item, rng: random.Random) -> str:
+    """The right answer: the gold letter in one of :data:`ORACLE_PHRASES` for Foundation, the reference answer
+    for Chat."""
     if item.task == "foundation":
-        return LETTERS[gold_index(item.options, item.answer)]
+        letter = LETTERS[gold_index(item.options, item.answer)]
+        return rng.choice(ORACLE_PHRASES).format(letter=letter, text=item.answer)
     return str(item.answer)
 
 

@@ -125,7 +125,7 @@ def build_document(
 
     The top level is the primary profile's benchmark block (per task key its block with the official sub-fields,
     ``average`` and ``complete``); ``summary`` holds the task scores (0-100, the leaderboard scale), the headline
-    (the average), both profiles and each task's chance level; ``coverage`` the counts behind each task's score,
+    (the average), each task's chance level and both profiles; ``coverage`` the counts behind each task's score,
     and why a selected task was not scored (``absent``: task -> reason)."""
     present = {t: responses[t] for t in tasks if t in responses}
     blocks = {name: score_benchmark(present, name) for name in ("reference", "strict")}
@@ -145,6 +145,7 @@ def build_document(
         "profile": primary,
         "tasks": views[primary]["tasks"],
         "headline": views[primary]["headline"],
+        "chance": views[primary]["chance"],
         "by_profile": views,
     }
     coverage = {t: _coverage(t, present[t], blocks[primary][t]) for t in present}

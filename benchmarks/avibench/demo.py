@@ -71,6 +71,18 @@ def _headline(label: str, eval_doc: dict) -> str:
     return f"{label:<8}" + "".join(f"{'-' if v is None else f'{v:.2f}':>9}" for v in cells)
 
 
+def _second_benchmark(root: Path, out: Path, seed: int) -> dict[str, float | None]:
+    """The oracle through MMAR's sample, to show a second benchmark plug-in in the same pipeline; its headline per
+    profile."""
+    _run(["sample-data", "--benchmark", "mmar", "--out", str(root), "--seed", str(seed)])
+    common = ["--benchmark", "mmar", "--data-root", str(root), "--output-dir", str(out), "--model", "oracle"]
+    _run(["infer", *common])
+    _run(["refine", *common, "--mode", "rules"])
+    _run(["eval", *common])
+    doc = json.loads(RunPaths(out, "oracle", "mmar").eval_json.read_text())
+    return {p: block.get("headline") for p, block in doc["summary"]["by_profile"].items()}
+
+
 @click.command(name="demo")
 @click.option(
     "--data-root",
@@ -81,7 +93,8 @@ def _headline(label: str, eval_doc: dict) -> str:
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--seed", type=int, default=0, show_default=True)
 def demo(data_root: Path, output_dir: Path | None, seed: int) -> None:
-    """Run the whole pipeline offline on the sample benchmark with the oracle and random baselines."""
+    """Run the whole pipeline offline on the sample benchmark with the oracle and random baselines, then the
+    oracle through MMAR's sample as a second benchmark."""
     out = output_dir or default_output_dir()
     _run(["sample-data", "--out", str(data_root), "--seed", str(seed)])
     _run(["validate-data", str(data_root)])
@@ -92,6 +105,7 @@ def demo(data_root: Path, output_dir: Path | None, seed: int) -> None:
         _run(["eval", "--model", model, "--fense", "stand-in", *common])
         _run(["report", "--model", model, "--output-dir", str(out)])
     _run(["leaderboard", "--output-dir", str(out)])
+    mmar_headlines = _second_benchmark(data_root.parent / "mmar-sample", out, seed)
 
     paths = {m: RunPaths(out, m, AVIBENCH.name) for m in BASELINES}
     docs = {m: json.loads(paths[m].eval_json.read_text()) for m in BASELINES}
@@ -111,6 +125,11 @@ def demo(data_root: Path, output_dir: Path | None, seed: int) -> None:
     click.echo("\nrandom vs chance (per task): " + ", ".join(f"{t} {s or 0:.1f}/{c:.1f}" for t, s, c in rows))
     click.echo(f"mean |random - chance| = {gap:.1f} points over {len(rows)} tasks")
     failures = oracle_failures(docs["oracle"])
+    click.echo(
+        "\nMMAR through the same pipeline (oracle): "
+        + ", ".join(f"{p} {v:.2f}" if v is not None else f"{p} -" for p, v in mmar_headlines.items())
+    )
+    failures += [f"mmar/{p}: {v}" for p, v in mmar_headlines.items() if v != PERFECT]
     if gap > RANDOM_GAP_LIMIT:
         failures.append(f"random lands {gap:.1f} points from chance on average (limit {RANDOM_GAP_LIMIT})")
     if failures:

@@ -10,7 +10,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -31,12 +31,12 @@ from avibench.benchmarks.avibench.report import TAXONOMY_LABELS
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
-from avibench.evaluate import charts
 from avibench.evaluate.document import (
     DASH,
     Document,
     Figure,
     Figures,
+    Filter,
     Heading,
     Paragraph,
     Table,
@@ -46,6 +46,8 @@ from avibench.evaluate.document import (
     write_document,
 )
 from avibench.evaluate.run_files import load_eval
+from avibench.evaluate.svg import Series, grouped_bars
+from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.store import atomic_write_json
 
 SCHEMA_VERSION = 2
@@ -466,6 +468,7 @@ class Row:
     coverage: str | None = None
     published: bool = False
     approximate: bool = False
+    intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
 
 
 def run_rows(output_dir: Path) -> list[Row]:
@@ -490,6 +493,7 @@ def run_rows(output_dir: Path) -> list[Row]:
                 profile=str(summary.get("profile") or meta.get("profile") or "unknown"),
                 coverage=f"{cov['status']} ({cov['tasks_completed']}/{cov['tasks_total']} tasks, "
                 f"{cov['samples_completed']}/{cov['samples_total']} samples)",
+                intervals={k: interval_of(summary, "aggregates", k) for k in (*STAGE_KEYS, "overall")},
             )
         )
     return rows
@@ -534,6 +538,31 @@ def _approx(row: Row, text: str) -> str:
     return f"~{text}" if row.approximate and text != DASH else text
 
 
+EMPTY_CELLS = (
+    "A dash in a published row means the paper does not report that number (Qwen-Omni-Turbo and Baichuan-Omni "
+    "appear only in its taxonomy table, NExTGPT only in its stage table); in a local run it means a task that "
+    "number needs was not scored (see the run's coverage and report)."
+)
+
+
+def _stage_chart(table: list[tuple[int | None, Row]]) -> Figure:
+    """Every model with an Overall: its four stages and Overall as grouped bars, CIs on local runs."""
+    rows = [row for _, row in table if row.overall is not None]
+    keys = [*STAGE_KEYS, "overall"]
+    labels = [*(AVIBENCH.stage(k).label for k in STAGE_KEYS), "Overall"]
+
+    def value(row: Row, key: str) -> float | None:
+        return row.overall if key == "overall" else row.stages.get(key)
+
+    series = [
+        Series(label, [value(r, key) for r in rows], [r.intervals.get(key) for r in rows])
+        for key, label in zip(keys, labels, strict=True)
+    ]
+    names = [r.name if r.published else f"{r.name} (run)" for r in rows]
+    title = "Stages and Overall per model"
+    return Figure(title, grouped_bars(names, series, label=title))
+
+
 def build_leaderboard(output_dir: Path) -> tuple[Document, dict[str, Any]]:
     runs = run_rows(output_dir)
     table = ranked(runs + published_rows())
@@ -541,12 +570,14 @@ def build_leaderboard(output_dir: Path) -> tuple[Document, dict[str, Any]]:
     doc.add(
         Paragraph(
             f"{len(runs)} local run(s) from {output_dir} beside the published results of the paper, ranked by "
-            "Overall (the mean of the four stage scores). Scores are on 0–100; – means not reported. "
+            "Overall (the mean of the four stage scores). Scores are on 0–100. "
             "Published numbers come from the reference evaluator: compare them with runs scored with the "
             "reference profile. [SUMMARY] marks numbers known only from public summaries of the paper; ~ marks "
             "approximate numbers (human reference, not ranked). L2–L4 of local runs follow a reconstruction of "
-            "the paper's formulas."
-        )
+            "the paper's formulas. Local runs show a 95% bootstrap confidence interval of their Overall."
+        ),
+        Paragraph(EMPTY_CELLS),
+        Filter("Filter models, sources, profiles…", (("local", "local runs"), ("published", "published"))),
     )
     head = ["#", "Model", "Source", "Params", "Profile", "Coverage"]
 
@@ -560,18 +591,21 @@ def build_leaderboard(output_dir: Path) -> tuple[Document, dict[str, Any]]:
             row.coverage or DASH,
         ]
 
+    classes = [["published" if row.published else "local"] for _, row in table]
     stage_labels = [AVIBENCH.stage(k).label for k in STAGE_KEYS]
     doc.add(
         Heading("Stages"),
         Table(
-            [*head, *stage_labels, "Overall"],
+            [*head, *stage_labels, "Overall", "Overall 95% CI"],
             [
                 lead(rank, row)
                 + [_approx(row, fmt_score(row.stages[k])) for k in STAGE_KEYS]
-                + [_approx(row, fmt_score(row.overall))]
+                + [_approx(row, fmt_score(row.overall)), fmt_interval(row.intervals.get("overall"))]
                 for rank, row in table
             ],
-            align="rlllll" + "r" * 5,
+            align="rllllw" + "r" * 6,
+            css="filterable",
+            row_classes=classes,
         ),
         Heading("Taxonomy (L1–L4)"),
         Table(
@@ -580,14 +614,16 @@ def build_leaderboard(output_dir: Path) -> tuple[Document, dict[str, Any]]:
                 lead(rank, row) + [_approx(row, fmt_score(row.taxonomy[k])) for k in TAXONOMY_KEYS]
                 for rank, row in table
             ],
-            align="rlllll" + "r" * 4,
+            align="rllllw" + "r" * 4,
+            css="filterable",
+            row_classes=classes,
         ),
     )
-    with_overall = [row for _, row in table if row.overall is not None]
-    if with_overall:
-        names = [("* " if not r.published else "") + r.name for r in with_overall]
-        png = charts.bar_chart("Overall", names, [r.overall for r in with_overall], horizontal=True)
-        doc.add(Heading("Overall"), Figures([Figure("Overall", png)], "Local runs are marked *."))
+    if any(row.overall is not None for _, row in table):
+        doc.add(
+            Heading("Stages per model"),
+            Figures([_stage_chart(table)], "Whiskers: 95% confidence intervals of local runs."),
+        )
     data = {
         "title": doc.title,
         "ranked_by": "overall",
@@ -605,6 +641,7 @@ def build_leaderboard(output_dir: Path) -> tuple[Document, dict[str, Any]]:
                 "overall": row.overall,
                 "stages": row.stages,
                 "taxonomy": row.taxonomy,
+                "intervals": {k: list(v) for k, v in row.intervals.items() if v is not None},
             }
             for rank, row in table
         ],

@@ -150,12 +150,35 @@ class AVIBench(Benchmark):
             label=request.paths.label,
             fense_fn=request.options.get("fense_fn"),
         )
-        return Scored(document=result.document, errors=result.errors)
+        return Scored(document=result.document, errors=result.errors, per_sample=result.per_sample)
 
-    def build_report(self, paths: RunPaths) -> Any:
+    def reported_task(self, task: str) -> str:
+        return AVIBENCH.task(task).paper_task
+
+    def aggregate_scores(self, tasks: Mapping[str, float | None]) -> dict[str, float | None]:
+        """Stages, Overall and L1-L4 exactly as eval.json computes them."""
+        from avibench.level_metrics.aggregate import aggregate
+
+        result = aggregate(tasks, benchmark=AVIBENCH)
+        return {**result.stages, "overall": result.overall, **result.taxonomy}
+
+    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
+        every = AVIBENCH.paper_tasks()
+        stages = {stage.name: AVIBENCH.paper_tasks(stage.key) for stage in AVIBENCH.stages}
+        familiar = tuple(t for stage in AVIBENCH.stages if stage.familiar for t in stages[stage.name])
+        return {
+            **stages,
+            "overall": every,
+            "l1_task": familiar,
+            "l2_modality": familiar,
+            "l3_stage": familiar,
+            "l4_domain": every,
+        }
+
+    def build_report(self, paths: RunPaths, options: Any = None) -> Any:
         from avibench.benchmarks.avibench.report import build_report
 
-        return build_report(paths)
+        return build_report(paths, options)
 
     def write_leaderboard(self, output_dir: Path) -> tuple[Path, ...]:
         from avibench.benchmarks.avibench.leaderboard import write_leaderboard

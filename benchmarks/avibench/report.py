@@ -11,15 +11,17 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from avibench.benchmarks.avibench.published import PUBLISHED
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
-from avibench.evaluate import charts
+from avibench.evaluate.badges import Status, aggregate_cell, task_statuses
 from avibench.evaluate.document import (
     DASH,
     Document,
     Figure,
     Figures,
     Heading,
+    Notes,
     Paragraph,
     Table,
     as_dict,
@@ -28,8 +30,18 @@ from avibench.evaluate.document import (
     fmt_metric,
     fmt_score,
 )
-from avibench.evaluate.run_files import infer_stats, load_eval, read_run_json, refine_stats
-from avibench.evaluate.sections import provenance_table, refine_table, usage_table
+from avibench.evaluate.report import (
+    intro,
+    not_scored_caption,
+    select_published,
+    tail_sections,
+    task_chart,
+    task_scores_table,
+)
+from avibench.evaluate.run_files import load_eval
+from avibench.evaluate.sections import ReportOptions
+from avibench.evaluate.svg import Series, grouped_bars
+from avibench.evaluate.uncertainty import fmt_interval, interval_of
 
 TAXONOMY_LABELS = {
     "l1_task": "L1 Task",
@@ -37,6 +49,29 @@ TAXONOMY_LABELS = {
     "l3_stage": "L3 Stage",
     "l4_domain": "L4 Domain",
 }
+
+DEFINITIONS: tuple[tuple[str, str], ...] = (
+    (
+        "formal entry",
+        "a question that counts in its task's score; a double-confirm pre-question is asked but not counted.",
+    ),
+    (
+        "double-confirm",
+        "in ASQA, VSQA, AVSQA, AVH and VAH some questions come with a pre-question (can you perceive the "
+        "stimulus?); a formal entry whose pre-question was answered wrongly scores 0. The pair is one item.",
+    ),
+    (
+        "stage, Overall",
+        "a stage score is the unweighted mean of its tasks (VSQA pooled from VSQA_I and VSQA_V, counted once); "
+        "Overall is the mean of the four stages.",
+    ),
+    (
+        "L1–L4",
+        "L1 is the mean of Perception, Understanding and Reasoning; L2–L4 penalise modality imbalance, a "
+        "reasoning lead over its prerequisites, and imbalance in sensation (a reconstruction of the paper's "
+        "formulas).",
+    ),
+)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -48,12 +83,53 @@ def paper_task_order() -> list[str]:
     return [task for stage in AVIBENCH.stages for task in AVIBENCH.paper_tasks(stage.key)]
 
 
-def headline_table(summary: Mapping[str, Any]) -> Table:
+def _aggregate_names() -> list[tuple[str, str]]:
+    """(key in summary.intervals.aggregates, column label) for the headline table, in order."""
+    return [
+        *((stage.name, stage.label) for stage in AVIBENCH.stages),
+        ("overall", "Overall"),
+        *TAXONOMY_LABELS.items(),
+    ]
+
+
+def headline_table(summary: Mapping[str, Any], statuses: Mapping[str, Status] | None = None) -> Table:
+    """Stages, Overall and L1-L4 with incomplete badges, and their 95% confidence intervals below."""
+    from avibench.benchmarks.avibench.plugin import AVIBench
+
+    members = AVIBench().aggregate_members()
     stages, taxonomy = as_dict(summary.get("stages")), as_dict(summary.get("taxonomy"))
-    headers = [stage.label for stage in AVIBENCH.stages] + ["Overall", *TAXONOMY_LABELS.values()]
-    row = [fmt_score(stages.get(stage.name)) for stage in AVIBENCH.stages]
-    row += [fmt_score(summary.get("overall")), *(fmt_score(taxonomy.get(k)) for k in TAXONOMY_LABELS)]
-    return Table(headers, [row], align="r" * len(headers))
+    values = {**stages, "overall": summary.get("overall"), **taxonomy}
+    names = _aggregate_names()
+    row = [aggregate_cell(values.get(k), members[k], statuses or {}) for k, _ in names]
+    rows: list[list[Any]] = [row]
+    if as_dict(summary.get("intervals")):
+        rows.append([fmt_interval(interval_of(summary, "aggregates", k)) for k, _ in names])
+    return Table([label for _, label in names], rows, align="r" * len(names))
+
+
+def published_rows() -> list[dict[str, Any]]:
+    """The paper's models as rows of stages and Overall (the paper reports no per-task scores)."""
+    return [
+        {"model": r.model, "stages": r.stages or {}, "overall": r.overall}
+        for r in PUBLISHED
+        if r.overall is not None and not r.approximate
+    ]
+
+
+def stage_chart(summary: Mapping[str, Any], published: list[Mapping[str, Any]], run_name: str) -> Figure:
+    """Stages and Overall: the run (with CIs) beside the selected published models."""
+    categories = [stage.label for stage in AVIBENCH.stages] + ["Overall"]
+    keys = [stage.name for stage in AVIBENCH.stages] + ["overall"]
+    stages = as_dict(summary.get("stages"))
+    run_values = [as_number(stages.get(k)) for k in keys[:-1]] + [as_number(summary.get("overall"))]
+    series = [Series(run_name, run_values, [interval_of(summary, "aggregates", k) for k in keys])]
+    for p in published:
+        values = [as_number(as_dict(p.get("stages")).get(k)) for k in keys[:-1]] + [
+            as_number(p.get("overall"))
+        ]
+        series.append(Series(str(p["model"]), values))
+    title = "Stages and Overall beside published models"
+    return Figure(title, grouped_bars(categories, series, label=title))
 
 
 def _submetrics(doc: Mapping[str, Any], paper_task: str) -> str:
@@ -74,15 +150,20 @@ def _submetrics(doc: Mapping[str, Any], paper_task: str) -> str:
     return "; ".join(parts) if parts else "not scored"
 
 
-def task_table(doc: Mapping[str, Any]) -> Table:
-    tasks = as_dict(as_dict(doc.get("summary")).get("tasks"))
-    rows = []
-    for stage in AVIBENCH.stages:
-        for paper_task in AVIBENCH.paper_tasks(stage.key):
-            rows.append(
-                [stage.label, paper_task, fmt_score(tasks.get(paper_task)), _submetrics(doc, paper_task)]
-            )
-    return Table(["Stage", "Task", "Score (0–100)", "Sub-metrics (eval.json, 0–1)"], rows, align="llrl")
+def task_table(doc: Mapping[str, Any], statuses: Mapping[str, Status]) -> Table:
+    summary = as_dict(doc.get("summary"))
+    order = paper_task_order()
+    stage_of = {t: stage.label for stage in AVIBENCH.stages for t in AVIBENCH.paper_tasks(stage.key)}
+    return task_scores_table(
+        order,
+        summary,
+        statuses,
+        [],
+        lead=[[stage_of[t], t] for t in order],
+        lead_headers=("Stage", "Task"),
+        extra=[_submetrics(doc, t) for t in order],
+        extra_header="Sub-metrics (eval.json, 0–1)",
+    )
 
 
 def profile_table(by_profile: Mapping[str, Any]) -> Table:
@@ -109,7 +190,7 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def coverage_table(coverage: Mapping[str, Any]) -> Table:
+def coverage_table(coverage: Mapping[str, Any], notes: Notes) -> Table:
     columns = ("entries", "formal", "predictions", "failed", "unparsed", "scored")
     rows, totals = [], Counter[str]()
     for task in _ordered(coverage):
@@ -117,14 +198,14 @@ def coverage_table(coverage: Mapping[str, Any]) -> Table:
         counts = {c: _count(info.get(c)) for c in columns}
         counts["missing"] = max(counts["entries"] - counts["predictions"], 0)
         totals.update(counts)
-        notes = [str(info["reason"])] if info.get("reason") else []
-        notes += [str(w) for w in info.get("warnings") or []]
+        texts = [str(info["reason"])] if info.get("reason") else []
+        texts += [str(w) for w in info.get("warnings") or []]
         rows.append(
             [
                 task,
                 *(str(counts[c]) for c in (*columns[:3], "missing", *columns[3:])),
                 str(info.get("status") or DASH),
-                "; ".join(notes),
+                notes.refs(texts),
             ]
         )
     rows.append(["Total", *(str(totals[c]) for c in (*columns[:3], "missing", *columns[3:])), "", ""])
@@ -143,44 +224,34 @@ def coverage_table(coverage: Mapping[str, Any]) -> Table:
     return Table(headers, rows, align="lrrrrrrrll")
 
 
-def _charts(summary: Mapping[str, Any]) -> Figures:
-    tasks = as_dict(summary.get("tasks"))
-    figures = []
-    for stage in AVIBENCH.stages:
-        names = AVIBENCH.paper_tasks(stage.key)
-        figures.append(
-            Figure(
-                stage.label, charts.bar_chart(stage.label, names, [as_number(tasks.get(n)) for n in names])
+def build_report(paths: RunPaths, options: ReportOptions | None = None) -> Document:
+    from avibench.benchmarks.avibench.plugin import AVIBench
+
+    options = options or ReportOptions()
+    label = paths.label
+    doc = load_eval(paths)
+    summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
+    coverage = as_dict(doc.get("coverage"))
+    statuses = task_statuses(AVIBench(), coverage)
+    notes = Notes()
+    run_name = str(meta.get("model") or label)
+    published = select_published(published_rows(), options.published, score="overall")
+
+    report = Document(f"AVI-Bench report: {label}")
+    report.add(intro(meta, summary, label))
+    report.add(Heading("Headline (0–100)"), headline_table(summary, statuses))
+    if summary.get("taxonomy_note"):
+        report.add(
+            Paragraph(
+                f"How the summary numbers are computed: see note {notes.ref(summary['taxonomy_note'])}."
             )
         )
     order = paper_task_order()
-    values = [as_number(tasks.get(t)) for t in order]
-    figures.append(Figure("All 14 tasks", charts.radar_chart("All 14 tasks", order, values)))
-    missing = [t for t, v in zip(order, values, strict=True) if v is None]
-    caption = "Scores on 0–100." + (
-        f" Not scored (drawn at 0 on the radar): {', '.join(missing)}." if missing else ""
-    )
-    return Figures(figures, caption)
+    figures = [stage_chart(summary, published, run_name), task_chart("Tasks", order, summary, [], run_name)]
+    caption = not_scored_caption(order, summary) + " The paper publishes stage scores only, not task scores."
+    report.add(Figures(figures, caption))
 
-
-def build_report(paths: RunPaths) -> Document:
-    label = paths.label
-    doc = load_eval(paths)
-    task_names = [t.name for t in AVIBENCH.tasks]
-    summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
-    model = meta.get("model") or label
-    report = Document(f"AVI-Bench report: {label}")
-    profile = summary.get("profile") or meta.get("profile") or "unknown"
-    report.add(
-        Paragraph(f"Model: {model}. Scoring profile: {profile}. Created: {meta.get('created') or DASH}.")
-    )
-
-    report.add(Heading("Headline (0–100)"), headline_table(summary))
-    if summary.get("taxonomy_note"):
-        report.add(Paragraph(str(summary["taxonomy_note"])))
-    report.add(_charts(summary))
-
-    report.add(Heading("Per-task scores"), task_table(doc))
+    report.add(Heading("Per-task scores"), task_table(doc, statuses))
 
     report.add(Heading("Reference versus strict profile"))
     by_profile = as_dict(summary.get("by_profile"))
@@ -190,45 +261,13 @@ def build_report(paths: RunPaths) -> Document:
         report.add(Paragraph("Not available: eval.json has no summary.by_profile."))
 
     report.add(Heading("Coverage"))
-    coverage = as_dict(doc.get("coverage"))
     report.add(
-        coverage_table(coverage) if coverage else Paragraph("Not available: eval.json has no coverage.")
+        coverage_table(coverage, notes)
+        if coverage
+        else Paragraph("Not available: eval.json has no coverage.")
     )
-
-    report.add(Heading("How answers were refined"))
-    refined = refine_stats(paths, task_names)
-    if refined:
-        report.add(
-            Paragraph("Samples per refine method (latest journal record per sample)."), refine_table(refined)
-        )
-    else:
-        report.add(
-            Paragraph(
-                "Not available: no refine journal (runs that rescored reference-format predictions have none)."
-            )
-        )
-
-    report.add(Heading("Token usage and latency"))
-    usage = infer_stats(paths, task_names)
-    if usage:
-        report.add(
-            Paragraph(
-                "Summed over every request in the infer journal, retries included; Done and Failed count each "
-                "sample's latest request."
-            ),
-            usage_table(usage),
-        )
-    else:
-        report.add(
-            Paragraph(
-                "Not available: no infer journal (runs that rescored reference-format predictions have none)."
-            )
-        )
-
-    report.add(Heading("Provenance"))
-    run_json = read_run_json(paths.run_json)
-    if isinstance(run_json, str):
-        report.add(Paragraph(f"infer/run.json is {run_json}."))
-        run_json = None
-    report.add(provenance_table(meta, run_json))
+    fense = as_dict(meta.get("fense"))
+    if fense.get("note"):
+        notes.ref(f"FENSE ({fense.get('status', DASH)}): {fense['note']}")
+    report.add(*tail_sections(paths, [t.name for t in AVIBENCH.tasks], meta, options, notes, DEFINITIONS))
     return report

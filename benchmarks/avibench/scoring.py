@@ -62,14 +62,20 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     failed: bool = False
+    per_sample: list[float | None] = field(default_factory=list)
 
 
 @dataclass
 class EvalResult:
-    """The eval.json object plus what the CLI needs to report."""
+    """The eval.json object plus what the CLI needs to report.
+
+    ``per_sample`` maps task folder -> record key (the entry's data.json position) -> profile -> the entry's own
+    score (0-1; ``None`` where it did not enter the task score).
+    """
 
     document: dict[str, Any]
     errors: list[str]
+    per_sample: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
 
 
 def load_inputs(
@@ -169,6 +175,7 @@ def _run(fn: Callable[[], Any]) -> Outcome:
         headline=None if result.headline is None else float(result.headline),
         scored=int(result.scored),
         warnings=list(result.warnings),
+        per_sample=list(result.per_sample),
     )
 
 
@@ -460,4 +467,24 @@ def evaluate(
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     }
-    return EvalResult(document=document, errors=errors)
+    return EvalResult(document=document, errors=errors, per_sample=_per_sample(inputs, by_profile))
+
+
+def _per_sample(
+    inputs: Mapping[str, TaskInput], by_profile: Mapping[str, ProfileScores]
+) -> dict[str, dict[str, dict[str, float | None]]]:
+    """Each scored folder's per-entry scores in every profile, keyed like the journals (data.json position)."""
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for name, task in inputs.items():
+        for profile, scores in by_profile.items():
+            outcome = scores.folders.get(name)
+            if outcome is None or outcome.error is not None or task.samples is None:
+                continue
+            rows = out.setdefault(name, {})
+            for sample, score in zip(task.samples, outcome.per_sample, strict=False):
+                rows.setdefault(str(sample.index), {})[profile] = _finite(score)
+    return out
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(float(value), 6)

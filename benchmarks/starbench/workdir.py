@@ -70,12 +70,13 @@ def _row_problem(row: Any) -> tuple[str | None, str] | None:
     return None
 
 
-def read_results(path: Path | str) -> tuple[list[dict[str, Any]], list[Problem]]:
-    """The usable rows of one ``infer_results.jsonl`` and a problem (file, line, field) for each other line.
+def read_result_lines(path: Path | str) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]]:
+    """The usable rows of one ``infer_results.jsonl`` with their line numbers, and a problem (file, line, field)
+    for each other line.
 
     A repeated ``unique_id`` keeps the first row (the official merge refuses such files).
     """
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[int, dict[str, Any]]] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     p = Path(path)
@@ -94,15 +95,26 @@ def read_results(path: Path | str) -> tuple[list[dict[str, Any]], list[Problem]]
             if bad:
                 problems.append(Problem(str(p), bad[1], line_no, bad[0]))
                 continue
-            key = str(row.get("unique_id") or f"{row['id']}@{row['rotate_id']}")
+            key = row_key(row)
             if key in seen:
                 problems.append(
                     Problem(str(p), f"unique_id {key!r} repeats line {seen[key]}", line_no, "unique_id")
                 )
                 continue
             seen[key] = line_no
-            rows.append(row)
+            rows.append((line_no, row))
     return rows, problems
+
+
+def read_results(path: Path | str) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """The usable rows of one ``infer_results.jsonl`` and a problem for each other line."""
+    rows, problems = read_result_lines(path)
+    return [row for _, row in rows], problems
+
+
+def row_key(row: Mapping[str, Any]) -> str:
+    """The run a row answers: its ``unique_id``, else ``<id>@<rotate_id>``."""
+    return str(row.get("unique_id") or f"{row['id']}@{row['rotate_id']}")
 
 
 def _order(value: Any) -> tuple[int, ...]:

@@ -138,6 +138,7 @@ class BackendAnswer:
     ``output_tokens``) and ``batch_size``; only the keys a backend knows are present.
     ``finish_reason`` is the provider's reason the answer ended (``stop``, ``length``, ``content_filter``...).
     ``request_bytes`` is the size of the request body sent over the network (``None`` for in-process models).
+    ``attempts`` counts the requests the endpoint received for this answer, retries included.
     """
 
     text: str
@@ -146,6 +147,7 @@ class BackendAnswer:
     timings: dict[str, float] | None = None
     finish_reason: str | None = None
     request_bytes: int | None = None
+    attempts: int = 1
 
 
 class Backend(ABC):

@@ -59,6 +59,7 @@ class OpenAIBackend(Backend):
             timings=stream_timings(result),
             finish_reason=result.finish_reason,
             request_bytes=result.request_bytes,
+            attempts=result.attempts,
         )
 
     async def aclose(self) -> None:

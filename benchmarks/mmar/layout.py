@@ -1,0 +1,354 @@
+"""MMAR and MMAU test-mini in their official layouts: reading them into items, checking them, and their version.
+
+MMAR: ``MMAR-meta.jsonl`` at the data root (one JSON object per line; the file before February 2026 was
+``MMAR-meta.json``, a JSON list without the rubric fields), audio at the ``audio_path`` each record names
+(``./audio/<file>.wav``; 46 records name a file that differs from their id), else ``audio/<id>.wav``.
+MMAU test-mini: ``mmau-test-mini.json`` (a JSON list), audio at ``audio_id`` (``./test-mini-audios/<id>.wav``).
+
+Entry numbers count from 0; in a JSONL file entry k is line k + 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import soundfile as sf
+
+from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, build_prompt
+from avibench.errors import DatasetError
+from avibench.items import Item, Part
+from avibench.level_metrics.mmar import (
+    MMAR_BREAKDOWNS,
+    MMAR_CATEGORIES,
+    MMAR_MODALITIES,
+    MMAU_BREAKDOWNS,
+    MMAU_DIFFICULTIES,
+    MMAU_TASKS,
+    Breakdown,
+    official_tokens,
+)
+from avibench.plugin import Problem
+
+Check = Callable[[Any], str | None]
+"""A field check: ``None`` when the value is fine, else what is wrong with it."""
+
+
+def _text(value: Any) -> str | None:
+    return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
+
+
+def _string(value: Any) -> str | None:
+    return None if isinstance(value, str) else "must be a string"
+
+
+def _optional_string(value: Any) -> str | None:
+    return None if value is None or isinstance(value, str) else "must be a string or null"
+
+
+def _strings(value: Any) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return "must be a list of strings"
+    return None
+
+
+def _choices(value: Any) -> str | None:
+    if _strings(value) or len(value) < 2:
+        return "must be a list of at least two strings"
+    return None
+
+
+def _one_of(allowed: tuple[str, ...]) -> Check:
+    def check(value: Any) -> str | None:
+        return None if value in allowed else f"{value!r} is not one of {', '.join(allowed)}"
+
+    return check
+
+
+def _category(value: Any) -> str | None:
+    """MMAU stores a category as a string, 13 test-mini items as a one-element list."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return (
+        None if isinstance(value, str) and value.strip() else "must be a string or a one-element list of one"
+    )
+
+
+_RUBRIC_KEYS = ("name", "scoring_point", "note", "choices")
+
+
+def _rubric(value: Any) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+        return "must be a list of objects"
+    for k, point in enumerate(value):
+        missing = [key for key in _RUBRIC_KEYS if key not in point]
+        if missing:
+            return f"point {k} lacks {', '.join(missing)}"
+        if not isinstance(point["choices"], list) or not all(
+            isinstance(c, int | float) for c in point["choices"]
+        ):
+            return f"point {k} choices must be a list of numbers"
+    return None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One benchmark's file layout: where its questions are and what every record must hold."""
+
+    benchmark: str
+    task: str
+    meta_files: tuple[str, ...]
+    """Candidate question files at the data root, the current format first."""
+    audio_field: str
+    audio_fallback: str | None
+    """Where the audio is when the named path does not exist (``{id}`` is the record id), or ``None``."""
+    fields: Mapping[str, Check]
+    """Required fields, in the official key order."""
+    optional: Mapping[str, Check]
+    """Fields a record may lack (added in a later data version)."""
+    breakdowns: tuple[Breakdown, ...]
+    prediction_key: str
+    legacy_prediction_key: str
+    """The prediction key of older official scorers (MMAR) or of the README (MMAU), read only when no record has
+    :attr:`prediction_key`."""
+    annotations: tuple[str, ...] = ()
+    """Large annotation fields kept out of ``Item.meta`` (they stay in ``Item.source``)."""
+
+    def meta_path(self, root: Path) -> Path:
+        """The question file present under ``root`` (the current one when none is)."""
+        for name in self.meta_files:
+            if (root / name).is_file():
+                return root / name
+        return root / self.meta_files[0]
+
+    def audio_path(self, root: Path, record: Mapping[str, Any]) -> Path:
+        named = root / str(record[self.audio_field])
+        if named.is_file() or self.audio_fallback is None:
+            return named
+        fallback = root / self.audio_fallback.format(id=record["id"])
+        return fallback if fallback.is_file() else named
+
+
+MMAR = Layout(
+    benchmark="mmar",
+    task="MMAR",
+    meta_files=("MMAR-meta.jsonl", "MMAR-meta.json"),
+    audio_field="audio_path",
+    audio_fallback="audio/{id}.wav",
+    fields={
+        "id": _text,
+        "audio_path": _text,
+        "question": _text,
+        "choices": _choices,
+        "answer": _text,
+        "modality": _one_of(MMAR_MODALITIES),
+        "category": _one_of(MMAR_CATEGORIES),
+        "sub-category": _text,
+        "language": _optional_string,
+        "source": _string,
+        "url": _string,
+        "timestamp": _string,
+    },
+    optional={"thinking": _string, "cue": _strings, "rubric": _rubric},
+    breakdowns=MMAR_BREAKDOWNS,
+    prediction_key="answer_prediction",
+    legacy_prediction_key="model_prediction",
+    annotations=("thinking", "cue", "rubric"),
+)
+MMAU = Layout(
+    benchmark="mmau",
+    task="test-mini",
+    meta_files=("mmau-test-mini.json",),
+    audio_field="audio_id",
+    audio_fallback=None,
+    fields={
+        "id": _text,
+        "audio_id": _text,
+        "question": _text,
+        "choices": _choices,
+        "answer": _text,
+        "dataset": _string,
+        "task": _one_of(MMAU_TASKS),
+        "split": _string,
+        "category": _category,
+        "sub-category": _text,
+        "difficulty": _one_of(MMAU_DIFFICULTIES),
+    },
+    optional={},
+    breakdowns=MMAU_BREAKDOWNS,
+    prediction_key="model_output",
+    legacy_prediction_key="model_prediction",
+)
+LAYOUTS: dict[str, Layout] = {layout.benchmark: layout for layout in (MMAR, MMAU)}
+
+
+def read_records(path: Path) -> list[Any]:
+    """The entries of a JSON list or, for a ``.jsonl`` file, of one JSON value per non-blank line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(path, "does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(path, f"cannot be read ({exc})") from None
+    if path.suffix == ".jsonl":
+        records = []
+        for line_no, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise DatasetError(
+                    path, f"line {line_no} is not valid JSON ({exc.msg})", index=line_no - 1
+                ) from None
+        return records
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, list):
+        raise DatasetError(path, "must hold a JSON list of records")
+    return data
+
+
+def record_problems(
+    layout: Layout, path: Path, index: int, record: Any, fields: Mapping[str, Check] | None = None
+) -> Iterator[Problem]:
+    """What is wrong with one record's fields (``fields``: the checks to apply, default all of the layout's)."""
+    if not isinstance(record, dict):
+        yield Problem(str(path), f"must be a JSON object, found {type(record).__name__}", index)
+        return
+    required = layout.fields if fields is None else fields
+    checks = {**required, **({} if fields is not None else layout.optional)}
+    for name, check in checks.items():
+        if name not in record:
+            if name in required:
+                yield Problem(str(path), "is missing", index, name)
+            continue
+        message = check(record[name])
+        if message:
+            yield Problem(str(path), message, index, name)
+    answer, choices = record.get("answer"), record.get("choices")
+    if isinstance(answer, str) and isinstance(choices, list) and answer not in choices:
+        yield Problem(str(path), f"{answer!r} is not one of the choices", index, "answer")
+
+
+def _answer_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Iterator[Problem]:
+    choices = record["choices"]
+    if len(set(choices)) < len(choices):
+        yield Problem(str(path), "repeats a choice", index, "choices", "warning")
+    gold = official_tokens(record["answer"])
+    twins = [c for c in choices if c != record["answer"] and official_tokens(c) == gold]
+    if twins:
+        message = f"the official match also accepts {twins[0]!r} (same words as the answer in another order)"
+        yield Problem(str(path), message, index, "answer", "warning")
+
+
+def audio_problem(path: Path) -> str | None:
+    """``None`` when the file exists and its first samples decode (libsndfile, else FFmpeg), else why not."""
+    if not path.is_file():
+        return f"audio file {path} does not exist"
+    try:
+        with sf.SoundFile(path) as fh:
+            if fh.frames > 0 and len(fh.read(1024)) > 0:
+                return None
+            return f"audio file {path} holds no samples"
+    except (sf.LibsndfileError, RuntimeError, OSError):
+        pass
+    try:
+        import av
+
+        with av.open(str(path)) as container:
+            next(container.decode(audio=0))
+        return None
+    except (
+        Exception
+    ) as exc:  # PyAV raises its own error types for each failure (and StopIteration when empty)
+        return f"audio file {path} does not decode ({type(exc).__name__})"
+
+
+def validate(root: Path, layout: Layout, *, decode_audio: bool = True) -> list[Problem]:
+    """Every problem of a benchmark's data under ``root``: fields, answers, ids, audio; each names file, entry
+    and field. Warnings mark what the official scorer accepts but scores oddly."""
+    path = layout.meta_path(root)
+    try:
+        records = read_records(path)
+    except DatasetError as exc:
+        return [Problem(exc.path, exc.message, exc.index, exc.field)]
+    problems: list[Problem] = []
+    first: dict[str, int] = {}
+    for index, record in enumerate(records):
+        found = list(record_problems(layout, path, index, record))
+        problems += found
+        if found:
+            continue
+        problems += _answer_warnings(path, index, record)
+        if record["id"] in first:
+            problems.append(Problem(str(path), f"repeats the id of entry {first[record['id']]}", index, "id"))
+        first.setdefault(record["id"], index)
+        audio = layout.audio_path(root, record)
+        message = (
+            audio_problem(audio) if decode_audio else None if audio.is_file() else f"{audio} does not exist"
+        )
+        if message:
+            problems.append(Problem(str(path), message, index, layout.audio_field))
+    return problems
+
+
+def _item(layout: Layout, root: Path, index: int, record: Mapping[str, Any], template: str) -> Item:
+    choices = tuple(record["choices"])
+    skip = {"choices", "answer", *layout.annotations}
+    return Item(
+        benchmark=layout.benchmark,
+        task=layout.task,
+        item_id=str(record["id"]),
+        parts=(
+            Part.audio(layout.audio_path(root, record)),
+            Part.text(build_prompt(record["question"], choices, template)),
+        ),
+        answer=record["answer"],
+        index=index,
+        options=choices,
+        template=template,
+        meta={k: v for k, v in record.items() if k not in skip},
+        source=record,
+    )
+
+
+def load(root: Path, layout: Layout, template: str = DEFAULT_TEMPLATE) -> list[Item]:
+    """Every question as an :class:`Item` (the audio, then the prompt), in file order; raises DatasetError for the
+    first record that cannot be asked or scored (use :func:`validate` for the full list and the audio check)."""
+    path = layout.meta_path(root)
+    items = []
+    for index, record in enumerate(read_records(path)):
+        problem = next(record_problems(layout, path, index, record), None)
+        if problem is not None:
+            raise DatasetError(problem.path, problem.message, index=problem.index, field=problem.field)
+        items.append(_item(layout, root, index, record, template))
+    return items
+
+
+def data_files(root: Path, layout: Layout) -> tuple[Path, ...]:
+    return (layout.meta_path(root),)
+
+
+def fingerprint(path: Path) -> str:
+    """The data version: the first 16 hex digits of the question file's SHA-256."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+#: Fingerprints of the official question files (as committed upstream), and the commit that last changed each.
+KNOWN_VERSIONS: dict[str, str] = {
+    "1c9a343e7bebf103": "MMAR-meta.jsonl of ddlBoJack/MMAR a355584 (2026-02-16, with rubrics)",
+    "7240ecca11b252c7": "MMAR-meta.json of ddlBoJack/MMAR 6249700 (2025-05-11, the original release)",
+    "9f18fda99f8dbc2b": "mmau-test-mini.json of Sakshi113/MMAU f0a4a97 (2025-08-09, MMAU-v05.15.25)",
+}
+
+
+def known_version(path: Path) -> str | None:
+    """Which official release a question file is, or ``None`` for a modified or unknown file."""
+    return KNOWN_VERSIONS.get(fingerprint(path))

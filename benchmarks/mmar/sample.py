@@ -1,0 +1,255 @@
+"""A small, deterministic MMAR and MMAU test-mini in the official layouts, with real audio, and the baselines.
+
+Every question is about its own audio and its answer is true of it by construction: how many tones sound, which of
+two tones is louder or higher, whether the pitch goes up or down, and whether the clip is speech-like (a voiced
+buzz whose pitch glides, cut into syllables) or music-like (steady notes of a scale). The breakdown labels cycle so
+that every MMAR modality and category and every MMAU task and difficulty occur. The default sample is small (30
+questions each); ``full_size`` writes the real benchmarks' 1,000 questions each, with tiny clips.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from avibench.benchmarks.avibench.sample_data.media import SR, timeline, tone, write_wav
+from avibench.benchmarks.mmar.layout import MMAR, MMAU, Layout
+from avibench.benchmarks.mmar.prompt import shown_letters
+from avibench.items import Item
+from avibench.level_metrics.mmar import (
+    MMAR_CATEGORIES,
+    MMAR_MODALITIES,
+    MMAU_DIFFICULTIES,
+    MMAU_TASKS,
+    token_set_match,
+)
+from avibench.refine.choice import choose
+
+SMALL_SIZE = 30
+FULL_SIZE = 1000
+#: The length of one tone in seconds (clips are 3-8 tones long): short in the small sample, tiny in the full one.
+SMALL_UNIT = 0.1
+FULL_UNIT = 0.02
+NOTES_HZ = (262.0, 294.0, 330.0, 349.0, 392.0, 440.0, 494.0)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One generated question: its text, choices, answer, skill (sub-category) and audio."""
+
+    question: str
+    choices: list[str]
+    answer: str
+    skill: str
+    audio: np.ndarray
+
+
+def _beeps(rng: random.Random, unit: float) -> Question:
+    n_choices = rng.choice((4, 4, 5, 6))
+    count = rng.randint(1, n_choices)
+    events = [(k * 2 * unit, tone(NOTES_HZ[4], unit)) for k in range(count)]
+    audio = timeline((2 * count + 1) * unit, events)
+    choices = [str(k) for k in range(1, n_choices + 1)]
+    return Question("How many beeps can be heard?", choices, str(count), "Counting and Statistics", audio)
+
+
+def _louder(rng: random.Random, unit: float) -> Question:
+    first_louder = rng.random() < 0.5
+    amps = (0.6, 0.15) if first_louder else (0.15, 0.6)
+    audio = timeline(
+        4 * unit, [(0.0, tone(NOTES_HZ[2], unit, amps[0])), (2 * unit, tone(NOTES_HZ[2], unit, amps[1]))]
+    )
+    answer = "The first" if first_louder else "The second"
+    return Question(
+        "Which of the two tones is louder?", ["The first", "The second"], answer, "Acoustic Quality", audio
+    )
+
+
+def _higher(rng: random.Random, unit: float) -> Question:
+    order = rng.choice(("first", "second", "same"))
+    low, high = NOTES_HZ[0], NOTES_HZ[5]
+    freqs = {"first": (high, low), "second": (low, high), "same": (low, low)}[order]
+    audio = timeline(4 * unit, [(0.0, tone(freqs[0], unit)), (2 * unit, tone(freqs[1], unit))])
+    choices = ["The first tone", "The second tone", "Both are equally high"]
+    answer = {"first": choices[0], "second": choices[1], "same": choices[2]}[order]
+    return Question("Which tone has the higher pitch?", choices, answer, "Music Theory", audio)
+
+
+def _direction(rng: random.Random, unit: float) -> Question:
+    rising = rng.random() < 0.5
+    freqs = NOTES_HZ[:4] if rising else NOTES_HZ[3::-1]
+    audio = np.concatenate([tone(f, unit) for f in freqs])
+    # half of them word the choices alike ("low to high" / "high to low"): the official match accepts either
+    choices = ["From low to high", "From high to low"] if rng.random() < 0.5 else ["Rising", "Falling"]
+    return Question(
+        "How does the pitch move?", choices, choices[0 if rising else 1], "Temporal Analysis", audio
+    )
+
+
+def _speech_or_music(rng: random.Random, unit: float) -> Question:
+    speech = rng.random() < 0.5
+    if speech:
+        n = int(8 * unit * SR)
+        t = np.arange(n) / SR
+        f0 = 140 + 40 * np.sin(2 * np.pi * 1.5 * t)  # a gliding voice pitch
+        phase = 2 * np.pi * np.cumsum(f0) / SR
+        buzz = sum(np.sin(k * phase) / k for k in range(1, 8))
+        syllables = np.clip(np.sin(2 * np.pi * 4 * t), 0, None)  # four syllables a second
+        audio = 0.3 * buzz * syllables
+    else:
+        audio = np.concatenate([tone(rng.choice(NOTES_HZ), unit) for _ in range(8)])
+    choices = ["Speech", "Music", "Silence"][: rng.choice((2, 3))]
+    return Question(
+        "Is this recording speech or music?", choices, choices[0 if speech else 1], "Content Analysis", audio
+    )
+
+
+KINDS: tuple[Callable[[random.Random, float], Question], ...] = (
+    _beeps,
+    _louder,
+    _higher,
+    _direction,
+    _speech_or_music,
+)
+
+
+def _questions(count: int, seed: int, unit: float) -> list[Question]:
+    rng = random.Random(seed)
+    return [KINDS[k % len(KINDS)](rng, unit) for k in range(count)]
+
+
+def _rubric(question: Question) -> list[dict[str, Any]]:
+    points = ("Listening", "Cue identification", "Comparison", "Reasoning", "Correct selection")
+    note = "A synthetic rubric point of the generated sample."
+    return [
+        {
+            "name": p,
+            "scoring_point": f"Award 1 point for {p.lower()} ({question.skill}).",
+            "note": note,
+            "choices": [0, 1],
+        }
+        for p in points
+    ]
+
+
+def mmar_records(
+    count: int, seed: int = 0, unit: float = SMALL_UNIT
+) -> list[tuple[dict[str, Any], Question]]:
+    """MMAR records (every field of the 2026 format) with their questions, labels cycling over every value."""
+    out = []
+    for k, q in enumerate(_questions(count, seed, unit)):
+        item_id = f"sample{k:04d}_00-00-00_00-00-0{k % 10}"
+        audio_name = "sample_multi_segment" if k == 1 else item_id  # one record names a file unlike its id
+        record = {
+            "id": item_id,
+            "audio_path": f"./audio/{audio_name}.wav",
+            "question": q.question,
+            "choices": q.choices,
+            "answer": q.answer,
+            "modality": MMAR_MODALITIES[k % len(MMAR_MODALITIES)],
+            "category": MMAR_CATEGORIES[k % len(MMAR_CATEGORIES)],
+            "sub-category": q.skill,
+            "language": None if k % 3 else "en",
+            "source": ("youtube", "bilibili")[k % 2],
+            "url": f"https://example.org/sample/{item_id}",
+            "timestamp": f"00:00:00,00:00:0{k % 10}",
+            "thinking": f"The clip answers '{q.question}' directly: {q.answer}.",
+            "cue": [q.skill],
+            "rubric": _rubric(q),
+        }
+        out.append((record, q))
+    return out
+
+
+def mmau_records(
+    count: int, seed: int = 0, unit: float = SMALL_UNIT
+) -> list[tuple[dict[str, Any], Question]]:
+    """MMAU test-mini records with their questions; a few store ``category`` as a one-element list, as upstream."""
+    ids = random.Random(seed + 1)
+    out = []
+    for k, q in enumerate(_questions(count, seed + 1, unit)):
+        item_id = str(uuid.UUID(int=ids.getrandbits(128), version=4))
+        category = ("Reasoning", "Information Extraction")[k % 2]
+        record = {
+            "id": item_id,
+            "audio_id": f"./test-mini-audios/{item_id}.wav",
+            "question": q.question,
+            "choices": q.choices,
+            "answer": q.answer,
+            "dataset": "synthetic",
+            "task": MMAU_TASKS[k % len(MMAU_TASKS)],
+            "split": "test-mini",
+            "category": [category] if k % 10 == 7 else category,
+            "sub-category": q.skill,
+            "difficulty": MMAU_DIFFICULTIES[k % len(MMAU_DIFFICULTIES)],
+        }
+        out.append((record, q))
+    return out
+
+
+def _write(root: Path, layout: Layout, pairs: list[tuple[dict[str, Any], Question]]) -> int:
+    for record, question in pairs:
+        write_wav(root / record[layout.audio_field], question.audio)
+    records = [record for record, _ in pairs]
+    meta = root / layout.meta_files[0]
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    if meta.suffix == ".jsonl":  # as upstream: one record per line, no trailing newline
+        meta.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
+    else:
+        meta.write_text(json.dumps(records, ensure_ascii=False, indent=4), encoding="utf-8")
+    return len(records)
+
+
+def generate_mmar(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
+    """Write the MMAR sample under ``root``; returns the number of questions."""
+    size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
+    return _write(Path(root), MMAR, mmar_records(size, seed, unit))
+
+
+def generate_mmau(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
+    """Write the MMAU test-mini sample under ``root``; returns the number of questions."""
+    size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
+    return _write(Path(root), MMAU, mmau_records(size, seed, unit))
+
+
+# Baselines ---------------------------------------------------------------------------------------------------------
+
+
+def random_answer(item: Item, rng: random.Random) -> str:
+    """A uniform guess among the question's choices, answered with the choice's text."""
+    return rng.choice(item.options)
+
+
+ORACLE_STYLES: tuple[str, ...] = (
+    "{t}",
+    "{t}.",
+    "The answer is {t}.",
+    "**Answer:** {t}",
+    "Based on the audio, the answer is {t}.",
+    "<think>I listened to the whole clip and compared it with each option.</think>\n{t}",
+    "I choose {t}.",
+)
+LETTERED_STYLES: tuple[str, ...] = ("({l}) {t}", "{l}. {t}", "The answer is ({l}) {t}.")
+
+
+def oracle_answer(item: Item, rng: random.Random) -> str:
+    """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both the
+    official token-set match and the strict extractor score correct for this question (the bare answer at worst)."""
+    letters = shown_letters(item.template, len(item.options)) if item.template else ()
+    gold = item.options.index(item.answer)
+    styles = list(ORACLE_STYLES + (LETTERED_STYLES if letters else ()))
+    rng.shuffle(styles)
+    for style in styles:
+        reply = style.format(t=item.answer, l=letters[gold] if letters else "")
+        chosen = choose(reply, item.options, letters)
+        right = chosen is not None and item.options[chosen] == item.answer
+        if right and token_set_match(item.answer, reply, item.options):
+            return reply
+    return str(item.answer)

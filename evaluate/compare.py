@@ -1,0 +1,227 @@
+"""``avibench compare A B [C...]``: how runs differ, task by task and in every summary number, and where.
+
+Each run after the first is compared with the first (the baseline) in one profile. Differences come with paired
+bootstrap intervals (the same items drawn for both runs, see
+:func:`avibench.level_metrics.bootstrap.paired_bootstrap`); a difference whose interval excludes 0 is marked
+significant (``*``). The samples whose score changed are listed, each linked into its run's viewer page (written
+beside its eval.json if missing). Output: ``<output dir>/compare-<A>-vs-<B>[-vs-<C>...].{md,html,json}``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from avibench.config import default_output_dir
+from avibench.contracts import RunPaths
+from avibench.evaluate.document import (
+    DASH,
+    Cell,
+    Document,
+    Figure,
+    Figures,
+    Heading,
+    Paragraph,
+    Table,
+    as_dict,
+    as_number,
+    fmt_score,
+    write_document,
+)
+from avibench.evaluate.run_files import load_eval
+from avibench.evaluate.samples import read_samples
+from avibench.evaluate.svg import Series, grouped_bars
+from avibench.evaluate.uncertainty import interval_of, task_units
+from avibench.evaluate.viewer import VIEWER_NAME, media_base_for, viewer_html
+from avibench.level_metrics.bootstrap import Difference, paired_bootstrap
+from avibench.run_options import benchmark_option, resolve_benchmark
+from avibench.store import atomic_write_json, atomic_write_text
+
+FLIPS_SHOWN = 100
+
+
+class Run:
+    """One run's eval.json summary and samples in the compared profile."""
+
+    def __init__(self, paths: RunPaths, profile: str | None):
+        self.paths = paths
+        self.doc = load_eval(paths)
+        self.summary = as_dict(self.doc.get("summary"))
+        self.profile = profile or str(self.summary.get("profile") or "reference")
+        self.rows = read_samples(paths)
+        by_profile = as_dict(as_dict(self.summary.get("by_profile")).get(self.profile))
+        self.tasks = as_dict(by_profile.get("tasks")) or as_dict(self.summary.get("tasks"))
+
+    @property
+    def label(self) -> str:
+        return self.paths.label
+
+    def scores(self) -> dict[tuple[str, str], float | None]:
+        return {
+            (str(r["task"]), str(r["key"])): as_number(as_dict(r.get("scores")).get(self.profile))
+            for r in self.rows
+        }
+
+
+def _mark(diff: Difference) -> str:
+    return "*" if diff.significant else ""
+
+
+def difference_table(names: Sequence[str], diffs: Mapping[str, Difference], a: str, b: str) -> Table:
+    rows = []
+    for name in names:
+        d = diffs.get(name)
+        if d is None:
+            rows.append([name, DASH, DASH, DASH, ""])
+            continue
+        rows.append([name, f"{d.delta:+.2f}", f"[{d.low:+.1f}, {d.high:+.1f}]", str(d.items), _mark(d)])
+    return Table(["", f"{b} − {a}", "95% CI (paired)", "Items", "Significant"], rows)
+
+
+def flips(base: Run, other: Run) -> list[dict[str, Any]]:
+    """Samples both runs scored whose score changed, largest change first."""
+    a, b = base.scores(), other.scores()
+    out = []
+    for key, before in a.items():
+        after = b.get(key)
+        if before is None or after is None or abs(after - before) < 1e-9:
+            continue
+        out.append({"task": key[0], "key": key[1], "before": before, "after": after})
+    return sorted(out, key=lambda f: (-abs(f["after"] - f["before"]), f["task"], f["key"]))
+
+
+def _viewer_link(page: Path, run: Run, task: str, key: str) -> str:
+    target = os.path.relpath(run.paths.root / VIEWER_NAME, page.parent)
+    return f"{Path(target).as_posix()}#sample={task}/{key}"
+
+
+def ensure_viewer(run: Run, title: str, tasks: Sequence[str]) -> None:
+    """Write the run's viewer page when it has none, so the comparison's links lead somewhere."""
+    page = run.paths.root / VIEWER_NAME
+    if page.is_file():
+        return
+    root = Path(str(as_dict(run.doc.get("meta")).get("data_root") or "."))
+    html = viewer_html(
+        title, run.rows, tasks=tasks, profile=run.profile, media_base=media_base_for(page, root)
+    )
+    atomic_write_text(page, html)
+
+
+def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[Document, dict[str, Any]]:
+    base = runs[0]
+    labels = [r.label for r in runs]
+    doc = Document(f"{benchmark.title or benchmark.name}: {' vs '.join(labels)}")
+    doc.add(
+        Paragraph(
+            f"Profile: {base.profile}. Baseline: {base.label}. Differences are later run minus baseline on 0–100, "
+            "over the items both runs scored, with 95% paired bootstrap intervals (1,000 resamples, seed 0); * "
+            "marks an interval that excludes 0. Summary numbers are recomputed from the tasks both runs scored."
+        )
+    )
+    task_names = list(dict.fromkeys(t for r in runs for t in r.tasks))
+    series = [
+        Series(
+            r.label,
+            [as_number(r.tasks.get(t)) for t in task_names],
+            [interval_of(r.summary, "tasks", t) for t in task_names],
+        )
+        for r in runs
+    ]
+    chance = as_dict(base.summary.get("chance"))
+    levels = [as_number(chance.get(t)) for t in task_names]
+    doc.add(
+        Figures([Figure("Tasks", grouped_bars(task_names, series, chance=levels if any(levels) else None))])
+    )
+    data: dict[str, Any] = {"profile": base.profile, "baseline": base.label, "comparisons": []}
+    base_units = task_units(base.rows, base.profile, base.tasks)
+    for other in runs[1:]:
+        units = task_units(other.rows, base.profile, other.tasks)
+        diffs = paired_bootstrap(base_units, units, benchmark.aggregate_scores)
+        aggregates = [k for k in diffs if k not in task_names]
+        doc.add(Heading(f"{other.label} versus {base.label}"))
+        doc.add(Heading("Tasks", 3), difference_table(task_names, diffs, base.label, other.label))
+        if aggregates:
+            doc.add(
+                Heading("Summary numbers", 3), difference_table(aggregates, diffs, base.label, other.label)
+            )
+        changed = flips(base, other)
+        gained = sum(f["after"] > f["before"] for f in changed)
+        doc.add(
+            Heading("Samples whose score changed", 3),
+            Paragraph(
+                f"{len(changed)} samples changed: {gained} better, {len(changed) - gained} worse in {other.label}. "
+                f"The {min(len(changed), FLIPS_SHOWN)} largest changes, each linked into both runs' viewers:"
+            ),
+        )
+        doc.add(
+            Table(
+                ["Task", "Key", base.label, other.label, f"{base.label} viewer", f"{other.label} viewer"],
+                [
+                    [
+                        f["task"],
+                        f["key"],
+                        fmt_score(100 * f["before"]),
+                        fmt_score(100 * f["after"]),
+                        Cell("open", href=_viewer_link(page, base, f["task"], f["key"])),
+                        Cell("open", href=_viewer_link(page, other, f["task"], f["key"])),
+                    ]
+                    for f in changed[:FLIPS_SHOWN]
+                ],
+                align="llrrll",
+                css="flips",
+            )
+        )
+        data["comparisons"].append(
+            {
+                "run": other.label,
+                "differences": {
+                    k: {
+                        "delta": d.delta,
+                        "low": d.low,
+                        "high": d.high,
+                        "items": d.items,
+                        "significant": d.significant,
+                    }
+                    for k, d in diffs.items()
+                },
+                "changed": changed,
+            }
+        )
+    return doc, data
+
+
+@click.command(name="compare")
+@click.argument("labels", nargs=-1, required=True)
+@benchmark_option
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option(
+    "--profile", type=click.Choice(("reference", "strict")), default=None, help="Default: the baseline's."
+)
+def compare(
+    labels: tuple[str, ...], benchmark_name: str, output_dir: Path | None, profile: str | None
+) -> None:
+    """Compare runs LABEL_A LABEL_B [...]: per-task and per-stage differences with paired bootstrap intervals,
+    a significance mark, and the samples whose score changed (linked into the viewer)."""
+    if len(labels) < 2:
+        raise click.UsageError("give at least two run labels")
+    benchmark = resolve_benchmark(benchmark_name)
+    output_dir = output_dir or default_output_dir()
+    base = Run(RunPaths(output_dir, labels[0], benchmark.name), profile)
+    runs = [base, *(Run(RunPaths(output_dir, label, benchmark.name), base.profile) for label in labels[1:])]
+    stem = output_dir / ("compare-" + "-vs-".join(labels))
+    html_path = stem.with_suffix(".html")
+    for run in runs:
+        ensure_viewer(
+            run,
+            f"{benchmark.title or benchmark.name} samples: {run.label}",
+            [t.name for t in benchmark.tasks()],
+        )
+    doc, data = build_comparison(benchmark, runs, html_path)
+    write_document(doc, stem.with_suffix(".md"), html_path)
+    atomic_write_json(stem.with_suffix(".json"), data)
+    for path in (stem.with_suffix(".md"), html_path, stem.with_suffix(".json")):
+        click.echo(f"wrote {path}")

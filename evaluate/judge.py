@@ -1,0 +1,220 @@
+"""The LLM judge for benchmarks that score with one: (key, messages) jobs in, one reply per job out, resumable.
+
+Every job is sent through the shared chat client (its retry policy: 429 and 5xx retried, ``Retry-After``
+honoured) with bounded concurrency on one event loop. A reply the benchmark does not accept (``accept``) is asked
+again up to ``reasks`` times and then kept as an invalid reply, which the benchmark reports as a judge failure.
+
+Each finished job is appended (and fsynced) to a journal, the latest record per key winning. A job is done when its
+latest record was made from the same request (judge model, messages and sampling parameters: ``request`` hash)
+and holds a reply, valid or not; a job whose requests failed is recorded with its error and asked again next time.
+So a killed run resumes where it stopped and a finished one sends no request. The API key is never recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from avibench import __version__
+from avibench.contracts import latest_by_key
+from avibench.errors import AvibenchError
+from avibench.llm import ChatClient, ChatError, RetryPolicy
+from avibench.store import JournalSink
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_CONCURRENCY = 16
+KEY_VARIABLES = ("JUDGE_API_KEY", "OPENAI_API_KEY")
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Where judge requests go and how they are sent (temperature 0 by default, so a re-judge agrees)."""
+
+    model: str
+    base_urls: tuple[str, ...] = (DEFAULT_BASE_URL,)
+    api_key: str = field(default="", repr=False)
+    concurrency: int = DEFAULT_CONCURRENCY
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout: float = 180.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    @classmethod
+    def from_options(
+        cls, options: Mapping[str, Any], default_model: str, env: Mapping[str, str] | None = None
+    ) -> JudgeSettings:
+        """Settings from the eval options ``judge_model``, ``judge_base_url`` (comma-separated) and
+        ``judge_concurrency``; the key from ``JUDGE_API_KEY``, else ``OPENAI_API_KEY``; the base URL falls back
+        to ``JUDGE_BASE_URL``, ``OPENAI_BASE_URL`` and then the OpenAI API."""
+        env = os.environ if env is None else env
+        urls = options.get("judge_base_url") or env.get("JUDGE_BASE_URL") or env.get("OPENAI_BASE_URL") or ""
+        base_urls = tuple(u.strip() for u in urls.split(",") if u.strip()) or (DEFAULT_BASE_URL,)
+        return cls(
+            model=options.get("judge_model") or default_model,
+            base_urls=base_urls,
+            api_key=next((env[k] for k in KEY_VARIABLES if env.get(k)), ""),
+            concurrency=options.get("judge_concurrency") or DEFAULT_CONCURRENCY,
+        )
+
+    def params(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+
+
+@dataclass(frozen=True)
+class JudgeJob:
+    """One judge request: its key in the journal (unique within it) and the chat messages to send."""
+
+    key: str
+    messages: Sequence[Mapping[str, str]]
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """A job's outcome: the judge's last reply (``None`` when its requests failed), whether it was accepted, and
+    the error of a failed request."""
+
+    reply: str | None
+    valid: bool
+    error: str | None = None
+
+
+@dataclass
+class JudgeOutcome:
+    """Every job's reply by key, and how many requests this run sent (retries included) or took from the journal."""
+
+    replies: dict[str, JudgeReply]
+    requests: int = 0
+    reused: int = 0
+
+    @property
+    def errors(self) -> int:
+        return sum(r.error is not None for r in self.replies.values())
+
+
+def request_hash(model: str, messages: Sequence[Mapping[str, str]], params: Mapping[str, Any]) -> str:
+    """What a journal record was made from: the judge model, the messages and the sampling parameters."""
+    body = json.dumps(
+        {"model": model, "messages": list(messages), **params}, sort_keys=True, ensure_ascii=False
+    )
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
+
+
+def _reusable(record: Mapping[str, Any] | None, digest: str) -> JudgeReply | None:
+    if record is None or record.get("request") != digest or record.get("error") is not None:
+        return None
+    reply = record.get("reply")
+    if not isinstance(reply, str):
+        return None
+    return JudgeReply(reply, bool(record.get("valid")))
+
+
+class _Judging:
+    """One run over the pending jobs: asks, re-asks unaccepted replies, journals each outcome."""
+
+    def __init__(
+        self, settings: JudgeSettings, accept: Callable[[str], bool], reasks: int, journal: Path
+    ) -> None:
+        self.settings = settings
+        self.accept = accept
+        self.reasks = reasks
+        self.journal = journal
+        self.requests = 0
+
+    async def _judge(self, client: ChatClient, job: JudgeJob) -> JudgeReply:
+        reply: str | None = None
+        for _ in range(1 + self.reasks):
+            try:
+                result = await client.chat(self.settings.model, list(job.messages), **self.settings.params())
+            except ChatError as exc:
+                self.requests += exc.attempts
+                return JudgeReply(None, False, str(exc))
+            self.requests += result.attempts
+            reply = result.text
+            if self.accept(reply):
+                return JudgeReply(reply, True)
+        return JudgeReply(reply, False)
+
+    async def run(self, jobs: Sequence[tuple[JudgeJob, str]]) -> dict[str, JudgeReply]:
+        gate = asyncio.Semaphore(max(1, self.settings.concurrency))
+        sink = JournalSink()
+        writer = asyncio.create_task(sink.run())
+        replies: dict[str, JudgeReply] = {}
+        settings = self.settings
+
+        async def one(client: ChatClient, job: JudgeJob, digest: str) -> None:
+            async with gate:
+                outcome = await self._judge(client, job)
+                record = {
+                    "key": job.key,
+                    "request": digest,
+                    "model": settings.model,
+                    "reply": outcome.reply,
+                    "valid": outcome.valid,
+                    "error": outcome.error,
+                    "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                    "version": __version__,
+                }
+                await sink.write(self.journal, record)
+            replies[job.key] = outcome
+
+        try:
+            async with ChatClient(
+                base_urls=settings.base_urls,
+                api_key=settings.api_key,
+                timeout=settings.timeout,
+                retry=settings.retry,
+                max_connections=max(1, settings.concurrency),
+            ) as client:
+                await asyncio.gather(*(one(client, job, digest) for job, digest in jobs))
+        finally:
+            sink.stop()
+            await asyncio.gather(writer, return_exceptions=True)
+            sink.close()
+        return replies
+
+
+def run_judge(
+    jobs: Sequence[JudgeJob],
+    journal: Path,
+    settings: JudgeSettings,
+    *,
+    accept: Callable[[str], bool],
+    reasks: int = 1,
+) -> JudgeOutcome:
+    """Every job's reply, from the journal where it already holds one made from the same request, else asked.
+
+    Raises :class:`AvibenchError` when requests are needed and no API key is set (nothing is asked then).
+    """
+    keys = [job.key for job in jobs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("judge job keys must be unique")
+    latest = latest_by_key(journal)
+    outcome = JudgeOutcome(replies={})
+    pending: list[tuple[JudgeJob, str]] = []
+    for job in jobs:
+        digest = request_hash(settings.model, job.messages, settings.params())
+        kept = _reusable(latest.get(job.key), digest)
+        if kept is None:
+            pending.append((job, digest))
+        else:
+            outcome.replies[job.key] = kept
+            outcome.reused += 1
+    if not pending:
+        return outcome
+    if not settings.api_key:
+        raise AvibenchError(
+            f"the judge has {len(pending)} requests to send and no API key: set {' or '.join(KEY_VARIABLES)}"
+        )
+    judging = _Judging(settings, accept, reasks, journal)
+    try:
+        outcome.replies.update(asyncio.run(judging.run(pending)))
+    finally:
+        outcome.requests = judging.requests
+    return outcome

@@ -1,0 +1,158 @@
+"""Per-sample results: ``samples.jsonl`` beside eval.json, one line per question as asked.
+
+Each line says what was asked (question text, media paths relative to the data root), the ground truth, what the
+model answered (raw and refined, with the refine method), the sample's score in every profile, why it failed if it
+did, its latency, tokens and request attempts. The viewer, ``compare`` and the confidence intervals read it; any
+other tool can too (it is plain JSON lines, written atomically after eval.json).
+
+``outcome`` summarises a line in the primary profile: ``correct`` (full credit), ``partial`` (between 0 and 1),
+``incorrect`` (0), ``unparsed`` (refine could not read an answer), ``failed`` (the request failed), ``missing``
+(never asked) or ``not_scored`` (answered but left out of the task score, e.g. a double-confirm pre-question).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from avibench.contracts import RunPaths, is_answered, latest_by_key
+from avibench.errors import AvibenchError
+from avibench.items import Item
+from avibench.store import atomic_write_text, read_records
+
+if TYPE_CHECKING:
+    from avibench.plugin import Benchmark, Task
+
+SAMPLES_NAME = "samples.jsonl"
+OUTCOMES = ("correct", "partial", "incorrect", "unparsed", "failed", "missing", "not_scored")
+
+
+def samples_path(paths: RunPaths) -> Path:
+    return paths.root / SAMPLES_NAME
+
+
+def _relative(path: Path, root: Path) -> str:
+    """``path`` relative to the data root (forward slashes), or as it is when it lies outside it."""
+    try:
+        return Path(os.path.relpath(path.resolve(), root.resolve())).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _json_safe(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str, ensure_ascii=False))
+
+
+def outcome_of(infer: Mapping[str, Any] | None, method: str | None, score: float | None) -> str:
+    """The one-word outcome of a sample (see the module docstring)."""
+    if infer is None:
+        return "missing"
+    if not is_answered(dict(infer)):
+        return "failed"
+    if method == "unparsed":
+        return "unparsed"
+    if score is None:
+        return "not_scored"
+    if score >= 1.0:
+        return "correct"
+    return "incorrect" if score <= 0.0 else "partial"
+
+
+def _attempts(record: Mapping[str, Any]) -> int:
+    value = record.get("attempts")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+
+
+def sample_row(
+    benchmark: Benchmark,
+    item: Item,
+    data_root: Path,
+    infer: Mapping[str, Any] | None,
+    refine: Mapping[str, Any] | None,
+    scores: Mapping[str, float | None],
+    primary: str,
+) -> dict[str, Any]:
+    """One line of samples.jsonl."""
+    answered = infer is not None and is_answered(dict(infer))
+    raw = infer.get("predict") if answered and infer else None
+    current = refine if refine is not None and answered and refine.get("raw") == raw else None
+    method = (current or {}).get("method") or ("failed" if infer is not None and not answered else None)
+    reported = benchmark.reported_task(item.task)
+    infer = infer or {}
+    return {
+        "task": item.task,
+        "reported_task": reported,
+        "key": item.key,
+        "item_id": item.item_id,
+        "variant": item.variant,
+        "index": item.index,
+        "group": f"{reported}/{item.item_id}",
+        "run": benchmark.run_of(item),
+        "question": item.text,
+        "system": item.system,
+        "options": list(item.options),
+        "media": [
+            {"kind": p.kind, "path": _relative(p.path, data_root), "channel": p.channel}
+            for p in item.parts
+            if p.kind != "text"
+        ],
+        "answer": _json_safe(item.answer),
+        "raw": raw,
+        "refined": (current or {}).get("predict"),
+        "method": method,
+        "scores": dict(scores),
+        "outcome": outcome_of(infer or None, method, scores.get(primary)),
+        "error": infer.get("error") or (current or {}).get("error"),
+        "latency_s": infer.get("latency_s"),
+        "usage": infer.get("usage"),
+        "attempts": _attempts(infer) if infer else 0,
+    }
+
+
+def build_rows(
+    benchmark: Benchmark,
+    data_root: Path,
+    paths: RunPaths,
+    tasks: Sequence[Task],
+    per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]],
+    primary: str,
+) -> Iterator[dict[str, Any]]:
+    """Every question of the tasks that have a journal or scores, in load order."""
+    for task in tasks:
+        has_journal = paths.infer_journal(task.name).is_file() or paths.refine_journal(task.name).is_file()
+        if not has_journal and task.name not in per_sample:
+            continue
+        infer = latest_by_key(paths.infer_journal(task.name))
+        refine = latest_by_key(paths.refine_journal(task.name))
+        scores = per_sample.get(task.name, {})
+        for item in benchmark.load(data_root, task):
+            yield sample_row(
+                benchmark,
+                item,
+                data_root,
+                infer.get(item.key),
+                refine.get(item.key),
+                scores.get(item.key, {}),
+                primary,
+            )
+
+
+def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str, Any]]) -> int:
+    """Write the rows as JSON lines (atomically); returns how many."""
+    lines = [json.dumps(row, ensure_ascii=False) for row in rows]
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    return len(lines)
+
+
+def read_samples(paths: RunPaths) -> list[dict[str, Any]]:
+    """The run's samples.jsonl; a missing file says to re-run eval."""
+    path = samples_path(paths)
+    if not path.is_file():
+        raise AvibenchError(
+            f"{path}: no per-sample results for run '{paths.label}'; run `avibench eval --benchmark "
+            f"{paths.benchmark} --label {paths.label}` (eval writes samples.jsonl beside eval.json)"
+        )
+    return list(read_records(path))

@@ -1,0 +1,190 @@
+"""``avibench view``: every sample of a run in one self-contained HTML page, optionally served with its media.
+
+The page lists each question as asked with its media (paths relative to the data root), ground truth, raw and
+refined answers, refine method, per-profile score, failure reason, latency and tokens, read from the run's
+samples.jsonl. Written as a file, media load from the data root through a relative path; with ``--serve`` a
+small local server (127.0.0.1 only) serves the page at ``/`` and files under the data root at ``/media/``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import mimetypes
+import os
+from collections.abc import Mapping, Sequence
+from functools import partial
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import click
+
+from avibench.evaluate.run_files import load_eval
+from avibench.evaluate.samples import OUTCOMES, read_samples
+from avibench.evaluate.viewer_page import BODY, SCRIPT, STYLE
+from avibench.run_options import benchmark_option, locate
+from avibench.store import atomic_write_text
+
+VIEWER_NAME = "viewer.html"
+#: Fields of a samples.jsonl line the page shows (the rest stays in the file).
+FIELDS = (
+    "task",
+    "key",
+    "outcome",
+    "scores",
+    "method",
+    "question",
+    "system",
+    "media",
+    "answer",
+    "raw",
+    "refined",
+    "error",
+    "latency_s",
+    "usage",
+    "attempts",
+)
+SERVE_MEDIA = "/media/"
+_ERROR_HOOK = (
+    "window.addEventListener('error',function(e){var h=document.documentElement;"
+    "h.setAttribute('data-errors',(h.getAttribute('data-errors')||'')+String(e.message)+'\\n');});"
+)
+
+
+def _json_script(element_id: str, value: Any) -> str:
+    """JSON inside a script element, with ``</`` escaped so no text can close the element early."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def viewer_html(
+    title: str, rows: Sequence[Mapping[str, Any]], *, tasks: Sequence[str], profile: str, media_base: str
+) -> str:
+    """The viewer page for ``rows`` (samples.jsonl lines); ``media_base`` prefixes every media path."""
+    slim = [{k: row.get(k) for k in FIELDS} for row in rows]
+    meta = {"tasks": list(tasks), "outcomes": list(OUTCOMES), "profile": profile, "media_base": media_base}
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style><script>{_ERROR_HOOK}</script></head>",
+            f"<body><h1>{html.escape(title)}</h1>",
+            BODY,
+            _json_script("samples", {"rows": slim}),
+            _json_script("meta", meta),
+            f"<script>{SCRIPT}</script>",
+            "</body></html>",
+            "",
+        ]
+    )
+
+
+def media_base_for(page: Path, data_root: Path) -> str:
+    """The relative URL from the page's folder to the data root, ending in a slash."""
+    rel = os.path.relpath(data_root.resolve(), page.parent.resolve())
+    return Path(rel).as_posix().rstrip("/") + "/"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """``/`` is the page; ``/media/<path>`` a file under the data root (nothing outside it)."""
+
+    def __init__(self, *args: Any, page: bytes, root: Path, **kwargs: Any):
+        self.page, self.root = page, root.resolve()
+        super().__init__(*args, **kwargs)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        path = unquote(urlsplit(self.path).path)
+        if path in ("/", "/" + VIEWER_NAME):
+            self._send(200, self.page, "text/html; charset=utf-8")
+            return
+        if path.startswith(SERVE_MEDIA):
+            target = (self.root / path[len(SERVE_MEDIA) :]).resolve()
+            if target.is_file() and target.is_relative_to(self.root):
+                kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+                self._send(200, target.read_bytes(), kind)
+                return
+        self._send(404, b"not found", "text/plain")
+
+
+def make_server(page: str, data_root: Path, port: int) -> ThreadingHTTPServer:
+    """A server on 127.0.0.1:``port`` (0 picks a free port) for the page and the data root's files."""
+    handler = partial(_Handler, page=page.encode("utf-8"), root=data_root)
+    return ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+@click.command(name="view")
+@benchmark_option
+@click.option("--model", default=None, help="Model id of the run (its label is derived from it).")
+@click.option("--label", envvar="MODEL_LABEL", default=None, help="Run label; overrides --model.")
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option(
+    "--data-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the media are (default: the data root eval.json names).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Page path (default: beside eval.json).",
+)
+@click.option("--serve", is_flag=True, help="Serve the page and the media on 127.0.0.1 until interrupted.")
+@click.option(
+    "--port", type=int, default=8765, show_default=True, help="Port for --serve (0: any free port)."
+)
+def view(
+    benchmark_name: str,
+    model: str | None,
+    label: str | None,
+    output_dir: Path | None,
+    data_root: Path | None,
+    out: Path | None,
+    serve: bool,
+    port: int,
+) -> None:
+    """Write (and with --serve, serve) a page listing every sample of a run: question, media, answers, scores.
+
+    Filter by task, outcome, refine method and free text, sort, and link to a sample with #sample=TASK/KEY.
+    """
+    run = locate(benchmark_name, model, label, output_dir, None, notice=lambda t: click.echo(t, err=True))
+    doc = load_eval(run.paths)
+    meta, summary = doc.get("meta") or {}, doc.get("summary") or {}
+    root = data_root or Path(str(meta.get("data_root") or run.data_root))
+    rows = read_samples(run.paths)
+    page_path = out or run.paths.root / VIEWER_NAME
+    title = f"{run.benchmark.title or run.benchmark.name} samples: {run.label}"
+    profile = str(summary.get("profile") or meta.get("profile") or "reference")
+    tasks = [t.name for t in run.benchmark.tasks()]
+    page = viewer_html(
+        title,
+        rows,
+        tasks=tasks,
+        profile=profile,
+        media_base=SERVE_MEDIA if serve else media_base_for(page_path, root),
+    )
+    if not serve:
+        atomic_write_text(page_path, page)
+        click.echo(f"wrote {page_path} ({len(rows)} samples, media from {root})")
+        return
+    server = make_server(page, root, port)
+    click.echo(
+        f"serving {len(rows)} samples at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)"
+    )
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()

@@ -1,0 +1,179 @@
+"""Bootstrap confidence intervals over items, for task scores and the numbers computed from them. Pure.
+
+The unit of resampling is an *item*: every question that shares an item (a double-confirm pair, the rotations of
+one multiple-choice question, the folders of a pooled task) is drawn together, so the interval reflects how much the
+score would move with another draw of items from the same population, not with another draw of variants.
+
+A task's score is not always the mean of its items' scores (a counting error, an F1 over classes). Each resample
+therefore moves the reported score by how far the resampled mean of item scores moved from the full mean: exact for
+mean scores, and a faithful measure of item-to-item variation for the others. Summary numbers (stages, Overall,
+taxonomy) are recomputed from the resampled task scores with the benchmark's own formula, so their intervals
+carry the correlation between tasks that formula introduces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+Aggregator = Callable[[Mapping[str, float | None]], Mapping[str, float | None]]
+DEFAULT_RESAMPLES = 1000
+DEFAULT_LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class TaskUnits:
+    """One reported task: its items' ids, their scores (0-1, one per item) and the reported score (0-100)."""
+
+    units: tuple[str, ...]
+    scores: np.ndarray
+    headline: float | None
+
+    def subset(self, units: tuple[str, ...]) -> TaskUnits:
+        position = {u: i for i, u in enumerate(self.units)}
+        return TaskUnits(units, self.scores[[position[u] for u in units]], self.headline)
+
+
+@dataclass
+class Intervals:
+    """Percentile intervals ``(low, high)`` on 0-100 for each task and each summary number."""
+
+    tasks: dict[str, tuple[float, float]] = field(default_factory=dict)
+    aggregates: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+
+def _replicates(task: TaskUnits, draws: np.ndarray) -> np.ndarray:
+    """The task score under each row of ``draws`` (item positions), shifted to the reported score, on 0-100."""
+    assert task.headline is not None
+    shifted = task.headline + 100.0 * (task.scores[draws].mean(axis=1) - task.scores.mean())
+    return np.clip(shifted, 0.0, 100.0)
+
+
+def _draws(tasks: Mapping[str, TaskUnits], resamples: int, seed: int) -> dict[str, np.ndarray]:
+    """One matrix of drawn item positions per task (``resamples`` rows), from one seeded generator."""
+    rng = np.random.default_rng(seed)
+    return {
+        name: rng.integers(0, len(task.units), size=(resamples, len(task.units)))
+        for name, task in sorted(tasks.items())
+        if task.headline is not None and len(task.units)
+    }
+
+
+def _aggregate_replicates(
+    aggregate: Aggregator,
+    names: list[str],
+    replicates: Mapping[str, np.ndarray],
+    fixed: Mapping[str, float | None],
+) -> dict[str, np.ndarray]:
+    """The summary numbers of every resample (NaN where the formula gives none)."""
+    resamples = len(next(iter(replicates.values()))) if replicates else 0
+    out: dict[str, list[float]] = {}
+    for r in range(resamples):
+        scores = {**fixed, **{name: float(replicates[name][r]) for name in names}}
+        for key, value in aggregate(scores).items():
+            out.setdefault(key, []).append(np.nan if value is None else float(value))
+    return {key: np.asarray(values) for key, values in out.items()}
+
+
+def _interval(values: np.ndarray, level: float) -> tuple[float, float] | None:
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return None
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return round(float(low), 2), round(float(high), 2)
+
+
+def bootstrap(
+    tasks: Mapping[str, TaskUnits],
+    aggregate: Aggregator,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+) -> Intervals:
+    """Intervals for every task with a score and items, and for every number ``aggregate`` computes."""
+    draws = _draws(tasks, resamples, seed)
+    replicates = {name: _replicates(tasks[name], d) for name, d in draws.items()}
+    fixed = {name: task.headline for name, task in tasks.items() if name not in replicates}
+    result = Intervals()
+    for name, values in replicates.items():
+        if (interval := _interval(values, level)) is not None:
+            result.tasks[name] = interval
+    aggregated = _aggregate_replicates(aggregate, list(replicates), replicates, fixed)
+    for key, values in aggregated.items():
+        if (interval := _interval(values, level)) is not None:
+            result.aggregates[key] = interval
+    return result
+
+
+@dataclass(frozen=True)
+class Difference:
+    """``b − a`` on 0-100 with its paired interval; ``significant`` when the interval excludes 0."""
+
+    delta: float
+    low: float
+    high: float
+    items: int
+
+    @property
+    def significant(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+def paired_bootstrap(
+    a: Mapping[str, TaskUnits],
+    b: Mapping[str, TaskUnits],
+    aggregate: Aggregator,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+) -> dict[str, Difference]:
+    """Differences ``b − a`` per task and per summary number, resampling the items both runs share together.
+
+    Drawing the same items for both runs removes the item-to-item variation they have in common, so the
+    interval measures the difference between the models, not the difficulty of the items drawn.
+    """
+    shared: dict[str, tuple[TaskUnits, TaskUnits]] = {}
+    for name in sorted(set(a) & set(b)):
+        if a[name].headline is None or b[name].headline is None:
+            continue
+        units = tuple(u for u in a[name].units if u in set(b[name].units))
+        if units:
+            shared[name] = (a[name].subset(units), b[name].subset(units))
+    draws = _draws({name: pair[0] for name, pair in shared.items()}, resamples, seed)
+    reps_a = {name: _replicates(shared[name][0], d) for name, d in draws.items()}
+    reps_b = {name: _replicates(shared[name][1], d) for name, d in draws.items()}
+    out: dict[str, Difference] = {}
+    for name, (ta, tb) in shared.items():
+        diff = reps_b[name] - reps_a[name]
+        low, high = _interval(diff, level) or (np.nan, np.nan)
+        delta = round(float(tb.headline) - float(ta.headline), 2)  # type: ignore[arg-type]
+        out[name] = Difference(delta, float(low), float(high), len(ta.units))
+    agg_a = _aggregate_replicates(aggregate, list(reps_a), reps_a, {})
+    agg_b = _aggregate_replicates(aggregate, list(reps_b), reps_b, {})
+    point_a = aggregate({name: pair[0].headline for name, pair in shared.items()})
+    point_b = aggregate({name: pair[1].headline for name, pair in shared.items()})
+    for key in agg_a:
+        interval = _interval(agg_b[key] - agg_a[key], level)
+        pa, pb = point_a.get(key), point_b.get(key)
+        if interval is None or pa is None or pb is None:
+            continue
+        items = sum(len(p[0].units) for p in shared.values())
+        out[key] = Difference(round(float(pb) - float(pa), 2), *interval, items)
+    return out
+
+
+def run_spread(scores: Mapping[str, float]) -> dict[str, float | int]:
+    """How a score varies between repeated runs (rotations, repeats): count, mean, SD, min and max on 0-100."""
+    values = np.asarray(list(scores.values()), dtype=float)
+    return {
+        "runs": len(values),
+        "mean": round(float(values.mean()), 2),
+        "sd": round(float(values.std(ddof=1)) if len(values) > 1 else 0.0, 2),
+        "min": round(float(values.min()), 2),
+        "max": round(float(values.max()), 2),
+    }
