@@ -56,6 +56,8 @@ class InferRecord(TypedDict, total=False):
     usage: dict[str, int] | None
     attempts: int
     timings: dict[str, float] | None
+    request_bytes: int
+    """The size of the request body sent (remote backends; absent for in-process models and failures)."""
     time: str
     version: str
 

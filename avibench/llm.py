@@ -18,20 +18,28 @@ request; and the body is posted with the client's generic ``post`` (the SDK's do
 requests), because ``chat.completions.create`` walks the whole message tree through a parameter transformer
 that does nothing for plain chat messages yet cost more than the rest of a request together. The reply is
 read as plain JSON rather than built into the SDK's response models, for the same reason.
+
+The body is encoded here, once per request (retries resend the same bytes), by :func:`request_body`. Media given
+as :class:`Base64` blobs are spliced into the JSON as they are, so a long audio clip exists once in memory, as the
+body, while its request is in flight. With ``stream=True`` the answer is read as server-sent events and the time
+to the first content token is measured (``ChatResult.ttft_s``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import email.utils
 import itertools
 import json
 import math
 import random
 import re
+import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -53,6 +61,10 @@ REPLICA_FAILURES = 3
 REPLICA_COOLDOWN = 5.0
 REPLICA_MAX_COOLDOWN = 120.0
 _MAX_MESSAGE = 300
+SLICE_BYTES = 1 << 18
+"""Request bodies are written to the socket this much at a time."""
+FILE_BLOCK = 3 << 20
+"""Files are base64-encoded this many bytes at a time (a multiple of 3, so the pieces join into one encoding)."""
 
 
 def _sdk() -> ModuleType:
@@ -65,13 +77,90 @@ def _sdk() -> ModuleType:
 
 @dataclass
 class ChatResult:
-    """A successful answer. ``latency_s`` is the duration of the attempt that succeeded."""
+    """A successful answer. ``latency_s`` is the duration of the attempt that succeeded; ``ttft_s`` the time from
+    sending it to the first content token (streamed answers only); ``request_bytes`` the size of the body sent."""
 
     text: str
     usage: dict[str, int] | None
     latency_s: float
     attempts: int
+    ttft_s: float | None = None
+    request_bytes: int = 0
     finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Base64:
+    """Binary data that goes into a JSON body as a base64 string (after ``prefix``, e.g. a data-URI head).
+
+    It holds the encoded bytes only, in pieces, never a ``str`` copy: :func:`request_body` splices them into the
+    body as they are. A file is encoded as it is read, so it is never in memory undecoded and whole."""
+
+    chunks: tuple[bytes, ...]
+    prefix: str = ""
+
+    @classmethod
+    def of(cls, data: bytes, prefix: str = "") -> Base64:
+        return cls((base64.b64encode(data),), prefix)
+
+    @classmethod
+    def of_file(cls, path: Path, prefix: str = "") -> Base64:
+        """The file's bytes, encoded a slice at a time (raises OSError as reading the file does)."""
+        chunks = []
+        with open(path, "rb") as source:
+            while block := source.read(FILE_BLOCK):
+                chunks.append(base64.b64encode(block))
+        return cls(tuple(chunks), prefix)
+
+
+@dataclass(frozen=True)
+class RequestBody:
+    """An encoded request body, kept as the pieces it was built from (media are not copied into one buffer)."""
+
+    pieces: tuple[bytes, ...]
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.pieces)
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.pieces)
+
+    async def slices(self) -> AsyncIterator[memoryview]:
+        """The body in slices of at most :data:`SLICE_BYTES`, as written to the socket."""
+        for piece in self.pieces:
+            view = memoryview(piece)
+            for start in range(0, len(view), SLICE_BYTES):
+                yield view[start : start + SLICE_BYTES]
+
+
+def request_body(
+    model: str, messages: list[dict[str, Any]], params: Mapping[str, Any], *, stream: bool = False
+) -> RequestBody:
+    """The chat-completion request body: ``params`` merged in (``extra_body`` flattened into it), the streaming
+    fields when ``stream``, and every :class:`Base64` blob spliced in as it is."""
+    extra = params.get("extra_body") or {}
+    fields = {k: v for k, v in params.items() if k != "extra_body"}
+    body: dict[str, Any] = {"model": model, "messages": messages, **fields, **extra}
+    if stream:
+        body.update(stream=True, stream_options={"include_usage": True})
+    blobs: list[Base64] = []
+    token = secrets.token_hex(8)
+
+    def placeholder(value: Any) -> str:
+        if not isinstance(value, Base64):
+            raise TypeError(f"{type(value).__name__} is not JSON serializable")
+        blobs.append(value)
+        return f"{token}:{len(blobs) - 1}"
+
+    text = json.dumps(body, ensure_ascii=False, default=placeholder)
+    pieces: list[bytes] = []
+    for i, piece in enumerate(re.split(rf"{token}:(\d+)", text)):
+        if i % 2 == 0:
+            pieces.append(piece.encode("utf-8"))
+        else:
+            blob = blobs[int(piece)]
+            pieces += [blob.prefix.encode("utf-8"), *blob.chunks]
+    return RequestBody(tuple(p for p in pieces if p))
 
 
 class ChatError(Exception):
@@ -246,10 +335,14 @@ class _Attempt(Exception):
 
 
 def _usage_dict(body: Mapping[str, Any]) -> dict[str, int] | None:
+    """Token counts of a reply: prompt, completion and total, and the prompt's audio tokens where reported."""
     usage = body.get("usage")
     if not isinstance(usage, Mapping):
         return None
     counts = {k: usage[k] for k in ("prompt_tokens", "completion_tokens", "total_tokens") if k in usage}
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, Mapping) and "audio_tokens" in details:
+        counts["audio_tokens"] = details["audio_tokens"]
     return {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)} or None
 
 
@@ -259,6 +352,30 @@ def _finish_reason(body: Mapping[str, Any]) -> str | None:
         reason = choices[0].get("finish_reason")
         return reason if isinstance(reason, str) else None
     return None
+
+
+@dataclass
+class _Streamed:
+    """What a streamed answer has delivered so far."""
+
+    start: float
+    texts: list[str]
+    ttft_s: float | None = None
+    usage: dict[str, int] | None = None
+    finish_reason: str | None = None
+
+    def add(self, chunk: Any) -> None:
+        if not isinstance(chunk, Mapping):
+            raise ValueError(f"stream chunk is {type(chunk).__name__}, not a JSON object")
+        self.usage = _usage_dict(chunk) or self.usage
+        self.finish_reason = _finish_reason(chunk) or self.finish_reason
+        for choice in chunk.get("choices") or ():
+            delta = choice.get("delta") if isinstance(choice, Mapping) else None
+            content = delta.get("content") if isinstance(delta, Mapping) else None
+            if isinstance(content, str) and content:
+                if self.ttft_s is None:
+                    self.ttft_s = time.perf_counter() - self.start
+                self.texts.append(content)
 
 
 def _extract_text(body: Any) -> str | None:
@@ -357,8 +474,15 @@ class ChatClient:
             finish_reason=failure.finish_reason,
         )
 
-    async def chat(self, model: str, messages: list[dict[str, Any]], **params: Any) -> ChatResult:
-        """One chat completion, retried per the policy; raises :class:`ChatError` when it fails for good.
+    async def chat(
+        self, model: str, messages: list[dict[str, Any]], *, stream: bool = False, **params: Any
+    ) -> ChatResult:
+        """One chat completion, retried per the policy; raises :class:`ChatError` when it fails for good."""
+        return await self.send(request_body(model, messages, params, stream=stream), stream=stream)
+
+    async def send(self, body: RequestBody, *, stream: bool = False) -> ChatResult:
+        """Post an encoded request body (see :func:`request_body`; ``stream`` as it was encoded with), retried per
+        the policy; raises :class:`ChatError` when it fails for good.
 
         An empty or filtered answer is asked once more at most. A retry after a replica failed goes at once to
         another healthy replica when there is one (no back-off: the other replica has not failed).
@@ -367,7 +491,7 @@ class ChatClient:
         while True:
             attempts += 1
             try:
-                return await self._attempt(model, messages, params, attempts)
+                return await self._attempt(body, stream, attempts)
             except _Attempt as failure:
                 empty += failure.kind == "empty"
                 if not failure.retryable or attempts >= self.retry.max_attempts or empty > 1:
@@ -383,14 +507,13 @@ class ChatClient:
                     wait = 0.0
                 await asyncio.sleep(wait)
 
-    async def _attempt(
-        self, model: str, messages: list[dict[str, Any]], params: dict[str, Any], attempt: int
-    ) -> ChatResult:
+    async def _attempt(self, body: RequestBody, stream: bool, attempt: int) -> ChatResult:
+        """One try on the healthiest replica; a replica's own failures take it out of rotation for a while."""
         if self._limiter is not None:
             await self._limiter.acquire()
         endpoint = self._pick()
         try:
-            result = await self._post(endpoint, model, messages, params, attempt)
+            result = await self._exchange(endpoint, body, stream, attempt)
         except _Attempt as failure:
             server_side = failure.kind in ("connection", "timeout") or (failure.status or 0) >= 500
             if server_side:
@@ -399,25 +522,54 @@ class ChatClient:
         endpoint.succeeded()
         return result
 
-    async def _post(
-        self,
-        endpoint: _Endpoint,
-        model: str,
-        messages: list[dict[str, Any]],
-        params: dict[str, Any],
-        attempt: int,
+    async def _post(self, endpoint: _Endpoint, body: RequestBody, stream: bool, start: float) -> ChatResult:
+        """One request and its whole reply; transport and protocol errors propagate as the SDK raises them.
+
+        The body goes out in slices with its length declared: it is never joined into one buffer, and the event
+        loop's transport copies only the part of a slice the socket does not take at once."""
+        openai = _sdk()
+        options: Any = {"headers": {"Content-Type": "application/json", "Content-Length": str(len(body))}}
+        if not stream:
+            reply = await endpoint.client.post(
+                "/chat/completions", content=body.slices(), cast_to=dict, options=options
+            )
+            latency = time.perf_counter() - start
+            return ChatResult(
+                text=_extract_text(reply) or "",
+                usage=_usage_dict(reply),
+                latency_s=latency,
+                attempts=0,
+                finish_reason=_finish_reason(reply),
+            )
+        events = await endpoint.client.post(
+            "/chat/completions",
+            content=body.slices(),
+            cast_to=dict,
+            options=options,
+            stream=True,
+            stream_cls=openai.AsyncStream[dict],
+        )
+        streamed = _Streamed(start, [])
+        async for chunk in events:
+            streamed.add(chunk)
+        return ChatResult(
+            text="".join(streamed.texts),
+            usage=streamed.usage,
+            latency_s=time.perf_counter() - start,
+            attempts=0,
+            ttft_s=streamed.ttft_s,
+            finish_reason=streamed.finish_reason,
+        )
+
+    async def _exchange(
+        self, endpoint: _Endpoint, body: RequestBody, stream: bool, attempt: int
     ) -> ChatResult:
+        """:meth:`_post` with every failure turned into a classified :class:`_Attempt`; an empty or filtered answer
+        is a failure that records the provider's finish reason."""
         openai = _sdk()
         endpoint.in_flight += 1
-        start = time.perf_counter()
-        extra = params.get("extra_body") or {}
-        fields = {k: v for k, v in params.items() if k != "extra_body"}
         try:
-            response = await endpoint.client.post(
-                "/chat/completions",
-                body={"model": model, "messages": messages, **fields, **extra},
-                cast_to=dict,
-            )
+            result = await self._post(endpoint, body, stream, time.perf_counter())
         except openai.APIConnectionError as exc:  # APITimeoutError included
             if _is_timeout(exc):
                 raise _Attempt(f"timeout after {self.timeout:g} s", "timeout", None, True, None) from None
@@ -432,27 +584,17 @@ class ChatClient:
             raise _Attempt(
                 self._scrub(f"HTTP {status}: {_status_detail(exc)}"), "http", status, retryable, wait
             ) from None
-        except (openai.APIResponseValidationError, ValueError) as exc:
+        except (openai.APIResponseValidationError, openai.APIError, ValueError) as exc:
             raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
         finally:
             endpoint.in_flight -= 1
-        latency = time.perf_counter() - start
-        try:
-            text = _extract_text(response)
-        except ValueError as exc:
-            raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
-        reason = _finish_reason(response)
-        if reason in FILTERED_REASONS or text is None or not text.strip():
+        reason = result.finish_reason
+        if reason in FILTERED_REASONS or not result.text.strip():
             why = f"finish_reason {reason}" if reason else "no finish_reason"
             kind = "filtered answer" if reason in FILTERED_REASONS else "empty response content"
             raise _Attempt(f"{kind} ({why})", "empty", None, True, None, reason)
-        return ChatResult(
-            text=text,
-            usage=_usage_dict(response),
-            latency_s=latency,
-            attempts=attempt,
-            finish_reason=reason,
-        )
+        result.attempts, result.request_bytes = attempt, len(body)
+        return result
 
     async def served_models(self) -> list[str] | None:
         """The model ids the first replica lists at ``GET /models``; ``None`` when it lists none or fails."""

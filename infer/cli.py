@@ -18,6 +18,7 @@ from avibench.errors import AvibenchError
 from avibench.failures import Advice, FailureGuard, MaxFailures, commonest
 from avibench.infer.backends.base import Backend, BackendSettings, InferRequest, MediaStrategy, load_backend
 from avibench.infer.journal import Shard, TaskPlan, generation_settings, now_iso, plan_task
+from avibench.infer.media import AUDIO_FORMATS, AUDIO_RATE
 from avibench.infer.progress import RunLog, StageProgress, summary_table
 from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
 from avibench.llm import RetryPolicy, Scrubber, host_of
@@ -98,6 +99,9 @@ def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
         "params": setup.request.params(),
         "media": str(setup.request.media),
         "drop_audio_with_video": setup.request.drop_audio_with_video,
+        "audio_format": setup.request.audio_format,
+        "audio_sample_rate": setup.request.audio_sample_rate,
+        "stream": setup.request.stream,
         "base_url_hosts": [host_of(u) for u in setup.settings.base_urls]
         if setup.backend_cls.needs_credentials
         else [],
@@ -197,6 +201,24 @@ async def _execute(
     default="data-uri",
     show_default=True,
     help="How videos are sent: data-uri, video-url (vLLM) or frames:N.",
+)
+@click.option(
+    "--audio-format",
+    type=click.Choice(AUDIO_FORMATS),
+    default=None,
+    help="Convert every audio clip to this format before sending (smaller uploads for long clips; "
+    "default: send the files as they are).",
+)
+@click.option(
+    "--audio-sample-rate",
+    type=click.IntRange(min=8000, max=48000),
+    default=None,
+    help=f"Sample rate (Hz) of converted audio, mono (default {AUDIO_RATE} with --audio-format).",
+)
+@click.option(
+    "--stream",
+    is_flag=True,
+    help="Ask for streamed answers, so each record also holds the time to the first token and decode speed.",
 )
 @click.option(
     "--shard",
@@ -369,6 +391,10 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         shard = Shard.parse(opts["shard"])
     except ValueError as exc:
         raise AvibenchError(str(exc)) from None
+    if opts["audio_sample_rate"] is not None and opts["audio_format"] is None:
+        raise AvibenchError(
+            "--audio-sample-rate applies to converted audio: add --audio-format wav, flac or mp3"
+        )
     run = locate(
         opts["benchmark_name"], model, opts["label"], opts["output_dir"], opts["data_root"], notice=_notice
     )
@@ -409,6 +435,9 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         system_prompt=opts["system_prompt"],
         extra_body=_extra_body(opts["extra_body"]),
         template=template,
+        audio_format=opts["audio_format"],
+        audio_sample_rate=opts["audio_sample_rate"],
+        stream=opts["stream"],
     )
     specs = select_tasks(run.benchmark, run.data_root, opts["tasks"])
     setup = RunSetup(

@@ -215,6 +215,7 @@ def make_record(
     usage: dict[str, int] | None,
     timings: dict[str, float] | None = None,
     finish_reason: str | None = None,
+    request_bytes: int | None = None,
     attempts: int = 1,
 ) -> InferRecord:
     record: InferRecord = {
@@ -242,4 +243,6 @@ def make_record(
         record["timings"] = timings
     if finish_reason is not None:
         record["finish_reason"] = finish_reason
+    if request_bytes is not None:
+        record["request_bytes"] = request_bytes
     return record

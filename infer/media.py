@@ -2,12 +2,17 @@
 
 The user message holds the item's parts in the order its benchmark gives them (AVI-Bench's retrieval indices
 depend on that order). Everything here is blocking file and codec work: callers run it in a
-worker thread (``asyncio.to_thread``) and only for the requests in flight, so memory stays bounded.
+worker thread (``asyncio.to_thread``) and only for the requests in flight, so memory stays bounded. Media travel as
+:class:`avibench.llm.Base64` blobs, which the request encoder splices into the body without a text copy: a
+request holds its clip once, base64-encoded, and nothing else of that size.
+
+Audio is sent as the file is, unless the request names an ``audio_format`` (wav, flac or mp3): then each clip is
+decoded, resampled to mono at ``audio_sample_rate`` (16 kHz by default) and re-encoded, which makes long clips'
+uploads several times smaller (flac is lossless; mp3 at 64 kbit/s keeps speech intelligible).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 import json
@@ -15,7 +20,7 @@ import mimetypes
 import wave
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import av
 import numpy as np
@@ -24,32 +29,35 @@ from PIL import Image
 from avibench.infer.backends.base import InferRequest, MediaStrategy
 from avibench.infer.fingerprint import media_name
 from avibench.items import Item, Part
+from avibench.llm import Base64
 
+T = TypeVar("T")
 SYSTEM_PROMPT = "You are a helpful assistant."
 AUDIO_RATE = 16000
 JPEG_QUALITY = 90
+AUDIO_FORMATS = ("wav", "flac", "mp3")
+"""What ``--audio-format`` converts clips to."""
+_CODECS = {"wav": "pcm_s16le", "flac": "flac", "mp3": "libmp3lame"}
+MP3_BIT_RATE = 64_000
 
 
 class MediaError(Exception):
     """A media file that is missing or cannot be decoded; the sample fails, the run goes on."""
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, read: Callable[[Path], T]) -> T:
+    """``read(path)``, with a missing or unreadable file as a :class:`MediaError` that names it."""
     try:
-        return path.read_bytes()
+        return read(path)
     except FileNotFoundError:
         raise MediaError(f"media file not found: {path}") from None
     except OSError as exc:
         raise MediaError(f"cannot read media file {path}: {exc.strerror}") from None
 
 
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-def data_uri(path: Path, default_mime: str) -> str:
+def data_uri(path: Path, default_mime: str) -> Base64:
     mime = mimetypes.guess_type(path.name)[0] or default_mime
-    return f"data:{mime};base64,{_b64(_read(path))}"
+    return _read(path, lambda p: Base64.of_file(p, prefix=f"data:{mime};base64,"))
 
 
 def image_part(path: Path) -> dict[str, Any]:
@@ -61,8 +69,9 @@ def audio_format(path: Path) -> str:
     return "wav" if ext in ("", "wav", "wave") else ext
 
 
-def audio_part(data: bytes, fmt: str) -> dict[str, Any]:
-    return {"type": "input_audio", "input_audio": {"data": _b64(data), "format": fmt}}
+def audio_part(data: bytes | Base64, fmt: str) -> dict[str, Any]:
+    encoded = data if isinstance(data, Base64) else Base64.of(data)
+    return {"type": "input_audio", "input_audio": {"data": encoded, "format": fmt}}
 
 
 def _frame_count(container: av.container.InputContainer, stream: av.video.stream.VideoStream) -> int:
@@ -165,7 +174,7 @@ def video_parts(path: Path, media: MediaStrategy) -> list[dict[str, Any]]:
     if not path.is_file():
         raise MediaError(f"media file not found: {path}")
     parts = [
-        {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{_b64(jpeg)}"}}
+        {"type": "image_url", "image_url": {"url": Base64.of(jpeg, prefix="data:image/jpeg;base64,")}}
         for jpeg in sample_frames(path, media.frames)
     ]
     track = extract_audio_wav(path)
@@ -174,31 +183,57 @@ def video_parts(path: Path, media: MediaStrategy) -> list[dict[str, Any]]:
     return parts
 
 
-def channel_wav(path: Path, channel: int, rate: int = AUDIO_RATE) -> bytes:
-    """One channel (0 = left, 1 = right) of an audio file as ``rate`` Hz mono 16-bit wav."""
+def transcode(path: Path, fmt: str, rate: int, channel: int | None = None) -> bytes:
+    """The file's first audio stream as a mono ``fmt`` file (wav, flac or mp3) at ``rate`` Hz, in memory.
+
+    Frames are resampled and encoded as they are decoded, so only the encoded result is ever held whole.
+    ``channel=None`` mixes all channels down; an index keeps that channel alone (0 = left, 1 = right)."""
+    buffer = io.BytesIO()
     try:
-        with av.open(str(path)) as container:
-            stream = container.streams.audio[0]
+        with av.open(str(path)) as source, av.open(buffer, "w", format=fmt) as sink:
+            if not source.streams.audio:
+                raise MediaError(f"{path} has no audio stream")
+            stream = source.streams.audio[0]
             channels = stream.codec_context.channels
-            if channel >= channels:
-                raise MediaError(f"{path} has {channels} channel(s); channel {channel} was asked for")
-            resampler = av.AudioResampler(format="s16p", rate=rate)
-            chunks: list[np.ndarray] = []
-            for frame in container.decode(stream):
-                chunks.extend(f.to_ndarray()[channel] for f in resampler.resample(frame))
-            chunks.extend(f.to_ndarray()[channel] for f in resampler.resample(None))
-    except FileNotFoundError:
-        raise MediaError(f"media file not found: {path}") from None
-    except (av.FFmpegError, IndexError) as exc:
+            if channel is not None and not 0 <= channel < channels:
+                raise MediaError(f"{path} has {channels} audio channel(s); channel {channel} does not exist")
+            layout = "mono" if channel is None else stream.codec_context.layout.name
+            resampler = av.AudioResampler(format="s16", layout=layout, rate=rate)
+            target = sink.add_stream(_CODECS[fmt], rate=rate, layout="mono")
+            if fmt == "mp3":
+                target.bit_rate = MP3_BIT_RATE
+
+            def encode(frames: list[av.AudioFrame] | None) -> None:
+                for frame in frames or ():
+                    pcm = frame.to_ndarray().reshape(-1)
+                    if channel is not None:  # packed s16 interleaves the channels
+                        pcm = np.ascontiguousarray(pcm.reshape(-1, channels)[:, channel])
+                    mono = av.AudioFrame.from_ndarray(pcm.reshape(1, -1), format="s16", layout="mono")
+                    mono.rate = rate
+                    for packet in target.encode(mono):
+                        sink.mux(packet)
+                if frames is None:
+                    for packet in target.encode(None):
+                        sink.mux(packet)
+
+            for frame in source.decode(stream):
+                encode(resampler.resample(frame))
+            encode(resampler.resample(None))
+            encode(None)
+    except av.FFmpegError as exc:
         raise MediaError(f"cannot decode the audio of {path}: {exc}") from None
-    pcm = np.concatenate(chunks) if chunks else np.zeros(0, dtype="<i2")
-    return pcm16_wav_bytes(pcm, rate)
+    return buffer.getvalue()
 
 
-def audio_content(part: Part) -> dict[str, Any]:
-    if part.channel is not None:
-        return audio_part(channel_wav(part.path, part.channel), "wav")
-    return audio_part(_read(part.path), audio_format(part.path))
+def audio_content(part: Part, request: InferRequest) -> dict[str, Any]:
+    """One audio part: the file as it is, or re-encoded when a format is asked for or one channel is sent alone
+    (as wav unless a format is asked for)."""
+    if request.audio_format is None and part.channel is None:
+        return audio_part(_read(part.path, Base64.of_file), audio_format(part.path))
+    if not part.path.is_file():
+        raise MediaError(f"media file not found: {part.path}")
+    fmt = request.audio_format or "wav"
+    return audio_part(transcode(part.path, fmt, request.audio_sample_rate or AUDIO_RATE, part.channel), fmt)
 
 
 def sent_parts(item: Item, request: InferRequest) -> tuple[Part, ...]:
@@ -218,7 +253,7 @@ def user_content(item: Item, request: InferRequest) -> list[dict[str, Any]]:
         elif part.kind == "image":
             content.append(image_part(part.path))
         elif part.kind == "audio":
-            content.append(audio_content(part))
+            content.append(audio_content(part, request))
         else:
             content.extend(video_parts(part.path, request.media))
     return content
@@ -243,11 +278,15 @@ def prompt_hash(item: Item, request: InferRequest) -> str:
         for p in item.parts
         if p.kind != "text"
     ]
-    payload = [
+    payload: list[Any] = [
         system_prompt(item, request),
         item.text,
         media,
         str(request.media),
         request.drop_audio_with_video,
     ]
+    if (
+        request.audio_format is not None
+    ):  # converted audio is other bytes; runs that send files keep their hash
+        payload.append([request.audio_format, request.audio_sample_rate or AUDIO_RATE])
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:16]

@@ -87,7 +87,7 @@ class Runner:
         start = time.perf_counter()
         predict: str | None = None
         error: str | None = None
-        usage = timings = finish_reason = None
+        usage = timings = finish_reason = request_bytes = None
         latency = 0.0
         failure: BaseException | None = None
         attempts = 1
@@ -102,6 +102,7 @@ class Runner:
         else:
             usage, latency = answer.usage, answer.latency_s
             timings, finish_reason = answer.timings, answer.finish_reason
+            request_bytes = answer.request_bytes
             attempts = answer.attempts
             if finish_reason in FILTERED_REASONS:
                 error = f"filtered answer (finish_reason {finish_reason})"
@@ -122,6 +123,7 @@ class Runner:
             usage=usage,
             timings=timings,
             finish_reason=finish_reason,
+            request_bytes=request_bytes,
             attempts=attempts,
         )
         return record, failure

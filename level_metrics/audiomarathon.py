@@ -14,10 +14,10 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean, pstdev
+from types import ModuleType
 from typing import Any, Literal
 
 import jiwer
-from sklearn.metrics import classification_report, precision_recall_fscore_support
 
 TASKS: tuple[str, ...] = ("SER", "SCR", "ASR", "SED", "MC", "ASC", "SD", "ER", "SAR", "SGR")
 """The ten tasks under their leaderboard abbreviations, in leaderboard column order."""
@@ -165,13 +165,20 @@ def classes(task: str, records: Sequence[Record], profile: MarathonProfile) -> t
 # ---- sklearn summaries ---------------------------------------------------------------------------------------
 
 
+def _sklearn() -> ModuleType:
+    """``sklearn.metrics``, imported on first use: loading the benchmark's tasks (infer) should not pay for it."""
+    from sklearn import metrics
+
+    return metrics
+
+
 def prf(
     truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str
 ) -> dict[str, float]:
     """Precision, recall and F1 with one averaging, zero where undefined (sklearn's ``zero_division=0``)."""
     if not truth:
         return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-    p, r, f, _ = precision_recall_fscore_support(
+    p, r, f, _ = _sklearn().precision_recall_fscore_support(
         truth, guess, labels=list(labels) if labels is not None else None, average=average, zero_division=0
     )
     return {"precision": float(p), "recall": float(r), "f1": float(f)}
@@ -188,7 +195,7 @@ def per_class(
     """Per-label precision, recall, F1 and support over ``labels``."""
     if not truth:
         return {}
-    p, r, f, s = precision_recall_fscore_support(
+    p, r, f, s = _sklearn().precision_recall_fscore_support(
         truth, guess, labels=list(labels), average=None, zero_division=0
     )
     return {
@@ -206,7 +213,7 @@ def report(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str]) ->
     """sklearn's text classification report over ``labels`` (four digits, as the scripts print it)."""
     if not truth:
         return "No valid predictions"
-    return classification_report(truth, guess, labels=list(labels), zero_division=0, digits=4)
+    return _sklearn().classification_report(truth, guess, labels=list(labels), zero_division=0, digits=4)
 
 
 def had_count_f1(truth: Sequence[str], guess: Sequence[str]) -> dict[str, float]:

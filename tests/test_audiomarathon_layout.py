@@ -165,3 +165,15 @@ def test_duration_warnings(root: Path) -> None:
         ("error", str(short.with_name("asc_0003.wav"))),
     ]
     assert "clip lasts 30.0 s, outside 60-330 s" in str(problems[0])
+
+
+def test_metadata_alone_gives_the_same_questions(root: Path) -> None:
+    with_audio = {t: [i.key for i in layout.load_task(root, t)] for t in layout.TASKS}
+    for flac in (root / "ASR").rglob("*.flac"):
+        flac.unlink()
+    (root / "MC" / "wav" / "genres" / "mc_0000.wav").unlink()
+    without = {t: [i.key for i in layout.load_task(root, t, check_audio=False)] for t in layout.TASKS}
+    assert without == with_audio
+    assert layout.load_task(root, "ASR") == []  # the scripts walk the audio files
+    with pytest.raises(DatasetError, match="entry 0 field path: audio file not found"):
+        layout.load_task(root, "MC")

@@ -96,3 +96,37 @@ def test_latency_is_added() -> None:
 
     elapsed = asyncio.run(main())
     assert 0.2 <= elapsed < 0.8  # concurrent requests wait in parallel
+
+
+def test_streams_server_sent_events_when_asked() -> None:
+    server = FakeOpenAIServer(responder=lambda body: "The answer is B")
+    body = {**_body("q"), "stream": True, "stream_options": {"include_usage": True}}
+    with server.run_in_thread():
+        request = urllib.request.Request(
+            server.base_url + "/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request) as response:
+            kind, text = response.headers["Content-Type"], response.read().decode()
+    assert kind.startswith("text/event-stream")
+    events = [line.removeprefix("data: ") for line in text.split("\n\n") if line]
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    assert chunks[0]["choices"][0]["delta"] == {"role": "assistant"}
+    deltas = [c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"]]
+    assert deltas[1:5] == ["The", " answer", " is", " B"] and "".join(deltas) == "The answer is B"
+    assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
+    assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["completion_tokens"] == 4
+    assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+
+
+def test_streams_without_usage_unless_asked() -> None:
+    server = FakeOpenAIServer()
+    with server.run_in_thread():
+        request = urllib.request.Request(
+            server.base_url + "/chat/completions", data=json.dumps({**_body("q"), "stream": True}).encode()
+        )
+        with urllib.request.urlopen(request) as response:
+            text = response.read().decode()
+    assert '"usage"' not in text and text.endswith("data: [DONE]\n\n")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import random
 import time
 from datetime import UTC, datetime, timedelta
@@ -10,7 +12,16 @@ from email.utils import format_datetime
 
 import pytest
 
-from avibench.llm import ChatClient, ChatError, RateLimiter, RetryPolicy, _extract_text, parse_retry_after
+from avibench.llm import (
+    Base64,
+    ChatClient,
+    ChatError,
+    RateLimiter,
+    RetryPolicy,
+    _extract_text,
+    parse_retry_after,
+    request_body,
+)
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 
 KEY = "sk-test-0123456789abcdef"
@@ -299,3 +310,60 @@ def test_no_replica_accepting_connections_is_permanent() -> None:
     error = asyncio.run(main())
     assert error.kind == "connection" and error.permanent
     assert "on every replica" in str(error)
+
+
+def test_streamed_answer_measures_time_to_first_token() -> None:
+    async def main():
+        server = FakeOpenAIServer(
+            responder=lambda body: "one two three", first_token_delay=0.2, token_delay=0.05
+        )
+        async with server:
+            return await ask(server, stream=True), server.requests[0].body
+
+    result, body = asyncio.run(main())
+    assert result.text == "one two three" and result.finish_reason == "stop"
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert 0.2 <= result.ttft_s < result.latency_s and result.latency_s - result.ttft_s >= 0.1
+    assert result.usage is not None and result.usage["completion_tokens"] == 3
+    assert result.request_bytes == len(json.dumps(body, ensure_ascii=False).encode())
+
+
+@pytest.mark.parametrize(("spec", "kind"), [("malformed", "malformed"), ("empty", "empty"), ("503", "http")])
+def test_streamed_faults_are_retried(spec: str, kind: str) -> None:
+    async def main():
+        async with FakeOpenAIServer(plan=faults(spec)) as server:
+            return await ask(server, stream=True), server.count
+
+    result, count = asyncio.run(main())
+    assert result.text == "The answer is **yes**." and result.attempts == 2 and count == 2
+    failing = RetryPolicy(max_attempts=1)
+
+    async def once():
+        async with FakeOpenAIServer(plan=faults(spec)) as server:
+            await ask(server, retry=failing, stream=True)
+
+    with pytest.raises(ChatError) as caught:
+        asyncio.run(once())
+    assert caught.value.kind == kind
+
+
+def test_request_body_splices_base64_blobs(tmp_path) -> None:
+    clip = tmp_path / "clip.bin"
+    clip.write_bytes(bytes(range(256)) * 50_000)  # several read blocks, not a multiple of 3
+    audio = Base64.of_file(clip)
+    image = Base64.of(b"\x89PNG", prefix="data:image/png;base64,")
+    content = [
+        {"type": "input_audio", "input_audio": {"data": audio, "format": "wav"}},
+        {"type": "image_url", "image_url": {"url": image}},
+        {"type": "text", "text": 'say "héllo"'},
+    ]
+    body = request_body(
+        "m", [{"role": "user", "content": content}], {"max_tokens": 5, "extra_body": {"x": 1}}
+    )
+    decoded = json.loads(bytes(body))
+    parts = decoded["messages"][0]["content"]
+    assert base64.b64decode(parts[0]["input_audio"]["data"]) == clip.read_bytes()
+    assert parts[1]["image_url"]["url"] == "data:image/png;base64," + base64.b64encode(b"\x89PNG").decode()
+    assert parts[2]["text"] == 'say "héllo"' and decoded["max_tokens"] == 5 and decoded["x"] == 1
+    assert len(audio.chunks) == 5 and len(body) == len(bytes(body))
+    assert "stream" not in decoded

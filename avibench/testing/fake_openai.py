@@ -1,7 +1,8 @@
 """A local OpenAI-compatible chat server for tests and benchmarks, with fault injection.
 
-It answers ``POST /v1/chat/completions`` like a provider would (a chat completion with usage) and records
-every request. Faults can be injected for a given request number, at random with a seeded rate, or whenever
+It answers ``POST /v1/chat/completions`` like a provider would (a chat completion with usage; with
+``"stream": true`` a server-sent event stream of deltas, the usage in a last chunk when
+``stream_options.include_usage`` asks for it) and records every request. Faults can be injected for a given request number, at random with a seeded rate, or whenever
 a marker string appears in the request's text: 429 with ``Retry-After``, 5xx, a connection reset, a hang
 past the client's timeout, a malformed body, empty or null content, a content-filtered reply (no content,
 ``finish_reason`` ``content_filter``), a 400 that echoes the request's
@@ -19,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -139,10 +141,16 @@ class FakeOpenAIServer:
         port: int = 0,
         record_bodies: bool = True,
         hang_seconds: float = 3600.0,
+        first_token_delay: float = 0.0,
+        token_delay: float = 0.0,
     ):
+        """``latency`` delays every answer; a streamed answer also waits ``first_token_delay`` before its first
+        content chunk (a prefill) and ``token_delay`` before each further one (decoding)."""
         self.plan = plan or FaultPlan()
         self.responder = responder
         self.latency = latency
+        self.first_token_delay = first_token_delay
+        self.token_delay = token_delay
         self.record_bodies = record_bodies
         self.hang_seconds = hang_seconds
         self.requests: list[RecordedRequest] = []
@@ -242,16 +250,49 @@ class FakeOpenAIServer:
                 {"error": {"message": "invalid JSON body", "type": "invalid_request"}}, status=400
             )
         if fault is not None:
-            response = await self._fault(request, fault)
+            response = await self._fault(request, fault, bool(body.get("stream")))
             if response is not None:
                 return response
         text = self.responder(body)
         with self._lock:
             self.answered += 1
-        return web.json_response(self._completion(body, text, fault))
+        completion = self._completion(body, text, fault)
+        if body.get("stream"):
+            return await self._stream(request, body, completion, fault)
+        return web.json_response(completion)
 
-    async def _fault(self, request: web.Request, fault: Fault) -> web.StreamResponse | None:
-        """The response for an injected fault, or None to answer normally (after a ``slow`` delay)."""
+    async def _stream(
+        self, request: web.Request, body: dict[str, Any], completion: dict[str, Any], fault: Fault | None
+    ) -> web.StreamResponse:
+        """The completion as server-sent events: a role chunk, one chunk per word, the finish, then usage."""
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await response.prepare(request)
+        head = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+
+        async def send(choices: list[dict[str, Any]], **extra: Any) -> None:
+            event = json.dumps({**head, "choices": choices, **extra})
+            await response.write(f"data: {event}\n\n".encode())
+
+        await send([{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}])
+        if fault is not None and fault.kind == "malformed":
+            await response.write(b'data: {"id": "chatcmpl-x", "choices": [\n\n')
+            return response
+        content = completion["choices"][0]["message"]["content"] or ""
+        for i, piece in enumerate(re.findall(r"\s*\S+", content)):
+            await asyncio.sleep(self.first_token_delay if i == 0 else self.token_delay)
+            await send([{"index": 0, "delta": {"content": piece}, "finish_reason": None}])
+        await send([{"index": 0, "delta": {}, "finish_reason": "stop"}])
+        if (body.get("stream_options") or {}).get("include_usage"):
+            await send([], usage=completion["usage"])
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
+    async def _fault(self, request: web.Request, fault: Fault, stream: bool) -> web.StreamResponse | None:
+        """The response for an injected fault, or None to answer normally (after a ``slow`` delay; a streamed
+        answer breaks a ``malformed`` one mid-stream itself)."""
         kind = fault.kind
         if kind.isdigit():
             headers = {"Retry-After": fault.arg} if fault.arg else None
@@ -267,7 +308,7 @@ class FakeOpenAIServer:
         if kind == "hang":
             await asyncio.sleep(float(fault.arg or self.hang_seconds))
             return web.Response(status=504)
-        if kind == "malformed":
+        if kind == "malformed" and not stream:
             return web.Response(body=b'{"id": "chatcmpl-x", "choices": [', content_type="application/json")
         if kind == "slow":
             await asyncio.sleep(float(fault.arg or 1.0))
@@ -299,18 +340,32 @@ class FakeOpenAIServer:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"audio_tokens": MEDIA_TOKENS * _media_parts(body, "input_audio")},
             },
         }
 
 
-def _estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
-    """A rough count: words of text plus a fixed cost per media part."""
-    tokens = len(request_text(body).split())
+MEDIA_TOKENS = 256
+"""The prompt tokens the server counts for each media part."""
+
+
+def _media_parts(body: Mapping[str, Any], kind: str | None = None) -> int:
+    """How many non-text parts the request holds (of one ``type`` when given)."""
+    count = 0
     for message in body.get("messages") or []:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list):
-            tokens += 256 * sum(1 for p in content if isinstance(p, dict) and p.get("type") != "text")
-    return tokens
+            count += sum(
+                1
+                for p in content
+                if isinstance(p, dict) and p.get("type") != "text" and kind in (None, p.get("type"))
+            )
+    return count
+
+
+def _estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
+    """A rough count: words of text plus a fixed cost per media part."""
+    return len(request_text(body).split()) + MEDIA_TOKENS * _media_parts(body)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -257,7 +257,7 @@ def _entry_problem(path: Path, spec: JsonTask, index: int, entry: Any) -> Datase
     return None
 
 
-def _load_json(root: Path, task: str, *, skip_missing_audio: bool) -> Loaded:
+def _load_json(root: Path, task: str, *, skip_missing_audio: bool, check_audio: bool) -> Loaded:
     spec = JSON_TASKS[task]
     folder = root / task
     path = folder / spec.metadata
@@ -274,7 +274,7 @@ def _load_json(root: Path, task: str, *, skip_missing_audio: bool) -> Loaded:
                 continue
         if problem is None:
             audio = folder / spec.audio_dir / str(entry[spec.audio_field])
-            if audio.is_file():
+            if not check_audio or audio.is_file():
                 kept.append((index, entry, audio))
                 continue
             problem = DatasetError(
@@ -361,14 +361,25 @@ def _transcript(chapter: Path, speaker: str, chap: str, utterance: str) -> str |
     return None
 
 
-def _load_asr(root: Path, *, skip_missing_audio: bool) -> Loaded:
+def _transcribed(chapter: Path) -> set[str]:
+    """The utterance ids a chapter's transcripts name (own ``<id>.txt`` files and ``.trans.txt`` lines)."""
+    ids = {p.stem for p in chapter.glob("*.txt") if not p.name.endswith(".trans.txt")}
+    for shared in chapter.glob("*.trans.txt"):
+        ids.update(line.split(" ", 1)[0] for line in shared.read_text(encoding="utf-8").splitlines() if line)
+    return ids
+
+
+def _load_asr(root: Path, *, skip_missing_audio: bool, check_audio: bool) -> Loaded:
     split = root / "ASR" / ASR_SPLIT
     out = Loaded()
     if not split.is_dir():
         raise DatasetError(split, "folder not found")
     for speaker in sorted(p for p in split.iterdir() if p.is_dir()):
         for chapter in sorted(p for p in speaker.iterdir() if p.is_dir()):
-            for flac in sorted(chapter.glob("*.flac")):
+            utterances = {p.stem for p in chapter.glob("*.flac")}
+            if not check_audio:
+                utterances |= _transcribed(chapter)
+            for flac in (chapter / f"{u}.flac" for u in sorted(utterances)):
                 text = _transcript(chapter, speaker.name, chapter.name, flac.stem)
                 if text is None:
                     error = DatasetError(
@@ -388,24 +399,31 @@ def _load_asr(root: Path, *, skip_missing_audio: bool) -> Loaded:
     return out
 
 
-def load(root: Path | str, task: str, *, skip_missing_audio: bool = False) -> Loaded:
+def load(
+    root: Path | str, task: str, *, skip_missing_audio: bool = False, check_audio: bool = True
+) -> Loaded:
     """Items of ``task`` under ``root`` with the problems found while reading (no audio is decoded).
 
     ``skip_missing_audio`` leaves out, with a warning, the entries the scripts skip silently (audio not found, an
-    utterance without transcript); otherwise they are errors."""
+    utterance without transcript); otherwise they are errors. ``check_audio=False`` does not look for the audio at
+    all, so the metadata alone gives the questions (rescoring; infer then fails a question whose audio is missing):
+    LibriSpeech utterances then come from the transcripts. HAD has no metadata file: its questions are the file
+    names under ``real/`` and ``fake/``, which must be there (the files are never read)."""
     root = Path(root)
     if task not in TASKS:
         raise KeyError(f"unknown AudioMarathon task {task!r}; known: {', '.join(TASKS)}")
     if task == "ASR":
-        return _load_asr(root, skip_missing_audio=skip_missing_audio)
+        return _load_asr(root, skip_missing_audio=skip_missing_audio, check_audio=check_audio)
     if task == "SD":
         return _load_had(root)
-    return _load_json(root, task, skip_missing_audio=skip_missing_audio)
+    return _load_json(root, task, skip_missing_audio=skip_missing_audio, check_audio=check_audio)
 
 
-def load_task(root: Path | str, task: str, *, skip_missing_audio: bool = False) -> list[Item]:
+def load_task(
+    root: Path | str, task: str, *, skip_missing_audio: bool = False, check_audio: bool = True
+) -> list[Item]:
     """Items of ``task``; raises the first error as a :class:`DatasetError`."""
-    loaded = load(root, task, skip_missing_audio=skip_missing_audio)
+    loaded = load(root, task, skip_missing_audio=skip_missing_audio, check_audio=check_audio)
     for problem in loaded.problems:
         if problem.level == "error":
             raise problem.error

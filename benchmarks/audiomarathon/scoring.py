@@ -87,3 +87,70 @@ def chance_levels(
         ]
         out[task] = chance_level(task, recs, profile)
     return out
+
+
+# ---- the eval document -----------------------------------------------------------------------------------------
+
+
+def _unparsed(response: Response) -> bool:
+    """An answer the strict extractor (or the refine stage, where it ran) could not read."""
+    if response.status != "answered":
+        return False
+    if response.method is not None:
+        return response.refined is None
+    return extract(response.item, response.raw, get_profile("strict")) is None
+
+
+def _coverage(task: str, responses: Sequence[Response], block: Mapping[str, Any]) -> dict[str, Any]:
+    counts = {
+        "questions": len(responses),
+        "answered": sum(r.status == "answered" for r in responses),
+        "failed": sum(r.status == "failed" for r in responses),
+        "missing": sum(r.status == "missing" for r in responses),
+        "unparsed": sum(_unparsed(r) for r in responses),
+        "scored": block["valid"],
+    }
+    complete = counts["answered"] == counts["questions"]
+    reason = None if complete else f"{counts['failed']} failed, {counts['missing']} never asked"
+    return {**counts, "status": "scored" if complete else "partial", "reason": reason}
+
+
+def build_document(
+    responses: Mapping[str, Sequence[Response]],
+    tasks: Sequence[str],
+    primary: str,
+    absent: Mapping[str, str],
+) -> dict[str, Any]:
+    """The eval document (without ``meta``).
+
+    The top level is the primary profile's benchmark block (per task key its block with the official sub-fields,
+    ``average`` and ``complete``); ``summary`` holds the task scores (0-100, the leaderboard scale), the headline
+    (the average), each task's chance level and both profiles; ``coverage`` the counts behind each task's score,
+    and why a selected task was not scored (``absent``: task -> reason)."""
+    present = {t: responses[t] for t in tasks if t in responses}
+    blocks = {name: score_benchmark(present, name) for name in ("reference", "strict")}
+    views = {}
+    for name, block in blocks.items():
+        chance = chance_levels({t: [r.item for r in rs] for t, rs in present.items()}, name)
+        views[name] = {
+            "tasks": {t: block[t]["score"] if t in block else None for t in tasks},
+            "headline": block["average"] if present else None,
+            "complete": block["complete"],
+            "chance": chance,
+        }
+    document: dict[str, Any] = {**blocks[primary]}
+    if not present:
+        document["average"] = None
+    document["summary"] = {
+        "profile": primary,
+        "tasks": views[primary]["tasks"],
+        "headline": views[primary]["headline"],
+        "chance": views[primary]["chance"],
+        "by_profile": views,
+    }
+    coverage = {t: _coverage(t, present[t], blocks[primary][t]) for t in present}
+    coverage.update(
+        {t: {"status": "absent", "reason": absent.get(t, "not scored")} for t in tasks if t not in present}
+    )
+    document["coverage"] = {t: coverage[t] for t in tasks}
+    return document

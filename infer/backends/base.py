@@ -48,7 +48,12 @@ class MediaStrategy:
 
 @dataclass(frozen=True)
 class InferRequest:
-    """What is asked of every sample in a run: the model id, sampling parameters and media handling."""
+    """What is asked of every sample in a run: the model id, sampling parameters and media handling.
+
+    ``audio_format`` (wav, flac or mp3) converts every audio clip before it is sent, at ``audio_sample_rate`` Hz
+    (16 kHz when unset); ``None`` sends the files as they are. ``stream`` asks endpoints for a streamed answer so
+    that the time to the first token can be measured.
+    """
 
     model: str
     temperature: float | None = 0.0
@@ -59,6 +64,9 @@ class InferRequest:
     system_prompt: str | None = None
     extra_body: dict[str, Any] | None = None
     template: str = ""
+    audio_format: str | None = None
+    audio_sample_rate: int | None = None
+    stream: bool = False
 
     def params(self) -> dict[str, Any]:
         """The sampling parameters sent with each request (only those that are set)."""
@@ -81,14 +89,20 @@ class InferRequest:
         return params
 
     def provenance(self) -> dict[str, Any]:
-        """The request parameters as recorded in every journal record."""
-        return {
+        """The request parameters as recorded in every journal record (audio conversion and streaming only when
+        asked for, so records of runs without them stay as they were)."""
+        recorded = {
             **self.params(),
             "media": str(self.media),
             "drop_audio_with_video": self.drop_audio_with_video,
             "system_prompt": self.system_prompt,
             "template": self.template,
         }
+        if self.audio_format is not None:
+            recorded.update(audio_format=self.audio_format, audio_sample_rate=self.audio_sample_rate)
+        if self.stream:
+            recorded["stream"] = True
+        return recorded
 
 
 @dataclass(frozen=True)
@@ -123,6 +137,7 @@ class BackendAnswer:
     prefill), ``decode_s``, ``output_tokens_per_s``, token counts (``input_tokens``, ``audio_tokens``,
     ``output_tokens``) and ``batch_size``; only the keys a backend knows are present.
     ``finish_reason`` is the provider's reason the answer ended (``stop``, ``length``, ``content_filter``...).
+    ``request_bytes`` is the size of the request body sent over the network (``None`` for in-process models).
     ``attempts`` counts the requests the endpoint received for this answer, retries included.
     """
 
@@ -131,6 +146,7 @@ class BackendAnswer:
     latency_s: float = 0.0
     timings: dict[str, float] | None = None
     finish_reason: str | None = None
+    request_bytes: int | None = None
     attempts: int = 1
 
 

@@ -8,7 +8,27 @@ from typing import ClassVar
 from avibench.infer.backends.base import Backend, BackendAnswer, BackendSettings, InferRequest
 from avibench.infer.media import build_messages
 from avibench.items import Item
-from avibench.llm import ChatClient
+from avibench.llm import ChatClient, ChatResult, RequestBody, request_body
+
+
+def encoded_request(item: Item, request: InferRequest) -> RequestBody:
+    """The request body for one item. The messages (media included) live only while it is encoded, so a request
+    in flight holds its media once, inside the body."""
+    return request_body(
+        request.model, build_messages(item, request), request.for_item(item), stream=request.stream
+    )
+
+
+def stream_timings(result: ChatResult) -> dict[str, float] | None:
+    """Prefill and decode of a streamed answer: time to the first token, the rest, and decode speed."""
+    if result.ttft_s is None:
+        return None
+    decode = max(0.0, result.latency_s - result.ttft_s)
+    timings = {"ttft_s": round(result.ttft_s, 4), "decode_s": round(decode, 4)}
+    output = (result.usage or {}).get("completion_tokens")
+    if output is not None and decode > 0:
+        timings["output_tokens_per_s"] = round((output - 1) / decode, 2) if output > 1 else 0.0
+    return timings
 
 
 class OpenAIBackend(Backend):
@@ -30,13 +50,15 @@ class OpenAIBackend(Backend):
         )
 
     async def answer(self, item: Item, request: InferRequest) -> BackendAnswer:
-        messages = await asyncio.to_thread(build_messages, item, request)
-        result = await self.client.chat(request.model, messages, **request.for_item(item))
+        body = await asyncio.to_thread(encoded_request, item, request)
+        result = await self.client.send(body, stream=request.stream)
         return BackendAnswer(
             text=result.text,
             usage=result.usage,
             latency_s=result.latency_s,
-            finish_reason=getattr(result, "finish_reason", None),
+            timings=stream_timings(result),
+            finish_reason=result.finish_reason,
+            request_bytes=result.request_bytes,
             attempts=result.attempts,
         )
 

@@ -1,0 +1,177 @@
+"""AudioMarathon as a benchmark plug-in: ten long-audio tasks under their leaderboard abbreviations.
+
+A data root holds one folder per task (``layout`` lists the official metadata file of each). Each question is asked
+once, keyed by its audio path (RACE questions that share a passage get ``#k``), with the task's official system
+prompt, user text and output-token limit. Refine reads answers with the strict extractor (ASR: the transcript) and
+has no LLM fallback: the official limits leave 5 to 10 tokens for an answer, too few for a judge to recover what
+the rules cannot read. The reference profile always re-extracts from the raw reply with each task's own script
+rules, so ``eval`` scores a run whether or not refine ran. ``eval --predictions DIR`` rescores the official result
+files (``<TASK>_results.json``, ``SED_results.jsonl``) from the metadata alone; ``export`` writes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from avibench.benchmarks.audiomarathon import layout, results, sample
+from avibench.contracts import RunPaths, journal_responses
+from avibench.items import Item, Response
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
+from avibench.refine.audiomarathon import strict_extract
+
+TASKS: tuple[Task, ...] = (
+    Task("SER", "Speech entity recognition (SLUE-VoxPopuli NER)", "speech"),
+    Task("SCR", "Speech content reasoning (RACE read aloud)", "speech"),
+    Task("ASR", "Speech recognition (LibriSpeech-long), 100 - WER", "speech"),
+    Task("SED", "Sound event detection (DESED)", "sound"),
+    Task("MC", "Music genre classification (GTZAN)", "sound"),
+    Task("ASC", "Acoustic scene classification (TAU)", "sound"),
+    Task("SD", "Speech deepfake detection (HAD)", "speaker"),
+    Task("ER", "Emotion recognition (VESUS)", "speaker"),
+    Task("SAR", "Speaker age recognition (VoxCeleb)", "speaker"),
+    Task("SGR", "Speaker gender recognition (VoxCeleb)", "speaker"),
+)
+GROUPS = ("speech", "sound", "speaker")
+LISTED = ("ASR", "SD")
+"""Tasks whose question list is a folder listing rather than one metadata file."""
+
+
+class AudioMarathon(Benchmark):
+    """AudioMarathon (2025): long-form audio understanding, 90-300 s clips."""
+
+    name: ClassVar[str] = "audiomarathon"
+    title: ClassVar[str] = "AudioMarathon"
+    templates: ClassVar[tuple[str, ...]] = ("official",)
+    download_root: ClassVar[Path] = Path("data/audiomarathon")
+    sample_root: ClassVar[Path] = Path("data/audiomarathon-sample")
+
+    def tasks(self) -> tuple[Task, ...]:
+        return TASKS
+
+    def expand(self, name: str) -> tuple[Task, ...] | None:
+        group = name.strip().lower()
+        return tuple(t for t in TASKS if t.group == group) if group in GROUPS else None
+
+    # -- data -------------------------------------------------------------------------------------------
+
+    def available(self, root: Path) -> tuple[Task, ...]:
+        root = Path(root)
+
+        def present(task: str) -> bool:
+            if task == "ASR":
+                return (root / "ASR" / layout.ASR_SPLIT).is_dir()
+            if task == "SD":
+                return any((root / "SD" / f).is_dir() for f in layout.HAD_FOLDERS)
+            return (root / task / layout.JSON_TASKS[task].metadata).is_file()
+
+        return tuple(t for t in TASKS if present(t.name))
+
+    def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
+        if task.name == "ASR":
+            return tuple(sorted((Path(root) / "ASR" / layout.ASR_SPLIT).glob("*/*/*.txt")))
+        if task.name == "SD":
+            return ()
+        return (Path(root) / task.name / layout.JSON_TASKS[task.name].metadata,)
+
+    def fingerprint(self, root: Path, tasks: Sequence[Task]) -> str:
+        """The metadata files' hash, plus the question lists of the tasks defined by folder listings."""
+        digest = hashlib.sha256(super().fingerprint(root, tasks).encode())
+        for task in tasks:
+            if task.name in LISTED and task in self.available(root):
+                digest.update("\n".join(i.key for i in self.load(root, task)).encode())
+        return digest.hexdigest()[:16]
+
+    def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
+        """The task's questions from its metadata; the audio is not looked for (``validate-data`` checks it)."""
+        return layout.load_task(root, task.name, check_audio=False)
+
+    def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
+        return [
+            Problem(p.error.path, p.error.message, p.error.index, p.error.field, p.level)
+            for task, problems in layout.validate(root, [t.name for t in tasks]).items()
+            for p in problems
+        ]
+
+    def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
+        return sample.generate(out, full_size=full_size, seed=seed)
+
+    # -- answers ----------------------------------------------------------------------------------------
+
+    def extract(self, item: Item, text: str) -> str | None:
+        """The option letter the reply states or names (ASR: the transcript), else ``None``."""
+        return strict_extract(item.task, text, item.options)
+
+    def random_answer(self, item: Item, rng: random.Random) -> str:
+        return sample.random_answer(item, rng)
+
+    def oracle_answer(self, item: Item, rng: random.Random) -> str:
+        return sample.oracle_answer(item, rng)
+
+    # -- scoring ----------------------------------------------------------------------------------------
+
+    def evaluate(self, request: EvalRequest) -> Scored:
+        """Score the official result files, or the run's journals (refine is optional: see the module doc)."""
+        from avibench.benchmarks.audiomarathon.scoring import build_document
+
+        names = [t.name for t in request.tasks]
+        absent: dict[str, str] = {}
+        if request.predictions is not None:
+            responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
+            for task in names:
+                absent[task] = (
+                    f"no {results.result_path(request.predictions, task).name} in {request.predictions}"
+                )
+        else:
+            responses = {}
+            found = self.available(request.data_root)
+            for task in request.tasks:
+                journal = request.paths.infer_journal(task.name)
+                if task not in found:
+                    absent[task.name] = f"no {task.name} data under {request.data_root}"
+                elif not journal.is_file():
+                    absent[task.name] = f"no infer journal {journal}"
+                else:
+                    items = self.load(request.data_root, task)
+                    responses[task.name] = journal_responses(request.paths, task.name, items)
+        return Scored(document=build_document(responses, names, request.profile, absent))
+
+    def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
+        """Responses from the official result files in folder ``path`` (one per task; absent tasks are left out)."""
+        wanted = [t for t in tasks if results.result_path(path, t.name).is_file()]
+        return results.rescore_folder(path, {t.name: self.load(root, t) for t in wanted})
+
+    def write_predictions(
+        self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
+    ) -> dict[str, Path]:
+        """The official result files. Both stages write the raw replies: the scripts store the raw response and
+        their own extraction of it (which rescoring recomputes), never a refined answer."""
+        from avibench.benchmarks.audiomarathon.scoring import score_responses
+
+        return {
+            task: results.write_results(out, task, rs, score_responses(task, rs, "reference"))
+            for task, rs in responses.items()
+        }
+
+    # -- pages ------------------------------------------------------------------------------------------
+
+    def published(self) -> list[dict[str, Any]]:
+        from avibench.benchmarks.audiomarathon.published import LEADERBOARD, LEADERBOARD_SOURCE
+
+        return [
+            {
+                "model": row.model,
+                "tasks": dict(row.scores),
+                "headline": row.average,
+                "source": LEADERBOARD_SOURCE,
+            }
+            for row in LEADERBOARD
+        ]
+
+    def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
+        from avibench.benchmarks.audiomarathon.efficiency import efficiency_blocks
+
+        return efficiency_blocks(paths, [t.name for t in TASKS])
