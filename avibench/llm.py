@@ -38,7 +38,7 @@ import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
@@ -400,6 +400,22 @@ def _extract_text(body: Any) -> str | None:
     return content
 
 
+@dataclass(frozen=True)
+class ClientSettings:
+    """Everything the shared client needs, in one object: where requests go, the key, and how they are retried.
+
+    The openai backend, refine's LLM fallback and the judges each build one of these from their own options, so
+    every request of the toolkit goes through the same client code with the same retry policy.
+    """
+
+    base_urls: tuple[str, ...]
+    api_key: str = field(default="", repr=False)
+    timeout: float = 180.0
+    retry: RetryPolicy = field(default_factory=lambda: RetryPolicy())
+    rpm: float | None = None
+    max_connections: int = 64
+
+
 class ChatClient:
     """Chat completions against one or more OpenAI-compatible base URLs with a shared retry policy.
 
@@ -408,20 +424,14 @@ class ChatClient:
     of them, retries included.
     """
 
-    def __init__(
-        self,
-        *,
-        base_urls: Sequence[str],
-        api_key: str,
-        timeout: float = 180.0,
-        retry: RetryPolicy | None = None,
-        rpm: float | None = None,
-        max_connections: int = 64,
-    ):
-        if not base_urls:
+    def __init__(self, settings: ClientSettings):
+        if not settings.base_urls:
             raise ValueError("at least one base URL is needed")
-        self.retry = retry or RetryPolicy()
+        base_urls, api_key, timeout = settings.base_urls, settings.api_key, settings.timeout
+        max_connections = settings.max_connections
+        self.retry = settings.retry
         self.timeout = timeout
+        rpm = settings.rpm
         self._scrub = Scrubber([api_key])
         self._limiter = RateLimiter(rpm) if rpm else None
         self._turn = itertools.count()

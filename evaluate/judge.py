@@ -25,7 +25,7 @@ from typing import Any
 from avibench import __version__
 from avibench.contracts import latest_by_key
 from avibench.errors import AvibenchError
-from avibench.llm import ChatClient, ChatError, RetryPolicy
+from avibench.llm import ChatClient, ChatError, ClientSettings, RetryPolicy
 from avibench.store import JournalSink
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -61,6 +61,15 @@ class JudgeSettings:
             base_urls=base_urls,
             api_key=next((env[k] for k in KEY_VARIABLES if env.get(k)), ""),
             concurrency=options.get("judge_concurrency") or DEFAULT_CONCURRENCY,
+        )
+
+    def client(self) -> ClientSettings:
+        return ClientSettings(
+            base_urls=self.base_urls,
+            api_key=self.api_key,
+            timeout=self.timeout,
+            retry=self.retry,
+            max_connections=max(1, self.concurrency),
         )
 
     def params(self) -> dict[str, Any]:
@@ -165,13 +174,7 @@ class _Judging:
             replies[job.key] = outcome
 
         try:
-            async with ChatClient(
-                base_urls=settings.base_urls,
-                api_key=settings.api_key,
-                timeout=settings.timeout,
-                retry=settings.retry,
-                max_connections=max(1, settings.concurrency),
-            ) as client:
+            async with ChatClient(settings.client()) as client:
                 await asyncio.gather(*(one(client, job, digest) for job, digest in jobs))
         finally:
             sink.stop()

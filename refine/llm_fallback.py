@@ -18,7 +18,7 @@ import yaml
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
 from avibench.failures import Advice
-from avibench.llm import ChatClient, RetryPolicy, host_of
+from avibench.llm import ChatClient, ClientSettings, RetryPolicy, host_of
 from avibench.refine.cache import LLMCache
 from avibench.refine.context import RefineContext
 
@@ -57,6 +57,15 @@ class LLMSettings:
     timeout: float = DEFAULT_TIMEOUT
     max_attempts: int = 5
     borrowed: bool = False
+
+    def client(self) -> ClientSettings:
+        return ClientSettings(
+            base_urls=self.base_urls,
+            api_key=self.api_key,
+            timeout=self.timeout,
+            retry=RetryPolicy(max_attempts=self.max_attempts),
+            max_connections=max(self.concurrency, 1),
+        )
 
     @property
     def configured(self) -> bool:
@@ -160,13 +169,7 @@ class LLMRefiner:
 
     def _chat_client(self) -> ChatClient:
         if self._client is None:
-            self._client = ChatClient(
-                base_urls=self.settings.base_urls,
-                api_key=self.settings.api_key,
-                timeout=self.settings.timeout,
-                retry=RetryPolicy(max_attempts=self.settings.max_attempts),
-                max_connections=max(self.settings.concurrency, 1),
-            )
+            self._client = ChatClient(self.settings.client())
         return self._client
 
     async def ask(self, prompt: str) -> tuple[str, bool]:

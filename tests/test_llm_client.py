@@ -16,6 +16,7 @@ from avibench.llm import (
     Base64,
     ChatClient,
     ChatError,
+    ClientSettings,
     RateLimiter,
     RetryPolicy,
     _extract_text,
@@ -34,7 +35,7 @@ def faults(*specs: str) -> FaultPlan:
 
 
 async def ask(server: FakeOpenAIServer, retry: RetryPolicy = FAST, timeout: float = 5.0, **params):
-    async with ChatClient(base_urls=[server.base_url], api_key=KEY, timeout=timeout, retry=retry) as client:
+    async with ChatClient(ClientSettings((server.base_url,), KEY, timeout, retry)) as client:
         return await client.chat("fake-model", MESSAGES, **params)
 
 
@@ -217,7 +218,7 @@ def test_rate_limiter_spaces_requests() -> None:
 def test_requests_spread_over_several_base_urls() -> None:
     async def main():
         async with FakeOpenAIServer(latency=0.02) as one, FakeOpenAIServer(latency=0.02) as two:
-            async with ChatClient(base_urls=[one.base_url, two.base_url], api_key=KEY, retry=FAST) as client:
+            async with ChatClient(ClientSettings((one.base_url, two.base_url), KEY, retry=FAST)) as client:
                 await asyncio.gather(*(client.chat("m", MESSAGES) for _ in range(20)))
             return one.count, two.count
 
@@ -230,7 +231,7 @@ def test_failed_endpoint_retries_elsewhere() -> None:
     async def main():
         bad_plan = FaultPlan(markers={"hi": Fault("503")})
         async with FakeOpenAIServer(plan=bad_plan) as bad, FakeOpenAIServer() as good:
-            async with ChatClient(base_urls=[bad.base_url, good.base_url], api_key=KEY, retry=FAST) as client:
+            async with ChatClient(ClientSettings((bad.base_url, good.base_url), KEY, retry=FAST)) as client:
                 results = await asyncio.gather(*(client.chat("m", MESSAGES) for _ in range(6)))
             return results, good.count
 
@@ -288,7 +289,7 @@ def test_dead_replica_leaves_rotation_and_retries_go_to_the_live_one() -> None:
     async def main():
         async with FakeOpenAIServer() as server:
             retry = RetryPolicy(max_attempts=2, base_delay=5.0)  # a back-off would make this test slow
-            async with ChatClient(base_urls=[dead, server.base_url], api_key=KEY, retry=retry) as client:
+            async with ChatClient(ClientSettings((dead, server.base_url), KEY, retry=retry)) as client:
                 start = time.perf_counter()
                 results = await asyncio.gather(*(client.chat("fake-model", MESSAGES) for _ in range(40)))
                 return results, server.count, time.perf_counter() - start, client.healthy_replicas()
@@ -302,7 +303,7 @@ def test_dead_replica_leaves_rotation_and_retries_go_to_the_live_one() -> None:
 def test_no_replica_accepting_connections_is_permanent() -> None:
     async def main():
         retry = RetryPolicy(max_attempts=2, base_delay=0.001)
-        async with ChatClient(base_urls=[_dead_url(), _dead_url()], api_key=KEY, retry=retry) as client:
+        async with ChatClient(ClientSettings((_dead_url(), _dead_url()), KEY, retry=retry)) as client:
             with pytest.raises(ChatError) as info:
                 await client.chat("fake-model", MESSAGES)
             return info.value

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from avibench.errors import AvibenchError
 from avibench.items import Item
-from avibench.llm import RetryPolicy
+from avibench.llm import ClientSettings, RetryPolicy
 
 ENTRY_POINT_GROUP = "avibench.backends"
 _FRAMES = re.compile(r"frames:(\d+)")
@@ -127,6 +127,17 @@ class BackendSettings:
     """In-process models: the most items generated together."""
     attn: str = "sdpa"
     """In-process models: the attention kernel (``sdpa``, ``flash_attention_2`` where installed, ``eager``)."""
+
+    def client(self) -> ClientSettings:
+        """The shared client's settings for backends that talk to an endpoint."""
+        return ClientSettings(
+            base_urls=self.base_urls,
+            api_key=self.api_key or "",
+            timeout=self.timeout,
+            retry=self.retry,
+            rpm=self.rpm,
+            max_connections=self.max_connections,
+        )
 
 
 @dataclass

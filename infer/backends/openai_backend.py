@@ -40,14 +40,7 @@ class OpenAIBackend(Backend):
         super().__init__(settings)
         if not settings.api_key or not settings.base_urls:
             raise ValueError("the openai backend needs an API key and at least one base URL")
-        self.client = ChatClient(
-            base_urls=settings.base_urls,
-            api_key=settings.api_key,
-            timeout=settings.timeout,
-            retry=settings.retry,
-            rpm=settings.rpm,
-            max_connections=settings.max_connections,
-        )
+        self.client = ChatClient(settings.client())
 
     async def answer(self, item: Item, request: InferRequest) -> BackendAnswer:
         body = await asyncio.to_thread(encoded_request, item, request)
