@@ -26,6 +26,7 @@ from avibench import __version__
 from avibench.contracts import latest_by_key
 from avibench.errors import AvibenchError
 from avibench.llm import ChatClient, ChatError, ClientSettings, RetryPolicy
+from avibench.scheduler import run_jobs
 from avibench.store import JournalSink
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -151,17 +152,16 @@ class _Judging:
         return JudgeReply(reply, False)
 
     async def run(self, jobs: Sequence[tuple[JudgeJob, str]]) -> dict[str, JudgeReply]:
-        gate = asyncio.Semaphore(max(1, self.settings.concurrency))
-        sink = JournalSink()
-        writer = asyncio.create_task(sink.run())
         replies: dict[str, JudgeReply] = {}
         settings = self.settings
 
-        async def one(client: ChatClient, job: JudgeJob, digest: str) -> None:
-            async with gate:
-                outcome = await self._judge(client, job)
+        async with ChatClient(settings.client()) as client:
+
+            async def one(job: tuple[JudgeJob, str], sink: JournalSink) -> None:
+                request, digest = job
+                outcome = await self._judge(client, request)
                 record = {
-                    "key": job.key,
+                    "key": request.key,
                     "request": digest,
                     "model": settings.model,
                     "reply": outcome.reply,
@@ -171,15 +171,9 @@ class _Judging:
                     "version": __version__,
                 }
                 await sink.write(self.journal, record)
-            replies[job.key] = outcome
+                replies[request.key] = outcome
 
-        try:
-            async with ChatClient(settings.client()) as client:
-                await asyncio.gather(*(one(client, job, digest) for job, digest in jobs))
-        finally:
-            sink.stop()
-            await asyncio.gather(writer, return_exceptions=True)
-            sink.close()
+            await run_jobs(jobs, one, concurrency=max(1, settings.concurrency))
         return replies
 
 

@@ -8,7 +8,6 @@ durable, so a crash loses at most the requests in flight.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from avibench.infer.media import MediaError, prompt_hash
 from avibench.infer.progress import Answered
 from avibench.items import Item
 from avibench.llm import FILTERED_REASONS, ChatError
+from avibench.scheduler import run_jobs
 from avibench.store import JournalSink
 
 
@@ -130,44 +130,27 @@ class Runner:
 
     async def run(self, plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
         outcomes = initial_outcomes(plans)
-        queue: asyncio.Queue[tuple[TaskPlan, Item] | None] = asyncio.Queue(maxsize=2 * self.concurrency)
-        sink = JournalSink()
 
-        async def produce() -> None:
-            for plan in plans:
-                for item in plan.pending:
-                    await queue.put((plan, item))
-            for _ in range(self.concurrency):
-                await queue.put(None)
+        async def work(job: tuple[TaskPlan, Item], sink: JournalSink) -> None:
+            plan, question = job
+            record, failure = await self._ask(question)
+            await sink.write(plan.path, record)
+            outcome = outcomes[plan.task]
+            tokens = (record["usage"] or {}).get("total_tokens", 0)
+            outcome.tokens += tokens
+            ok = record["error"] is None
+            if ok:
+                outcome.done += 1
+            else:
+                outcome.failed += 1
+                outcome.errors[record["error"]] += 1
+            if self.on_answer is not None:
+                self.on_answer(Answered(plan.task, ok, tokens, record["error"]))
+            self.guard.observe(record["error"], failure)
 
-        async def work() -> None:
-            while (item := await queue.get()) is not None and not self.guard.stopped:
-                plan, question = item
-                record, failure = await self._ask(question)
-                await sink.write(plan.path, record)
-                outcome = outcomes[plan.task]
-                tokens = (record["usage"] or {}).get("total_tokens", 0)
-                outcome.tokens += tokens
-                ok = record["error"] is None
-                if ok:
-                    outcome.done += 1
-                else:
-                    outcome.failed += 1
-                    outcome.errors[record["error"]] += 1
-                if self.on_answer is not None:
-                    self.on_answer(Answered(plan.task, ok, tokens, record["error"]))
-                self.guard.observe(record["error"], failure)
-
-        writer = asyncio.create_task(sink.run())
+        jobs = ((plan, item) for plan in plans for item in plan.pending)
         try:
-            async with asyncio.TaskGroup() as group:
-                group.create_task(produce())
-                for _ in range(self.concurrency):
-                    group.create_task(work())
+            await run_jobs(jobs, work, concurrency=self.concurrency, stop=lambda: self.guard.stopped)
         except* RunStopped as stop:
             self.stopped = str(stop.exceptions[0])
-        finally:
-            sink.stop()
-            await asyncio.gather(writer, return_exceptions=True)
-            sink.close()
         return outcomes
