@@ -9,11 +9,12 @@ average; the plain mean over the 19 tasks does not).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal
+
+from avibench.refine.choice import choose as choose_option
 
 LETTERS = "ABCD"
 
@@ -120,45 +121,14 @@ def official_letter(response: str) -> str | None:
     return None
 
 
-_BARE = re.compile(r"^[\s\"'`*(\[]*([A-D])[\s\"'`*)\].:]*$")
-_LEADING = re.compile(r"^[\s*(\[]*([A-D])\s*[.:)\]]")
-_DECLARED = re.compile(
-    r"(?i:answer|option|choice)(?:\s+(?i:is|would be|should be))?\s*[:\-]?\s*[*(\[\"']*([A-D])\b"
-)
-_WORD = re.compile(r"\w+")
-
-
-def _tokens(text: str) -> str:
-    return " " + " ".join(_WORD.findall(text.lower())) + " "
-
-
-def _option_by_text(raw: str, options: Sequence[str]) -> int | None:
-    """The one option whose words occur as a phrase in the reply; ``None`` if none or several do."""
-    reply = _tokens(raw)
-    hits = [i for i, o in enumerate(options) if _tokens(o).strip() and _tokens(o) in reply]
-    return hits[0] if len(hits) == 1 else None
-
-
 def strict_choice(raw: str, options: Sequence[str]) -> int | None:
     """The option index a free-form reply chooses, or ``None`` when it cannot be told.
 
-    In order: a bare letter ("B", "(B)", "**B.**"); a leading "B." / "B)" / "(B)"; the last declared answer
-    ("the answer is B", "Option: (C)"); the one option whose text the reply contains. A letter beyond the
-    item's options (C or D on a two-option question) gives ``None``.
+    The shared strict multiple-choice extractor, reading the letters AIR-Bench shows (A to D, only as many as the
+    item has options): a letter or an option's text, the last committed answer after self-corrections, and
+    nothing from reasoning blocks, hedges or refusals.
     """
-    for pattern in (_BARE, _LEADING):
-        match = pattern.match(raw)
-        if match:
-            return _letter_index(match.group(1), options)
-    declared = _DECLARED.findall(raw)
-    if declared:
-        return _letter_index(declared[-1], options)
-    return _option_by_text(raw, options)
-
-
-def _letter_index(letter: str, options: Sequence[str]) -> int | None:
-    index = LETTERS.index(letter)
-    return index if index < len(options) else None
+    return choose_option(raw, options, LETTERS[: len(options)])
 
 
 def choose(response: str, options: Sequence[str], profile: AirBenchProfile) -> int | None:

@@ -1,8 +1,14 @@
-"""A durable cache of refine-LLM replies keyed by (refine model, prompt hash), so no prompt is paid for twice."""
+"""A durable cache of refine-LLM replies keyed by (refine model, prompt hash), so no prompt is paid for twice.
+
+The key covers the whole prompt text, so a new prompt version or another raw answer is a new entry. Several
+processes may share one cache file: each appends under the journal's file lock and reads what was there when it
+opened (a reply another process writes meanwhile is at worst asked for once more).
+"""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,15 +21,17 @@ def prompt_hash(model: str, prompt: str) -> str:
 
 class LLMCache:
     """Successful replies only (a failure is never cached); appended a line at a time, synced every
-    ``sync_interval`` seconds and on close."""
+    ``sync_interval`` seconds and on close. ``also_read`` are older caches whose replies are served too (never
+    written)."""
 
-    def __init__(self, path: Path | str, *, sync_interval: float = 0.0):
+    def __init__(self, path: Path | str, *, also_read: Iterable[Path] = (), sync_interval: float = 0.0):
         self.path = Path(path)
         self._entries: dict[str, str] = {}
-        for record in read_records(self.path):
-            key, output = record.get("key"), record.get("output")
-            if isinstance(key, str) and isinstance(output, str):
-                self._entries[key] = output
+        for source in (*also_read, self.path):
+            for record in read_records(source):
+                key, output = record.get("key"), record.get("output")
+                if isinstance(key, str) and isinstance(output, str):
+                    self._entries[key] = output
         self._writer: JournalWriter | None = None
         self._interval = sync_interval
 

@@ -11,7 +11,7 @@ Evidence is read most explicit first, and the first level that decides wins:
 2. ``commitment``: phrases such as "the answer is X", "Answer: X", "I choose X", "X is the correct answer"; the
    last one that names an option wins (a model that revises itself), unless a later commitment rules it out;
 3. ``bold``: markdown bold spans, which must all name the same option;
-4. ``lead``: a short first sentence ("B.", "(B) Dog", "Dog.");
+4. ``lead``: a short first sentence that is not a question ("B.", "(B) Dog", "Dog.");
 5. ``ends``: the first and last sentences, which must agree;
 6. ``mention``: the whole reply, when it names exactly one option.
 
@@ -505,7 +505,9 @@ def read_choice(raw: object, options: Sequence[str], letters: Sequence[str] | No
     if not sentences:
         return Choice(None, "none")
     first, last = sentences[0], sentences[-1]
-    if len(tokens(text[first.start : first.stop])) <= LEAD_MAX_WORDS and not reader.is_listing():
+    lead = text[first.start : first.stop].rstrip(" \t\n*_")
+    # A question ("Classical? No, ...") is a thought, not the answer.
+    if len(tokens(lead)) <= LEAD_MAX_WORDS and not lead.endswith(("?", "？")) and not reader.is_listing():
         decided = _agreeing(reader, [first], "lead", declared=True, fuzzy=True)
     ends = [first] if first == last else [first, last]
     decided = (

@@ -20,7 +20,7 @@ def _summary_line(s: TaskSummary) -> str:
     share = "-" if s.share_without_llm is None else f"{100 * s.share_without_llm:.1f}%"
     line = (
         f"{s.task:<7} answered={s.done:<5} refined now={s.refined_now:<5} requests={s.requests:<4} "
-        f"without LLM={share:<6} {counts}"
+        f"without LLM={share:<6} changed={s.changed:<4} {counts}"
     )
     return line + (f" (commonest failure: {s.commonest_error})" if s.errors else "")
 
@@ -42,6 +42,12 @@ def _summary_line(s: TaskSummary) -> str:
 @click.option(
     "--concurrency", type=click.IntRange(min=1), default=None, help="Parallel LLM requests (default 8)."
 )
+@click.option(
+    "--reparse",
+    is_flag=True,
+    help="Re-apply the current rules to every refined answer (after the rules improved); LLM replies already "
+    "paid for are re-read, never asked again.",
+)
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar for LLM work.")
 def refine(
     benchmark_name: str,
@@ -54,6 +60,7 @@ def refine(
     refine_model: str | None,
     refine_base_url: str | None,
     concurrency: int | None,
+    reparse: bool,
     progress: bool,
 ) -> None:
     """Normalise raw answers to each task family's canonical format; resumable per sample.
@@ -61,7 +68,7 @@ def refine(
     Reads outputs/<label>/<benchmark>/infer/<TASK>.jsonl and appends to .../refine/<TASK>.jsonl. The LLM is
     configured by REFINE_MODEL, REFINE_BASE_URL and REFINE_API_KEY (falling back to OPENAI_BASE_URL and
     OPENAI_API_KEY), REFINE_CONCURRENCY, REFINE_TIMEOUT and REFINE_MAX_RETRIES; its replies are cached in
-    refine/.llm_cache.jsonl. Before using infer's endpoint (OPENAI_BASE_URL without REFINE_BASE_URL) refine checks
+    <output dir>/.refine-cache.jsonl, shared by every label. Before using infer's endpoint (OPENAI_BASE_URL without REFINE_BASE_URL) refine checks
     that it serves the refine model; a rejected key or an unknown model stops refine at the first request.
     """
     run = locate(
@@ -90,6 +97,7 @@ def refine(
             mode=mode,  # type: ignore[arg-type]
             settings=settings,
             progress=progress,
+            reparse=reparse,
             on_task=lambda s: click.echo(_summary_line(s)),
         )
     except KeyboardInterrupt:
@@ -104,7 +112,10 @@ def refine(
     free = sum(s.methods["rule"] + s.methods["passthrough"] for s in summaries)
     unparsed = sum(s.methods["unparsed"] for s in summaries)
     share = f"{100 * free / done:.1f}%" if done else "-"
-    click.echo(f"total: answered={done} without LLM={share} unparsed={unparsed} failed={failed}")
+    changed = sum(s.changed for s in summaries)
+    click.echo(
+        f"total: answered={done} without LLM={share} unparsed={unparsed} failed={failed} changed={changed}"
+    )
     errors = sum((s.errors for s in summaries), Counter())
     if errors:
         click.echo(f"commonest failure: {commonest(errors)}", err=True)

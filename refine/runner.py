@@ -5,6 +5,12 @@ when its last refine failed, or when this run can do better than the last one (a
 answer the rules left unparsed; ``--mode llm`` for an answer refined without the LLM). Everything else is
 skipped, so a finished run re-run does no work and sends no request.
 
+``reparse`` re-reads every refined answer (``rule``, ``unparsed``, ``llm``) with the current rules, so improved
+rules reach old records. An LLM reply already paid for is re-read too and never asked again: an ``llm`` record
+whose raw answer the rules now decide becomes ``rule``; one they still cannot decide keeps its LLM result (re-read
+by the current rules, else as it was), with or without an LLM configured. Only records whose answer or method
+changes are appended.
+
 Methods recorded per sample: ``rule`` (the rules gave the canonical answer), ``llm`` (the LLM's reply,
 canonicalised by the same rules), ``passthrough`` (families the reference does not refine), ``unparsed``
 (no canonical form: ``predict`` is the LLM's reply when one was asked, else the raw answer, which is what the
@@ -37,7 +43,13 @@ from avibench.store import JournalWriter
 
 Mode = Literal["auto", "rules", "llm"]
 METHODS = REFINE_METHODS
-CACHE_NAME = ".llm_cache.jsonl"
+#: The refine-LLM cache shared by every label under one output dir (a run re-refined under another label, or a
+#: second run of the same model, pays for no prompt twice).
+CACHE_NAME = ".refine-cache.jsonl"
+#: Where earlier versions kept a run's own cache, under its refine folder; still read so nothing paid is lost.
+RUN_CACHE_NAME = ".llm_cache.jsonl"
+#: The methods ``reparse`` re-reads.
+REPARSED = frozenset({"rule", "unparsed", "llm"})
 #: Seconds between disk syncs of the refine journal and cache (records are written and flushed at once; a
 #: power cut loses at most this much, and the next run redoes it).
 SYNC_INTERVAL = 1.0
@@ -53,6 +65,8 @@ class TaskSummary:
     done: int = 0
     refined_now: int = 0
     requests: int = 0
+    changed: int = 0
+    """Answers whose refined answer or method differs from their previous record."""
     methods: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     """Failed refinements by reason (kept records included)."""
@@ -78,14 +92,20 @@ class _Work:
     item: Item
     infer: dict[str, Any]
     raw: str
+    previous: dict[str, Any] | None = None
+    """The sample's last refine record for this same raw answer, if any."""
 
 
-def _needs_work(previous: dict[str, Any] | None, raw: str, passthrough: bool, mode: Mode, llm: bool) -> bool:
+def _needs_work(
+    previous: dict[str, Any] | None, raw: str, passthrough: bool, mode: Mode, llm: bool, reparse: bool = False
+) -> bool:
     if previous is None or previous.get("raw_hash") != raw_hash(raw) or previous.get("method") == "failed":
         return True
     method = previous.get("method")
     if passthrough:
         return method != "passthrough"
+    if reparse and method in REPARSED:
+        return True
     asked_llm = previous.get("refine_model") is not None
     if llm and mode == "llm" and not asked_llm:
         return True
@@ -96,7 +116,13 @@ class TaskRefiner:
     """Refines one task's answers and appends the records to its journal."""
 
     def __init__(
-        self, benchmark: Benchmark, task: str, writer: JournalWriter, mode: Mode, refiner: LLMRefiner | None
+        self,
+        benchmark: Benchmark,
+        task: str,
+        writer: JournalWriter,
+        mode: Mode,
+        refiner: LLMRefiner | None,
+        reparse: bool = False,
     ):
         self.benchmark = benchmark
         self.task = task
@@ -104,9 +130,17 @@ class TaskRefiner:
         self.writer = writer
         self.mode = mode
         self.refiner = refiner
+        self.reparse = reparse
         self.summary = TaskSummary(task)
 
     def _record(self, work: _Work, predict: str | None, method: str, **extra: Any) -> RefineRecord:
+        """Append the sample's new record; under ``reparse`` an unchanged one is kept instead of appended."""
+        previous = work.previous
+        if previous is not None and (previous.get("predict"), previous.get("method")) == (predict, method):
+            if self.reparse:
+                return previous  # type: ignore[return-value]
+        elif previous is not None:
+            self.summary.changed += 1
         item = work.item
         record: RefineRecord = {
             "key": item.key,
@@ -139,9 +173,21 @@ class TaskRefiner:
             refined = self.benchmark.extract(work.item, work.raw)
             if refined is not None:
                 return self._record(work, refined, "rule")
+        asked = work.previous.get("refine_model") if self.reparse and work.previous else None
+        if asked is not None:
+            return self._reread_llm(work, asked)
         if self.refiner is None or self.benchmark.refine_prompt(work.item, work.raw) is None:
             return self._record(work, work.raw, "unparsed")
         return None
+
+    def _reread_llm(self, work: _Work, model: str) -> dict[str, Any]:
+        """The LLM reply already paid for, read by the current rules; the previous record when they cannot."""
+        assert work.previous is not None
+        reply = work.previous.get("llm_output")
+        refined = self.benchmark.extract(work.item, reply) if isinstance(reply, str) else None
+        if refined is None:
+            return work.previous
+        return self._record(work, refined, "llm", refine_model=model, llm_output=reply)
 
     async def with_llm(self, work: _Work, refiner: LLMRefiner, guard: FailureGuard) -> RefineRecord:
         """Refine one answer through the LLM; ``guard`` stops the stage at a failure no retry can fix."""
@@ -161,7 +207,13 @@ class TaskRefiner:
 
 
 def _collect(
-    items: Sequence[Item], infer_path: Path, refine_path: Path, passthrough: bool, mode: Mode, llm: bool
+    items: Sequence[Item],
+    infer_path: Path,
+    refine_path: Path,
+    passthrough: bool,
+    mode: Mode,
+    llm: bool,
+    reparse: bool = False,
 ) -> tuple[list[_Work], dict[str, dict[str, Any]], int]:
     """Work to do, the refine records kept as they are, and the number of answered questions."""
     by_key = {item.key: item for item in items}
@@ -183,8 +235,9 @@ def _collect(
         answered += 1
         raw = record["predict"]
         prev = previous.get(key)
-        if _needs_work(prev, raw, passthrough, mode, llm):
-            work.append(_Work(item, record, raw))
+        if _needs_work(prev, raw, passthrough, mode, llm, reparse):
+            same_raw = prev is not None and prev.get("raw_hash") == raw_hash(raw)
+            work.append(_Work(item, record, raw, prev if same_raw else None))
         elif prev is not None:
             kept[key] = prev
     return work, kept, answered
@@ -236,6 +289,7 @@ def refine_task(
     settings: LLMSettings,
     cache: LLMCache,
     monitor: _Monitor,
+    reparse: bool = False,
 ) -> TaskSummary | None:
     """Refine one task; ``None`` when the run has no infer journal for it."""
     infer_path = paths.infer_journal(task.name)
@@ -245,11 +299,11 @@ def refine_task(
     use_llm = settings.configured and mode != "rules" and not passthrough
     items = benchmark.load(data_root, task)
     work, kept, answered = _collect(
-        items, infer_path, paths.refine_journal(task.name), passthrough, mode, use_llm
+        items, infer_path, paths.refine_journal(task.name), passthrough, mode, use_llm, reparse
     )
     refiner = LLMRefiner(settings, cache) if use_llm else None
     with JournalWriter(paths.refine_journal(task.name), sync_interval=SYNC_INTERVAL) as writer:
-        refining = TaskRefiner(benchmark, task.name, writer, mode, refiner)
+        refining = TaskRefiner(benchmark, task.name, writer, mode, refiner, reparse)
         refining.summary.done = answered
         refining.summary.methods.update(r.get("method", "unparsed") for r in kept.values())
         refining.summary.errors.update(r["error"] for r in kept.values() if r.get("error"))
@@ -284,15 +338,23 @@ def refine_run(
     mode: Mode = "auto",
     settings: LLMSettings | None = None,
     progress: bool = False,
+    reparse: bool = False,
     on_task: Callable[[TaskSummary], None] | None = None,
 ) -> list[TaskSummary]:
-    """Refine every selected task that has an infer journal; the LLM cache is shared by the run's tasks.
+    """Refine every selected task that has an infer journal; ``reparse`` re-reads refined answers (module doc).
+
+    The LLM cache is shared by every label under the output dir; the run's own cache from earlier versions is
+    read as well.
 
     Raises :class:`avibench.failures.RunStopped` at the first refine-LLM failure no retry can fix (a rejected key,
     a model the endpoint does not serve): every later request would fail the same way.
     """
     settings = settings or LLMSettings.from_env()
-    cache = LLMCache(paths.refine_dir / CACHE_NAME, sync_interval=SYNC_INTERVAL)
+    cache = LLMCache(
+        Path(paths.output_dir) / CACHE_NAME,
+        also_read=(paths.refine_dir / RUN_CACHE_NAME,),
+        sync_interval=SYNC_INTERVAL,
+    )
     log = RunLog(paths.stage_log("refine"))
     log.write(f"refine {paths.label}: mode {mode}, LLM {settings.model if settings.configured else 'none'}")
     monitor = _Monitor(FailureGuard(advice=advice(settings), repeats=1), log, progress)
@@ -301,7 +363,7 @@ def refine_run(
         for task in tasks:
             summary = refine_task(
                 benchmark, task, data_root=data_root, paths=paths, mode=mode, settings=settings, cache=cache,
-                monitor=monitor,
+                monitor=monitor, reparse=reparse,
             )  # fmt: skip
             if summary is not None:
                 summaries.append(summary)

@@ -93,6 +93,7 @@ def test_speaker_replies(raw: str, expected: int) -> None:
         "Both A and B are plausible.",
         "It is not B.",
         "The answer is A. Hmm, actually the answer is not A.",
+        "Man? No, the pitch rules that out. It is a woman or a child.",  # a question is not a lead answer
         "(A) Woman",
         "A. Man\nB. Woman\nC. Child\nD. Robot",
         "The recording has a lot of background noise.",

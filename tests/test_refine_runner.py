@@ -45,16 +45,25 @@ def _infer_record(task: str, index: int, predict: str | None, error: str | None 
     }  # fmt: skip
 
 
-@pytest.fixture
-def run(tmp_path: Path) -> tuple[Path, Path]:
-    """(data root, run folder) with infer journals for four tasks."""
-    root = build_dataset(tmp_path / "levels", {t: len(a) for t, a in ANSWERS.items()})
-    run_path = tmp_path / "outputs" / "m" / "avibench"
+def write_infer(run_path: Path) -> None:
+    """Infer journals for the four tasks under a run folder."""
     for task, answers in ANSWERS.items():
         append_records(
             run_path / "infer" / f"{task}.jsonl", [_infer_record(task, i, a) for i, a in enumerate(answers)]
         )
+
+
+def make_run(tmp_path: Path) -> tuple[Path, Path]:
+    """(data root, run folder) with infer journals for four tasks."""
+    root = build_dataset(tmp_path / "levels", {t: len(a) for t, a in ANSWERS.items()})
+    run_path = tmp_path / "outputs" / "m" / "avibench"
+    write_infer(run_path)
     return root, run_path
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> tuple[Path, Path]:
+    return make_run(tmp_path)
 
 
 def refine_run(tasks: Any, *, data_root: Path, run_path: Path, **options: Any) -> Any:
@@ -63,16 +72,16 @@ def refine_run(tasks: Any, *, data_root: Path, run_path: Path, **options: Any) -
     return run_refine(AVIBench(), tasks, data_root=data_root, paths=paths, **options)
 
 
-def _refined(run_path: Path, task: str) -> dict[int, dict[str, Any]]:
+def refined(run_path: Path, task: str) -> dict[int, dict[str, Any]]:
     return latest_by_index(run_path / "refine" / f"{task}.jsonl")
 
 
-def _responder(body: Any) -> str:
+def responder(body: Any) -> str:
     text = request_text(body)
     return next((reply for marker, reply in LLM_REPLIES.items() if marker in text), "i dont know")
 
 
-def _settings(server: FakeOpenAIServer, **extra: Any) -> LLMSettings:
+def llm_settings(server: FakeOpenAIServer, **extra: Any) -> LLMSettings:
     return LLMSettings(
         model="refiner", base_urls=(server.base_url,), api_key="sk-test", concurrency=4, **extra
     )
@@ -82,13 +91,13 @@ def test_rules_mode_refines_and_leaves_the_rest_unparsed(run: tuple[Path, Path])
     root, run_path = run
     summaries = refine_run(TASKS, data_root=root, run_path=run_path, mode="rules", settings=NO_LLM)
     assert {s.task for s in summaries} == {"AMIC", "VAR", "ASQA", "AVM"}
-    amic = _refined(run_path, "AMIC")
+    amic = refined(run_path, "AMIC")
     assert amic[0]["predict"] == '{"dog": "1", "man": "1"}' and amic[0]["method"] == "rule"
     assert amic[1]["predict"] == '{"dog": "2", "man": "1"}'
     assert amic[2]["method"] == "unparsed" and amic[2]["predict"] == ANSWERS["AMIC"][2]
-    assert _refined(run_path, "VAR")[1]["predict"] == "[1]"
-    assert _refined(run_path, "ASQA")[1]["predict"] == "**no**"
-    avm = _refined(run_path, "AVM")
+    assert refined(run_path, "VAR")[1]["predict"] == "[1]"
+    assert refined(run_path, "ASQA")[1]["predict"] == "**no**"
+    avm = refined(run_path, "AVM")
     assert [avm[i]["method"] for i in (0, 1)] == ["passthrough", "passthrough"]
     assert avm[0]["predict"] == ANSWERS["AVM"][0]
     record = amic[0]
@@ -110,7 +119,7 @@ def test_resume_redoes_only_new_changed_or_unanswered(run: tuple[Path, Path]) ->
         AVIBENCH.select("VAR"), data_root=root, run_path=run_path, mode="rules", settings=NO_LLM
     )
     assert third[0].refined_now == 1 and third[0].done == 2
-    assert _refined(run_path, "VAR")[0]["predict"] == "[0, 1]"
+    assert refined(run_path, "VAR")[0]["predict"] == "[0, 1]"
     assert (run_path / "refine" / "VAR.jsonl").read_text().count("\n") == lines_before + 1
 
 
@@ -123,8 +132,8 @@ def test_an_infer_journal_from_other_data_is_refused(run: tuple[Path, Path]) -> 
 
 def test_llm_fallback_prompts_caches_and_canonicalises(run: tuple[Path, Path]) -> None:
     root, run_path = run
-    with FakeOpenAIServer(responder=_responder).run_in_thread() as server:
-        refine_run(TASKS, data_root=root, run_path=run_path, mode="auto", settings=_settings(server))
+    with FakeOpenAIServer(responder=responder).run_in_thread() as server:
+        refine_run(TASKS, data_root=root, run_path=run_path, mode="auto", settings=llm_settings(server))
         assert server.count == 3
         prompts = [request_text(b) for b in server.bodies()]
         assert {b["model"] for b in server.bodies()} == {"refiner"}
@@ -132,46 +141,48 @@ def test_llm_fallback_prompts_caches_and_canonicalises(run: tuple[Path, Path]) -
         assert ANSWERS["AMIC"][2] in mic and "hair-dryer" in mic  # the raw answer and the class list
         qa = next(p for p in prompts if "[LLM-QA]" in p)
         assert "Is the sound clear?" in qa and "['yes', 'no', 'not sure']" in qa  # the question the model saw
-        amic = _refined(run_path, "AMIC")[2]
+        amic = refined(run_path, "AMIC")[2]
         assert amic["method"] == "llm" and amic["predict"] == '{"dog": "3"}'
         assert amic["refine_model"] == "refiner" and amic["llm_output"] == LLM_REPLIES["[LLM-MIC]"]
-        assert _refined(run_path, "VAR")[2]["predict"] == "[1]"
-        assert _refined(run_path, "ASQA")[2]["predict"] == "**yes**"
+        assert refined(run_path, "VAR")[2]["predict"] == "[1]"
+        assert refined(run_path, "ASQA")[2]["predict"] == "**yes**"
 
-        again = refine_run(TASKS, data_root=root, run_path=run_path, mode="auto", settings=_settings(server))
+        again = refine_run(
+            TASKS, data_root=root, run_path=run_path, mode="auto", settings=llm_settings(server)
+        )
         assert server.count == 3 and sum(s.refined_now for s in again) == 0
 
         for task in ("AMIC", "VAR", "ASQA"):
             (run_path / "refine" / f"{task}.jsonl").unlink()
-        refine_run(TASKS, data_root=root, run_path=run_path, mode="auto", settings=_settings(server))
+        refine_run(TASKS, data_root=root, run_path=run_path, mode="auto", settings=llm_settings(server))
         assert server.count == 3  # answered from the cache
-        assert _refined(run_path, "AMIC")[2]["method"] == "llm"
+        assert refined(run_path, "AMIC")[2]["method"] == "llm"
 
 
 def test_unparsed_runs_get_the_llm_once_it_is_configured(run: tuple[Path, Path]) -> None:
     root, run_path = run
     refine_run(TASKS, data_root=root, run_path=run_path, mode="auto", settings=NO_LLM)
-    assert _refined(run_path, "VAR")[2]["method"] == "unparsed"
-    with FakeOpenAIServer(responder=_responder).run_in_thread() as server:
+    assert refined(run_path, "VAR")[2]["method"] == "unparsed"
+    with FakeOpenAIServer(responder=responder).run_in_thread() as server:
         summaries = refine_run(
-            TASKS, data_root=root, run_path=run_path, mode="auto", settings=_settings(server)
+            TASKS, data_root=root, run_path=run_path, mode="auto", settings=llm_settings(server)
         )
     assert server.count == 3 and sum(s.refined_now for s in summaries) == 3
-    assert _refined(run_path, "VAR")[2]["method"] == "llm"
+    assert refined(run_path, "VAR")[2]["method"] == "llm"
 
 
 def test_llm_mode_sends_everything_and_keeps_uncanonical_replies_as_unparsed(run: tuple[Path, Path]) -> None:
     root, run_path = run
-    with FakeOpenAIServer(responder=_responder).run_in_thread() as server:
+    with FakeOpenAIServer(responder=responder).run_in_thread() as server:
         refine_run(
             AVIBENCH.select("ASQA,AVM"),
             data_root=root,
             run_path=run_path,
             mode="llm",
-            settings=_settings(server),
+            settings=llm_settings(server),
         )
         assert server.count == 3  # every ASQA answer; AVM is passed through
-    asqa = _refined(run_path, "ASQA")
+    asqa = refined(run_path, "ASQA")
     assert asqa[2]["method"] == "llm" and asqa[2]["predict"] == "**yes**"
     assert asqa[0]["method"] == "unparsed" and asqa[0]["predict"] == "i dont know"
     assert asqa[0]["llm_output"] == "i dont know"
@@ -180,21 +191,21 @@ def test_llm_mode_sends_everything_and_keeps_uncanonical_replies_as_unparsed(run
 def test_failed_llm_calls_are_recorded_and_retried(run: tuple[Path, Path]) -> None:
     root, run_path = run
     plan = FaultPlan(markers={"[LLM-RET]": Fault("400")}, by_request={1: Fault("429", "0.01")})
-    with FakeOpenAIServer(responder=_responder, plan=plan).run_in_thread() as server:
+    with FakeOpenAIServer(responder=responder, plan=plan).run_in_thread() as server:
         summaries = refine_run(
-            TASKS, data_root=root, run_path=run_path, mode="auto", settings=_settings(server)
+            TASKS, data_root=root, run_path=run_path, mode="auto", settings=llm_settings(server)
         )
-        failed = _refined(run_path, "VAR")[2]
+        failed = refined(run_path, "VAR")[2]
         assert failed["method"] == "failed" and failed["predict"] is None and "400" in failed["error"]
         assert "sk-test" not in json.dumps(failed)
         assert sum(s.failed for s in summaries) == 1
-        assert _refined(run_path, "AMIC")[2]["method"] == "llm"  # its first attempt got a 429, then succeeded
+        assert refined(run_path, "AMIC")[2]["method"] == "llm"  # its first attempt got a 429, then succeeded
         plan.markers.clear()
         count = server.count
-        refine_run(TASKS, data_root=root, run_path=run_path, mode="auto", settings=_settings(server))
+        refine_run(TASKS, data_root=root, run_path=run_path, mode="auto", settings=llm_settings(server))
         assert server.count == count + 1
-    assert _refined(run_path, "VAR")[2]["method"] == "llm"
-    cache_lines = (run_path / "refine" / ".llm_cache.jsonl").read_text().splitlines()
+    assert refined(run_path, "VAR")[2]["method"] == "llm"
+    cache_lines = (run_path.parent.parent / ".refine-cache.jsonl").read_text().splitlines()
     assert len(cache_lines) == 3 and all("error" not in json.loads(line) for line in cache_lines)
 
 
