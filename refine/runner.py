@@ -39,7 +39,8 @@ from avibench.llm import ChatError
 from avibench.plugin import Benchmark, Task
 from avibench.refine.cache import LLMCache
 from avibench.refine.llm_fallback import LLMRefiner, LLMSettings, advice
-from avibench.store import JournalWriter
+from avibench.scheduler import run_jobs
+from avibench.store import JournalSink, JournalWriter
 
 Mode = Literal["auto", "rules", "llm"]
 METHODS = REFINE_METHODS
@@ -128,6 +129,8 @@ class TaskRefiner:
         self.task = task
         self.passthrough = benchmark.passthrough(task)
         self.writer = writer
+        self.emit: Callable[[RefineRecord], None] = writer.append
+        """Where new records go: appended at once, or handed to the scheduler's journal sink (LLM work)."""
         self.mode = mode
         self.refiner = refiner
         self.reparse = reparse
@@ -161,7 +164,7 @@ class TaskRefiner:
             "time": datetime.now(UTC).isoformat(timespec="seconds"),
             "version": __version__,
         }
-        self.writer.append(record)
+        self.emit(record)
         self.summary.refined_now += 1
         return record
 
@@ -255,14 +258,16 @@ class _Monitor:
 async def _run_llm(
     task: TaskRefiner, pending: Sequence[_Work], refiner: LLMRefiner, concurrency: int, monitor: _Monitor
 ) -> None:
-    gate = asyncio.Semaphore(max(concurrency, 1))
+    """The answers the rules left, through the LLM on the shared scheduler; their records reach the journal
+    through its sink, off the event loop."""
     bar = StageProgress(f"refine {task.task} (LLM)", len(pending), log=monitor.log, enabled=monitor.progress)
+    made: list[RefineRecord] = []
+    task.emit = made.append
 
-    async def one(work: _Work) -> None:
-        async with gate:
-            if monitor.guard.stopped:
-                return
-            record = await task.with_llm(work, refiner, monitor.guard)
+    async def one(work: _Work, sink: JournalSink) -> None:
+        record = await task.with_llm(work, refiner, monitor.guard)
+        while made:
+            await sink.write(task.writer.path, made.pop(0))
         task.summary.methods[record["method"]] += 1
         if record["error"] is not None:
             task.summary.errors[record["error"]] += 1
@@ -270,12 +275,11 @@ async def _run_llm(
 
     try:
         await refiner.verify()
-        async with asyncio.TaskGroup() as group:
-            for work in pending:
-                group.create_task(one(work))
+        await run_jobs(pending, one, concurrency=max(concurrency, 1), stop=lambda: monitor.guard.stopped)
     except* RunStopped as stop:
         raise stop.exceptions[0] from None
     finally:
+        task.emit = task.writer.append
         bar.close()
 
 
