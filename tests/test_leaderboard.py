@@ -321,10 +321,7 @@ def test_leaderboard_ranks_runs_beside_the_published_results(tmp_path: Path) -> 
     html_text = html_path.read_text(encoding="utf-8")
     assert not page.images and html_text.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == 1
     assert 'data-series="Perception,Understanding,Reasoning,Sensation (PriSe),Overall"' in html_text
-    assert (
-        'data-category="strong (run)"' in html_text
-        and 'data-category="Qwen-Omni-Turbo"' not in html_text
-    )
+    assert 'data-category="strong (run)"' in html_text and 'data-category="Qwen-Omni-Turbo"' not in html_text
 
     md = md_path.read_text(encoding="utf-8")
     assert "| Gemini-2.5-Pro | published |" in md and "57.21" in md

@@ -92,7 +92,9 @@ def test_toy_runs_every_stage_with_resume(toy_installed: None, tmp_path: Path) -
     listed = json.loads((out / "leaderboard-toy.json").read_text())
     assert board.code == 0 and listed["rows"] == [] and listed["other_data"][0]["name"] == "run"
     board = invoke(["leaderboard", "--benchmark", "toy", "--output-dir", str(out), "--include-unofficial"])
-    assert board.code == 0 and json.loads((out / "leaderboard-toy.json").read_text())["rows"][0]["name"] == "run"
+    assert (
+        board.code == 0 and json.loads((out / "leaderboard-toy.json").read_text())["rows"][0]["name"] == "run"
+    )
 
 
 def test_toy_oracle_and_random_baselines(toy_installed: None, tmp_path: Path) -> None:
