@@ -54,6 +54,16 @@ def data_mark(dataset: Mapping[str, str]) -> str:
     return "" if dataset["kind"] == "official" else f"{dataset['kind']} data, not comparable"
 
 
+def other_data_note(runs: Sequence[tuple[str, Mapping[str, str]]]) -> str:
+    """What the runs listed apart were scored on, and why that is not the official dataset."""
+    return (
+        "Scored on a generated sample or other data, so not comparable with the published numbers and not "
+        "ranked (rank them anyway, marked, with --include-unofficial): "
+        + "; ".join(f"{name}: {dataset['kind']} data, {dataset['why']}" for name, dataset in runs)
+        + "."
+    )
+
+
 def split_runs(
     rows: Sequence[Any], options: BoardOptions, kind_of: Callable[[Any], str]
 ) -> tuple[list[Any], list[Any]]:

@@ -15,6 +15,7 @@ from avibench.evaluate.board_runs import (
     BoardOptions,
     data_mark,
     dataset_of,
+    other_data_note,
     run_labels,
     split_runs,
 )
@@ -228,9 +229,7 @@ def write_leaderboard(
     if apart:
         doc.add(
             Heading(OTHER_DATA_HEADING),
-            Paragraph(
-                "; ".join(f"{r['model']}: {r['dataset']['kind']} ({r['dataset']['why']})" for r in apart)
-            ),
+            Paragraph(other_data_note([(r["model"], r["dataset"]) for r in apart])),
         )
         for part, columns in (("foundation", FOUNDATION_COLUMNS), ("chat", CHAT_COLUMNS)):
             table, other[part] = _part_table(apart, part, columns)

@@ -37,6 +37,7 @@ from avibench.evaluate.board_runs import (
     BoardOptions,
     data_mark,
     dataset_of,
+    other_data_note,
     run_labels,
     split_runs,
 )
@@ -687,12 +688,7 @@ def build_leaderboard(
     if apart:
         doc.add(
             Heading(OTHER_DATA_HEADING),
-            Paragraph(
-                "Scored on a generated sample or another dataset, so not comparable with the published numbers "
-                "and not ranked (rank them anyway with --include-unofficial): "
-                + "; ".join(f"{r.name}: {r.dataset['kind']} ({r.dataset['why']})" for r in apart)
-                + "."
-            ),
+            Paragraph(other_data_note([(r.name, r.dataset) for r in apart])),
             *_tables([(None, row) for row in apart]),
         )
     data = {
