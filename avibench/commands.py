@@ -10,8 +10,7 @@ from pathlib import Path
 import click
 
 from avibench.errors import AvibenchError, DatasetError
-from avibench.evaluate.runs import SAMPLE_MARKER
-from avibench.plugin import benchmark_names, get_benchmark
+from avibench.plugin import SAMPLE_MARKER, benchmark_names, get_benchmark
 from avibench.run_options import benchmark_option, data_root_option, resolve_benchmark, resolve_data_root
 from avibench.store import atomic_write_text
 

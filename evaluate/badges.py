@@ -1,4 +1,7 @@
-"""Incomplete badges: which numbers of a run rest on partial data, read from eval.json ``coverage``.
+"""Incomplete badges: which numbers of a run rest on partial data, read from eval.json.
+
+``summary.incomplete`` (written by eval) lists every number that rests on an incomplete task with its counts:
+such a number gets an ``incomplete`` badge naming them. Where it lists nothing the badges come from ``coverage``.
 
 ``coverage[task].status`` is ``scored``, ``partial`` or ``not_scored`` per task folder (with its counts and
 reason). A reported task pooled from several folders takes the worst status of its folders; a summary number
@@ -84,3 +87,29 @@ def aggregate_cell(value: object, members: Sequence[str], statuses: Mapping[str,
     if status.status == "scored":
         return Cell(fmt_score(value))
     return Cell(fmt_score(value), "incomplete", status.hint)
+
+
+COUNT_WORDS = (("missing", "missing"), ("failed", "failed"), ("unrefined", "not refined"))
+
+
+def incomplete_badge(incomplete: Mapping[str, Any], key: str) -> tuple[str, str] | None:
+    """(badge, hint) of a number listed in ``summary.incomplete.numbers`` (``tasks.X``, ``overall``...), else None.
+
+    The badge carries the counts (``incomplete: 3 missing, 1 failed``); the hint names each task behind them."""
+    info = as_dict(as_dict(incomplete.get("numbers")).get(key))
+    if not info:
+        return None
+    counts = [f"{info[k]} {word}" for k, word in COUNT_WORDS if isinstance(info.get(k), int) and info[k]]
+    tasks = as_dict(incomplete.get("tasks"))
+    hint = "rests on incomplete tasks: " + "; ".join(
+        f"{t}: {as_dict(tasks.get(t)).get('text') or 'incomplete'}" for t in info.get("tasks") or ()
+    )
+    return "incomplete" + (f": {', '.join(counts)}" if counts else ""), hint
+
+
+def number_cell(value: object, key: str, incomplete: Mapping[str, Any], fallback: Cell | None = None) -> Cell:
+    """A summary number with the badge ``summary.incomplete`` gives it, else ``fallback`` (a coverage badge)."""
+    badge = incomplete_badge(incomplete, key)
+    if badge is not None:
+        return Cell(fmt_score(value), *badge)
+    return fallback or Cell(fmt_score(value))

@@ -163,6 +163,7 @@ def eval_command(
     meta.setdefault("source", "predictions" if pred_path is not None else "refine")
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
     meta["benchmark"] = benchmark.name
+    meta["dataset"] = benchmark.dataset_kind(run.data_root, tasks)
     journals = pred_path is None
     if journals:
         meta.update(answer_provenance(run.paths, tasks))

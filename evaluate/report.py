@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from avibench.contracts import RunPaths
-from avibench.evaluate.badges import Status, aggregate_cell, score_cell, task_statuses
+from avibench.evaluate.badges import Status, aggregate_cell, number_cell, score_cell, task_statuses
+from avibench.evaluate.board_runs import data_mark, dataset_of
 from avibench.evaluate.document import (
     DASH,
     Block,
@@ -104,11 +105,17 @@ def task_scores_table(
     """One row per task: score (with badge), 95% CI, chance level, items resampled, and published scores."""
     scores, chance = as_dict(summary.get("tasks")), as_dict(summary.get("chance"))
     items = as_dict(as_dict(summary.get("intervals")).get("items"))
+    incomplete = as_dict(summary.get("incomplete"))
     rows = []
     for i, task in enumerate(tasks):
         row: list[Any] = list(lead[i]) if lead else [task]
         row += [
-            score_cell(scores.get(task), statuses.get(task)),
+            number_cell(
+                scores.get(task),
+                f"tasks.{task}",
+                incomplete,
+                score_cell(scores.get(task), statuses.get(task)),
+            ),
             fmt_interval(interval_of(summary, "tasks", task)),
             fmt_score(chance.get(task)),
             str(items.get(task, DASH)),
@@ -196,9 +203,12 @@ def tail_sections(
 
 
 def intro(meta: Mapping[str, Any], summary: Mapping[str, Any], label: str) -> Paragraph:
+    dataset = dataset_of(meta)
+    kind = "the official dataset" if dataset["kind"] == "official" else data_mark(dataset)
     return Paragraph(
         f"Model: {meta.get('model') or label}. Primary profile: {summary.get('profile') or meta.get('profile') or DASH}. "
-        f"Prompt template: {meta.get('template') or DASH}. Data: {meta.get('data_root') or DASH}. "
+        f"Prompt template: {meta.get('template') or DASH}. Data: {meta.get('data_root') or DASH} "
+        f"({kind}: {dataset['why']}). "
         f"Created: {meta.get('created') or DASH}. Per-question results: samples.jsonl beside eval.json "
         f"(browse them with `avibench view --label {label}`)."
     )
@@ -223,7 +233,12 @@ def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions |
             ["Headline", "95% CI", *(str(p["model"]) for p in published)],
             [
                 [
-                    aggregate_cell(summary.get("headline"), members, statuses),
+                    number_cell(
+                        summary.get("headline"),
+                        "headline",
+                        as_dict(summary.get("incomplete")),
+                        aggregate_cell(summary.get("headline"), members, statuses),
+                    ),
                     fmt_interval(interval_of(summary, "aggregates", "headline")),
                     *(fmt_score(p.get("headline")) for p in published),
                 ]

@@ -10,7 +10,8 @@ import click
 from avibench.config import default_output_dir
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
-from avibench.evaluate.document import write_document
+from avibench.evaluate.board_runs import BoardOptions, entry_refusals
+from avibench.evaluate.document import as_dict, write_document
 from avibench.evaluate.sections import ReportOptions
 from avibench.run_options import benchmark_option, locate, resolve_benchmark
 
@@ -101,6 +102,23 @@ def _with_flags(problems: list[str]) -> list[str]:
     "--entry", "entry_label", default=None, metavar="LABEL", help="Print LABEL's official-format entry."
 )
 @click.option(
+    "--runs",
+    "run_list",
+    default=None,
+    metavar="A,B",
+    help="Show only these run labels (comma-separated; default: every run with an eval.json).",
+)
+@click.option(
+    "--include-unofficial",
+    is_flag=True,
+    help="Rank runs on a generated sample or other data beside the published results, marked.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="With --entry: print the entry of a run on other data or with stand-in FENSE anyway.",
+)
+@click.option(
     "--validate",
     "validate_path",
     default=None,
@@ -136,14 +154,20 @@ def leaderboard(
     benchmark_name: str,
     output_dir: Path | None,
     entry_label: str | None,
+    run_list: str | None,
+    include_unofficial: bool,
+    force: bool,
     validate_path: Path | None,
     **fields: object,
 ) -> None:
     """Rank every run in the output dir beside the published results (leaderboard.md/.html/.json).
 
     \b
+    Only runs on the official dataset are ranked; runs on a generated sample or other data are listed in a
+    table of their own (rank them anyway, marked, with --include-unofficial).
     With --entry LABEL, print that run's entry in the official leaderboard format (schema v2) instead,
-    after checking it against every schema rule. With --validate FILE, check a results.json file.
+    after checking it against every schema rule; a run on other data or with stand-in FENSE needs --force.
+    With --validate FILE, check a results.json file.
     """
     output_dir = output_dir or default_output_dir()
     benchmark = resolve_benchmark(benchmark_name)
@@ -156,10 +180,18 @@ def leaderboard(
         raise click.UsageError(
             "the entry options (--provider, --release-date, ...) only apply with --entry LABEL"
         )
+    if entry_label is None and force:
+        raise click.UsageError("--force only applies with --entry LABEL")
     if entry_label is None and validate_path is None:
-        for path in benchmark.write_leaderboard(output_dir):
+        runs = tuple(r.strip() for r in run_list.split(",") if r.strip()) if run_list else None
+        options = BoardOptions(runs=runs, include_unofficial=include_unofficial)
+        for path in benchmark.write_leaderboard(output_dir, options):
             click.echo(f"wrote {path}")
         return
+    if run_list or include_unofficial:
+        raise click.UsageError(
+            "--runs and --include-unofficial shape the leaderboard pages, not --entry or --validate"
+        )
     if benchmark.name != "avibench":
         raise click.UsageError(
             "--entry and --validate use the AVI-Bench leaderboard schema (--benchmark avibench)"
@@ -188,6 +220,12 @@ def leaderboard(
         return
     if entry_label is not None:
         doc = load_eval(RunPaths(output_dir, entry_label, benchmark.name))
+        refusals = entry_refusals(as_dict(doc.get("meta")))
+        if refusals and not force:
+            raise AvibenchError(
+                f"run '{entry_label}' is not comparable with the leaderboard: {'; '.join(refusals)}. "
+                "Pass --force to print its entry anyway."
+            )
         entry = run_entry(doc, entry_label, entry_fields)
         problems = validate_entry(entry)
         if problems:

@@ -293,6 +293,12 @@ def test_leaderboard_sets_runs_beside_both_published_tables(data: Path, tmp_path
         pipeline(data, tmp_path, "oracle", judge)
     assert invoke(["leaderboard", "--benchmark", "airbench", "--output-dir", str(tmp_path)]).code == 0
     board = json.loads((tmp_path / "leaderboard-airbench.json").read_text())
+    # the oracle ran on the generated sample: listed apart, not ranked with the published models
+    assert board["foundation"][0]["name"] == "Qwen-Audio-Turbo"
+    assert board["other_data"]["foundation"][0]["name"] == "oracle"
+    argv = ["leaderboard", "--benchmark", "airbench", "--output-dir", str(tmp_path), "--include-unofficial"]
+    assert invoke(argv).code == 0
+    board = json.loads((tmp_path / "leaderboard-airbench.json").read_text())
     assert board["foundation"][0]["name"] == "oracle" and board["foundation"][0]["average"] == 100.0
     assert [r["name"] for r in board["foundation"][1:3]] == ["Qwen-Audio-Turbo", "Qwen-Audio"]
     chat = {r["name"]: r for r in board["chat"]}

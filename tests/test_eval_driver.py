@@ -198,7 +198,7 @@ def assert_shape(doc: dict[str, Any]) -> None:
         assert set(entry) == {"tasks", "stages", "overall"}
     for entry in doc["coverage"].values():
         assert set(entry) == COVERAGE_KEYS
-    assert set(doc["meta"]) == META_KEYS
+    assert set(doc["meta"]) - {"dataset"} == META_KEYS  # the eval command adds the dataset kind
     assert set(doc["meta"]["fense"]) == {"status", "sbert_model", "echecker", "note"}
     json.dumps(doc, allow_nan=False)
 
@@ -480,6 +480,7 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     assert_shape(doc)
+    assert doc["meta"]["dataset"]["kind"] == "other"  # the generated sample without its marker: not official
     assert doc["meta"]["label"] == "p"
     # per-sample scores beside eval.json, and intervals computed from them
     samples = [json.loads(line) for line in (out.parent / "samples.jsonl").read_text().splitlines()]

@@ -247,7 +247,7 @@ def test_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_entry_command_prints_a_valid_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_run(tmp_path, "gem", make_eval_doc())
+    write_run(tmp_path, "gem", make_eval_doc(fense="real"))
     assert _run(["leaderboard", "--output-dir", str(tmp_path), "--entry", "gem", *ENTRY_FLAGS]) == 0
     entry = json.loads(capsys.readouterr().out)
     assert validate_entry(entry) == []
@@ -256,7 +256,7 @@ def test_entry_command_prints_a_valid_entry(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_entry_command_lists_every_missing_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_run(tmp_path, "gem", make_eval_doc())
+    write_run(tmp_path, "gem", make_eval_doc(fense="real"))
     argv = ["leaderboard", "--output-dir", str(tmp_path), "--entry", "gem", "--release-date", "2025-02-30"]
     assert _run(argv) == 2
     captured = capsys.readouterr()
@@ -294,19 +294,19 @@ def test_leaderboard_ranks_runs_beside_the_published_results(tmp_path: Path) -> 
     overall = [r["overall"] for r in rows if r["overall"] is not None]
     assert overall == sorted(overall, reverse=True)
     assert [r["overall"] for r in rows[-2:]] == [None, None]  # taxonomy-only published rows come last
-    by_model = {r["model"]: r for r in rows}
-    assert not by_model["strong-model"]["published"] and by_model["Gemini-2.5-Pro"]["published"]
+    by_model = {r["name"]: r for r in rows}  # runs by label, published rows by model
+    assert not by_model["strong"]["published"] and by_model["Gemini-2.5-Pro"]["published"]
     assert by_model["Human-Omni"]["source"] == "published [SUMMARY]"
     assert by_model["Human (subset)"]["rank"] is None
-    assert by_model["weak-model"]["coverage"].startswith("partial (13/14 tasks")
+    assert by_model["weak"]["coverage"].startswith("partial (13/14 tasks")
     ranks = [r["rank"] for r in rows if r["rank"] is not None]
     assert ranks == list(range(1, len(ranks) + 1))
 
     page = parse_page(html_path.read_text(encoding="utf-8"))
     stage_table, taxonomy_table = page.tables
-    strong = next(r for r in stage_table if r[1] == "strong-model")
-    assert strong[2] == "run strong" and strong[4] == "reference"
-    assert strong[-2] == f"{by_model['strong-model']['overall']:.2f}"
+    strong = next(r for r in stage_table if r[1] == "strong")
+    assert strong[2] == "run of strong-model" and strong[4] == "reference"
+    assert strong[-2] == f"{by_model['strong']['overall']:.2f}"
     turbo = next(r for r in stage_table if r[1] == "Qwen-Omni-Turbo")
     assert turbo[0] == "–" and turbo[-6:] == ["–"] * 6
     assert next(r for r in taxonomy_table if r[1] == "Qwen-Omni-Turbo")[-4:] == [
@@ -321,10 +321,7 @@ def test_leaderboard_ranks_runs_beside_the_published_results(tmp_path: Path) -> 
     html_text = html_path.read_text(encoding="utf-8")
     assert not page.images and html_text.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == 1
     assert 'data-series="Perception,Understanding,Reasoning,Sensation (PriSe),Overall"' in html_text
-    assert (
-        'data-category="strong-model (run)"' in html_text
-        and 'data-category="Qwen-Omni-Turbo"' not in html_text
-    )
+    assert 'data-category="strong (run)"' in html_text and 'data-category="Qwen-Omni-Turbo"' not in html_text
 
     md = md_path.read_text(encoding="utf-8")
     assert "| Gemini-2.5-Pro | published |" in md and "57.21" in md

@@ -87,7 +87,11 @@ def test_toy_runs_every_stage_with_resume(toy_installed: None, tmp_path: Path) -
     assert "Toy audio multiple choice report: run" in html and "50.00" in html
     exported = invoke(["export", *common])
     assert exported.code == 2 and "no official prediction format" in exported.stderr
+    assert doc["meta"]["dataset"]["kind"] == "sample"  # the default check: the sample-data marker
     board = invoke(["leaderboard", "--benchmark", "toy", "--output-dir", str(out)])
+    listed = json.loads((out / "leaderboard-toy.json").read_text())
+    assert board.code == 0 and listed["rows"] == [] and listed["other_data"][0]["name"] == "run"
+    board = invoke(["leaderboard", "--benchmark", "toy", "--output-dir", str(out), "--include-unofficial"])
     assert (
         board.code == 0 and json.loads((out / "leaderboard-toy.json").read_text())["rows"][0]["name"] == "run"
     )

@@ -65,9 +65,16 @@ def _profile(tasks: dict[str, float | None]) -> dict[str, Any]:
 
 
 def make_eval_doc(
-    *, model: str = "gemini-test", drop: tuple[str, ...] = (), scale: float = 1.0, profile: str = "reference"
+    *,
+    model: str = "gemini-test",
+    drop: tuple[str, ...] = (),
+    scale: float = 1.0,
+    profile: str = "reference",
+    dataset: str = "official",
+    fense: str = "stand-in",
 ) -> dict[str, Any]:
-    """An eval.json as the eval driver writes it; ``drop`` leaves folders unscored, ``scale`` shifts every score."""
+    """An eval.json as the eval driver writes it; ``drop`` leaves folders unscored, ``scale`` shifts every score,
+    ``dataset`` is the recorded dataset kind and ``fense`` the FENSE status."""
     shaped = json.loads(json.dumps(REFERENCE_SHAPED))
     for name in drop:
         spec = AVIBENCH.task(name)
@@ -111,7 +118,8 @@ def make_eval_doc(
         "source": "refine",
         "data_root": "data/sample",
         "dataset_fingerprint": "sha256:abc123",
-        "fense": {"status": "stand-in", "sbert_model": "all-MiniLM-L6-v2", "echecker": None, "note": "test"},
+        "dataset": {"kind": dataset, "why": "set by the test"},
+        "fense": {"status": fense, "sbert_model": "all-MiniLM-L6-v2", "echecker": None, "note": "test"},
         "created": "2026-11-20T10:11:12+00:00",
     }
     return {**shaped, "summary": summary, "coverage": coverage, "meta": meta}

@@ -10,6 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from avibench.benchmarks.airbench.published import CHAT, FOUNDATION_BY_CATEGORY, FOUNDATION_BY_TASK
 from avibench.contracts import RunPaths
+from avibench.evaluate.board_runs import (
+    OTHER_DATA_HEADING,
+    BoardOptions,
+    data_mark,
+    dataset_of,
+    other_data_note,
+    run_labels,
+    split_runs,
+)
 from avibench.evaluate.document import (
     Block,
     Document,
@@ -139,21 +148,24 @@ def _percent(value: object) -> float | None:
     return None if number is None else 100 * number
 
 
-def _local_rows(benchmark: Benchmark, output_dir: Path) -> list[dict[str, Any]]:
-    """Each run's primary-profile columns, shaped like the published rows."""
+def _local_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -> list[dict[str, Any]]:
+    """Each selected run's primary-profile columns, shaped like the published rows."""
     rows = []
-    for path in sorted(Path(output_dir).glob(f"*/{benchmark.name}/eval.json")):
-        label = path.parent.parent.name
+    for label in run_labels(output_dir, benchmark.name, options):
         document = load_eval(RunPaths(Path(output_dir), label, benchmark.name))
         summary = as_dict(document.get("summary"))
         view = _by_profile(document, str(summary.get("profile")))
         foundation, chat = as_dict(view.get("foundation")), as_dict(view.get("chat"))
-        model = as_dict(document.get("meta")).get("model") or label
+        meta = as_dict(document.get("meta"))
+        dataset = dataset_of(meta)
+        mark = data_mark(dataset)
         rows.append(
             {
                 "model": label,
                 "tasks": as_dict(summary.get("tasks")),
-                "origin": f"run ({model}, {summary.get('profile')} profile)",
+                "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
+                + (f" [{mark}]" if mark else ""),
+                "dataset": dataset,
                 "foundation": as_dict(foundation.get("categories"))
                 | {"average": as_dict(summary.get("tasks")).get("foundation")},
                 "chat": as_dict(chat.get("categories"))
@@ -185,9 +197,16 @@ def _part_table(rows: list[dict[str, Any]], part: str, columns: tuple[str, ...])
     return table, [{"name": r["model"], "origin": r.get("origin", "published"), **r[part]} for r in ranked]
 
 
-def write_leaderboard(benchmark: Benchmark, output_dir: Path) -> tuple[Path, ...]:
-    """``leaderboard-airbench.{md,html,json}``: local runs beside the published Foundation and Chat tables."""
-    rows = _local_rows(benchmark, output_dir) + published_rows()
+def write_leaderboard(
+    benchmark: Benchmark, output_dir: Path, options: BoardOptions | None = None
+) -> tuple[Path, ...]:
+    """``leaderboard-airbench.{md,html,json}``: local runs beside the published Foundation and Chat tables;
+    runs on other data than the official dataset in tables of their own unless ranked on request."""
+    options = options or BoardOptions()
+    runs, apart = split_runs(
+        _local_rows(benchmark, output_dir, options), options, lambda r: r["dataset"]["kind"]
+    )
+    rows = runs + published_rows()
     foundation, foundation_json = _part_table(rows, "foundation", FOUNDATION_COLUMNS)
     chat, chat_json = _part_table(rows, "chat", CHAT_COLUMNS)
     doc = Document(f"{benchmark.title} leaderboard")
@@ -206,10 +225,20 @@ def write_leaderboard(benchmark: Benchmark, output_dir: Path) -> tuple[Path, ...
         ),
         chat,
     )
+    other: dict[str, list[dict]] = {}
+    if apart:
+        doc.add(
+            Heading(OTHER_DATA_HEADING),
+            Paragraph(other_data_note([(r["model"], r["dataset"]) for r in apart])),
+        )
+        for part, columns in (("foundation", FOUNDATION_COLUMNS), ("chat", CHAT_COLUMNS)):
+            table, other[part] = _part_table(apart, part, columns)
+            doc.add(table)
     stem = Path(output_dir) / f"leaderboard-{benchmark.name}"
     paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))
     write_document(doc, paths[0], paths[1])
     atomic_write_json(
-        paths[2], {"benchmark": benchmark.name, "foundation": foundation_json, "chat": chat_json}
+        paths[2],
+        {"benchmark": benchmark.name, "foundation": foundation_json, "chat": chat_json, "other_data": other},
     )
     return paths

@@ -209,7 +209,7 @@ class AIRBench(Benchmark):
 
         return report_blocks(document)
 
-    def write_leaderboard(self, output_dir: Path) -> tuple[Path, ...]:
+    def write_leaderboard(self, output_dir: Path, options: Any = None) -> tuple[Path, ...]:
         from avibench.benchmarks.airbench.pages import write_leaderboard
 
-        return write_leaderboard(self, output_dir)
+        return write_leaderboard(self, output_dir, options)

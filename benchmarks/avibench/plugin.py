@@ -82,6 +82,11 @@ class AVIBench(Benchmark):
 
         return validate_dataset(root, tuple(AVIBENCH.task(t.name) for t in tasks))
 
+    def dataset_kind(self, root: Path, tasks: Sequence[Task]) -> dict[str, str]:
+        from avibench.benchmarks.avibench.official import dataset_kind
+
+        return dataset_kind(root, [t.name for t in tasks])
+
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         from avibench.benchmarks.avibench.sample_data import generate
 
@@ -183,10 +188,10 @@ class AVIBench(Benchmark):
 
         return build_report(paths, options)
 
-    def write_leaderboard(self, output_dir: Path) -> tuple[Path, ...]:
+    def write_leaderboard(self, output_dir: Path, options: Any = None) -> tuple[Path, ...]:
         from avibench.benchmarks.avibench.leaderboard import write_leaderboard
 
-        return write_leaderboard(output_dir)
+        return write_leaderboard(output_dir, options)
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         from avibench.benchmarks.avibench.table import summary_table

@@ -14,7 +14,7 @@ from typing import Any
 from avibench.benchmarks.avibench.published import PUBLISHED
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
-from avibench.evaluate.badges import Status, aggregate_cell, task_statuses
+from avibench.evaluate.badges import Status, aggregate_cell, number_cell, task_statuses
 from avibench.evaluate.document import (
     DASH,
     Document,
@@ -100,7 +100,11 @@ def headline_table(summary: Mapping[str, Any], statuses: Mapping[str, Status] | 
     stages, taxonomy = as_dict(summary.get("stages")), as_dict(summary.get("taxonomy"))
     values = {**stages, "overall": summary.get("overall"), **taxonomy}
     names = _aggregate_names()
-    row = [aggregate_cell(values.get(k), members[k], statuses or {}) for k, _ in names]
+    incomplete = as_dict(summary.get("incomplete"))
+    row = [
+        number_cell(values.get(k), k, incomplete, aggregate_cell(values.get(k), members[k], statuses or {}))
+        for k, _ in names
+    ]
     rows: list[list[Any]] = [row]
     if as_dict(summary.get("intervals")):
         rows.append([fmt_interval(interval_of(summary, "aggregates", k)) for k, _ in names])
