@@ -1,4 +1,4 @@
-"""STAR-Bench answer extraction: the official rule-based multiple-choice parser and its strict variant. Pure.
+"""STAR-Bench answer extraction: the official rule-based multiple-choice parser, or the shared strict extractor.
 
 The official parser returns ``<X>`` or ``Z`` in two passes:
 
@@ -9,8 +9,8 @@ The official parser returns ``<X>`` or ``Z`` in two passes:
    an option delimited by non-letters, case-insensitive, when the response has more than two words (rank 1), and
    bare letters (rank 0). Again the last hit of the highest rank wins.
 
-Anything else is ``Z``. The strict profile keeps these passes and ranks; its switches add or remove individual
-rules (see :class:`StarBenchProfile`).
+Anything else is ``Z``. The strict profile reads the response with the extractor every option benchmark shares
+(:func:`avibench.refine.choice.read_choice`), which refuses hedges and refusals and never guesses.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from avibench.level_metrics.starbench_profile import REFERENCE, StarBenchProfile
+from avibench.refine.choice import read_choice
 
 LETTERS = string.ascii_uppercase
 UNPARSED = "Z"
@@ -37,20 +38,9 @@ OFFICIAL_KEYWORDS = (
     "答案是",
     "选项是",
 )
-COMMITMENT_KEYWORDS = ("choose", "chose", "pick", "select", "go with", "going with", "i'd say", "i would say")
 OPEN, CLOSE = r"[\(\<\[\{]", r"[\)\]\>\}]"
-ASCII_WORD = "A-Za-z0-9"
-NEGATION_BEFORE = re.compile(
-    r"(?:\bnot|n't|\bnever|\brather\s+than|\binstead\s+of|\bexcept(?:\s+for)?)\s*(?:the\s+)?"
-    r"(?:(?:answer|option|choice)\s*)?[:：]?\s*$",
-    re.IGNORECASE,
-)
-NEGATION_AFTER = re.compile(
-    r"\s*[\)\]\>\}]?\s*(?:(?:is|was|seems|looks)\s+(?:not\b|wrong|incorrect|false)|isn't|wasn't)",
-    re.IGNORECASE,
-)
-NEGATION_WINDOW = 60
-ENGLISH_WORD_LETTERS = re.compile(r"[ai]\s+[A-Za-z]")
+#: The official parser matches option texts only in responses of at least this many words.
+OPTION_TEXT_MIN_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -71,7 +61,6 @@ class Choice:
 class _Hit:
     letter: str
     start: int
-    end: int
     rank: int
     rule: str
 
@@ -81,88 +70,60 @@ def is_error_response(response: object) -> bool:
     return isinstance(response, str) and response.startswith(ERROR_PREFIX)
 
 
-def _bounded(letter_class: str, unicode_boundary: bool) -> str:
-    if unicode_boundary:
-        return rf"\b([{letter_class}])\b"
-    return rf"(?<![{ASCII_WORD}])([{letter_class}])(?![{ASCII_WORD}])"
+@lru_cache(maxsize=64)
+def _patterns(n_options: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The official keyword and standalone patterns for ``n_options`` letters.
 
-
-@lru_cache(maxsize=256)
-def _patterns(
-    n_options: int, profile: StarBenchProfile
-) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """Keyword, standalone and hedge patterns for ``n_options`` letters under ``profile``."""
+    The keyword pattern is case-insensitive for the letters too (so "answer is (b)" captures ``b``), and a bare
+    letter needs a Unicode word boundary (so "答案是C" finds nothing: CJK characters are word characters).
+    """
     upper = LETTERS[:n_options]
-    bracketed = upper if profile.lowercase_letter_quirk else upper + upper.lower()
-    keywords = OFFICIAL_KEYWORDS + (COMMITMENT_KEYWORDS if profile.commitment_keywords else ())
-    alternation = "|".join(re.escape(k) for k in keywords)
-    bare = _bounded(upper, profile.unicode_word_boundary)
+    alternation = "|".join(re.escape(k) for k in OFFICIAL_KEYWORDS)
+    bare = rf"\b([{upper}])\b"
     keyword = re.compile(
         rf"(?:{alternation})\s*[:：]*\s*(?:{OPEN}\s*([{upper}])\s*{CLOSE}|{bare})",
         re.IGNORECASE,
     )
-    standalone = re.compile(rf"{OPEN}\s*([{bracketed}])\s*{CLOSE}|{bare}")
-    token = rf"(?:{OPEN}\s*([{bracketed}])\s*{CLOSE}|{_bounded(upper, False)})"
-    hedge = re.compile(rf"{token}\s*(?:,\s*)?(?:or|/)\s*{token}")
-    return keyword, standalone, hedge
+    standalone = re.compile(rf"{OPEN}\s*([{upper}])\s*{CLOSE}|{bare}")
+    return keyword, standalone
 
 
 def _keyword_hits(text: str, pattern: re.Pattern[str]) -> list[_Hit]:
     hits = []
     for m in pattern.finditer(text):
         if m.group(2):
-            hits.append(_Hit(m.group(2), m.start(), m.end(), 0, "keyword-letter"))
+            hits.append(_Hit(m.group(2), m.start(), 0, "keyword-letter"))
         if m.group(1):
-            hits.append(_Hit(m.group(1), m.start(), m.end(), 1, "keyword-bracket"))
+            hits.append(_Hit(m.group(1), m.start(), 1, "keyword-bracket"))
     return hits
 
 
-def _standalone_hits(
-    text: str, options: Sequence[str], pattern: re.Pattern[str], min_words: int
-) -> list[_Hit]:
+def _standalone_hits(text: str, options: Sequence[str], pattern: re.Pattern[str]) -> list[_Hit]:
     hits = []
     for m in pattern.finditer(text):
         if m.group(1):
-            hits.append(_Hit(m.group(1), m.start(), m.end(), 2, "bracket"))
+            hits.append(_Hit(m.group(1), m.start(), 2, "bracket"))
         if m.group(2):
-            hits.append(_Hit(m.group(2), m.start(), m.end(), 0, "letter"))
-    if len(text.split()) >= min_words:
+            hits.append(_Hit(m.group(2), m.start(), 0, "letter"))
+    if len(text.split()) >= OPTION_TEXT_MIN_WORDS:
         for letter, option in zip(LETTERS, options, strict=False):
             option_pattern = re.compile(rf"(?<![A-Za-z]){re.escape(option)}(?![A-Za-z])", re.IGNORECASE)
-            hits.extend(
-                _Hit(letter, m.start(), m.end(), 1, "option-text") for m in option_pattern.finditer(text)
-            )
+            hits.extend(_Hit(letter, m.start(), 1, "option-text") for m in option_pattern.finditer(text))
     return hits
 
 
-def _negated(text: str, hit: _Hit) -> bool:
-    before = text[max(0, hit.start - NEGATION_WINDOW) : hit.start]
-    return bool(NEGATION_BEFORE.search(before) or NEGATION_AFTER.match(text, hit.end))
+def _official_choice(text: str, options: Sequence[str]) -> Choice:
+    keyword, standalone = _patterns(len(options))
+    hits = _keyword_hits(text, keyword) or _standalone_hits(text, options, standalone)
+    if not hits:
+        return Choice(None, "none")
+    best = sorted(hits, key=lambda h: (h.rank, h.start))[-1]
+    return Choice(best.letter, best.rule)
 
 
-def _strict_letters(text: str, hits: list[_Hit]) -> list[_Hit]:
-    """Upper-case the captured letters, dropping a bare ``a``/``i`` used as an English word."""
-    kept = []
-    for hit in hits:
-        word_like = hit.rule == "keyword-letter" and ENGLISH_WORD_LETTERS.match(text, hit.end - 1)
-        if hit.letter.islower() and word_like:
-            continue
-        kept.append(_Hit(hit.letter.upper(), hit.start, hit.end, hit.rank, hit.rule))
-    return kept
-
-
-def _hedge_end(text: str, pattern: re.Pattern[str]) -> int:
-    """End of the last "X or Y" offering two different letters (-1 if none)."""
-    end = -1
-    for m in pattern.finditer(text):
-        first, second = (m.group(1) or m.group(2)).upper(), (m.group(3) or m.group(4)).upper()
-        if first != second:
-            end = m.end()
-    return end
-
-
-def _winner(hits: list[_Hit]) -> _Hit:
-    return sorted(hits, key=lambda h: (h.rank, h.start))[-1]
+def _strict_choice(text: str, options: Sequence[str]) -> Choice:
+    chosen = read_choice(text, options, LETTERS[: len(options)])
+    return Choice(None if chosen.index is None else LETTERS[chosen.index], chosen.rule)
 
 
 def parse_choice(
@@ -172,24 +133,7 @@ def parse_choice(
 
     The reference profile reproduces the official parser bit for bit: ``Choice.token`` equals its return value.
     """
-    text = response or ""
     if not options:
         return Choice(None, "none")
-    keyword, standalone, hedge = _patterns(len(options), profile)
-
-    def usable(hits: list[_Hit]) -> list[_Hit]:
-        if not profile.lowercase_letter_quirk:
-            hits = _strict_letters(text, hits)
-        if profile.negation_aware:
-            hits = [h for h in hits if not _negated(text, h)]
-        return hits
-
-    hits = usable(_keyword_hits(text, keyword))
-    if not hits:
-        hits = usable(_standalone_hits(text, options, standalone, profile.option_text_min_words))
-    if not hits:
-        return Choice(None, "none")
-    best = _winner(hits)
-    if profile.hedges_unparsed and best.start < _hedge_end(text, hedge):
-        return Choice(None, "hedge")
-    return Choice(best.letter, best.rule)
+    parse = _official_choice if profile.official_parser else _strict_choice
+    return parse(response or "", options)

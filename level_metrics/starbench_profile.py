@@ -15,33 +15,16 @@ class StarBenchProfile:
 
     name: str
 
-    lowercase_letter_quirk: bool = True
-    """Official: the keyword pass is case-insensitive for the letters too, so "answer is (b)" yields ``<b>``, which
-    never equals the upper-case gold letter, and "The answer is a dog." yields ``<a>``. When False captured letters
-    are upper-cased, bracketed lower-case letters count in both passes, and a bare ``a``/``i`` followed by a word
-    is read as an English word, not a choice."""
-
-    unicode_word_boundary: bool = True
-    """Official: a letter must stand at a Unicode word boundary, and CJK characters are word characters, so
-    "答案是C" finds nothing. When False only a Latin letter or digit next to the letter stops it matching."""
-
-    commitment_keywords: bool = False
-    """Official: only answer/solution/choice/option (and two Chinese phrases) introduce a keyword hit, so in
-    "Option A: ... I choose B." the echoed option wins. When True "choose", "pick", "select", "go with" and
-    "I'd say" introduce keyword hits as well."""
-
-    negation_aware: bool = False
-    """Official: a mention counts even when negated, so in "right to left, not left to right" the last-mentioned
-    (negated) option wins. When True a mention right after "not", "n't", "never", "rather than", "instead of" or
-    "except", or right before "is wrong/incorrect/not", is ignored."""
-
-    hedges_unparsed: bool = False
-    """Official: "A or B" resolves to whichever letter the ranks pick. When True a response that offers two
-    different letters as alternatives ("A or B", "(A)/(C)") and commits to nothing after that is unparsed."""
-
-    option_text_min_words: int = 3
-    """Official: option texts are matched only when the response has more than two words, so a bare "Left" is
-    unparsed. Strict matches option texts in any non-empty response."""
+    official_parser: bool = True
+    """Official: a rule-based parser reads the letter (see :mod:`avibench.level_metrics.starbench_parse`). Its
+    defects: letters are matched case-insensitively after a keyword, so "answer is (b)" yields ``<b>``, which never
+    equals the upper-case gold letter; the English article counts as a letter ("The answer is a dog." yields
+    ``<a>``, "A baby is crying" yields ``<A>``); a letter needs a Unicode word boundary, so "答案是C" finds nothing;
+    "I choose B" is no keyword, so an option echoed earlier wins; negated mentions count ("not left to right");
+    a hedge ("might be sad or neutral", "Possibly B, possibly C") resolves to whichever mention ranks highest;
+    and a one- or two-word option text ("Left") is unparsed. When False the extractor shared by every option
+    benchmark reads the response: case-normalised letters, CJK cues, commitments such as "I choose B", negation
+    aware, and a hedge or refusal is unparsed (never a guess)."""
 
     two_decimal_values: bool = True
     """Official: every AA/ACR is written as a two-decimal percent string, and the perception macro means and the
@@ -66,12 +49,7 @@ class StarBenchProfile:
 REFERENCE = StarBenchProfile(name="reference")
 STRICT = StarBenchProfile(
     name="strict",
-    lowercase_letter_quirk=False,
-    unicode_word_boundary=False,
-    commitment_keywords=True,
-    negation_aware=True,
-    hedges_unparsed=True,
-    option_text_min_words=1,
+    official_parser=False,
     two_decimal_values=False,
     error_strings_are_answers=False,
     incomplete_ids_dropped=False,

@@ -60,8 +60,11 @@ CHOICE_VERBS: tuple[str, ...] = (
     "i would go with", "i go with", "i'll choose", "i will choose", "i opt for", "let's go with", "going with",
     "it must be", "it has to be", "it's actually", "it is actually", "actually, it's", "actually it's",
 )  # fmt: skip
-#: The same in scripts written without spaces (matched without word boundaries).
-CJK_CHOICE_PHRASES: tuple[str, ...] = ("答案是", "答案为", "答案：", "答案:", "我选择", "应选", "选择")
+#: The same in scripts written without spaces (matched without word boundaries). A bare "选" ("选C", "我选C") is
+#: safe because a letter right after another CJK character ("选项A") is not read as a bare letter.
+CJK_CHOICE_PHRASES: tuple[str, ...] = (
+    "答案是", "答案为", "答案：", "答案:", "选项是", "选项为", "我选择", "应选", "选择", "选",
+)  # fmt: skip
 #: Words that, shortly before an option, rule it out ("not A", "rather than A", "A is not correct" below).
 NEGATORS: tuple[str, ...] = (
     "not", "never", "no longer", "neither", "nor", "rather than", "instead of", "unlike", "except", "excluding",
