@@ -26,6 +26,8 @@ from pathlib import Path
 from avibench.benchmarks.avibench.sample_data import generate
 from avibench.store import read_records
 
+RUNS_LOG = "runs.jsonl"  # the invocations log beside the task journals
+
 
 def server_count(base: str) -> int:
     with urllib.request.urlopen(f"{base}/stats") as response:
@@ -93,7 +95,8 @@ def main() -> None:
             wall, cpu, rss = run_infer(args, env)
             requests = server_count(base)
             server_cpu = process_cpu(server.pid) - server_cpu
-            journals = sorted((workdir / "out" / "bench" / "avibench" / "infer").glob("*.jsonl"))
+            infer_dir = workdir / "out" / "bench" / "avibench" / "infer"
+            journals = sorted(p for p in infer_dir.glob("*.jsonl") if p.name != RUNS_LOG)
             records = sum(1 for p in journals for _ in read_records(p))
             rate = steady_rate(journals)
             ideal = options.concurrency / options.latency

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from infer_throughput import run_infer, server_count, start_server, steady_rate
+from infer_throughput import RUNS_LOG, run_infer, server_count, start_server, steady_rate
 
 from avibench.contracts import RunPaths
 from avibench.plugin import EvalRequest, get_benchmark
@@ -64,7 +64,9 @@ def main() -> None:
                 args += ["--n-samples", str(options.n_samples)]
             wall, cpu, rss = run_infer(args, env)
             requests = server_count(base)
-            journals = sorted((out / "bench" / "starbench" / "infer").glob("*.jsonl"))
+            journals = sorted(
+                p for p in (out / "bench" / "starbench" / "infer").glob("*.jsonl") if p.name != RUNS_LOG
+            )
             records = sum(1 for p in journals for _ in read_records(p))
             rate = steady_rate(journals)
             resume_wall, _, _ = run_infer(args, env)
