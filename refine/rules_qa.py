@@ -229,12 +229,20 @@ def _level_answers(
 
 
 _MARKED = re.compile(r"\*\*.+?\*\*|(?<!#)#[^#\n]{1,200}#(?!#)", re.S)
+_MARK_SIGNS = re.compile(r"\*\*|#")
+
+
+def _without_marks(sentence: str) -> str:
+    """A sentence that is only a marked answer says nothing else; one that marks a word inside its prose ("The
+    **piano** begins first, followed by the violin") keeps that word, so the prose is read whole."""
+    bare = _MARKED.sub(" ", sentence)
+    return bare if not re.search(r"\w", bare) else _MARK_SIGNS.sub("", sentence)
 
 
 def _prose_answer(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
     """What the text says outside its marked answer (bold, ``#x#``, "the answer is" sentences), if it says
     one thing."""
-    prose = _MARKED.sub(" ", " ".join(s for s in sentences(text) if not answer_phrases(s)))
+    prose = " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s))
     for spans, explicit in _levels(prose):
         if explicit:
             continue

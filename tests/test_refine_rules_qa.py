@@ -183,3 +183,26 @@ def test_times_listed_with_a_unit_are_not_counts_and_answer_lines_do_not_hide_pr
     )
     assert parse_qa("The last clip is much louder.\n\n**Answer:** first", clarity) is None
     assert parse_qa("The last clip is much louder.\n\n**Answer:** last", clarity) == "**last**"
+
+
+ORDER = RefineContext(
+    task="AVQA",
+    family="qa",
+    options=("piano", "violin", "drum", "not sure"),
+    question="Which instrument starts playing first?",
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("The **piano** begins first, followed by the violin.", "**piano**"),
+        (
+            "The violin plays first, then the piano.\n\n**piano**",
+            None,
+        ),  # the marked answer contradicts the prose
+        ("**piano**", "**piano**"),
+    ],
+)
+def test_a_word_marked_inside_its_sentence_is_read_with_that_sentence(raw: str, expected: str | None) -> None:
+    assert parse_qa(raw, ORDER) == expected
