@@ -260,3 +260,25 @@ def test_omni_batch_matches_single_runs(omni: TransformersBackend, media: Path) 
     together = generate_batch(omni.model, omni.processor, omni.family, prompts, Sampling())
     alone = [generate_batch(omni.model, omni.processor, omni.family, [p], Sampling())[0] for p in prompts]
     assert [a.text for a in together] == [a.text for a in alone]
+
+
+def test_the_command_line_runs_a_local_checkpoint_and_resumes(sample_root: Path, tmp_path: Path) -> None:
+    """``avibench infer --backend transformers`` on the sample benchmark, through exactly the user's path: a
+    checkpoint folder on disk, the journal, then a re-run that asks nothing."""
+    from avibench.contracts import latest_by_key
+    from avibench.testing.harness import invoke
+
+    checkpoint = tmp_path / "ckpt"
+    build("qwen2-audio", checkpoint)
+    args = ["infer", "--backend", "transformers", "--model", str(checkpoint), "--device", "cpu", "--label", "tiny",
+            "--data-root", str(sample_root), "--output-dir", str(tmp_path / "out"), "--tasks", "AMIC",
+            "--n-samples", "3", "--max-tokens", "4", "--batch-size", "2"]  # fmt: skip
+    first = invoke(args)
+    assert first.code == 0, first.stderr
+    journal = tmp_path / "out" / "tiny" / "avibench" / "infer" / "AMIC.jsonl"
+    records = list(latest_by_key(journal).values())
+    assert len(records) == 3 and all(r["backend"] == "transformers" and r["error"] is None for r in records)
+    assert all(r["timings"]["ttft_s"] > 0 and r["timings"]["output_tokens"] <= 4 for r in records)
+    before = journal.read_text()
+    again = invoke(args)
+    assert again.code == 0 and journal.read_text() == before  # nothing left to ask
