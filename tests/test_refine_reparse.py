@@ -15,6 +15,7 @@ from test_refine_runner import (
     TASKS,
     llm_settings,
     make_run,
+    offline_cli_args,
     refine_run,
     refined,
     responder,
@@ -138,17 +139,7 @@ def test_a_run_cache_of_earlier_versions_is_still_read(run: tuple[Path, Path]) -
 
 def test_cli_reparse_reports_changes(run: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     root, run_path = run
-    for var in ("REFINE_BASE_URL", "REFINE_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    args = [
-        "--label",
-        "m",
-        "--output-dir",
-        str(run_path.parent.parent),
-        "--data-root",
-        str(root),
-        "--no-progress",
-    ]
+    args = offline_cli_args(root, run_path, monkeypatch)
     with monkeypatch.context() as older:
         older.setattr(AVIBench, "extract", _rules(OLDER))
         assert CliRunner().invoke(refine, args).exit_code == 0

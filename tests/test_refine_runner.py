@@ -209,11 +209,11 @@ def test_failed_llm_calls_are_recorded_and_retried(run: tuple[Path, Path]) -> No
     assert len(cache_lines) == 3 and all("error" not in json.loads(line) for line in cache_lines)
 
 
-def test_cli_summary_and_exit_codes(run: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    root, run_path = run
+def offline_cli_args(root: Path, run_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """``refine`` arguments for the run, with no LLM endpoint configured in the environment."""
     for var in ("REFINE_BASE_URL", "REFINE_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
-    args = [
+    return [
         "--label",
         "m",
         "--output-dir",
@@ -222,6 +222,11 @@ def test_cli_summary_and_exit_codes(run: tuple[Path, Path], monkeypatch: pytest.
         str(root),
         "--no-progress",
     ]
+
+
+def test_cli_summary_and_exit_codes(run: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    root, run_path = run
+    args = offline_cli_args(root, run_path, monkeypatch)
     result = CliRunner().invoke(refine, args)
     assert result.exit_code == 0, result.output
     assert "AMIC" in result.output and "unparsed=1" in result.output and "rule=2" in result.output

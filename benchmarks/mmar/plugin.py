@@ -10,7 +10,7 @@ profile (``modality``/``category``/``sub-category``/``total`` for MMAR; ``task``
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -57,6 +57,8 @@ class _MultipleChoiceAudio(Benchmark):
     """The shared plug-in of MMAR and MMAU; a subclass names its layout and generator."""
 
     layout: ClassVar[layouts.Layout]
+    generator: ClassVar[Callable[..., int]]
+    """Writes the sample in the layout; returns the number of questions."""
     templates: ClassVar[tuple[str, ...]] = (
         DEFAULT_TEMPLATE,
         *(t for t in template_ids() if t != DEFAULT_TEMPLATE),
@@ -83,6 +85,9 @@ class _MultipleChoiceAudio(Benchmark):
             names = " or ".join(self.layout.meta_files)
             return [Problem(str(path), f"not found: a {self.name} data root holds {names}")]
         return layouts.validate(Path(root), self.layout)
+
+    def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
+        return {self.layout.task: type(self).generator(Path(out), seed=seed, full_size=full_size)}
 
     def extract(self, item: Item, text: str) -> str | None:
         return extract(item, text)
@@ -270,9 +275,7 @@ class MMAR(_MultipleChoiceAudio):
     layout: ClassVar[layouts.Layout] = layouts.MMAR
     download_root: ClassVar[Path] = Path("data/mmar")
     sample_root: ClassVar[Path] = Path("data/mmar-sample")
-
-    def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
-        return {self.layout.task: sample.generate_mmar(Path(out), seed=seed, full_size=full_size)}
+    generator: ClassVar[Callable[..., int]] = staticmethod(sample.generate_mmar)
 
 
 class MMAU(_MultipleChoiceAudio):
@@ -283,6 +286,4 @@ class MMAU(_MultipleChoiceAudio):
     layout: ClassVar[layouts.Layout] = layouts.MMAU
     download_root: ClassVar[Path] = Path("data/mmau")
     sample_root: ClassVar[Path] = Path("data/mmau-sample")
-
-    def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
-        return {self.layout.task: sample.generate_mmau(Path(out), seed=seed, full_size=full_size)}
+    generator: ClassVar[Callable[..., int]] = staticmethod(sample.generate_mmau)
