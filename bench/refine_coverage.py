@@ -59,13 +59,53 @@ def context(row: dict[str, Any], folder: Path) -> RefineContext:
     )
 
 
-def same(family: str, got: str, expected: str) -> bool:
-    """Equal canonical answers; dict-shaped families compare parsed values (key order is not meaningful)."""
+#: Largest difference between a refined and an expected box coordinate that still counts as the same box:
+#: pixel and 0-1000 answers are divided out, and the expected values are written to 4 decimals.
+BOX_TOLERANCE = 0.005
+
+
+def _boxes_close(a: object, b: object) -> bool:
+    if a is None or b is None or a == [] or b == []:
+        return a == b
+    try:
+        xs, ys = [float(v) for v in a], [float(v) for v in b]  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        return False
+    return len(xs) == len(ys) == 4 and all(abs(x - y) <= BOX_TOLERANCE for x, y in zip(xs, ys, strict=True))
+
+
+def _instances(value: object) -> list[tuple[str, list[float]]] | None:
+    """AVL instances as (class, box), sorted: the scorer matches by class, so instance numbers do not count."""
+    if not isinstance(value, dict):
+        return None
+    out = []
+    for key, box in value.items():
+        parsed = ast.literal_eval(box) if isinstance(box, str) else box
+        out.append((str(key).rsplit("_", 1)[0], parsed))
+    return sorted(out, key=lambda kb: (kb[0], [float(v) for v in kb[1]] if kb[1] else []))
+
+
+def same(family: str, got: str, expected: str, *, multi_answer: bool = False) -> bool:
+    """The same answer as the scorer reads it: dicts regardless of key order, AVL instances regardless of
+    their numbers, boxes within ``BOX_TOLERANCE``, multi-select options regardless of order."""
     if family in ("mic", "avl", "avlg"):
         try:
-            return ast.literal_eval(got) == ast.literal_eval(expected)
-        except (ValueError, SyntaxError):
+            a, b = ast.literal_eval(got), ast.literal_eval(expected)
+            if family == "avl":
+                a, b = _instances(a), _instances(b)
+                return (
+                    a is not None
+                    and b is not None
+                    and len(a) == len(b)
+                    and all(x[0] == y[0] and _boxes_close(x[1], y[1]) for x, y in zip(a, b, strict=True))
+                )
+            if family == "avlg":
+                return a.keys() == b.keys() and all(_boxes_close(a[k], b[k]) for k in a)
+            return a == b
+        except (ValueError, SyntaxError, TypeError, AttributeError):
             return False
+    if multi_answer:
+        return sorted(got.strip("*").split(";")) == sorted(expected.strip("*").split(";"))
     return got == expected
 
 
@@ -80,7 +120,12 @@ def evaluate(rows: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str |
             ctx = context(row, Path(tmp))
             got = apply_rules(row["raw"], ctx)
             determinable = row["expected"] != UNDETERMINABLE
-            yield row, got, got is not None and determinable and same(ctx.family, got, row["expected"])
+            right = (
+                got is not None
+                and determinable
+                and same(ctx.family, got, row["expected"], multi_answer=ctx.multi_answer)
+            )
+            yield row, got, right
 
 
 @dataclass
@@ -126,7 +171,8 @@ def tallies(
     for row, got, right in evaluate(rows):
         style = row.get("style", BASE_STYLE)
         for split in (row.get("split", "dev"), "all"):
-            for key in (f"task {row['task']}", f"style {style}", "all"):
+            model = [f"model {row['model']}"] if row.get("model") else []
+            for key in (f"task {row['task']}", f"style {style}", *model, "all"):
                 by[split][key].add(row, got, right)
         if got is None and row["expected"] != UNDETERMINABLE:
             misses.append(row)

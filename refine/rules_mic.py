@@ -24,7 +24,7 @@ from avibench.refine.text import (
     usable,
     words,
 )
-from avibench.refine.vocab import class_at, normalise_key
+from avibench.refine.vocab import class_at, normalise_key, singular
 
 _VAGUE = frozenset(
     {"some", "several", "many", "few", "multiple", "various", "numerous", "lots", "lot", "group", "groups", "crowd",
@@ -169,6 +169,22 @@ def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
     return False
 
 
+def _is_singular(token: str) -> bool:
+    return singular(token) == token
+
+
+#: "on the table", "near the door": a place named in passing, whose count the answer does not commit to.
+_PLACE_WORDS = frozenset(
+    {"on", "in", "at", "near", "under", "behind", "beside", "by", "from", "into", "onto", "over", "above",
+     "below", "inside", "next", "across", "around", "against", "atop", "through"}
+)  # fmt: skip
+
+
+def _placed(tokens: list[str], i: int) -> bool:
+    """The class at ``i`` follows a preposition of place ("on the table")."""
+    return i >= 2 and tokens[i - 2] in _PLACE_WORDS
+
+
 def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
     if len(text) > _MAX_PROSE or HEDGE.search(text) or REFUSAL.search(text):
         return None
@@ -185,6 +201,8 @@ def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
         q = _quantity(tokens, i, ctx.classes)
         if q == "vague":
             return None
+        if q == "definite" and _is_singular(tokens[i + width - 1]) and not _placed(tokens, i):
+            q = 1  # "a man playing the guitar": one guitar
         if isinstance(q, int):
             quantities.setdefault(cls, set()).add(q)
         else:

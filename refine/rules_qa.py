@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from avibench.refine.context import RefineContext
 from avibench.refine.motion import direction_answer, order_answer
+from avibench.refine.option_aliases import PLURAL_NOUNS, aliases_for
 from avibench.refine.text import (
     CARDINALS,
     HEDGE,
@@ -30,7 +32,13 @@ from avibench.refine.text import (
 from avibench.refine.vocab import COLOUR_WORDS, SHAPE_WORDS, singular
 
 #: Spelling slips in the official option vocabularies, and what models write instead.
-_TYPOS = {"availabel": "available", "puprle": "purple", "movenment": "movement", "grey": "gray"}
+_TYPOS = {
+    "availabel": "available",
+    "puprle": "purple",
+    "movenment": "movement",
+    "grey": "gray",
+    "centre": "center",
+}
 _NEGATORS = re.compile(
     r"(?:\bnot|\bisnt|\barent|\bwasnt|\bwerent|\bdoesnt|\bdont|\bdidnt|\bnever|\bneither|\bnor|\bexcluding|\bexcept|"
     r"\brather than|\binstead of|\bthan|\bno longer)\s+(?:\w+\s+){0,3}$"
@@ -62,6 +70,13 @@ class _Mention:
     negated: bool = False
 
 
+@cache
+def _own_pattern(key: str) -> re.Pattern[str]:
+    """An option's own wording; a noun option (a shape, an instrument) also in the plural ("the drums")."""
+    plural = "(?:s|es)?" if key.split()[-1] in PLURAL_NOUNS else ""
+    return re.compile(rf"\b{re.escape(key)}{plural}\b")
+
+
 def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> list[_Mention]:
     """Non-overlapping option mentions in the span (longest option first), in text order, with their positions
     in ``norm(span)``; negated ones are dropped unless ``negated`` asks for them (flagged)."""
@@ -69,9 +84,12 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
     keys = sorted(
         {norm(o): o for o in reversed(options) if norm(o).strip(" |")}.items(), key=lambda kv: -len(kv[0])
     )
+    by_key = dict(keys)
+    patterns = [(option, _own_pattern(key)) for key, option in keys]
+    patterns += [(by_key[key], pattern) for key, pattern in aliases_for(by_key)]
     taken: list[_Mention] = []
-    for key, option in keys:
-        for m in re.finditer(rf"\b{re.escape(key)}\b", text):
+    for option, pattern in patterns:
+        for m in pattern.finditer(text):
             if any(m.start() < t.end and t.start < m.end() for t in taken):
                 continue
             taken.append(_Mention(option, m.start(), m.end(), bool(_NEGATORS.search(text[: m.start()]))))

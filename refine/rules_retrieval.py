@@ -38,7 +38,7 @@ _INDEXED = re.compile(
 _BARE = re.compile(rf"^\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
 _LISTED = re.compile(rf"(?:\bare|\bis|:)\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
 _NONE = re.compile(
-    r"\b(?:none of (?:the|them)|no (?:\w+ )?(?:clips?|audios?|images?|candidates?|match(?:es|ing)?)|"
+    r"\b(?:none of (?:the|them|these|those)|not (?:a )?single one|no (?:\w+ )?(?:clips?|audios?|images?|candidates?|match(?:es|ing)?)|"
     r"nothing matches|empty list)\b",
     re.I,
 )

@@ -39,6 +39,8 @@ CASES = [
         {"person": "3"} if "person" in class_list(AVIBENCH.task("VMIC")) else {"people": "3"},
     ),
     (VMIC, "{'sunglasses': 1, 'glasses': 2}", {"sunglasses": "1", "glasses": "2"}),
+    # a definite singular counts one; a place named in passing ("on the table") commits to no count
+    (AMIC, "A man playing the guitar.", {"man": "1", "guitar": "1"}),
     # refused: vague, hedged, contradictory, unparseable
     (AMIC, "I hear dogs barking.", None),
     (AMIC, "There are several birds chirping.", None),
@@ -47,7 +49,8 @@ CASES = [
     (AMIC, "{'dog': NaN}", None),
     (AMIC, "{'dog': Infinity}", None),
     (AMIC, "{'dog': -1}", None),
-    (AMIC, "A man playing the guitar.", None),
+    (AMIC, "A woman is singing while the drums play.", None),
+    (VMIC, "There are 4 bottles on the table.", None),
     (AMIC, "Maybe a dog or a wolf.", None),
     (AMIC, "Sorry, I cannot hear the audio.", None),
     (AMIC, "answer={'dog': 2} ... correction: answer={'dog': 3}", None),
