@@ -65,8 +65,10 @@ BOX_TOLERANCE = 0.005
 
 
 def _boxes_close(a: object, b: object) -> bool:
-    if a is None or b is None or a == [] or b == []:
-        return a == b
+    """Two boxes within ``BOX_TOLERANCE``; an AVLG ``[]`` (the model's empty box, kept as written) and ``None``
+    are both "no box", as the strict scorer reads them."""
+    if a in (None, []) or b in (None, []):
+        return a in (None, []) and b in (None, [])
     try:
         xs, ys = [float(v) for v in a], [float(v) for v in b]  # type: ignore[union-attr]
     except (TypeError, ValueError):

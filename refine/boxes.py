@@ -50,18 +50,25 @@ _STATED = {
     YXYX: re.compile(rf"\b{_Y1}{_SEP}{_X1}{_SEP}{_Y2}{_SEP}{_X2}\b", re.I),
     XYXY: re.compile(rf"\b{_X1}{_SEP}{_Y1}{_SEP}{_X2}{_SEP}{_Y2}\b", re.I),
 }
+#: Words that describe a box as two corners: beside a stated width/height convention they contradict it.
+_CORNER_WORDS = re.compile(
+    r"\bbottom[- ]right\b|\blower[- ]right\b|\bx_?max\b|\by_?max\b|\bx2\b|\by2\b", re.I
+)
 _PIXEL = re.compile(r"\bpixels?\b|\bpx\b|\babsolute (?:pixel )?coordinates\b", re.I)
 _GRID = re.compile(r"\b0\s*(?:-|–|to)\s*1000\b|\b1000\s*[x×]\s*1000\b|\bnormali[sz]ed to 1000\b", re.I)
 
 _NUM = r"-?\d+(?:\.\d+)?"
 _FOUR = rf"{_NUM}\s*,\s*{_NUM}\s*,\s*{_NUM}\s*,\s*{_NUM}"
 _POINT = rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)"
+_AT = r"(?:\s+(?:is\s+)?(?:located\s+)?(?:at|is|of))?"
 #: A box written in prose: four numbers in brackets or parentheses, or two corner points.
 _PROSE_BOX = re.compile(
     rf"\[\s*(?P<list>{_FOUR})\s*\]|\(\s*(?P<tuple>{_FOUR})\s*\)"
     rf"|\bfrom\s+(?:the\s+)?(?:point\s+)?{_POINT}\s*(?:to|-|–|until)\s*(?:the\s+)?(?:point\s+)?{_POINT}"
-    rf"|\btop[- ]left(?:\s+corner)?(?:\s+(?:at|is|of))?\s*:?\s*{_POINT}\s*(?:,|and|to|;)?\s*(?:the\s+|its\s+)?"
-    rf"bottom[- ]right(?:\s+corner)?(?:\s+(?:at|is|of))?\s*:?\s*{_POINT}",
+    rf"|\btop[- ]left(?:\s+corner)?{_AT}\s*:?\s*{_POINT}\s*(?:,|and|to|;)?\s*(?:the\s+|its\s+)?"
+    rf"bottom[- ]right(?:\s+corner)?{_AT}\s*:?\s*{_POINT}"
+    rf"|\b(?:left|x_?min|x1)\s*[=:]\s*(?P<l>{_NUM})\s*,?\s*(?:top|y_?min|y1)\s*[=:]\s*(?P<t>{_NUM})\s*,?\s*"
+    rf"(?:right|x_?max|x2)\s*[=:]\s*(?P<r>{_NUM})\s*,?\s*(?:bottom|y_?max|y2)\s*[=:]\s*(?P<b>{_NUM})",
     re.I,
 )
 
@@ -114,6 +121,8 @@ def stated_order(text: str) -> str:
     stated = {order for order, pattern in _STATED.items() if pattern.search(text)}
     if len(stated) > 1:
         raise Invalid(f"conventions {sorted(stated)} both stated")
+    if stated & {XYWH, CXCYWH} and _CORNER_WORDS.search(text):
+        raise Invalid("a width and height convention said to be two corners")
     return stated.pop() if stated else XYXY
 
 
@@ -129,24 +138,48 @@ def to_xyxy(box: Box, default_order: str) -> list[float]:
     return [a, b, c, d]
 
 
+def _fits(boxes: list[list[float]], size: tuple[int, int] | None) -> bool:
+    """Every box lies inside the image in pixels, so its numbers could be pixels as well as thousandths."""
+    if size is None:
+        return False
+    width, height = size
+    return all(
+        0 <= x <= width and 0 <= y <= height for x1, y1, x2, y2 in boxes for x, y in ((x1, y1), (x2, y2))
+    )
+
+
 class Scaler:
     """Turns xyxy boxes of one answer into normalised ones, with one scale for the whole answer.
 
     Up to 1.5 the boxes are already normalised. Up to 1000 they are on the 0-1000 grid (what the AVL scorer
-    assumes too) unless the answer says "pixel" or uses a pixel-native format (``pixels``). Above 1000 they
-    are pixels, which needs the size of the image the model saw; so does a stated pixel scale. An answer
-    that says both "pixel" and "0-1000" is refused.
+    assumes too) when the answer says so or uses a grid-native format (``grid``: Gemini's ``box_2d``), or when
+    a box reaches past the image's pixels; whole numbers that would fit the image as pixels too, with no unit
+    stated, are refused. A stated pixel unit or a pixel-native format (``pixels``) means pixels, and so does
+    anything above 1000; both need the size of the image the model saw. An answer that says both "pixel" and
+    "0-1000" is refused.
     """
 
-    def __init__(self, boxes: list[list[float]], ctx: RefineContext, text: str, *, pixels: bool = False):
+    def __init__(
+        self,
+        boxes: list[list[float]],
+        ctx: RefineContext,
+        text: str,
+        *,
+        pixels: bool = False,
+        grid: bool = False,
+    ):
         peak = max((abs(v) for box in boxes for v in box), default=0.0)
         said_pixels = pixels or bool(_PIXEL.search(text))
-        said_grid = bool(_GRID.search(text))
+        said_grid = grid or bool(_GRID.search(text))
         if said_pixels and said_grid:
             raise Invalid("both pixels and the 0-1000 grid stated")
         if peak <= NORMALISED_MAX:
             self.divisor = (1.0, 1.0)
         elif peak <= GRID_MAX and not said_pixels:
+            if not said_grid and _fits(boxes, ctx.image_size):
+                raise Invalid(
+                    "whole numbers that fit both the image's pixels and the 0-1000 grid, unit unstated"
+                )
             self.divisor = (GRID_MAX, GRID_MAX)
         else:
             size = ctx.image_size
@@ -166,12 +199,12 @@ class Scaler:
 
 
 def normalise_all(
-    boxes: list[Box], ctx: RefineContext, text: str, *, pixels: bool = False
+    boxes: list[Box], ctx: RefineContext, text: str, *, pixels: bool = False, grid: bool = False
 ) -> list[list[float]]:
     """Every box as normalised xyxy, in the stated convention and one scale; :class:`Invalid` otherwise."""
     order = stated_order(text)
     corners = [to_xyxy(b, order) for b in boxes]
-    scale = Scaler(corners, ctx, text, pixels=pixels)
+    scale = Scaler(corners, ctx, text, pixels=pixels, grid=grid)
     return [scale(c) for c in corners]
 
 
@@ -191,6 +224,9 @@ def prose_boxes(text: str) -> list[ProseBox]:
         if flat is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])
             order = None
+        elif m.group("l") is not None:
+            nums = _four([float(m.group(k)) for k in "ltrb"])
+            order = XYXY
         else:
             points = [g for g in m.groups()[2:] if g is not None]
             nums = _four([float(v) for v in points])

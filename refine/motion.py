@@ -23,6 +23,12 @@ _FROM_TO = re.compile(
     rf"(?:the\s+)?(?P<end>{_POSITION})\b",
     re.I,
 )
+#: "starts near the bottom-left corner and ends near the top-right corner"
+_STARTS_ENDS = re.compile(
+    rf"\bstart(?:s|ed|ing)?\s+(?:\w+\s+){{0,3}}?(?:the\s+)?(?P<start>{_POSITION})\b[\w\s,-]{{0,40}}?"
+    rf"\bend(?:s|ed|ing)?\s+(?:\w+\s+){{0,3}}?(?:the\s+)?(?P<end>{_POSITION})\b",
+    re.I,
+)
 _STEP = {
     "up": (0, -1), "upward": (0, -1), "upwards": (0, -1), "down": (0, 1), "downward": (0, 1), "downwards": (0, 1),
     "leftward": (-1, 0), "leftwards": (-1, 0), "rightward": (1, 0), "rightwards": (1, 0),
@@ -64,10 +70,10 @@ def _sign(v: int) -> int:
 def _vectors(text: str) -> set[Vector]:
     """Every direction the text states ("from A to B" or step words), as sign vectors."""
     found: set[Vector] = set()
-    for m in _FROM_TO.finditer(text):
+    for m in [*_FROM_TO.finditer(text), *_STARTS_ENDS.finditer(text)]:
         (x1, y1), (x2, y2) = _point(m.group("start")), _point(m.group("end"))
         found.add((_sign(x2 - x1), _sign(y2 - y1)))
-    stripped = _PHRASAL.sub(" ", _FROM_TO.sub(" ", text))
+    stripped = _PHRASAL.sub(" ", _STARTS_ENDS.sub(" ", _FROM_TO.sub(" ", text)))
     steps = [_STEP[s.lower()] for s in _STEPS.findall(stripped)]
     steps += [_STEP[f"to the {side.lower()}"] for side in _VERB_SIDE.findall(stripped)]
     if steps:
@@ -83,7 +89,7 @@ def _kind(vector: Vector) -> str:
 
 def direction_answer(span: str, options: Sequence[str]) -> str | None:
     """The option a described movement matches, or ``None`` (no movement described, or several)."""
-    if not _MOTION.search(span) or _STILL.search(span):
+    if not (_MOTION.search(span) or _STARTS_ENDS.search(span)) or _STILL.search(span):
         return None
     vectors = _vectors(span)
     classes = {_CLASSES[w] for w in re.findall(r"[a-z]+", span.lower()) if w in _CLASSES}
@@ -96,6 +102,14 @@ def direction_answer(span: str, options: Sequence[str]) -> str | None:
     by_class = [o for o in options if _CLASSES.get(o.strip().lower()) == _kind(vector)]
     matches = by_vector or by_class
     return matches[0] if len(matches) == 1 else None
+
+
+def contradicts_direction(span: str, option: str) -> bool:
+    """A class of movement ("vertical") named beside a stated direction of another class ("from left to
+    right")."""
+    wanted = _CLASSES.get(option.strip().lower())
+    vectors = _vectors(span) if wanted else set()
+    return len(vectors) == 1 and _kind(next(iter(vectors))) != wanted
 
 
 _FORWARD = re.compile(

@@ -41,6 +41,21 @@ OPTION_ALIASES: dict[str, tuple[str, ...]] = {
         r"(?:stays|remains|stands|stay|remain) (?:still|static|in place|put)",
         r"no motion",
     ),
+    # VSQA image: get_from_space_hard, get_lines_direction, get_from_space_easy_*
+    "top left": (r"upper left",),
+    "top right": (r"upper right",),
+    "bottom left": (r"lower left",),
+    "bottom right": (r"lower right",),
+    "top center": (r"upper (?:center|middle)", r"top middle"),
+    "bottom center": (r"lower (?:center|middle)", r"bottom middle"),
+    "horizontal": (r"horizontally",),
+    "vertical": (r"vertically",),
+    "inclined": (r"diagonal(?:ly)?", r"slanted", r"oblique(?:ly)?", r"tilted"),
+    "top one": (r"one (?:on|at) top", r"top (?:square|object|shape|circle)"),
+    "bottom one": (r"one (?:on|at) bottom", r"bottom (?:square|object|shape|circle)"),
+    "left one": (r"one on left", r"left (?:square|object|shape|circle)"),
+    "right one": (r"one on right", r"right (?:square|object|shape|circle)"),
+    "middle one": (r"one in (?:middle|center)", r"middle (?:square|object|shape|circle)"),
     # VSQA image, get_from_image_triple
     "blurred": (r"blurry", r"out of focus", r"fuzzy"),
     # shapes: what_shape, which_object

@@ -20,6 +20,7 @@ from typing import Any
 from avibench.refine.boxes import YXYX, Box, Invalid, is_corner_dict, normalise_all, prose_boxes, read_box
 from avibench.refine.context import RefineContext
 from avibench.refine.text import (
+    DOUBT,
     HEDGE,
     REFUSAL,
     dict_spans,
@@ -91,6 +92,16 @@ def _object_box(obj: Mapping[Any, Any]) -> Box | None:
 def _pixel_native(text: str) -> bool:
     """Qwen's grounding format (``bbox_2d``) gives pixels of the image the model saw."""
     return "bbox_2d" in text
+
+
+def _grid_native(text: str) -> bool:
+    """Gemini's detection format (``box_2d``) is on the 0-1000 grid."""
+    return re.search(r"\bbox_2d\b", text) is not None
+
+
+def _doubts(text: str, names: list[str]) -> bool:
+    """The answer doubts itself ("I am not certain", "maybe") or names one box as two objects ("violin / cello")."""
+    return DOUBT.search(text) is not None or any(re.search(r"/|\bor\b", n) for n in names)
 
 
 def _object_lists(text: str) -> list[list[Mapping[Any, Any]]]:
@@ -174,6 +185,8 @@ def _name_in(segment: str, ctx: RefineContext) -> str | None:
         return label
     clauses = [c for c in _SENTENCE_END.split(segment) if c.strip()]
     named = classes_in(clauses[-1], ctx.classes) if clauses else []
+    if not named and clauses and re.match(r"\s*(?:its|it|the object|this object)\b", clauses[-1], re.I):
+        named = classes_in(segment, ctx.classes)  # "The sounding object is the erhu. Its top-left corner ..."
     return named[0] if len(named) == 1 else None
 
 
@@ -257,10 +270,12 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     if _truncated(text):
         return None
     instances = _instances(text, ctx)
-    if instances is None:
+    if instances is None or _doubts(text, [name for name, _ in instances]):
         return None
     try:
-        normalised = normalise_all([box for _, box in instances], ctx, text, pixels=_pixel_native(text))
+        normalised = normalise_all(
+            [box for _, box in instances], ctx, text, pixels=_pixel_native(text), grid=_grid_native(text)
+        )
     except Invalid:
         return None
     keys = _avl_keys([name for name, _ in instances], ctx)
@@ -387,6 +402,12 @@ def _frames(text: str) -> dict[int, Any] | None:
     return _frames_from_pairs(text) or _frames_for_all(text)
 
 
+def _outside_dicts(text: str) -> str:
+    spans = dict_spans(text)
+    starts, ends = [0, *(end for _, end, _ in spans)], [*(start for start, _, _ in spans), len(text)]
+    return "\n".join(text[a:b] for a, b in zip(starts, ends, strict=True))
+
+
 def _no_box(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value.strip().lower() in _NO_BOX)
 
@@ -414,8 +435,14 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
             present[k] = box
     if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
         return None  # placeholders only (an echoed template): no answer to read
+    if not present and prose_boxes(_outside_dicts(text)):
+        return None  # no box in any frame, yet the prose gives one
+    if DOUBT.search(text):
+        return None
     try:
-        boxes = normalise_all(list(present.values()), ctx, text, pixels=_pixel_native(text))
+        boxes = normalise_all(
+            list(present.values()), ctx, text, pixels=_pixel_native(text), grid=_grid_native(text)
+        )
         normalised = dict(zip(present, boxes, strict=True))
     except Invalid:
         return None

@@ -14,10 +14,11 @@ from typing import Any
 
 from avibench.refine.context import RefineContext
 from avibench.refine.text import (
+    CARDINALS,
     HEDGE,
     NUMBER_WORDS,
     REFUSAL,
-    find_dicts,
+    dict_spans,
     markdown_tables,
     strip_answer_prefix,
     to_int,
@@ -39,7 +40,7 @@ _NOT_OBJECTS = frozenset(
      "rhythm", "beat", "conversation", "speech"}
 )  # fmt: skip
 _LINE_PAIR = re.compile(
-    r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|x|×|\(x?)\s*\**(\w+)\**\s*\)?\s*[.,;]?$"
+    r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|–|—|x|×|\(x?)\s*\**(\w+)\**\s*\)?\s*[.,;]?$"
 )
 #: "2 × dog", "3x cat": the count first.
 _COUNT_FIRST = re.compile(r"^[\s*\-•]*\**(\d+)\s*(?:×|x)\s*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*[.,;]?$")
@@ -109,16 +110,20 @@ def _tally(pairs: list[tuple[str, str]], ctx: RefineContext) -> dict[str, int] |
 
 
 def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
-    """``dog: 2`` / ``- Dog x 2`` / ``Dog × 2, Man × 1`` lines; every non-empty line but headings
-    ("Objects:") must hold such pairs."""
-    pairs: list[tuple[str, str]] = []
+    """``dog: 2`` / ``- Dog x 2`` / ``Dog × 2, Man × 1`` lines in one block; headings ("Objects:") and prose
+    before or after the block are allowed when they give no quantity of their own."""
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.strip().strip("*").endswith(":")]
-    for line in lines:
-        found = _line_pairs(line)
-        if found is None:
-            return None
-        pairs.extend(found)
-    return _tally(pairs, ctx) if pairs else None
+    found = [_line_pairs(line) for line in lines]
+    rows = [i for i, f in enumerate(found) if f is not None]
+    if not rows or rows != list(range(rows[0], rows[-1] + 1)):
+        return None
+    if any(_gives_quantity(lines[i]) for i, f in enumerate(found) if f is None):
+        return None
+    return _tally([pair for f in found if f is not None for pair in f], ctx)
+
+
+def _gives_quantity(line: str) -> bool:
+    return any(w.isdigit() or w in CARDINALS for w in words(line))
 
 
 def _from_table(text: str, ctx: RefineContext) -> dict[str, int] | None:
@@ -138,14 +143,19 @@ def _from_table(text: str, ctx: RefineContext) -> dict[str, int] | None:
     return _tally([(n, c) for n, c in pairs if n.strip().lower() != "total"], ctx)
 
 
-def _quantity(tokens: list[str], i: int, classes: tuple[str, ...]) -> int | str | None:
-    """The quantity written before a class mention: an int, "vague", "definite", or ``None`` (none written)."""
+def _quantity(
+    tokens: list[str], i: int, classes: tuple[str, ...], *, articles: bool = True
+) -> int | str | None:
+    """The quantity written before a class mention: an int, "vague", "definite", or ``None`` (none written).
+    Without ``articles``, "a dog" gives no quantity: only numerals count."""
     for j in range(i - 1, max(-1, i - 1 - _LOOKBACK), -1):
         t = tokens[j]
         if t.isdigit() and len(t) <= 4:
             return int(t)
         if t in NUMBER_WORDS:
-            return NUMBER_WORDS[t]
+            return NUMBER_WORDS[t] if articles or t in CARDINALS else None
+        if t == "of" and j > 0 and tokens[j - 1] == "pair":
+            return 2
         if t in _VAGUE:
             return "vague"
         if t in _DEFINITE:
@@ -163,8 +173,10 @@ def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
         ahead = tokens[j + 1 : j + 1 + _LOOKBACK]
         if any(class_at(tokens, k, classes) for k in range(j + 1, j + 1 + len(ahead))):
             continue
-        if t in {"a", "an"} and ahead and ahead[0] in _NOT_OBJECTS:
-            continue
+        if t in {"a", "an"} and (
+            (ahead and ahead[0] in _NOT_OBJECTS) or (j > 0 and tokens[j - 1] in _PLACE_WORDS)
+        ):
+            continue  # "a loud sound", "down a street"
         return True
     return False
 
@@ -176,7 +188,7 @@ def _is_singular(token: str) -> bool:
 #: "on the table", "near the door": a place named in passing, whose count the answer does not commit to.
 _PLACE_WORDS = frozenset(
     {"on", "in", "at", "near", "under", "behind", "beside", "by", "from", "into", "onto", "over", "above",
-     "below", "inside", "next", "across", "around", "against", "atop", "through"}
+     "below", "inside", "next", "across", "around", "against", "atop", "through", "down", "along", "to"}
 )  # fmt: skip
 
 
@@ -185,29 +197,55 @@ def _placed(tokens: list[str], i: int) -> bool:
     return i >= 2 and tokens[i - 2] in _PLACE_WORDS
 
 
-def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
-    if len(text) > _MAX_PROSE or HEDGE.search(text) or REFUSAL.search(text):
-        return None
-    tokens = words(text)
+def _prose_quantities(
+    tokens: list[str], classes: tuple[str, ...], *, articles: bool = True
+) -> tuple[dict[str, set[int]], set[str]] | None:
+    """The quantities prose gives each class it names, and the classes it names without one; ``None`` when
+    a quantity is vague ("some birds"). Without ``articles`` only numerals count ("two men", not "a man")."""
     quantities: dict[str, set[int]] = {}
     unquantified: set[str] = set()
     i = 0
     while i < len(tokens):
-        hit = class_at(tokens, i, ctx.classes)
+        hit = class_at(tokens, i, classes)
         if hit is None:
             i += 1
             continue
         cls, width = hit
-        q = _quantity(tokens, i, ctx.classes)
+        q = _quantity(tokens, i, classes, articles=articles)
         if q == "vague":
             return None
-        if q == "definite" and _is_singular(tokens[i + width - 1]) and not _placed(tokens, i):
+        if articles and q == "definite" and _is_singular(tokens[i + width - 1]) and not _placed(tokens, i):
             q = 1  # "a man playing the guitar": one guitar
         if isinstance(q, int):
             quantities.setdefault(cls, set()).add(q)
         else:
             unquantified.add(cls)
         i += width
+    return quantities, unquantified
+
+
+_COUNT_AFTER = re.compile(r"\(\s*[x×]?\s*\d+\s*\)|[:=×]\s*\d+|\bx\s*\d+\b")
+
+
+def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool:
+    """Prose beside a dict that gives a class another count ("I hear two men ... answer={'man': 1}")."""
+    prose = _COUNT_AFTER.sub(
+        " ", prose
+    )  # "guitar (1), piano (2)": a count after its name, not before the next
+    found = _prose_quantities(words(prose), ctx.classes, articles=False)
+    if found is None:
+        return False
+    return any(qs != {counts.get(cls, 0)} for cls, qs in found[0].items() if qs != {0})
+
+
+def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
+    if len(text) > _MAX_PROSE or HEDGE.search(text) or REFUSAL.search(text):
+        return None
+    tokens = words(text)
+    found = _prose_quantities(tokens, ctx.classes)
+    if found is None:
+        return None
+    quantities, unquantified = found
     if not quantities or unquantified - set(quantities) or _stray_quantity(tokens, ctx.classes):
         return None
     if any(len(qs) > 1 for qs in quantities.values()):
@@ -218,19 +256,47 @@ def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
     return counts
 
 
+_DETECTION_LABELS = ("label", "class", "category", "name", "object")
+_DETECTION_BOXES = ("bbox_2d", "box_2d", "bbox", "box", "bounding_box")
+
+
+def _detections(dicts: list[dict[Any, Any]]) -> list[str] | None:
+    """The labels of grounding output (Qwen's ``[{"bbox_2d": [...], "label": "dog"}, ...]``), one per object;
+    ``None`` when the dicts are not all labelled boxes."""
+    labels = []
+    for d in dicts:
+        keys = {str(k).lower(): v for k, v in d.items()}
+        label = next((keys[k] for k in _DETECTION_LABELS if k in keys), None)
+        if not isinstance(label, str) or not any(k in keys for k in _DETECTION_BOXES):
+            return None
+        labels.append(label)
+    return labels or None
+
+
 def parse_mic(raw: object, ctx: RefineContext) -> str | None:
     """The canonical count dict for a MIC sample, or ``None`` when the rules cannot tell."""
     text = usable(raw)
     if text is None:
         return None
     text = strip_answer_prefix(text)
-    dicts = find_dicts(text)
+    spans = dict_spans(text)
+    dicts = [value for _, _, value in spans]
+    labels = _detections(dicts)
+    if labels is not None:
+        counts = _tally([(label, "1") for label in labels], ctx)
+        return canonical_mic(counts) if counts else None
     if dicts:
         parsed = [_from_dict(d, ctx) for d in dicts]
         distinct = {canonical_mic(p) for p in parsed if p is not None}
         if None in parsed or len(distinct) != 1:
             return None
-        return distinct.pop()
+        outside = "\n".join(
+            text[a:b]
+            for a, b in zip(
+                [0, *(e for _, e, _ in spans)], [*(s for s, _, _ in spans), len(text)], strict=True
+            )
+        )
+        return None if _contradicts(parsed[0], outside, ctx) else distinct.pop()  # type: ignore[arg-type]
     for parser in (_from_table, _from_lines, _from_prose):
         counts = parser(text, ctx)
         if counts is not None:

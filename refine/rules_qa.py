@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from avibench.refine.context import RefineContext
-from avibench.refine.motion import direction_answer, order_answer
+from avibench.refine.motion import contradicts_direction, direction_answer, order_answer
 from avibench.refine.option_aliases import PLURAL_NOUNS, aliases_for
 from avibench.refine.text import (
     CARDINALS,
@@ -42,6 +42,11 @@ _TYPOS = {
 _NEGATORS = re.compile(
     r"(?:\bnot|\bisnt|\barent|\bwasnt|\bwerent|\bdoesnt|\bdont|\bdidnt|\bnever|\bneither|\bnor|\bexcluding|\bexcept|"
     r"\brather than|\binstead of|\bthan|\bno longer)\s+(?:\w+\s+){0,3}$"
+)
+#: What follows an option to deny it ("the cone never moves", "the tuba is barely audible").
+_DENIED_AFTER = re.compile(
+    r"\s+(?:\w+\s+)?(?:never|is not|isnt|was not|wasnt|does not|doesnt|did not|didnt|makes no|made no|"
+    r"is silent|stays silent|remains silent|is barely audible|is inaudible|is not heard)\b"
 )
 _MULTI_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 _LETTERS = (
@@ -92,7 +97,8 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
         for m in pattern.finditer(text):
             if any(m.start() < t.end and t.start < m.end() for t in taken):
                 continue
-            taken.append(_Mention(option, m.start(), m.end(), bool(_NEGATORS.search(text[: m.start()]))))
+            denied = bool(_NEGATORS.search(text[: m.start()]) or _DENIED_AFTER.match(text[m.end() :]))
+            taken.append(_Mention(option, m.start(), m.end(), denied))
     kept = [t for t in taken if negated or not t.negated]
     return sorted(kept, key=lambda t: t.start)
 
@@ -145,7 +151,7 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     if not found:
         return None if HEDGE.search(span) else direction_answer(span, options)
     if len(found) == 1:
-        return found[0]
+        return None if contradicts_direction(span, found[0]) else found[0]
     if ctx.multi_answer:
         return ";".join(found) if explicit and not HEDGE.search(span) else None
     return order_answer(norm(span), [(m.option, m.start, m.end) for m in mentions], ctx.question)
@@ -221,6 +227,8 @@ def _levels(text: str) -> list[tuple[list[str], bool]]:
     last_clause = re.split(r"[,;:]\s+", spans[-1])[-1] if spans else ""
     last_clause = last_clause if re.match(r"(?:so|therefore|thus|hence)\b", last_clause, re.I) else ""
     ends = _distinct([x for x in (spans[0], spans[-1], last_clause) if x]) if spans else []
+    if sum(bool(_BULLET.match(line)) for line in text.splitlines()) >= 2:
+        ends = []  # a list's first and last items are not where it answers
     return [
         (hash_spans(text), True),
         (bold_spans(text), True),
@@ -297,7 +305,13 @@ _SILENT = re.compile(
 def _foreign(text: str, ctx: RefineContext) -> bool:
     """The text names a shape or colour, of the kind the options are, that is not an option ("cylinder")."""
     option_words = {w for o in ctx.options for w in norm(o).split()}
-    named = {form for w in norm(text).split() for form in (w, singular(w))}
+    aliases = aliases_for([norm(o) for o in ctx.options])
+    named = {
+        form
+        for w in norm(text).split()
+        for form in (w, singular(w))
+        if not any(pattern.fullmatch(form) for _, pattern in aliases)
+    }
     for vocabulary in (SHAPE_WORDS, COLOUR_WORDS):
         if option_words & vocabulary and (named & vocabulary) - option_words:
             return True

@@ -14,6 +14,7 @@ from typing import Any
 
 from avibench.refine.context import RefineContext
 from avibench.refine.text import (
+    DOUBT,
     HEDGE,
     ORDINALS,
     REFUSAL,
@@ -73,7 +74,7 @@ def _numbers(group: str) -> list[int]:
     return [int(n) for n in re.findall(r"\d+", group) if int(n) <= _MAX_INDEX]
 
 
-def _from_prose(span: str, ctx: RefineContext) -> list[int] | None:
+def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> list[int] | None:
     if HEDGE.search(span) or REFUSAL.search(span):
         return None
     indexed = [n for m in _INDEXED.finditer(span) for n in _numbers(m.group(1))]
@@ -84,9 +85,12 @@ def _from_prose(span: str, ctx: RefineContext) -> list[int] | None:
         ordinals.append(ctx.n_candidates - 1)
     listed = _LISTED.search(span)
     if named:
-        named = _base_named(named, span, ctx)
-        if named is None:
+        based = named if zero_based else _base_named(named, span, ctx)
+        if based is None and ordinals == [n - 1 for n in named]:
+            based = ordinals  # "image #1 (the first) and image #3 (the third)"
+        if based is None:
             return None
+        named = based
     kinds = {tuple(k) for k in (indexed, named, ordinals) if k}
     if not kinds and (bare or listed):
         return _numbers((bare or listed).group(1))  # type: ignore[union-attr]
@@ -112,7 +116,37 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
         if len(distinct) > 1:
             return None
         if distinct:
-            return list(distinct.pop())
+            chosen = list(distinct.pop())
+            if DOUBT.search(text):
+                return None  # "Possibly [2], maybe 3 as well"
+            affirmed = _affirmed(_LIST.sub(" ", text), ctx)
+            return chosen if affirmed is None or set(affirmed) == set(chosen) else None
+    prose = _from_text(text, ctx)
+    return prose if prose is not None else _from_bullets(text, ctx)
+
+
+_AFFIRM = re.compile(r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes)\b", re.I)
+_DENY = re.compile(
+    r"\b(?:not|no|none|neither|nor|unlike|mismatch(?:es|ed)?|doesn't|don't|isn't|aren't|wasn't)\b|n't\b", re.I
+)
+_ZERO_NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*0\b", re.I)
+
+
+def _affirmed(prose: str, ctx: RefineContext) -> list[int] | None:
+    """The candidates the prose beside a list says match ("Clip 1: piano - matches", "The second clip
+    matches"), sentence by sentence, denials skipped; ``None`` when it affirms none."""
+    zero_based = _ZERO_NAMED.search(prose) is not None
+    picked: list[int] = []
+    for sentence in sentences(prose):
+        if _AFFIRM.search(sentence) and not _DENY.search(sentence):
+            picked += _from_prose(sentence, ctx, zero_based=zero_based) or []
+    return picked or None
+
+
+def _from_text(text: str, ctx: RefineContext) -> list[int] | None:
+    """The indices prose names, where models put the answer: marked spans, the last sentence, the first,
+    then the whole text; ``None`` when those disagree or name none."""
+    explicit = bold_spans(text) + answer_phrases(text)
     parts = sentences(text)
     for spans in (explicit, parts[-1:], parts[:1], [text]):
         results = {tuple(r) for r in (_from_prose(s, ctx) for s in spans) if r is not None}
@@ -121,6 +155,21 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
         if results:
             return list(results.pop())
     return None
+
+
+_LIST = re.compile(r"\[[^\[\]]*\]")
+#: A bullet that opens on the candidate it picks: "- **Index 1**: ...", "* `0` – ...", "1. Image 3 ...".
+_BULLET_PICK = re.compile(
+    rf"^\s*[-*•]\s+[*`]*\s*((?:(?:{_NOUNS}|index)\s*#?\s*)?\d+)\s*[*`]*\s*(?:[:–—-]|$)", re.I
+)
+
+
+def _from_bullets(text: str, ctx: RefineContext) -> list[int] | None:
+    """Chosen candidates as bullet items, one each, read as the same candidates in running text would be."""
+    picks = [m.group(1) for m in (_BULLET_PICK.match(line) for line in text.splitlines()) if m]
+    if not picks or DOUBT.search(text) or REFUSAL.search(text):
+        return None
+    return _from_prose(", ".join(picks), ctx)
 
 
 def parse_retrieval(raw: object, ctx: RefineContext) -> str | None:

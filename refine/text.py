@@ -87,6 +87,12 @@ HEDGE = re.compile(
     r"hard to (?:say|tell|determine)|not certain|uncertain)\b",
     re.I,
 )
+#: Hedges that doubt an answer outright; unlike a plain "or", they do not occur in a committed answer's prose.
+DOUBT = re.compile(
+    r"\b(maybe|perhaps|possibly|probably|might be|could be|can't tell|cannot tell|unclear|not (?:certain|sure) "
+    r"(?:whether|if|which)|uncertain|hard to (?:say|tell|determine))\b",
+    re.I,
+)
 REFUSAL = re.compile(
     r"\b(i (?:can ?not|can't|am unable to|'m unable to|am not able to|'m not able to|don't have|do not have)|"
     r"unable to (?:determine|answer|identify|access|process|view|hear|see)|cannot (?:determine|be determined|answer)|"
@@ -184,10 +190,16 @@ def parse_literal(text: str) -> Any:
     except (ValueError, RecursionError):
         pass
     candidate = re.sub(r"\b(null|true|false)\b", lambda m: _PY_WORDS[m.group(1)], text)
-    try:
-        return ast.literal_eval(candidate)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
+    for attempt in (candidate, _BARE_KEY.sub(r'\1"\2":', candidate)):
+        try:
+            return ast.literal_eval(attempt)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return None
+
+
+#: A dict key written without quotes ("{dog: 1, cat: 2}"), to be quoted.
+_BARE_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_-]*(?: [A-Za-z][A-Za-z0-9_-]*)?)\s*:")
 
 
 def _refuse_constant(name: str) -> Any:

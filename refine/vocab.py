@@ -56,6 +56,33 @@ def two_word_classes(classes: tuple[str, ...]) -> dict[str, str]:
     return {c.replace("-", " "): c for c in classes if "-" in c}
 
 
+#: Everyday names for a class, used only when the name itself is not a class of the list and the class is
+#: ("kitten" -> "cat"; "man" -> "person" for AVL, whose list has no "man"). Each one names the class without doubt.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "cat": ("kitten", "kitty"),
+    "dog": ("puppy", "doggy"),
+    "mower": ("lawnmower", "lawn mower"),
+    "lawn-mower": ("lawnmower", "lawn mower", "mower"),
+    "person": ("man", "woman", "boy", "girl", "people", "persons", "human", "lady", "gentleman", "child", "kid",
+               "musician", "singer", "male", "female"),
+    "man": ("gentleman",),
+    "woman": ("lady",),
+    "drum": ("drum kit", "drumkit", "drum set", "drums"),
+}  # fmt: skip
+
+
+@cache
+def _synonyms(classes: tuple[str, ...]) -> dict[str, str]:
+    present = {squash(c) for c in classes}
+    return {
+        squash(word): target
+        for target, words in SYNONYMS.items()
+        if target in classes
+        for word in words
+        if squash(word) not in present
+    }
+
+
 def match_class(name: str, classes: Sequence[str]) -> str | None:
     """The class a name denotes, or ``None`` when it denotes none (or several) of them."""
     index = _index(tuple(classes))
@@ -63,6 +90,10 @@ def match_class(name: str, classes: Sequence[str]) -> str | None:
     if not text or len(text) > 80:
         return None
     hit = index.get(squash(text)) or index.get(squash(singular(text)))
+    if hit is not None:
+        return hit
+    synonyms = _synonyms(tuple(classes))
+    hit = synonyms.get(squash(text)) or synonyms.get(squash(singular(text)))
     if hit is not None:
         return hit
     parts = re.findall(r"[a-z0-9]+", text)
@@ -89,7 +120,8 @@ def class_at(tokens: Sequence[str], i: int, classes: tuple[str, ...]) -> tuple[s
             spaced = two_word_classes(classes)
             hit = spaced.get(phrase) or spaced.get(singular(phrase)) if spaced else None
         else:
-            hit = match_class(phrase, classes) if phrase in classes or singular(phrase) in classes else None
+            known = phrase in classes or singular(phrase) in classes
+            hit = match_class(phrase, classes) if known else _synonyms(classes).get(squash(singular(phrase)))
         if hit is not None and hit not in META_CLASSES:
             return hit, width
     return None

@@ -206,3 +206,77 @@ ORDER = RefineContext(
 )
 def test_a_word_marked_inside_its_sentence_is_read_with_that_sentence(raw: str, expected: str | None) -> None:
     assert parse_qa(raw, ORDER) == expected
+
+
+MOVE_3D = RefineContext(
+    task="VSQA_V",
+    family="qa",
+    options=("Rotation", "Shrinking", "Translation", "Enlarging", "None", "not sure"),
+    question="What kind of movement does the object make?",
+)
+MOVE_2D = RefineContext(
+    task="VSQA_V",
+    family="qa",
+    options=("horizontal", "inclined", "vertical", "no movenment", "None", "not sure"),
+    question="How does the object move?",
+)
+CLARITY = RefineContext(
+    task="ASQA", family="qa", options=("first", "last", "same", "not sure"), question="Which clip is clearer?"
+)
+INSTRUMENTS = RefineContext(
+    task="AVQA",
+    family="qa",
+    options=(
+        "violin",
+        "piano",
+        "acoustic_guitar",
+        "electric_bass",
+        "drum",
+        "not sure",
+        "no available option",
+    ),
+    question="Which instrument is the loudest?",
+)
+IMAGE_QUALITY = RefineContext(
+    task="VSQA_I",
+    family="qa",
+    options=("blurred", "normal", "clear", "not sure"),
+    question="How is the image?",
+)
+EASY = RefineContext(
+    task="VSQA_I",
+    family="qa",
+    options=("the right one", "the left one", "the middle one", "the bottom one", "the top one"),
+    question="Which square is the brightest?",
+)
+
+ALIASES = [
+    (MOVE_3D, "The cube is rotating around its vertical axis.", "**Rotation**"),
+    (MOVE_3D, "It keeps spinning in place.", "**Rotation**"),
+    (MOVE_3D, "The sphere gets smaller over time.", "**Shrinking**"),
+    (MOVE_3D, "The object grows larger as the video plays.", "**Enlarging**"),
+    (MOVE_3D, "The object is not rotating; it gets bigger.", "**Enlarging**"),
+    (MOVE_3D, "It rotates while getting smaller.", None),
+    (MOVE_2D, "The object does not move at all.", "**no movenment**"),
+    (MOVE_2D, "The triangle stays still for the whole clip.", "**no movenment**"),
+    (CHANGE, "The object is stationary.", "**No movement**"),
+    (CLARITY, "The second clip is clearer because the first has hiss.", "**last**"),
+    (CLARITY, "The first has hiss; the second clip is clearer.", None),
+    (CLARITY, "Clip 2 sounds clearer.", "**last**"),
+    (CLARITY, "The former is clearer than the latter.", "**first**"),
+    (CLARITY, "Both are equally clear.", "**same**"),
+    (INSTRUMENTS, "The drums are the loudest.", "**drum**"),
+    (INSTRUMENTS, "The guitar is the loudest.", "**acoustic_guitar**"),
+    (INSTRUMENTS, "The electric guitar is the loudest.", None),
+    (INSTRUMENTS, "The bass guitar is the loudest.", "**electric_bass**"),
+    (IMAGE_QUALITY, "The picture is quite blurry.", "**blurred**"),
+    (SHAPES, "It is a ball.", "**Sphere**"),
+    (SHAPES, "A tetrahedron is moving.", "**Triangular pyramid**"),
+    (EASY, "The middle one.", "**the middle one**"),
+    (SIDES, "It is in the centre.", "**center**"),
+]
+
+
+@pytest.mark.parametrize(("ctx", "raw", "expected"), ALIASES)
+def test_option_paraphrases(ctx: RefineContext, raw: str, expected: str | None) -> None:
+    assert parse_qa(raw, ctx) == expected
