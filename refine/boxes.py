@@ -141,7 +141,7 @@ def to_xyxy(box: Box, default_order: str) -> list[float]:
 def _fits(boxes: list[list[float]], size: tuple[int, int] | None) -> bool:
     """Every box lies inside the image in pixels, so its numbers could be pixels as well as thousandths."""
     if size is None:
-        return False
+        return True  # any image at least this large: pixels cannot be ruled out
     width, height = size
     return all(
         0 <= x <= width and 0 <= y <= height for x1, y1, x2, y2 in boxes for x, y in ((x1, y1), (x2, y2))

@@ -272,6 +272,8 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     instances = _instances(text, ctx)
     if instances is None or _doubts(text, [name for name, _ in instances]):
         return None
+    if _denied_in_prose([name for name, _ in instances], _outside_dicts(text), ctx):
+        return None
     try:
         normalised = normalise_all(
             [box for _, box in instances], ctx, text, pixels=_pixel_native(text), grid=_grid_native(text)
@@ -291,7 +293,7 @@ _FRAME_PAIR = re.compile(
     re.I,
 )
 _ALL_FRAMES = re.compile(
-    r"\b(?:all|every|each)\s+(?:of\s+the\s+)?(?:\w+\s+)?frames?\b|\bthroughout\b|\bacross\s+(?:all\s+)?(?:the\s+)?"
+    r"\b(?:all|every|each)\s+(?:one\s+)?(?:of\s+the\s+)?(?:\w+\s+)?frames?\b|\bthroughout\b|\bacross\s+(?:all\s+)?(?:the\s+)?"
     r"(?:\w+\s+)?frames\b|\bframes?[\s_]*0\s*(?:-|–|to|through)\s*(?:frame[\s_]*)?9\b",
     re.I,
 )
@@ -402,6 +404,15 @@ def _frames(text: str) -> dict[int, Any] | None:
     return _frames_from_pairs(text) or _frames_for_all(text)
 
 
+_NOT_SOUNDING = r"[^.;\n]{0,40}?\b(?:is not|isn't|is never|not being|never|is silent|silent|makes no sound)\b"
+
+
+def _denied_in_prose(names: list[str], prose: str, ctx: RefineContext) -> bool:
+    """The prose beside the boxes says a boxed object is not sounding ("the ukulele ... is not being played")."""
+    classes = {normalise_key(_KEY_ID.sub(r"\1", n) if _KEY_ID.match(n) else n, ctx.classes) for n in names}
+    return any(re.search(rf"\b{re.escape(c)}s?\b{_NOT_SOUNDING}", prose, re.I) for c in classes)
+
+
 def _outside_dicts(text: str) -> str:
     spans = dict_spans(text)
     starts, ends = [0, *(end for _, end, _ in spans)], [*(start for start, _, _ in spans), len(text)]
@@ -435,8 +446,16 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
             present[k] = box
     if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
         return None  # placeholders only (an echoed template): no answer to read
-    if not present and prose_boxes(_outside_dicts(text)):
+    outside = _outside_dicts(text)
+    if not present and prose_boxes(outside):
         return None  # no box in any frame, yet the prose gives one
+    if (
+        dict_spans(text)
+        and len(present) < FRAMES
+        and _ALL_FRAMES.search(outside)
+        and not _NOT_ALL.search(outside)
+    ):
+        return None  # frames without a box, yet the prose says the object is in every frame
     if DOUBT.search(text):
         return None
     try:

@@ -153,7 +153,7 @@ def _quantity(
         if t.isdigit() and len(t) <= 4:
             return int(t)
         if t in NUMBER_WORDS:
-            return NUMBER_WORDS[t] if articles or t in CARDINALS else None
+            return NUMBER_WORDS[t] if articles or t in CARDINALS or t in {"single", "lone"} else None
         if t == "of" and j > 0 and tokens[j - 1] == "pair":
             return 2
         if t in _VAGUE:

@@ -289,10 +289,33 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
         if len(answers) > 1:
             return None
         if answers:
-            if explicit and _disagrees(answers[0], _prose_answer(text, ctx, pick)):
+            if explicit and (
+                _disagrees(answers[0], _prose_answer(text, ctx, pick)) or _retracted(answers[0], text, ctx)
+            ):
                 return None
             return answers[0]
     return None
+
+
+#: A model correcting itself after its marked answer ("Looking more closely, ... is actually red").
+_CORRECTION = re.compile(
+    r"\b(?:actually|on second thought|looking (?:more )?closely|correction|i was wrong|rather|in fact)\b",
+    re.I,
+)
+_CONCLUSION = re.compile(r"(?:^|[,;.]\s*)(?:so|therefore|thus|hence)\b([^.]*)", re.I)
+_NEGATIVE = re.compile(r"\b(?:not|never|no)\b|n't\b", re.I)
+
+
+def _retracted(answer: str, text: str, ctx: RefineContext) -> bool:
+    """The prose takes the marked answer back: a self-correction naming another option, or a "yes" whose
+    concluding clause is negative ("**Yes** ... so the clarinet is not louder")."""
+    prose = " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s))
+    chosen = set(answer.split(";"))
+    if _CORRECTION.search(prose) and {m.option for m in _mentions(prose, ctx.options)} - chosen:
+        return True
+    if answer.lower() == "yes":
+        return any(_NEGATIVE.search(m.group(1)) for m in _CONCLUSION.finditer(prose))
+    return False
 
 
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")

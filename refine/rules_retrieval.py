@@ -125,10 +125,12 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
     return prose if prose is not None else _from_bullets(text, ctx)
 
 
-_AFFIRM = re.compile(r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes)\b", re.I)
+_AFFIRM = re.compile(r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes|only)\b", re.I)
 _DENY = re.compile(
     r"\b(?:not|no|none|neither|nor|unlike|mismatch(?:es|ed)?|doesn't|don't|isn't|aren't|wasn't)\b|n't\b", re.I
 )
+#: A list item or a per-candidate line ("- ...", "2. ...", "Image 3: ...").
+_ITEM = re.compile(rf"^\s*(?:[-*•]|\d+[.)]|(?:{_NOUNS}|index)\s*#?\s*\d+\s*[:–—-])\s*", re.I)
 _ZERO_NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*0\b", re.I)
 
 
@@ -148,8 +150,15 @@ def _from_text(text: str, ctx: RefineContext) -> list[int] | None:
     then the whole text; ``None`` when those disagree or name none."""
     explicit = bold_spans(text) + answer_phrases(text)
     parts = sentences(text)
-    for spans in (explicit, parts[-1:], parts[:1], [text]):
-        results = {tuple(r) for r in (_from_prose(s, ctx) for s in spans) if r is not None}
+    zero_based = _ZERO_NAMED.search(text) is not None
+    listed = sum(bool(_ITEM.match(line)) for line in text.splitlines()) >= 2
+    ends = [] if listed else [parts[-1:], parts[:1]]  # a list's first and last items are not its answer
+    if listed and parts and not _ITEM.match(parts[-1]):
+        ends = [parts[-1:]]  # a concluding sentence after a per-candidate list
+    for spans in (explicit, *ends, [text]):
+        results = {
+            tuple(r) for r in (_from_prose(s, ctx, zero_based=zero_based) for s in spans) if r is not None
+        }
         if len(results) > 1:
             return None
         if results:

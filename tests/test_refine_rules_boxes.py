@@ -30,7 +30,9 @@ AVL_CASES = [
         {"dog_1": [0.1, 0.2, 0.5, 0.6], "guitar_2": [0.3, 0.3, 0.9, 0.9]},
     ),
     ('```json\n{"dog_1": [0.1, 0.2, 0.5, 0.6]}\n```', {"dog_1": [0.1, 0.2, 0.5, 0.6]}),
-    ("{'Dogs': [100, 200, 500, 600]}", {"dog_1": [0.1, 0.2, 0.5, 0.6]}),
+    ("On the 0-1000 grid: {'Dogs': [100, 200, 500, 600]}", {"dog_1": [0.1, 0.2, 0.5, 0.6]}),
+    # whole numbers with no unit could be pixels of an image of any size as well as thousandths
+    ("{'Dogs': [100, 200, 500, 600]}", None),
     ('[{"box_2d": [200, 100, 600, 500], "label": "dog"}]', {"dog_1": [0.1, 0.2, 0.5, 0.6]}),
     (
         "{'person': [[0.1, 0.1, 0.2, 0.2], [0.5, 0.5, 0.6, 0.6]]}",
@@ -90,7 +92,11 @@ AVLG_CASES = [
         _all(frame_0=[0.1, 0.2, 0.5, 0.6], frame_2=[]),
     ),
     ('{"frame_0": [0.1, 0.2, 0.5, 0.6], "frame_1": null}', _all(frame_0=[0.1, 0.2, 0.5, 0.6])),
-    ("Frame 0: [100, 200, 500, 600]\nFrame 1: None", _all(frame_0=[0.1, 0.2, 0.5, 0.6])),
+    (
+        "Boxes on a 0-1000 scale.\nFrame 0: [100, 200, 500, 600]\nFrame 1: None",
+        _all(frame_0=[0.1, 0.2, 0.5, 0.6]),
+    ),
+    ("Frame 0: [100, 200, 500, 600]\nFrame 1: None", None),
     ("{'frame_3': 'none', 'frame_12': [0.1, 0.1, 0.2, 0.2]}", _all()),
     (
         "{'frame_0': [0.1, 0.2, 0.5, 0.6], 'frame_1': [x_1, y_1, w_1, h_1]}".replace(
