@@ -45,10 +45,12 @@ help:
 	@echo "make leaderboard        rank every run in outputs/   make lint / make bench / make sample-data"
 	@echo "variables: MODEL LABEL BENCH DATA TASKS N CONCURRENCY PROFILE MODE FENSE ARGS"
 
-$(STAMP): pyproject.toml
+# torch and torchvision first, as a matching pair: the Qwen-Omni processors need torchvision, and a torchvision
+# that does not match the installed torch fails to import
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet torch==2.14.1 torchvision==0.29.1
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 

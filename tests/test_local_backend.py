@@ -214,8 +214,6 @@ def test_frame_count_follows_the_model_rate_and_limits() -> None:
 
 @pytest.fixture(scope="module")
 def omni(tmp_path_factory: pytest.TempPathFactory) -> TransformersBackend:
-    # transformers builds the Qwen-Omni processor around a torchvision video processor
-    pytest.importorskip("torchvision")
     return backend_for("qwen2.5-omni-thinker", tmp_path_factory.mktemp("ckpt"))
 
 
@@ -262,14 +260,17 @@ def test_omni_batch_matches_single_runs(omni: TransformersBackend, media: Path) 
     assert [a.text for a in together] == [a.text for a in alone]
 
 
-def test_the_command_line_runs_a_local_checkpoint_and_resumes(sample_root: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("family", ["qwen2-audio", "qwen2.5-omni-thinker"])
+def test_the_command_line_runs_a_local_checkpoint_and_resumes(
+    family: str, sample_root: Path, tmp_path: Path
+) -> None:
     """``avibench infer --backend transformers`` on the sample benchmark, through exactly the user's path: a
     checkpoint folder on disk, the journal, then a re-run that asks nothing."""
     from avibench.contracts import latest_by_key
     from avibench.testing.harness import invoke
 
     checkpoint = tmp_path / "ckpt"
-    build("qwen2-audio", checkpoint)
+    build(family, checkpoint)
     args = ["infer", "--backend", "transformers", "--model", str(checkpoint), "--device", "cpu", "--label", "tiny",
             "--data-root", str(sample_root), "--output-dir", str(tmp_path / "out"), "--tasks", "AMIC",
             "--n-samples", "3", "--max-tokens", "4", "--batch-size", "2"]  # fmt: skip
