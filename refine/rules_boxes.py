@@ -26,6 +26,7 @@ from avibench.refine.text import (
     dict_spans,
     find_lists,
     markdown_tables,
+    outside_dicts,
     strip_answer_prefix,
     to_float,
     usable,
@@ -272,7 +273,7 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     instances = _instances(text, ctx)
     if instances is None or _doubts(text, [name for name, _ in instances]):
         return None
-    if _denied_in_prose([name for name, _ in instances], _outside_dicts(text), ctx):
+    if _denied_in_prose([name for name, _ in instances], outside_dicts(text), ctx):
         return None
     try:
         normalised = normalise_all(
@@ -413,12 +414,6 @@ def _denied_in_prose(names: list[str], prose: str, ctx: RefineContext) -> bool:
     return any(re.search(rf"\b{re.escape(c)}s?\b{_NOT_SOUNDING}", prose, re.I) for c in classes)
 
 
-def _outside_dicts(text: str) -> str:
-    spans = dict_spans(text)
-    starts, ends = [0, *(end for _, end, _ in spans)], [*(start for start, _, _ in spans), len(text)]
-    return "\n".join(text[a:b] for a, b in zip(starts, ends, strict=True))
-
-
 def _no_box(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value.strip().lower() in _NO_BOX)
 
@@ -446,7 +441,7 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
             present[k] = box
     if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
         return None  # placeholders only (an echoed template): no answer to read
-    outside = _outside_dicts(text)
+    outside = outside_dicts(text)
     if not present and prose_boxes(outside):
         return None  # no box in any frame, yet the prose gives one
     if (

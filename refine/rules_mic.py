@@ -20,6 +20,7 @@ from avibench.refine.text import (
     REFUSAL,
     dict_spans,
     markdown_tables,
+    outside_dicts,
     strip_answer_prefix,
     to_int,
     usable,
@@ -290,13 +291,7 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
         distinct = {canonical_mic(p) for p in parsed if p is not None}
         if None in parsed or len(distinct) != 1:
             return None
-        outside = "\n".join(
-            text[a:b]
-            for a, b in zip(
-                [0, *(e for _, e, _ in spans)], [*(s for s, _, _ in spans), len(text)], strict=True
-            )
-        )
-        return None if _contradicts(parsed[0], outside, ctx) else distinct.pop()  # type: ignore[arg-type]
+        return None if _contradicts(parsed[0], outside_dicts(text), ctx) else distinct.pop()  # type: ignore[arg-type]
     for parser in (_from_table, _from_lines, _from_prose):
         counts = parser(text, ctx)
         if counts is not None:

@@ -216,6 +216,13 @@ def dict_spans(text: str) -> list[tuple[int, int, dict[Any, Any]]]:
     return found
 
 
+def outside_dicts(text: str) -> str:
+    """The text with its top-level dicts cut out: the prose around a structured answer."""
+    spans = dict_spans(text)
+    starts, ends = [0, *(end for _, end, _ in spans)], [*(start for start, _, _ in spans), len(text)]
+    return "\n".join(text[a:b] for a, b in zip(starts, ends, strict=True))
+
+
 def find_dicts(text: str) -> list[dict[Any, Any]]:
     """Every top-level ``{...}`` in the text that parses as a JSON/Python dict, in order."""
     return [value for _, _, value in dict_spans(text)]
