@@ -73,6 +73,11 @@ _PROSE_BOX = re.compile(
 )
 
 
+#: Keys that name an object, and keys that hold its box, in detection output (``{"label": ..., "bbox_2d": ...}``).
+LABEL_KEYS = ("label", "class", "category", "name", "object", "cls", "instance")
+BOX_KEYS = ("bbox_2d", "box_2d", "bbox", "box", "bounding_box", "coordinates", "bndbox")
+
+
 class Invalid(Exception):
     """An answer whose boxes cannot be read without guessing."""
 

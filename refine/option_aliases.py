@@ -105,7 +105,13 @@ def _compiled(alias: str) -> re.Pattern[str]:
 def aliases_for(option_keys: Iterable[str]) -> list[tuple[str, re.Pattern[str]]]:
     """(option key, pattern) for every alias of the offered options (normalised keys), excluding aliases that
     would match another offered option's own wording."""
-    keys = tuple(option_keys)
+    return _aliases(tuple(option_keys))
+
+
+@cache
+def _aliases(option_keys: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
+    """:func:`aliases_for` for one option list, worked out once: every answer to a question shares it."""
+    keys = option_keys
     out: list[tuple[str, re.Pattern[str]]] = []
     if "second" in keys:
         keys = tuple(k for k in keys if k not in _ORDINAL_OPTIONS)

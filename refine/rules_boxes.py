@@ -17,7 +17,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from avibench.refine.boxes import YXYX, Box, Invalid, is_corner_dict, normalise_all, prose_boxes, read_box
+from avibench.refine.boxes import (
+    BOX_KEYS,
+    LABEL_KEYS,
+    YXYX,
+    Box,
+    Invalid,
+    is_corner_dict,
+    normalise_all,
+    prose_boxes,
+    read_box,
+)
 from avibench.refine.context import RefineContext
 from avibench.refine.text import (
     DOUBT,
@@ -36,8 +46,6 @@ from avibench.refine.vocab import classes_in, normalise_key
 FRAMES = 10
 _KEY_ID = re.compile(r"^\s*(.*?)[\s_#-]*(\d+)\s*$")
 _FRAME_KEY = re.compile(r"^\s*(?:frame)?[\s_#-]*(\d+)\s*$", re.I)
-_LABEL_KEYS = ("label", "class", "category", "name", "object", "cls", "instance")
-_BOX_KEYS = ("bbox_2d", "box_2d", "bbox", "box", "bounding_box", "coordinates", "bndbox")
 _FRAME_KEYS = ("frame", "frame_id", "frame_index", "index")
 _NO_BOX = frozenset(
     {"none", "null", "", "n/a", "na", "no box", "no object", "not visible", "absent", "-", "—", "–", "not present",
@@ -81,9 +89,9 @@ def _unwrap(value: Any) -> Any:
 
 def _object_box(obj: Mapping[Any, Any]) -> Box | None:
     """The box of a ``{"label": ..., "bbox_2d": [...]}`` object, or of one with corner keys."""
-    key = next((k for k in _BOX_KEYS if k in obj), None)
+    key = next((k for k in BOX_KEYS if k in obj), None)
     if key is None:
-        return read_box({k: v for k, v in obj.items() if k not in _LABEL_KEYS and k not in _FRAME_KEYS})
+        return read_box({k: v for k, v in obj.items() if k not in LABEL_KEYS and k not in _FRAME_KEYS})
     box = read_box(obj[key])
     if box is not None and key == "box_2d" and box.order is None:
         box = Box(box.numbers, YXYX)
@@ -131,7 +139,7 @@ Instance = tuple[str, Box]
 def _from_objects(objects: list[Mapping[Any, Any]]) -> list[Instance] | None:
     out: list[Instance] = []
     for obj in objects:
-        name = next((obj[k] for k in _LABEL_KEYS if isinstance(obj.get(k), str)), None)
+        name = next((obj[k] for k in LABEL_KEYS if isinstance(obj.get(k), str)), None)
         box = _object_box(obj)
         if name is None or box is None:
             return None
@@ -212,7 +220,7 @@ def _from_table(text: str) -> list[Instance] | None:
     header, *rows = tables[0]
     lowered = [h.lower() for h in header]
     name_col = next(
-        (i for i, h in enumerate(lowered) if any(k in h for k in (*_LABEL_KEYS, "instrument"))), None
+        (i for i, h in enumerate(lowered) if any(k in h for k in (*LABEL_KEYS, "instrument"))), None
     )
     if name_col is None:
         return None
@@ -331,7 +339,7 @@ def _frames_from_objects(objects: list[Mapping[Any, Any]]) -> dict[int, Any] | N
         k = next((_frame_of(obj[key]) for key in _FRAME_KEYS if key in obj), None)
         if k is None or k in frames:
             return None
-        key = next((b for b in _BOX_KEYS if b in obj), None)
+        key = next((b for b in BOX_KEYS if b in obj), None)
         empty = key is not None and _no_box(obj[key])
         frames[k] = None if empty else _object_box(obj) or obj.get(key or "", [])
     return frames

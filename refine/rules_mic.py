@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from avibench.refine.boxes import BOX_KEYS, LABEL_KEYS
 from avibench.refine.context import RefineContext
 from avibench.refine.text import (
     CARDINALS,
@@ -257,18 +258,14 @@ def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
     return counts
 
 
-_DETECTION_LABELS = ("label", "class", "category", "name", "object")
-_DETECTION_BOXES = ("bbox_2d", "box_2d", "bbox", "box", "bounding_box")
-
-
 def _detections(dicts: list[dict[Any, Any]]) -> list[str] | None:
     """The labels of grounding output (Qwen's ``[{"bbox_2d": [...], "label": "dog"}, ...]``), one per object;
     ``None`` when the dicts are not all labelled boxes."""
     labels = []
     for d in dicts:
         keys = {str(k).lower(): v for k, v in d.items()}
-        label = next((keys[k] for k in _DETECTION_LABELS if k in keys), None)
-        if not isinstance(label, str) or not any(k in keys for k in _DETECTION_BOXES):
+        label = next((keys[k] for k in LABEL_KEYS if k in keys), None)
+        if not isinstance(label, str) or not any(k in keys for k in BOX_KEYS):
             return None
         labels.append(label)
     return labels or None
