@@ -28,6 +28,7 @@ from typing import Any
 from PIL import Image
 
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.definitions import constants_for
 from avibench.refine.context import RefineContext, build_context
 from avibench.refine.rules import apply_rules
 
@@ -56,7 +57,14 @@ def context(row: dict[str, Any], folder: Path) -> RefineContext:
         subtask=row.get("subtask"),
         n_candidates=row.get("n_candidates"),
         image=_image(row.get("image_wh"), folder),
+        prompt_text=prompt_text(row["task"]),
     )
+
+
+def prompt_text(task: str) -> str:
+    """The task's prompt as the model saw it (the corpus keeps only the question): rules set aside its echo."""
+    value = constants_for(task).get(f"prompt_{task.lower()}")
+    return value if isinstance(value, str) else ""
 
 
 #: Largest difference between a refined and an expected box coordinate that still counts as the same box:

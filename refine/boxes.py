@@ -61,14 +61,23 @@ _NUM = r"-?\d+(?:\.\d+)?"
 _FOUR = rf"{_NUM}\s*,\s*{_NUM}\s*,\s*{_NUM}\s*,\s*{_NUM}"
 _POINT = rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)"
 _AT = r"(?:\s+(?:is\s+)?(?:located\s+)?(?:at|is|of))?"
-#: A box written in prose: four numbers in brackets or parentheses, or two corner points.
+#: One named side or corner coordinate and its value ("left: 0.35", "x_min=12", "top 30%"); between them
+#: commas, bullets or line breaks.
+_NAMED = r"\s*(?:[=:]|\bis\b|\bof\b)?\s*(?P<{}>{}\s*%?)"
+_GAP = r"[\s,;*•-]*"
+#: A box written in prose: four numbers in brackets or parentheses, two corner points, four named sides, or a
+#: centre with a width and height.
 _PROSE_BOX = re.compile(
     rf"\[\s*(?P<list>{_FOUR})\s*\]|\(\s*(?P<tuple>{_FOUR})\s*\)"
-    rf"|\bfrom\s+(?:the\s+)?(?:point\s+)?{_POINT}\s*(?:to|-|–|until)\s*(?:the\s+)?(?:point\s+)?{_POINT}"
+    rf"|\bfrom\s+(?:the\s+)?(?:point\s+)?{_POINT}\s*(?:at\s+the\s+top[- ]left\s+)?(?:to|-|–|until)\s*"
+    rf"(?:the\s+)?(?:point\s+)?{_POINT}"
     rf"|\btop[- ]left(?:\s+corner)?{_AT}\s*:?\s*{_POINT}\s*(?:,|and|to|;)?\s*(?:the\s+|its\s+)?"
     rf"bottom[- ]right(?:\s+corner)?{_AT}\s*:?\s*{_POINT}"
-    rf"|\b(?:left|x_?min|x1)\s*[=:]\s*(?P<l>{_NUM})\s*,?\s*(?:top|y_?min|y1)\s*[=:]\s*(?P<t>{_NUM})\s*,?\s*"
-    rf"(?:right|x_?max|x2)\s*[=:]\s*(?P<r>{_NUM})\s*,?\s*(?:bottom|y_?max|y2)\s*[=:]\s*(?P<b>{_NUM})",
+    rf"|\b(?:left|x_?min|x1){_NAMED.format('l', _NUM)}{_GAP}(?:top|y_?min|y1){_NAMED.format('t', _NUM)}{_GAP}"
+    rf"(?:right|x_?max|x2){_NAMED.format('r', _NUM)}{_GAP}(?:bottom|y_?max|y2){_NAMED.format('b', _NUM)}"
+    rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is))?\s*:?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\){_GAP}"
+    rf"(?:with\s+)?(?:a\s+)?(?:w|width){_NAMED.format('w', _NUM)}{_GAP}(?:and\s+)?(?:a\s+)?"
+    rf"(?:h|height){_NAMED.format('h', _NUM)}",
     re.I,
 )
 
@@ -153,6 +162,26 @@ def _fits(boxes: list[list[float]], size: tuple[int, int] | None) -> bool:
     )
 
 
+_SIZE = re.compile(
+    r"\b(\d{2,5})\s*(?:[x×]|by)\s*(\d{2,5})\b(?=[^.\n]{0,25}\b(?:image|picture|photo|frame|resolution|pixels?|px)\b)"
+    r"|\b(?:image|picture|photo|frame|resolution)\b[^.\d\n]{0,25}\b(\d{2,5})\s*(?:[x×]|by)\s*(\d{2,5})\b",
+    re.I,
+)
+
+
+def _image_size(text: str, ctx: RefineContext) -> tuple[int, int] | None:
+    """The size of the image the model saw: as the answer states it ("the 640×480 image") or as read from the
+    image; :class:`Invalid` when the answer states another size than the image has, or two sizes."""
+    stated = {
+        (int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4)))
+        for m in _SIZE.finditer(text)
+        if (m.group(1) or m.group(3)) != "1000"
+    }
+    if len(stated) > 1 or (stated and ctx.image_size is not None and stated != {ctx.image_size}):
+        raise Invalid(f"image sizes {sorted(stated)} stated beside {ctx.image_size}")
+    return stated.pop() if stated else ctx.image_size
+
+
 class Scaler:
     """Turns xyxy boxes of one answer into normalised ones, with one scale for the whole answer.
 
@@ -187,7 +216,7 @@ class Scaler:
                 )
             self.divisor = (GRID_MAX, GRID_MAX)
         else:
-            size = ctx.image_size
+            size = _image_size(text, ctx)
             if size is None or said_grid:
                 raise Invalid("pixel boxes without an image size")
             self.divisor = (float(size[0]), float(size[1]))
@@ -229,9 +258,13 @@ def prose_boxes(text: str) -> list[ProseBox]:
         if flat is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])
             order = None
-        elif m.group("l") is not None:
-            nums = _four([float(m.group(k)) for k in "ltrb"])
-            order = XYXY
+        elif m.group("l") is not None or m.group("cx") is not None:
+            names = ("l", "t", "r", "b") if m.group("l") is not None else ("cx", "cy", "w", "h")
+            values = [m.group(k) for k in names]
+            if len({"%" in v for v in values}) > 1:
+                continue  # some sides in percent, some not
+            nums = _four([float(v.rstrip(" %")) / (100 if "%" in v else 1) for v in values])
+            order = XYXY if names[0] == "l" else CXCYWH
         else:
             points = [g for g in m.groups()[2:] if g is not None]
             nums = _four([float(v) for v in points])

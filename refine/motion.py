@@ -23,10 +23,11 @@ _FROM_TO = re.compile(
     rf"(?:the\s+)?(?P<end>{_POSITION})\b",
     re.I,
 )
-#: "starts near the bottom-left corner and ends near the top-right corner"
+#: "starts near the bottom-left corner and ends near the top-right corner", "starts at the lower left and
+#: travels diagonally up to the upper right"
 _STARTS_ENDS = re.compile(
     rf"\bstart(?:s|ed|ing)?\s+(?:\w+\s+){{0,3}}?(?:the\s+)?(?P<start>{_POSITION})\b[\w\s,-]{{0,40}}?"
-    rf"\bend(?:s|ed|ing)?\s+(?:\w+\s+){{0,3}}?(?:the\s+)?(?P<end>{_POSITION})\b",
+    rf"(?:\bend(?:s|ed|ing)?\s+(?:\w+\s+){{0,3}}?|\b(?:to|towards?|into)\s+)(?:the\s+)?(?P<end>{_POSITION})\b",
     re.I,
 )
 _STEP = {
@@ -50,7 +51,8 @@ _VERB_SIDE = re.compile(
 _MOTION = re.compile(
     r"\b(?:mov(?:es|ed|ing|e)|travel(?:s|led|ling|ed|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|drift(?:s|ing)?|"
     r"shift(?:s|ing|ed)?|roll(?:s|ing)?|head(?:s|ing)?|glid(?:es|ing|e)|translat(?:es|ing|ion)|motion|path|"
-    r"goes|went|rises|rising|falls|falling|descends|ascends)\b",
+    r"goes|went|rises|rising|falls|falling|descends|ascends|bounc(?:es|ing|e)|oscillat(?:es|ing)|swing(?:s|ing)?|"
+    r"bob(?:s|bing)?)\b",
     re.I,
 )
 _STILL = re.compile(r"\b(?:not|doesn't|does not|never|no|stationary|still|static|without)\b", re.I)
@@ -87,20 +89,36 @@ def _kind(vector: Vector) -> str:
     return "d" if dx and dy else ("h" if dx else "v")
 
 
+#: Back-and-forth movement along one axis: a class of movement without a direction.
+_OSCILLATION = re.compile(
+    r"\b(?:up and down|down and up|upwards and downwards)\b|\b(?:left and right|right and left|side to side|"
+    r"side-to-side)\b",
+    re.I,
+)
+
+
+def _by_class(options: Sequence[str], kind: str) -> list[str]:
+    return [o for o in options if _CLASSES.get(o.strip().lower()) == kind]
+
+
 def direction_answer(span: str, options: Sequence[str]) -> str | None:
     """The option a described movement matches, or ``None`` (no movement described, or several)."""
     if not (_MOTION.search(span) or _STARTS_ENDS.search(span)) or _STILL.search(span):
         return None
+    swings = {"v" if "up" in m.group().lower() else "h" for m in _OSCILLATION.finditer(span)}
+    span = _OSCILLATION.sub(" ", span)
     vectors = _vectors(span)
-    classes = {_CLASSES[w] for w in re.findall(r"[a-z]+", span.lower()) if w in _CLASSES}
+    classes = {_CLASSES[w] for w in re.findall(r"[a-z]+", span.lower()) if w in _CLASSES} | swings
+    if swings and not vectors:
+        matches = _by_class(options, swings.pop()) if len(classes) == 1 else []
+        return matches[0] if len(matches) == 1 else None
     if len(vectors) != 1:
         return None
     vector = vectors.pop()
     if classes and classes != {_kind(vector)}:
         return None
     by_vector = [o for o in options if _vectors(f"from {o}") == {vector}]
-    by_class = [o for o in options if _CLASSES.get(o.strip().lower()) == _kind(vector)]
-    matches = by_vector or by_class
+    matches = by_vector or _by_class(options, _kind(vector))
     return matches[0] if len(matches) == 1 else None
 
 
@@ -120,6 +138,11 @@ _FORWARD = re.compile(
 _BACKWARD = re.compile(r"\b(?:after(?! which)(?!wards?)|preceded by|following)\b", re.I)
 _FIRST_Q = re.compile(r"\b(?:first|earliest|initially|earlier)\b", re.I)
 _LAST_Q = re.compile(r"\b(?:last|latest|final|finally|later)\b", re.I)
+#: "the instrument on the right of the first sounding one": the order names the reference, not the answer.
+_RELATION_Q = re.compile(r"\b(?:left|right|middle|cent(?:er|re)|next to|beside)\b", re.I)
+#: "opens with a burst of noise", "ends with the violin": the option just after names that end of the order.
+_OPENS = re.compile(r"\b(?:opens|begins|starts|kicks off|leads off)\s+with\s+(?:\w+\s+){0,3}$")
+_CLOSES = re.compile(r"\b(?:ends|closes|finishes|concludes|wraps up)\s+with\s+(?:\w+\s+){0,3}$")
 
 
 def order_answer(span: str, mentions: Sequence[tuple[str, int, int]], question: str) -> str | None:
@@ -128,10 +151,13 @@ def order_answer(span: str, mentions: Sequence[tuple[str, int, int]], question: 
     ``mentions`` are (option, start, end) in the span's text order, with positions in ``span``.
     """
     asks_first, asks_last = bool(_FIRST_Q.search(question)), bool(_LAST_Q.search(question))
-    if asks_first == asks_last or len(mentions) < 2:
+    if asks_first == asks_last or len(mentions) < 2 or _RELATION_Q.search(question):
         return None
     if len({m[0] for m in mentions}) != len(mentions):
         return None
+    ends = [m[0] for m in mentions if (_OPENS if asks_first else _CLOSES).search(span[: m[1]])]
+    if ends:
+        return ends[0] if len(ends) == 1 else None
     steps = []
     for (_, _, end), (_, start, _) in pairwise(mentions):
         between = span[end:start]

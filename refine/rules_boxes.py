@@ -59,7 +59,7 @@ _WHOLE_ANSWER = frozenset(
 #: A label of up to three words that opens a line, a bullet or a sentence and ends in ":" or "=".
 _LABEL_BEFORE = re.compile(
     r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"
-    r"(?:[:=]|->|→)\s*[*`]*\s*$"
+    r"(?:[:=]|->|→|—|–)\s*[*`]*\s*$"
 )
 _SENTENCE_END = re.compile(r"[.!?;\n]\s*")
 
@@ -192,9 +192,9 @@ def _name_in(segment: str, ctx: RefineContext) -> str | None:
     label = _label_before(segment)
     if label is not None and label.lower() not in _WHOLE_ANSWER:
         return label
-    clauses = [c for c in _SENTENCE_END.split(segment) if c.strip()]
+    clauses = [c for c in _SENTENCE_END.split(segment) if re.search(r"\w", c)]
     named = classes_in(clauses[-1], ctx.classes) if clauses else []
-    if not named and clauses and re.match(r"\s*(?:its|it|the object|this object)\b", clauses[-1], re.I):
+    if not named and clauses and re.search(r"\b(?:its|it|the object|this object)\b", clauses[-1], re.I):
         named = classes_in(segment, ctx.classes)  # "The sounding object is the erhu. Its top-left corner ..."
     return named[0] if len(named) == 1 else None
 
@@ -389,12 +389,79 @@ def _frames_from_pairs(text: str) -> dict[int, Any] | None:
     return frames or None
 
 
+#: "barely moves", "does not change": stillness, which does not take a box away from any frame.
+_STILL = re.compile(
+    r"\b(?:barely|hardly|never|not|doesn't|does not|don't|do not|without)\s+(?:\w+\s+)?"
+    r"(?:move|moves|moving|shift|shifts|change|changes)\b",
+    re.I,
+)
+
+
 def _frames_for_all(text: str) -> dict[int, Any] | None:
     """One box said to hold in every frame ("the dog stays at [..] in all ten frames")."""
     boxes = prose_boxes(text)
-    if len(boxes) != 1 or not _ALL_FRAMES.search(text) or _NOT_ALL.search(text) or HEDGE.search(text):
+    if len(boxes) != 1 or not _ALL_FRAMES.search(text) or _not_all(text) or HEDGE.search(text):
         return None
     return dict.fromkeys(range(FRAMES), boxes[0].box)
+
+
+def _not_all(text: str) -> bool:
+    """The text limits or changes the box somewhere ("except frame 3", "moves right", "leaves")."""
+    return _NOT_ALL.search(_STILL.sub(" ", text)) is not None
+
+
+_NEXT_FRAME = r"(?:frames?[\s_#-]*)?\d+(?![.\d])"
+#: A mention of frames: "frame 3", "frames 4-9", "frames 5 to 9", "Frames 0, 1, 2 and 7".
+_FRAME_MENTION = re.compile(
+    rf"\bframes?[\s_#-]*(\d+)(?![.\d])((?:\s*(?:,|&|\band\b)\s*{_NEXT_FRAME})*)"
+    rf"(?:\s*(?:-|–|—|to|through|thru)\s*(?:frames?[\s_#-]*)?(\d+)(?![.\d]))?",
+    re.I,
+)
+#: A frame described as having no sounding object in it.
+_ABSENT = re.compile(
+    r"\b(?:none|null|no (?:sounding )?(?:object|box|instrument|source)|not visible|invisible|off[- ](?:screen|stage|"
+    r"camera)|out of (?:the )?(?:frame|shot|view|picture)|absent|not present|not in (?:the )?(?:frame|shot|view)|"
+    r"hidden|occluded|gone|leaves|left the|walks off|disappear(?:s|ed)?|no longer)\b",
+    re.I,
+)
+
+
+def _mentioned_frames(m: re.Match[str]) -> list[int] | None:
+    listed = [int(m.group(1)), *(int(n) for n in re.findall(r"\d+", m.group(2) or ""))]
+    if m.group(3) is None:
+        return listed
+    last = int(m.group(3))
+    return list(range(listed[-1], last + 1)) if len(listed) == 1 and last >= listed[0] else None
+
+
+def _frames_from_mentions(text: str) -> dict[int, Any] | None:
+    """Frames named in prose, each followed by its box or by words saying nothing sounds there ("In frame 0,
+    the sax is from (x, y) to (x, y). ... In frames 5 to 9 it walks off stage"). A stretch that gives
+    neither (narration, "starting in frame 2") assigns nothing; a box before the first mention, two boxes
+    for one stretch or one frame given twice refuse."""
+    mentions = list(_FRAME_MENTION.finditer(text))
+    if not mentions or prose_boxes(text[: mentions[0].start()]):
+        return None
+    frames: dict[int, Any] = {}
+    for m, after in zip(mentions, [*mentions[1:], None], strict=True):
+        stretch = text[m.end() : after.start() if after else len(text)]
+        boxes = prose_boxes(stretch)
+        numbers = _mentioned_frames(m)
+        if len(boxes) > 1 or numbers is None:
+            return None
+        if boxes:
+            value: Any = boxes[0].box
+        elif re.search(r"\[[^\]]*\]", stretch):
+            return None  # "[]" or a placeholder: the frame-pair reading keeps it as written
+        elif _ABSENT.search(stretch):
+            value = None
+        else:
+            continue
+        for k in numbers:
+            if k in frames:
+                return None
+            frames[k] = value
+    return frames if any(v is not None for v in frames.values()) else None
 
 
 def _frames(text: str) -> dict[int, Any] | None:
@@ -410,7 +477,7 @@ def _frames(text: str) -> dict[int, Any] | None:
         return dict(enumerate(lists[0]))
     if markdown_tables(text):
         return _frames_from_table(text)
-    return _frames_from_pairs(text) or _frames_for_all(text)
+    return _frames_from_mentions(text) or _frames_from_pairs(text) or _frames_for_all(text)
 
 
 _NOT_SOUNDING = r"[^.;\n]{0,40}?\b(?:is not|isn't|is never|not being|never|is silent|silent|makes no sound)\b"
@@ -452,12 +519,7 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     outside = outside_dicts(text)
     if not present and prose_boxes(outside):
         return None  # no box in any frame, yet the prose gives one
-    if (
-        dict_spans(text)
-        and len(present) < FRAMES
-        and _ALL_FRAMES.search(outside)
-        and not _NOT_ALL.search(outside)
-    ):
+    if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(outside) and not _not_all(outside):
         return None  # frames without a box, yet the prose says the object is in every frame
     if DOUBT.search(text):
         return None

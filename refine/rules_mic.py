@@ -25,6 +25,7 @@ from avibench.refine.text import (
     strip_answer_prefix,
     to_int,
     usable,
+    without_echo,
     words,
 )
 from avibench.refine.vocab import class_at, normalise_key, singular
@@ -48,7 +49,7 @@ _LINE_PAIR = re.compile(
 _COUNT_FIRST = re.compile(r"^[\s*\-•]*\**(\d+)\s*(?:×|x)\s*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*[.,;]?$")
 #: Several "name × count" pairs on one line ("Dog × 2, Man × 1"), and a lead-in before them ("I hear: ").
 _PAIR_SPLIT = re.compile(r"\s*(?:[,;]|\band\b)\s*")
-_LEAD_IN = re.compile(r"^[^:×]{0,60}:\s+(?=.*×|.*\sx\s*\d)")
+_LEAD_IN = re.compile(r"^[^:×]{0,60}:\s+(?=.*×|.*\sx\s*\d|.*\(\s*\d+\s*\))")
 _COUNT_HEADERS = ("count", "number", "quantity", "instances", "how many", "amount", "#")
 _LOOKBACK = 3
 #: Prose longer than this is an essay, not an answer: it goes to the LLM.
@@ -71,9 +72,28 @@ def _unwrap(value: dict[Any, Any]) -> dict[Any, Any]:
     return value
 
 
+_SLOT = re.compile(r"^(cls|class|name|object|count|number)_?(\d+)$", re.I)
+
+
+def _slots(value: dict[Any, Any]) -> dict[Any, Any] | None:
+    """The prompt's template filled in slot by slot (``{cls_1: 'guitar', count_1: 1, ...}``) as name -> count;
+    ``None`` when the dict is not such a template."""
+    names: dict[str, Any] = {}
+    numbers: dict[str, Any] = {}
+    for key, item in value.items():
+        m = _SLOT.match(str(key))
+        if m is None:
+            return None
+        (numbers if m.group(1).lower() in ("count", "number") else names)[m.group(2)] = item
+    if not names or names.keys() != numbers.keys() or not all(isinstance(n, str) for n in names.values()):
+        return None
+    return {names[k]: numbers[k] for k in names}
+
+
 def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | None:
     counts: dict[str, int] = {}
-    for key, raw_count in _unwrap(value).items():
+    value = _unwrap(value)
+    for key, raw_count in (_slots(value) or value).items():
         if not isinstance(key, str) or not key.strip():
             return None
         n = to_int(raw_count)
@@ -83,8 +103,17 @@ def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | No
     return counts
 
 
+#: A note in parentheses without a number ("female × 1 (lead vocals)"), and a unit word after a count
+#: ("Bread – 1 loaf"): neither changes the pair.
+_NOTE = re.compile(r"\s*\((?![^)]*\d)[^)]*\)")
+_UNIT_AFTER = re.compile(
+    r"(\d+)\s+(?!(?:or|to|and|plus|more|maybe|possibly|probably|perhaps|approx|approximately|roughly|about|at|or so|ish)\b)[A-Za-z]+\s*([.,;]?)\s*$"
+)
+
+
 def _pair(piece: str) -> tuple[str, str] | None:
     """(name, count) of one ``dog: 2`` / ``Dog × 2`` / ``2 × dog`` piece."""
+    piece = _UNIT_AFTER.sub(r"\1\2", _NOTE.sub("", piece))
     m = _LINE_PAIR.match(piece)
     if m is not None:
         return m.group(1), m.group(2)
@@ -119,13 +148,39 @@ def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
     rows = [i for i, f in enumerate(found) if f is not None]
     if not rows or rows != list(range(rows[0], rows[-1] + 1)):
         return None
-    if any(_gives_quantity(lines[i]) for i, f in enumerate(found) if f is None):
+    counts = _tally([pair for f in found if f is not None for pair in f], ctx)
+    prose = " ".join(lines[i] for i, f in enumerate(found) if f is None)
+    if counts is None or (_quantities(prose) and not _agrees(counts, prose, ctx)):
         return None
-    return _tally([pair for f in found if f is not None for pair in f], ctx)
+    return counts
 
 
-def _gives_quantity(line: str) -> bool:
-    return any(w.isdigit() or w in CARDINALS for w in words(line))
+#: Words that count the objects already listed rather than new ones ("three separate animals", "4 in total").
+_RESTATING = frozenset(
+    {"animal", "animals", "source", "sources", "object", "objects", "instance", "instances", "thing", "things",
+     "item", "items", "total", "emitter", "emitters", "individual", "individuals", "altogether", "overall"}
+)  # fmt: skip
+
+
+def _quantities(text: str) -> list[tuple[int, list[str]]]:
+    """Each number in the text, with the few words after it."""
+    tokens = words(text)
+    return [
+        (int(w) if w.isdigit() else CARDINALS[w], tokens[i + 1 : i + 1 + _LOOKBACK])
+        for i, w in enumerate(tokens)
+        if w.isdigit() or w in CARDINALS
+    ]
+
+
+def _agrees(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool:
+    """Prose beside a list of counts that gives no class another count and whose other numbers restate a
+    count or the total ("so I counted three separate animals" beside ``Dogs: 3``)."""
+    allowed = {*counts.values(), sum(counts.values())}
+    return not _contradicts(counts, prose, ctx) and all(
+        n in allowed
+        and (_RESTATING & set(after) or any(class_at(after, k, ctx.classes) for k in range(len(after))))
+        for n, after in _quantities(prose)
+    )
 
 
 def _from_table(text: str, ctx: RefineContext) -> dict[str, int] | None:
@@ -237,7 +292,26 @@ def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool
     found = _prose_quantities(words(prose), ctx.classes, articles=False)
     if found is None:
         return False
-    return any(qs != {counts.get(cls, 0)} for cls, qs in found[0].items() if qs != {0})
+    by_kind: dict[str, int] = {}
+    for cls, n in counts.items():
+        by_kind[_kind(cls)] = by_kind.get(_kind(cls), 0) + n
+    for cls, qs in found[0].items():
+        if qs == {0}:
+            continue
+        if cls in counts:
+            if qs != {counts[cls]}:
+                return True
+        elif qs != {by_kind.get(_kind(cls), 0)}:
+            return True  # "a single female vocalist" beside {"woman": 1} agrees; beside {} it does not
+    return False
+
+
+#: Classes that all name a person: the prose may call the dict's "woman" a "female vocalist".
+_PEOPLE = frozenset({"man", "woman", "male", "female", "boy", "girl", "baby", "person"})
+
+
+def _kind(cls: str) -> str:
+    return "person" if cls in _PEOPLE else cls
 
 
 def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
@@ -258,17 +332,22 @@ def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
     return counts
 
 
-def _detections(dicts: list[dict[Any, Any]]) -> list[str] | None:
-    """The labels of grounding output (Qwen's ``[{"bbox_2d": [...], "label": "dog"}, ...]``), one per object;
-    ``None`` when the dicts are not all labelled boxes."""
-    labels = []
+_COUNT_KEYS = ("count", "number", "quantity", "num", "amount")
+
+
+def _detections(dicts: list[dict[Any, Any]]) -> list[tuple[str, str]] | None:
+    """(label, count) of labelled objects: grounding output (Qwen's ``[{"bbox_2d": [...], "label": "dog"}]``),
+    one per object, or ``[{"label": "gun", "count": 3}]``; ``None`` when the dicts are not all of one kind."""
+    pairs = []
     for d in dicts:
         keys = {str(k).lower(): v for k, v in d.items()}
         label = next((keys[k] for k in LABEL_KEYS if k in keys), None)
-        if not isinstance(label, str) or not any(k in keys for k in BOX_KEYS):
+        count = next((keys[k] for k in _COUNT_KEYS if k in keys), None)
+        boxed = any(k in keys for k in BOX_KEYS)
+        if not isinstance(label, str) or boxed == (count is not None) or (not boxed and len(keys) > 3):
             return None
-        labels.append(label)
-    return labels or None
+        pairs.append((label, "1" if boxed else str(count)))
+    return pairs or None
 
 
 def parse_mic(raw: object, ctx: RefineContext) -> str | None:
@@ -276,12 +355,12 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
     text = usable(raw)
     if text is None:
         return None
-    text = strip_answer_prefix(text)
+    text = strip_answer_prefix(without_echo(text, ctx.prompt_text))
     spans = dict_spans(text)
     dicts = [value for _, _, value in spans]
-    labels = _detections(dicts)
-    if labels is not None:
-        counts = _tally([(label, "1") for label in labels], ctx)
+    detected = _detections(dicts)
+    if detected is not None:
+        counts = _tally(detected, ctx)
         return canonical_mic(counts) if counts else None
     if dicts:
         parsed = [_from_dict(d, ctx) for d in dicts]

@@ -150,11 +150,24 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
             return found[0] if found == [o for o in options if o.lower() == "not sure"][:1] else None
     if not found:
         return None if HEDGE.search(span) else direction_answer(span, options)
+    if len(found) > 1 and not ctx.multi_answer:
+        found = _unasked(found, span, ctx)
     if len(found) == 1:
         return None if contradicts_direction(span, found[0]) else found[0]
     if ctx.multi_answer:
         return ";".join(found) if explicit and not HEDGE.search(span) else None
     return order_answer(norm(span), [(m.option, m.start, m.end) for m in mentions], ctx.question)
+
+
+def _unasked(found: list[str], span: str, ctx: RefineContext) -> list[str]:
+    """The options a span names besides those the question itself names as its reference ("the instrument on
+    the left of the flute" -> "On the left of the flute there is a clarinet": clarinet), when one is left and
+    the span negates nothing."""
+    asked = {m.option for m in _mentions(ctx.question, ctx.options)} if ctx.question else set()
+    rest = [o for o in found if o not in asked]
+    if len(rest) == 1 and len(rest) < len(found) and not _NEGATIVE.search(span):
+        return rest
+    return found
 
 
 def _numbers(span: str) -> list[int]:
@@ -241,10 +254,19 @@ def _levels(text: str) -> list[tuple[list[str], bool]]:
 _REASON = re.compile(r"\b(?:because|since|due to|given that|whereas|owing to)\b", re.I)
 
 
+#: A short answer, a dash and its explanation ("First clip - it's much cleaner, the second one is noisy").
+_LEAD_DASH = re.compile(r"^\W*((?:[\w'-]+[ \t]+){0,3}[\w'-]+)[ \t]+[-\u2013\u2014][ \t]+(.+)$", re.S)
+
+
 def _head(span: str) -> str:
     """The span before its explanation ("The second is clearer because the first is noisy" -> "The second is
-    clearer"): an option named only in the reasons is not the answer."""
-    return _REASON.split(span, maxsplit=1)[0]
+    clearer"; "First clip - it's cleaner than the second" -> "First clip"): an option named only in the
+    reasons is not the answer."""
+    span = _REASON.split(span, maxsplit=1)[0]
+    lead = _LEAD_DASH.match(span)
+    if lead is None or _CORRECTION.search(lead.group(2)) or _NEGATIVE.search(lead.group(1)):
+        return span
+    return lead.group(1)
 
 
 def _level_answers(

@@ -122,6 +122,24 @@ def usable(raw: Any) -> str | None:
     return text or None
 
 
+#: Fewest words a line needs before it counts as an echo of the prompt rather than a coincidence.
+_ECHO_WORDS = 5
+
+
+def without_echo(text: str, prompt: str) -> str:
+    """The text without the lines that repeat the prompt ("There may be one or more sound-emitting objects in
+    the provided audio."): small models echo their instructions, whose example counts are not answers."""
+    if not prompt:
+        return text
+    said = " ".join(words(prompt))
+    kept = [
+        line
+        for line in text.splitlines()
+        if len(words(line)) < _ECHO_WORDS or " ".join(words(line)) not in said
+    ]
+    return "\n".join(kept)
+
+
 def words(text: str) -> list[str]:
     """Lowercase word tokens (letters, digits, apostrophes and inner hyphens/underscores)."""
     return re.findall(r"[a-z0-9]+(?:['_-][a-z0-9]+)*", text.lower())

@@ -1,0 +1,237 @@
+"""Rules read the prose forms the holdout4 misses showed, in new words, and refuse their doubtful twins.
+
+Frames named in running text with their boxes, sides given as percentages or one per line, a centre with a
+width and height, the image size stated beside pixel corners; counts with notes, units, echoed prompts and
+restating prose; answers naming the question's own reference object; oscillating and diagonal movement;
+orders stated as "opens with"; a short answer before a dash.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.definitions import constants_for
+from avibench.refine.context import build_context
+from avibench.refine.rules import apply_rules
+
+ORDER = ["sound", "noise", "not sure"]
+CLARITY = ["first", "last", "same", "not sure"]
+MOVES_2D = ["horizontal", "inclined", "vertical", "no movenment", "None", "not sure"]
+CORNERS = [
+    "Bottom-left to top-right",
+    "Bottom-right to top-left",
+    "Top-left to bottom-right",
+    "Top-right to bottom-left",
+    "None",
+    "not sure",
+    "No movement",
+]
+INSTRUMENTS = list(constants_for("AVQA")["avqa_cls_list"])
+
+
+def _refine(task: str, raw: str, *, question: str = "", options: object = "", **kw: object) -> str | None:
+    ctx = build_context(AVIBENCH.task(task), question=question, options=options, **kw)  # type: ignore[arg-type]
+    return apply_rules(raw, ctx)
+
+
+def _frames(raw: str) -> dict[str, object] | None:
+    got = _refine("AVLG", raw)
+    return None if got is None else ast.literal_eval(got)
+
+
+# --- AVLG: frames named in prose ---------------------------------------------------------------------------
+
+
+def test_frames_named_in_sentences_take_the_box_that_follows_them() -> None:
+    raw = (
+        "During frame 0 the cat sits from (0.10, 0.20) to (0.30, 0.50)."
+        " In frame 1 it is from (0.12, 0.20) to (0.32, 0.50)."
+        " In frames 2 through 9 the cat has jumped out of view."
+    )
+    frames = _frames(raw)
+    assert frames is not None
+    assert frames["frame_0"] == [0.1, 0.2, 0.3, 0.5]
+    assert frames["frame_1"] == [0.12, 0.2, 0.32, 0.5]
+    assert all(frames[f"frame_{k}"] is None for k in range(2, 10))
+
+
+def test_listed_frames_share_one_box_and_the_rest_are_empty() -> None:
+    frames = _frames("Frames 1, 3 and 5: [0.2, 0.1, 0.6, 0.7]\nFrames 6-9: none, the drummer is hidden")
+    assert frames is not None
+    assert [k for k in range(10) if frames[f"frame_{k}"] is not None] == [1, 3, 5]
+
+
+def test_corner_points_per_frame_line() -> None:
+    frames = _frames(
+        "frame 0: top-left (0.40, 0.10), bottom-right (0.70, 0.60)\n"
+        "frame 1: top-left (0.41, 0.10), bottom-right (0.71, 0.61)\n"
+        "frames 2-9: the guitarist is off screen."
+    )
+    assert frames is not None and frames["frame_1"] == [0.41, 0.1, 0.71, 0.61] and frames["frame_5"] is None
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # a box before any frame is named: which frames it belongs to is not said
+        "The dog is at [0.1, 0.2, 0.3, 0.4] in frames 0-4 and at [0.5, 0.2, 0.7, 0.4] in frames 5-9.",
+        # two boxes for one stretch of frames
+        "Frames 0-9: [0.1, 0.2, 0.3, 0.4] or maybe [0.5, 0.2, 0.7, 0.4]",
+        # one frame given twice
+        "Frame 2: [0.1, 0.2, 0.3, 0.4]\nFrames 0-4: [0.5, 0.2, 0.7, 0.4]",
+    ],
+)
+def test_frame_prose_that_does_not_say_which_box_goes_where_is_refused(raw: str) -> None:
+    assert _refine("AVLG", raw) is None
+
+
+def test_one_box_for_every_frame_of_an_object_that_barely_moves() -> None:
+    frames = _frames(
+        "The cello is heard in all ten frames and hardly moves, so each frame gets [0.3, 0.2, 0.6, 0.9]."
+    )
+    assert frames is not None and all(frames[f"frame_{k}"] == [0.3, 0.2, 0.6, 0.9] for k in range(10))
+    moving = "The cello is heard in all ten frames but moves to the right, so each frame gets [0.3, 0.2, 0.6, 0.9]."
+    assert _refine("AVLG", moving) is None
+
+
+def test_sides_in_percent_for_every_frame() -> None:
+    frames = _frames("Box: left 20%, top 10%, right 55%, bottom 95%, the same for frames 0-9.")
+    assert frames is not None and frames["frame_9"] == [0.2, 0.1, 0.55, 0.95]
+    assert _refine("AVLG", "Box: left 20%, top 0.1, right 55%, bottom 95%, the same for frames 0-9.") is None
+
+
+# --- AVL: prose boxes ----------------------------------------------------------------------------------------
+
+
+def test_one_side_per_line_under_a_bold_name() -> None:
+    got = _refine("AVL", "**Trumpet**\n- left: 0.20\n- top: 0.15\n- right: 0.45\n- bottom: 0.60")
+    assert got is not None and json.loads(got) == {"trumpet_1": "[0.2, 0.15, 0.45, 0.6]"}
+
+
+def test_a_centre_with_width_and_height() -> None:
+    got = _refine("AVL", "dog_1 — centre (0.40, 0.50), width 0.20, height 0.40")
+    assert got is not None
+    assert [round(v, 6) for v in ast.literal_eval(json.loads(got)["dog_1"])] == [0.3, 0.3, 0.5, 0.7]
+
+
+def test_pixel_corners_with_the_image_size_stated(tmp_path: Path) -> None:
+    raw = "The barking comes from the dog; in the 800×400 image it spans from (200, 100) to (600, 300) in pixels."
+    got = _refine("AVL", raw)
+    assert got is not None and json.loads(got) == {"dog_1": "[0.25, 0.25, 0.75, 0.75]"}
+    image = tmp_path / "frame.png"
+    Image.new("RGB", (640, 480)).save(image)
+    assert _refine("AVL", raw, image=image) is None  # the stated size is not the image's
+
+
+# --- MIC ---------------------------------------------------------------------------------------------------------
+
+
+def test_a_note_in_parentheses_and_a_unit_after_a_count() -> None:
+    assert json.loads(_refine("AMIC", "Heard: dog × 2 (one far away), car × 1 (idling)") or "{}") == {
+        "dog": "2",
+        "car": "1",
+    }
+    assert json.loads(_refine("VMIC", "* **Apples** – 3 pieces\n* **Bread** – 1 loaf") or "{}") == {
+        "apple": "3",
+        "bread": "1",
+    }
+    assert _refine("VMIC", "* **Apples** – 3 or more\n* **Bread** – 1 loaf") is None
+
+
+def test_an_echoed_prompt_line_is_not_a_count() -> None:
+    prompt = constants_for("AMIC")["prompt_amic"]
+    raw = (
+        "There may be one or more sound-emitting objects in the provided audio.\nObjects: Cat (2), Baby (1)."
+    )
+    ctx = build_context(AVIBENCH.task("AMIC"), prompt_text=prompt)
+    assert json.loads(apply_rules(raw, ctx) or "{}") == {"cat": "2", "baby": "1"}
+
+
+def test_labelled_counts_and_filled_template_slots() -> None:
+    assert _refine("AMIC", '[{"label": "bird", "count": 4}, {"label": "man", "count": 1}]') == (
+        '{"bird": "4", "man": "1"}'
+    )
+    assert (
+        _refine("VMIC", "{cls_1: 'cat', count_1: 2, cls_2: 'dog', count_2: 1}") == '{"cat": "2", "dog": "1"}'
+    )
+    assert _refine("VMIC", "{cls_1: 'cat', count_1: 2, cls_2: 'dog'}") is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("- Birds: 2\n- Man: 1\n\nI counted three sound sources in total.", {"bird": "2", "man": "1"}),
+        ("- Birds: 2\n- Man: 1\n\nThere are also two dogs barking.", None),
+        ("- Birds: 2\n- Man: 1\n\nActually I hear four birds.", None),
+        ("- Birds: 2\n- Man: 1\n\nThere are five chickens too.", None),
+    ],
+)
+def test_prose_beside_a_count_list_must_restate_it(raw: str, expected: dict[str, str] | None) -> None:
+    got = _refine("AMIC", raw)
+    assert (json.loads(got) if got else None) == expected
+
+
+def test_a_person_described_another_way_beside_a_dict() -> None:
+    raw = "* **Woman**: a single female voice is singing.\n\nanswer={'woman': 1, 'piano': 1}"
+    assert _refine("AMIC", raw) == '{"woman": "1", "piano": "1"}'
+    assert _refine("AMIC", "Two female voices sing.\n\nanswer={'woman': 1, 'piano': 1}") is None
+
+
+# --- QA ------------------------------------------------------------------------------------------------------
+
+
+def test_the_option_that_is_not_the_questions_reference() -> None:
+    question = "Which instrument is on the right of the cello?"
+    assert _refine(
+        "AVQA", "To the right of the cello sits a banjo.", question=question, options=INSTRUMENTS
+    ) == ("**banjo**")
+    no = "There is no banjo to the right of the cello."
+    assert _refine("AVQA", no, question=question, options=INSTRUMENTS) is None
+
+
+def test_an_order_question_about_a_relation_is_not_read_as_an_order() -> None:
+    question = "What is the instrument to the left of the first sounding instrument?"
+    raw = "The player on the left has a **flute**, which starts after the piano.\n\n**Answer: flute**"
+    assert _refine("AVQA", raw, question=question, options=INSTRUMENTS) == "**flute**"
+
+
+def test_what_the_recording_opens_with_comes_first() -> None:
+    question = "Which comes first, the sound or the noise?"
+    raw = "The clip begins with a hiss of noise; the sound arrives later."
+    assert _refine("ASQA", raw, question=question, options=ORDER) == "**noise**"
+    last = "Which comes last, the sound or the noise?"
+    assert _refine(
+        "ASQA", "The clip ends with the sound, after the noise.", question=last, options=ORDER
+    ) == ("**sound**")
+
+
+def test_a_short_answer_before_a_dash() -> None:
+    question = "Which clip is clearer?"
+    raw = "Last one - the first has a lot of hiss."
+    assert _refine("ASQA", raw, question=question, options=CLARITY) == "**last**"
+    negated = "Not the last one - the first has a lot of hiss."
+    assert _refine("ASQA", negated, question=question, options=CLARITY) != "**last**"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("The triangle bounces up and down the whole time.", "**vertical**"),
+        ("It slides from side to side across the screen.", "**horizontal**"),
+        ("It moves up and down and from side to side.", None),
+    ],
+)
+def test_back_and_forth_movement_names_its_axis(raw: str, expected: str | None) -> None:
+    assert _refine("VSQA_V", raw, question="How does the triangle move?", options=MOVES_2D) == expected
+
+
+def test_a_start_corner_and_the_corner_it_travels_to() -> None:
+    raw = "The cube starts at the top right and drifts down to the lower left."
+    got = _refine("VSQA_V", raw, question="How does the cube move?", options=CORNERS)
+    assert got == "**Top-right to bottom-left**"
