@@ -97,7 +97,8 @@ def _instances(value: object) -> list[tuple[str, list[float]]] | None:
 
 def same(family: str, got: str, expected: str, *, multi_answer: bool = False) -> bool:
     """The same answer as the scorer reads it: dicts regardless of key order, AVL instances regardless of
-    their numbers, boxes within ``BOX_TOLERANCE``, multi-select options regardless of order."""
+    their numbers, boxes within ``BOX_TOLERANCE``, multi-select options and retrieval indices regardless of
+    order."""
     if family in ("mic", "avl", "avlg"):
         try:
             a, b = ast.literal_eval(got), ast.literal_eval(expected)
@@ -116,7 +117,19 @@ def same(family: str, got: str, expected: str, *, multi_answer: bool = False) ->
             return False
     if multi_answer:
         return sorted(got.strip("*").split(";")) == sorted(expected.strip("*").split(";"))
+    if family == "retrieval":
+        return _index_set(got) == _index_set(expected)
     return got == expected
+
+
+def _index_set(text: str) -> set[int] | None:
+    """Retrieval indices as a set: the rules keep the model's order (the strict R@k reads it as a ranking),
+    while the corpus writes them ascending, so the bench grades which candidates, not their order."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    return set(value) if isinstance(value, list) else None
 
 
 def load(path: Path) -> list[dict[str, Any]]:

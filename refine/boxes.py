@@ -75,7 +75,10 @@ _PROSE_BOX = re.compile(
     rf"bottom[- ]right(?:\s+corner)?{_AT}\s*:?\s*{_POINT}"
     rf"|\b(?:left|x_?min|x1){_NAMED.format('l', _NUM)}{_GAP}(?:top|y_?min|y1){_NAMED.format('t', _NUM)}{_GAP}"
     rf"(?:right|x_?max|x2){_NAMED.format('r', _NUM)}{_GAP}(?:bottom|y_?max|y2){_NAMED.format('b', _NUM)}"
-    rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is))?\s*:?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\){_GAP}"
+    rf"|\bx\s*(?:[=:]|from|between)?\s*(?P<x1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<x2>{_NUM}\s*%?){_GAP}(?:and\s+)?"
+    rf"y\s*(?:[=:]|from|between)?\s*(?P<y1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<y2>{_NUM}\s*%?)"
+    rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is))?\s*:?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
+    rf"[^()\d\n]{{0,30}}?"
     rf"(?:with\s+)?(?:a\s+)?(?:w|width){_NAMED.format('w', _NUM)}{_GAP}(?:and\s+)?(?:a\s+)?"
     rf"(?:h|height){_NAMED.format('h', _NUM)}",
     re.I,
@@ -113,6 +116,11 @@ def read_box(value: Any) -> Box | None:
     """The box a value holds, or ``None`` when it is not four numbers or a named-corner dict."""
     if isinstance(value, str):
         text = value.strip()
+        percents = re.fullmatch(
+            rf"[\[(]?\s*({_NUM})\s*%\s*,\s*({_NUM})\s*%\s*,\s*({_NUM})\s*%\s*,\s*({_NUM})\s*%\s*[\])]?", text
+        )
+        if percents:
+            return Box((*(float(v) / 100 for v in percents.groups()),))  # type: ignore[arg-type]
         parsed = parse_literal(text if text[:1] in "[(" else f"[{text}]")
         value = list(parsed) if isinstance(parsed, list | tuple) else None
     if isinstance(value, Mapping):
@@ -242,6 +250,10 @@ def normalise_all(
     return [scale(c) for c in corners]
 
 
+#: The named-value forms of ``_PROSE_BOX``, as its groups in xyxy (or centre-size) order.
+_NAMED_GROUPS = (("l", "t", "r", "b"), ("x1", "y1", "x2", "y2"), ("cx", "cy", "w", "h"))
+
+
 @dataclass(frozen=True)
 class ProseBox:
     start: int
@@ -258,13 +270,13 @@ def prose_boxes(text: str) -> list[ProseBox]:
         if flat is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])
             order = None
-        elif m.group("l") is not None or m.group("cx") is not None:
-            names = ("l", "t", "r", "b") if m.group("l") is not None else ("cx", "cy", "w", "h")
+        elif m.group("l") is not None or m.group("x1") is not None or m.group("cx") is not None:
+            names = next(n for n in _NAMED_GROUPS if m.group(n[0]) is not None)
             values = [m.group(k) for k in names]
             if len({"%" in v for v in values}) > 1:
                 continue  # some sides in percent, some not
             nums = _four([float(v.rstrip(" %")) / (100 if "%" in v else 1) for v in values])
-            order = XYXY if names[0] == "l" else CXCYWH
+            order = CXCYWH if names[0] == "cx" else XYXY
         else:
             points = [g for g in m.groups()[2:] if g is not None]
             nums = _four([float(v) for v in points])

@@ -283,6 +283,8 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
         return None
     if _denied_in_prose([name for name, _ in instances], outside_dicts(text), ctx):
         return None
+    if dict_spans(text) and _other_box_in_prose([box for _, box in instances], outside_dicts(text)):
+        return None
     try:
         normalised = normalise_all(
             [box for _, box in instances], ctx, text, pixels=_pixel_native(text), grid=_grid_native(text)
@@ -323,11 +325,15 @@ def _frame_of(key: Any) -> int | None:
 
 
 def _frames_from_dict(value: Mapping[Any, Any]) -> dict[int, Any] | None:
+    """``{frame_k: box}``, where a box may also be a detection object (``{"box_2d": [..], "label": ..}``)."""
     frames = {}
     for key, box in value.items():
         k = _frame_of(key)
         if k is None:
             return None
+        if isinstance(box, Mapping) and any(b in box for b in BOX_KEYS):
+            inner = box[next(b for b in BOX_KEYS if b in box)]
+            box = None if _no_box(inner) else _object_box(box) or inner
         frames[k] = box
     return frames
 
@@ -380,8 +386,13 @@ def _frames_from_table(text: str) -> dict[int, Any] | None:
 
 
 def _frames_from_pairs(text: str) -> dict[int, Any] | None:
+    """``frame_3: [..]`` / ``frames 4-9: None`` pairs; ``None`` unless they account for every frame the text
+    names (a frame whose box is in a form the pairs do not read must not become an empty frame)."""
+    pairs = _FRAME_PAIR.findall(text)
+    if len(pairs) < len(_FRAME_MENTION.findall(text)):
+        return None
     frames: dict[int, Any] = {}
-    for first, last, value in _FRAME_PAIR.findall(text):
+    for first, last, value in pairs:
         for k in range(int(first), int(last or first) + 1):
             if k in frames:
                 return None
@@ -406,8 +417,22 @@ def _frames_for_all(text: str) -> dict[int, Any] | None:
 
 
 def _not_all(text: str) -> bool:
-    """The text limits or changes the box somewhere ("except frame 3", "moves right", "leaves")."""
-    return _NOT_ALL.search(_STILL.sub(" ", text)) is not None
+    """The text limits or changes the box somewhere ("except frame 3", "moves right", "leaves the frame")."""
+    still = _STILL.sub(" ", text)
+    return _NOT_ALL.search(still) is not None or _ABSENT.search(still) is not None
+
+
+#: No sounding object in any frame, said in words ("the sound comes from off-screen in every frame").
+_NONE_ANYWHERE = re.compile(r"\b(?:all|every|each|any|none of the)\b[^.;\n]{0,30}\bframes?\b", re.I)
+
+
+def _frames_empty(text: str) -> dict[int, Any] | None:
+    """Every frame without a box, when the text gives no box and says nothing sounds in any frame."""
+    if prose_boxes(text) or HEDGE.search(text) or DOUBT.search(text) or re.search(r"[\[(]\s*-?\d", text):
+        return None
+    if _NONE_ANYWHERE.search(text) and _ABSENT.search(text):
+        return dict.fromkeys(range(FRAMES))
+    return None
 
 
 _NEXT_FRAME = r"(?:frames?[\s_#-]*)?\d+(?![.\d])"
@@ -477,7 +502,12 @@ def _frames(text: str) -> dict[int, Any] | None:
         return dict(enumerate(lists[0]))
     if markdown_tables(text):
         return _frames_from_table(text)
-    return _frames_from_mentions(text) or _frames_from_pairs(text) or _frames_for_all(text)
+    return (
+        _frames_from_mentions(text)
+        or _frames_from_pairs(text)
+        or _frames_for_all(text)
+        or _frames_empty(text)
+    )
 
 
 _NOT_SOUNDING = r"[^.;\n]{0,40}?\b(?:is not|isn't|is never|not being|never|is silent|silent|makes no sound)\b"
@@ -487,6 +517,13 @@ def _denied_in_prose(names: list[str], prose: str, ctx: RefineContext) -> bool:
     """The prose beside the boxes says a boxed object is not sounding ("the ukulele ... is not being played")."""
     classes = {normalise_key(_KEY_ID.sub(r"\1", n) if _KEY_ID.match(n) else n, ctx.classes) for n in names}
     return any(re.search(rf"\b{re.escape(c)}s?\b{_NOT_SOUNDING}", prose, re.I) for c in classes)
+
+
+def _other_box_in_prose(boxes: list[Box], prose: str) -> bool:
+    """The prose beside the structured answer gives a box that is none of its boxes ("The cat is at [..]"
+    before a dict that puts it elsewhere)."""
+    given = {box.numbers for box in boxes}
+    return any(found.box.numbers not in given for found in prose_boxes(prose))
 
 
 def _no_box(value: Any) -> bool:
@@ -517,8 +554,8 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
         return None  # placeholders only (an echoed template): no answer to read
     outside = outside_dicts(text)
-    if not present and prose_boxes(outside):
-        return None  # no box in any frame, yet the prose gives one
+    if dict_spans(text) and _other_box_in_prose(list(present.values()), outside):
+        return None  # the prose gives a box the frames do not have (or none have one)
     if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(outside) and not _not_all(outside):
         return None  # frames without a box, yet the prose says the object is in every frame
     if DOUBT.search(text):

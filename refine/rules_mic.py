@@ -28,7 +28,7 @@ from avibench.refine.text import (
     without_echo,
     words,
 )
-from avibench.refine.vocab import class_at, normalise_key, singular
+from avibench.refine.vocab import class_at, match_class, normalise_key, singular
 
 _VAGUE = frozenset(
     {"some", "several", "many", "few", "multiple", "various", "numerous", "lots", "lot", "group", "groups", "crowd",
@@ -121,13 +121,22 @@ def _pair(piece: str) -> tuple[str, str] | None:
     return (m.group(2), m.group(1)) if m else None
 
 
-def _line_pairs(line: str) -> list[tuple[str, str]] | None:
+#: "tomato 4": a name and its count with nothing between, read only when the name is on the class list.
+_BARE_PAIR = re.compile(r"^[\s*\-•]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s+(\d+)\s*[.,;]?$")
+
+
+def _line_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None:
     whole = _pair(line)
     if whole is not None:
         return [whole]
     pieces = [p for p in _PAIR_SPLIT.split(_LEAD_IN.sub("", line.strip())) if p.strip()]
-    pairs = [_pair(p) for p in pieces]
+    pairs = [_pair(p) or _bare_pair(p, ctx) for p in pieces]
     return None if len(pairs) < 2 or None in pairs else pairs  # type: ignore[return-value]
+
+
+def _bare_pair(piece: str, ctx: RefineContext) -> tuple[str, str] | None:
+    m = _BARE_PAIR.match(piece)
+    return (m.group(1), m.group(2)) if m and match_class(m.group(1), ctx.classes) else None
 
 
 def _tally(pairs: list[tuple[str, str]], ctx: RefineContext) -> dict[str, int] | None:
@@ -144,7 +153,7 @@ def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
     """``dog: 2`` / ``- Dog x 2`` / ``Dog × 2, Man × 1`` lines in one block; headings ("Objects:") and prose
     before or after the block are allowed when they give no quantity of their own."""
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.strip().strip("*").endswith(":")]
-    found = [_line_pairs(line) for line in lines]
+    found = [_line_pairs(line, ctx) for line in lines]
     rows = [i for i, f in enumerate(found) if f is not None]
     if not rows or rows != list(range(rows[0], rows[-1] + 1)):
         return None

@@ -187,4 +187,6 @@ def parse_retrieval(raw: object, ctx: RefineContext) -> str | None:
     if text is None:
         return None
     indices = _solve(strip_answer_prefix(text), ctx)
-    return None if indices is None else canonical_indices(indices)
+    if indices is None or (ctx.n_candidates and any(i >= ctx.n_candidates for i in indices)):
+        return None  # an index past the candidates is outside the answer space
+    return canonical_indices(indices)

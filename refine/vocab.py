@@ -68,6 +68,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "man": ("gentleman",),
     "woman": ("lady",),
     "drum": ("drum kit", "drumkit", "drum set", "drums"),
+    "saxophone": ("sax",),
 }  # fmt: skip
 
 

@@ -235,3 +235,60 @@ def test_a_start_corner_and_the_corner_it_travels_to() -> None:
     raw = "The cube starts at the top right and drifts down to the lower left."
     got = _refine("VSQA_V", raw, question="How does the cube move?", options=CORNERS)
     assert got == "**Top-right to bottom-left**"
+
+
+# --- from the holdout5 development part ------------------------------------------------------------------------
+
+
+def test_an_index_past_the_candidates_is_refused() -> None:
+    assert _refine("VAR", "[1, 3]", n_candidates=4) == "[1, 3]"
+    assert _refine("VAR", "[1, 4]", n_candidates=4) is None
+
+
+def test_a_box_in_the_prose_that_the_dict_does_not_have() -> None:
+    assert _refine(
+        "AVL", "The horse stands at [0.1, 0.2, 0.4, 0.9].\nanswer={'horse_1': '[0.1, 0.2, 0.4, 0.9]'}"
+    )
+    assert (
+        _refine(
+            "AVL", "The horse stands at [0.5, 0.2, 0.8, 0.9].\nanswer={'horse_1': '[0.1, 0.2, 0.4, 0.9]'}"
+        )
+        is None
+    )
+    frames = ", ".join(f"'frame_{k}': [0.1, 0.2, 0.4, 0.9]" for k in range(10))
+    assert _refine("AVLG", f"The horse is always at [0.1, 0.2, 0.4, 0.9].\nanswer={{{frames}}}")
+    assert _refine("AVLG", f"The horse is always at [0.6, 0.2, 0.9, 0.9].\nanswer={{{frames}}}") is None
+
+
+def test_boxes_as_percent_strings_and_as_x_and_y_ranges() -> None:
+    got = _refine("AVL", "answer={'cello_1': '[20%, 5%, 60%, 95%]'}")
+    assert got is not None and json.loads(got) == {"cello_1": "[0.2, 0.05, 0.6, 0.95]"}
+    frames = _frames("frame_0: x 10%-30%, y 40%-90%\nframe_1: x 12%-32%, y 40%-90%\nframe_2: no object")
+    assert frames is not None and frames["frame_1"] == [0.12, 0.4, 0.32, 0.9] and frames["frame_2"] is None
+
+
+def test_frame_pairs_must_account_for_every_frame_named() -> None:
+    # frame 0's box is in a form the pair reading does not know: the frame must not silently become empty
+    assert _refine("AVLG", "frame_0: somewhere left of centre\nframe_1: None\nframe_2: None") is None
+
+
+def test_frames_holding_detection_objects() -> None:
+    raw = '{"frame_0": {"box_2d": [100, 200, 500, 600], "label": "tuba"}, "frame_1": null}'
+    frames = _frames(raw)
+    assert frames is not None and frames["frame_0"] == [0.2, 0.1, 0.6, 0.5] and frames["frame_1"] is None
+
+
+def test_no_sounding_object_in_any_frame_said_in_words() -> None:
+    frames = _frames("The voice comes from off-screen, so there is nothing to box in any of the frames.")
+    assert frames is not None and all(v is None for v in frames.values())
+    assert _refine("AVLG", "The voice might come from off-screen in all of the frames.") is None
+
+
+def test_bare_name_count_pairs_need_class_names() -> None:
+    assert _refine("VMIC", "apple 3, banana 2") == '{"apple": "3", "banana": "2"}'
+    assert _refine("VMIC", "I see 3, maybe 2") is None
+
+
+def test_an_everyday_short_name_for_a_class() -> None:
+    got = _refine("AVL", "answer={'sax_1': '[0.1, 0.2, 0.3, 0.4]'}")
+    assert got is not None and json.loads(got) == {"saxophone_1": "[0.1, 0.2, 0.3, 0.4]"}
