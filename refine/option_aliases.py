@@ -60,6 +60,7 @@ OPTION_ALIASES: dict[str, tuple[str, ...]] = {
     "blurred": (r"blurry", r"out of focus", r"fuzzy"),
     # shapes: what_shape, which_object
     "sphere": (r"ball",),
+    "cube": (r"box(?:es)?",),
     "triangular pyramid": (r"tetrahedron", r"(?<!square )(?<!rectangular )pyramid"),
     "circle": (r"circular",),
     "triangle": (r"triangular(?! pyramid)",),
@@ -68,12 +69,16 @@ OPTION_ALIASES: dict[str, tuple[str, ...]] = {
         r"former",
         r"1st",
         r"(?:clip|audio|segment|recording|track|sample|sound) (?:1|one)\b(?! second)",
+        r"(?:clip|audio|segment|recording|track|sample|sound|one|part) at (?:start|beginning)",
+        r"(?:earlier|opening) (?:clip|audio|segment|recording|track|sample|one|part)",
     ),
     "last": (
         r"second(?= (?:clip|audio|segment|recording|track|sample|one|half|sound))",
         r"2nd",
         r"latter",
         r"(?:clip|audio|segment|recording|track|sample|sound) (?:2|two)\b(?! second)",
+        r"(?:clip|audio|segment|recording|track|sample|sound|one|part) at end",
+        r"(?:later|final|closing) (?:clip|audio|segment|recording|track|sample|one|part)",
     ),
     "same": (
         r"equally",
@@ -95,6 +100,8 @@ PLURAL_NOUNS = SHAPE_WORDS | frozenset(
 #: Options whose alias "last" and "first" wordings need the two-clip framing: they are only aliased when
 #: "second" is not itself an option.
 _ORDINAL_OPTIONS = frozenset({"first", "last"})
+#: Aliases that could also mean another option when that one is offered: a "box" may be a cuboid.
+_SHARED_WITH: dict[str, frozenset[str]] = {r"box(?:es)?": frozenset({"cuboid"})}
 
 
 @cache
@@ -119,6 +126,8 @@ def _aliases(option_keys: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
         for alias in OPTION_ALIASES.get(key, ()):
             pattern = _compiled(alias)
             if any(other != key and pattern.search(other) for other in option_keys):
+                continue
+            if _SHARED_WITH.get(alias, frozenset()) & set(option_keys):
                 continue
             out.append((key, pattern))
     return out

@@ -77,7 +77,12 @@ class _Mention:
 
 @cache
 def _own_pattern(key: str) -> re.Pattern[str]:
-    """An option's own wording; a noun option (a shape, an instrument) also in the plural ("the drums")."""
+    """An option's own wording; a noun option (a shape, an instrument) also in the plural ("the drums"), and
+    a plural one in the singular ("conga" for "congas")."""
+    *head, last = key.split()
+    one = singular(last)
+    if one != last and one in PLURAL_NOUNS:
+        key = " ".join([*head, one])
     plural = "(?:s|es)?" if key.split()[-1] in PLURAL_NOUNS else ""
     return re.compile(rf"\b{re.escape(key)}{plural}\b")
 
@@ -145,6 +150,8 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
         if lead is not None:
             if REFUSAL.search(span) or re.match(r"\W*no (?:doubt|problem|wonder)\b", span, re.I):
                 return None  # "No, I cannot tell", "No doubt, ...": not an answer
+            if _against_always(lead.lower(), span, ctx.question):
+                return None
             return None if len(found) > 1 and HEDGE.search(span) else lead
         if not explicit:
             return found[0] if found == [o for o in options if o.lower() == "not sure"][:1] else None
@@ -157,6 +164,30 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     if ctx.multi_answer:
         return ";".join(found) if explicit and not HEDGE.search(span) else None
     return order_answer(norm(span), [(m.option, m.start, m.end) for m in mentions], ctx.question)
+
+
+_ALWAYS_Q = re.compile(r"\b(?:always|all the time|the whole time|throughout|continuously|the entire)\b", re.I)
+_CONTINUOUS = re.compile(
+    r"\b(?:continuously|constantly|throughout|the (?:whole|entire) (?:time|video|clip|piece|performance)|"
+    r"all the time|from (?:the )?(?:start|beginning) to (?:the )?end|never stops)\b",
+    re.I,
+)
+_BROKEN = re.compile(
+    r"\b(?:stops?|stopped|pauses?|paused|rests?|silent|breaks?|intermittent(?:ly)?|only (?:at|in|for|during)|"
+    r"not always|starts? (?:late|later|halfway)|joins? (?:in )?later|drops? out)\b",
+    re.I,
+)
+
+
+def _against_always(lead: str, span: str, question: str) -> bool:
+    """A yes/no to "is X always playing?" whose own words say the opposite ("No, it plays throughout", "Yes,
+    though it pauses in the middle")."""
+    if not _ALWAYS_Q.search(question):
+        return False
+    rest = span.split(maxsplit=1)[1] if len(span.split()) > 1 else ""
+    if lead == "no":
+        return bool(_CONTINUOUS.search(rest)) and not _NEGATIVE.search(rest) and not _BROKEN.search(rest)
+    return bool(_BROKEN.search(_CONTINUOUS.sub(" ", rest)))
 
 
 def _unasked(found: list[str], span: str, ctx: RefineContext) -> list[str]:

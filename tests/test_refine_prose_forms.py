@@ -292,3 +292,30 @@ def test_bare_name_count_pairs_need_class_names() -> None:
 def test_an_everyday_short_name_for_a_class() -> None:
     got = _refine("AVL", "answer={'sax_1': '[0.1, 0.2, 0.3, 0.4]'}")
     assert got is not None and json.loads(got) == {"saxophone_1": "[0.1, 0.2, 0.3, 0.4]"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("No, the cello plays throughout the whole video.", None),
+        ("No, the cello stops halfway through.", "**no**"),
+        ("Yes, it plays throughout and never stops.", "**yes**"),
+        ("Yes, although it pauses for a few seconds in the middle.", None),
+    ],
+)
+def test_a_yes_or_no_to_always_playing_against_its_own_words(raw: str, expected: str | None) -> None:
+    question = "Is the cello in the video always playing?"
+    assert _refine("AVQA", raw, question=question, options=["yes", "no", "not sure"]) == expected
+
+
+def test_a_clip_at_the_end_and_a_box_and_a_singular_conga() -> None:
+    raw = "The opening part is muffled, while the part at the end is crisp.\n\n**Answer: last**"
+    assert _refine("ASQA", raw, question="Which sound is clearer?", options=CLARITY) == "**last**"
+    shapes = ["cube", "pyramid", "cone", "sphere", "no availabel option", "not sure"]
+    assert _refine("AVSQA", "The box.", question="Which object is sounding?", options=shapes) == "**cube**"
+    solids = ["cone", "cube", "cylinder", "cuboid", "no available option", "not sure"]
+    assert _refine("VSQA_I", "The box.", question="What is the shape of the object?", options=solids) is None
+    assert (
+        _refine("AVQA", "conga", question="Which instrument sounds first?", options=INSTRUMENTS)
+        == "**congas**"
+    )
