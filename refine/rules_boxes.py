@@ -59,7 +59,7 @@ _WHOLE_ANSWER = frozenset(
 #: A label of up to three words that opens a line, a bullet or a sentence and ends in ":" or "=".
 _LABEL_BEFORE = re.compile(
     r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"
-    r"(?:[:=]|->|→|—|–)\s*[*`]*\s*$"
+    r"(?:[:=]|->|→|—|–|\s-)\s*[*`]*\s*$"
 )
 _SENTENCE_END = re.compile(r"[.!?;\n]\s*")
 
@@ -186,6 +186,12 @@ def _from_dicts(text: str) -> list[Instance] | None:
     return out
 
 
+#: A last clause that names no object but points back at one: a pronoun, or a box label line ("BBox: ").
+_REFERS_BACK = re.compile(
+    r"\b(?:its|it|the object|this object)\b|^\W*(?:bbox|box|bounding box|coordinates|location)\W*$", re.I
+)
+
+
 def _name_in(segment: str, ctx: RefineContext) -> str | None:
     """The object a stretch of prose before a box names: its closing label, else the one class named in its
     last sentence ("The guitar is at" -> guitar; "the person playing the guitar is at" -> None)."""
@@ -194,7 +200,7 @@ def _name_in(segment: str, ctx: RefineContext) -> str | None:
         return label
     clauses = [c for c in _SENTENCE_END.split(segment) if re.search(r"\w", c)]
     named = classes_in(clauses[-1], ctx.classes) if clauses else []
-    if not named and clauses and re.search(r"\b(?:its|it|the object|this object)\b", clauses[-1], re.I):
+    if not named and clauses and _REFERS_BACK.search(clauses[-1]):
         named = classes_in(segment, ctx.classes)  # "The sounding object is the erhu. Its top-left corner ..."
     return named[0] if len(named) == 1 else None
 
@@ -526,6 +532,16 @@ def _other_box_in_prose(boxes: list[Box], prose: str) -> bool:
     return any(found.box.numbers not in given for found in prose_boxes(prose))
 
 
+def _frames_differ(present: dict[int, Box], prose: str) -> bool:
+    """The prose beside the frames names a frame and gives it another box, or a box where the frames have
+    none ("in frame_4 the cat is at [..]" beside ``'frame_4': None``)."""
+    named = _frames_from_mentions(prose) or {}
+    return any(
+        (present[k].numbers if k in present else None) != (v.numbers if isinstance(v, Box) else None)
+        for k, v in named.items()
+    )
+
+
 def _no_box(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value.strip().lower() in _NO_BOX)
 
@@ -554,8 +570,10 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
         return None  # placeholders only (an echoed template): no answer to read
     outside = outside_dicts(text)
-    if dict_spans(text) and _other_box_in_prose(list(present.values()), outside):
-        return None  # the prose gives a box the frames do not have (or none have one)
+    if dict_spans(text) and (
+        _other_box_in_prose(list(present.values()), outside) or _frames_differ(present, outside)
+    ):
+        return None  # the prose gives a box the frames do not have, or gives a frame another box
     if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(outside) and not _not_all(outside):
         return None  # frames without a box, yet the prose says the object is in every frame
     if DOUBT.search(text):

@@ -240,9 +240,9 @@ def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
         if any(class_at(tokens, k, classes) for k in range(j + 1, j + 1 + len(ahead))):
             continue
         if t in {"a", "an"} and (
-            (ahead and ahead[0] in _NOT_OBJECTS) or (j > 0 and tokens[j - 1] in _PLACE_WORDS)
+            (ahead and ahead[0] in _NOT_OBJECTS) or (j > 0 and tokens[j - 1] in _PLACE_WORDS | _LIKENING)
         ):
-            continue  # "a loud sound", "down a street"
+            continue  # "a loud sound", "down a street", "what sounds like a stop"
         return True
     return False
 
@@ -256,6 +256,10 @@ _PLACE_WORDS = frozenset(
     {"on", "in", "at", "near", "under", "behind", "beside", "by", "from", "into", "onto", "over", "above",
      "below", "inside", "next", "across", "around", "against", "atop", "through", "down", "along", "to"}
 )  # fmt: skip
+
+
+#: "like a", "as a": a comparison, not an object counted.
+_LIKENING = frozenset({"like", "as"})
 
 
 def _placed(tokens: list[str], i: int) -> bool:
@@ -290,21 +294,26 @@ def _prose_quantities(
     return quantities, unquantified
 
 
-_COUNT_AFTER = re.compile(r"\(\s*[x×]?\s*\d+\s*\)|[:=×]\s*\d+|\bx\s*\d+\b")
+_COUNT_AFTER = re.compile(
+    r"\(\s*[x×]?\s*\d+\s*\)|[:=×]\**\s*\d+|\bx\s*\d+\b|\s[-–—]\s*\d+\b|^\s*\d+[.)]\s", re.M
+)
 
 
 def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool:
     """Prose beside a dict that gives a class another count ("I hear two men ... answer={'man': 1}")."""
-    prose = _COUNT_AFTER.sub(
-        " ", prose
-    )  # "guitar (1), piano (2)": a count after its name, not before the next
-    found = _prose_quantities(words(prose), ctx.classes, articles=False)
-    if found is None:
-        return False
+    # "guitar (1), piano (2)", "1. Boat - 2": a count after its name or a list number, not before the next name;
+    # each line on its own, so that a number never reaches across a line break
+    found: dict[str, set[int]] = {}
+    for line in _COUNT_AFTER.sub(" ", prose).splitlines():
+        part = _prose_quantities(words(line), ctx.classes, articles=False)
+        if part is None:
+            return False
+        for cls, qs in part[0].items():
+            found.setdefault(cls, set()).update(qs)
     by_kind: dict[str, int] = {}
     for cls, n in counts.items():
         by_kind[_kind(cls)] = by_kind.get(_kind(cls), 0) + n
-    for cls, qs in found[0].items():
+    for cls, qs in found.items():
         if qs == {0}:
             continue
         if cls in counts:
@@ -376,7 +385,11 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
         distinct = {canonical_mic(p) for p in parsed if p is not None}
         if None in parsed or len(distinct) != 1:
             return None
-        return None if _contradicts(parsed[0], outside_dicts(text), ctx) else distinct.pop()  # type: ignore[arg-type]
+        prose = outside_dicts(text)
+        listed = _from_table(prose, ctx) or _from_lines(prose, ctx)
+        if _contradicts(parsed[0], prose, ctx) or listed not in (None, parsed[0]):  # type: ignore[arg-type]
+            return None  # the prose counts differently, in words or in its own list
+        return distinct.pop()
     for parser in (_from_table, _from_lines, _from_prose):
         counts = parser(text, ctx)
         if counts is not None:

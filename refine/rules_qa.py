@@ -439,12 +439,26 @@ def _in_space(answer: str, ctx: RefineContext) -> bool:
     return not ctx.expects_number
 
 
+def _without_question(text: str, question: str) -> str:
+    """The text without sentences that only repeat the question (small models echo it before answering):
+    the options a question names are not the answer."""
+    asked = words(question)
+    if not asked:
+        return text
+    echoes = [s for s in sentences(text) if words(s) == asked]
+    if not echoes or len(echoes) == len(sentences(text)):
+        return text
+    for echo in echoes:
+        text = text.replace(echo, " ", 1)
+    return text
+
+
 def parse_qa(raw: object, ctx: RefineContext) -> str | None:
     """The canonical ``**answer**`` for a QA sample, or ``None`` when the rules cannot tell."""
     text = usable(raw)
     if text is None:
         return None
-    text = strip_answer_prefix(text)
+    text = _without_question(strip_answer_prefix(text), ctx.question)
     answer = _solve(text, ctx, _number_answer) if ctx.expects_number else None
     if answer is None and ctx.options:
         if ctx.multi_answer and _foreign(text, ctx):

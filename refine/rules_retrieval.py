@@ -117,12 +117,20 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
             return None
         if distinct:
             chosen = list(distinct.pop())
-            if DOUBT.search(text):
-                return None  # "Possibly [2], maybe 3 as well"
+            if DOUBT.search(text) or any(
+                lst != chosen and not _enumeration(lst, ctx) for lst in _lists(text)
+            ):
+                return None  # "Possibly [2], maybe 3 as well"; "[1, 3] ... so the answer is [1]"
             affirmed = _affirmed(_LIST.sub(" ", text), ctx)
             return chosen if affirmed is None or set(affirmed) == set(chosen) else None
     prose = _from_text(text, ctx)
     return prose if prose is not None else _from_bullets(text, ctx)
+
+
+def _enumeration(indices: list[int], ctx: RefineContext) -> bool:
+    """A list of every candidate ("The candidates are [0, 1, 2, 3, 4]"): it names them, it does not answer."""
+    whole = ctx.n_candidates or len(indices)
+    return len(indices) >= 3 and indices == list(range(whole))
 
 
 _AFFIRM = re.compile(r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes|only)\b", re.I)

@@ -319,3 +319,46 @@ def test_a_clip_at_the_end_and_a_box_and_a_singular_conga() -> None:
         _refine("AVQA", "conga", question="Which instrument sounds first?", options=INSTRUMENTS)
         == "**congas**"
     )
+
+
+# --- from the holdout6 measured run --------------------------------------------------------------------------
+
+
+def test_a_list_and_a_different_concluding_list_contradict() -> None:
+    assert (
+        _refine("AVR", "[0, 2]\n\nOnly image 0 shows a train, so the answer is [0].", n_candidates=4) is None
+    )
+    assert _refine("AVR", "Image 0 shows a train, so the answer is [0].", n_candidates=4) == "[0]"
+
+
+def test_a_note_that_gives_an_empty_frame_a_box() -> None:
+    frames = ", ".join(f"'frame_{k}': {'[0.2, 0.2, 0.5, 0.7]' if k < 3 else 'None'}" for k in range(10))
+    assert _refine("AVLG", f"answer={{{frames}}}\n\nNote: in frame_1 the dog barks at [0.2, 0.2, 0.5, 0.7].")
+    assert (
+        _refine("AVLG", f"answer={{{frames}}}\n\nNote: in frame_5 the dog barks at [0.2, 0.2, 0.5, 0.7].")
+        is None
+    )
+
+
+def test_an_echoed_question_is_not_the_answer() -> None:
+    question = "Which instrument is on the right of the flute?"
+    raw = "Which instrument is on the right of the flute? The one on the right of the flute is the tuba."
+    assert _refine("AVQA", raw, question=question, options=INSTRUMENTS) == "**tuba**"
+
+
+def test_counts_of_a_numbered_list_beside_the_dict() -> None:
+    raw = "1. Horse - 3\n2. **Dogs:** 2 (a puppy and an adult)\n\nanswer={'horse': 3, 'dog': 2}"
+    assert _refine("VMIC", raw) == '{"horse": "3", "dog": "2"}'
+    assert _refine("VMIC", "1. Horse - 3\n2. Dog - 1\n\nanswer={'horse': 3, 'dog': 2}") is None
+
+
+def test_a_comparison_is_not_a_stray_object() -> None:
+    raw = "A car engine idles with what sounds like a generator hum, and a dog barks once."
+    assert _refine("AMIC", raw) == '{"car": "1", "dog": "1"}'
+
+
+def test_key_value_lines_and_a_dashed_label() -> None:
+    got = _refine("AVL", "Category: banjo\nID: 1\nBBox: [0.1, 0.5, 0.3, 0.9]")
+    assert got is not None and json.loads(got) == {"banjo_1": "[0.1, 0.5, 0.3, 0.9]"}
+    got = _refine("AVL", "tuba_1 - center: (0.5, 0.5), width: 0.2, height: 0.4")
+    assert got is not None and json.loads(got) == {"tuba_1": "[0.4, 0.3, 0.6, 0.7]"}
