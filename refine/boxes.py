@@ -250,6 +250,12 @@ def normalise_all(
     return [scale(c) for c in corners]
 
 
+#: Motion just before "from (x, y) to (x, y)": the two points are where an object goes, not its corners.
+_TRAVELS = re.compile(
+    r"\b(?:mov(?:es|ed|ing)|travel(?:s|led|ling)?|runs?|ran|walks?|walked|slides?|slid|drifts?|shifts?|rolls?|"
+    r"flies|flew|crosses|crossed)\b[^.()\n]{0,25}$",
+    re.I,
+)
 #: The named-value forms of ``_PROSE_BOX``, as its groups in xyxy (or centre-size) order.
 _NAMED_GROUPS = (("l", "t", "r", "b"), ("x1", "y1", "x2", "y2"), ("cx", "cy", "w", "h"))
 
@@ -266,6 +272,10 @@ def prose_boxes(text: str) -> list[ProseBox]:
     "top-left (x, y) and bottom-right (x, y)" (the two-point forms are corners, whatever the stated order)."""
     found = []
     for m in _PROSE_BOX.finditer(text):
+        if text[m.start() : m.start() + 4].lower() == "from" and _TRAVELS.search(
+            text[max(0, m.start() - 40) : m.start()]
+        ):
+            continue  # "moves from (x, y) to (x, y)": a path, not a box
         flat = m.group("list") or m.group("tuple")
         if flat is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])

@@ -324,12 +324,12 @@ def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool
     return False
 
 
-#: Classes that all name a person: the prose may call the dict's "woman" a "female vocalist".
-_PEOPLE = frozenset({"man", "woman", "male", "female", "boy", "girl", "baby", "person"})
+#: Classes that name the same people: the prose may call the dict's "woman" a "female vocalist".
+_SAME_PEOPLE = {"female": "woman", "male": "man"}
 
 
 def _kind(cls: str) -> str:
-    return "person" if cls in _PEOPLE else cls
+    return _SAME_PEOPLE.get(cls, cls)
 
 
 def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:

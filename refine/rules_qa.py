@@ -196,9 +196,14 @@ def _unasked(found: list[str], span: str, ctx: RefineContext) -> list[str]:
     the span negates nothing."""
     asked = {m.option for m in _mentions(ctx.question, ctx.options)} if ctx.question else set()
     rest = [o for o in found if o not in asked]
-    if len(rest) == 1 and len(rest) < len(found) and not _NEGATIVE.search(span):
+    if len(rest) == 1 and len(rest) < len(found) and not _NEGATIVE.search(span) and not _APART.search(span):
         return rest
     return found
+
+
+#: Words that set the other option apart from the question's reference ("the pipa plays alone; the guzheng
+#: starts after it"): the other one is then not the answer.
+_APART = re.compile(r"\b(?:alone|only|but|however|while|whereas|after|before|until|instead|unlike)\b", re.I)
 
 
 def _numbers(span: str) -> list[int]:
@@ -289,22 +294,24 @@ _REASON = re.compile(r"\b(?:because|since|due to|given that|whereas|owing to)\b"
 _LEAD_DASH = re.compile(r"^\W*((?:[\w'-]+[ \t]+){0,3}[\w'-]+)[ \t]+[-\u2013\u2014][ \t]+(.+)$", re.S)
 
 
-def _head(span: str) -> str:
-    """The span before its explanation ("The second is clearer because the first is noisy" -> "The second is
-    clearer"; "First clip - it's cleaner than the second" -> "First clip"): an option named only in the
-    reasons is not the answer."""
+def _heads(span: str) -> list[str]:
+    """The span before its explanation, shortest reading first: "First clip - it's cleaner than the second" ->
+    "First clip"; "The second is clearer because the first is noisy" -> "The second is clearer". An option
+    named only in the reasons is not the answer; a lead that names none ("Yes - ...") defers to the rest."""
     span = _REASON.split(span, maxsplit=1)[0]
     lead = _LEAD_DASH.match(span)
     if lead is None or _CORRECTION.search(lead.group(2)) or _NEGATIVE.search(lead.group(1)):
-        return span
-    return lead.group(1)
+        return [span]
+    return [lead.group(1), span]
 
 
 def _level_answers(
     spans: list[str], explicit: bool, ctx: RefineContext, pick: Callable[..., str | None]
 ) -> list[str]:
-    heads = spans if explicit else [_head(s) for s in spans]
-    return _distinct([a for a in (pick(s, ctx, explicit=explicit) for s in heads) if a])
+    if explicit:
+        return _distinct([a for a in (pick(s, ctx, explicit=True) for s in spans) if a])
+    found = (next((a for h in _heads(s) if (a := pick(h, ctx, explicit=False))), None) for s in spans)
+    return _distinct([a for a in found if a])
 
 
 _MARKED = re.compile(r"\*\*.+?\*\*|(?<!#)#[^#\n]{1,200}#(?!#)", re.S)

@@ -362,3 +362,28 @@ def test_key_value_lines_and_a_dashed_label() -> None:
     assert got is not None and json.loads(got) == {"banjo_1": "[0.1, 0.5, 0.3, 0.9]"}
     got = _refine("AVL", "tuba_1 - center: (0.5, 0.5), width: 0.2, height: 0.4")
     assert got is not None and json.loads(got) == {"tuba_1": "[0.4, 0.3, 0.6, 0.7]"}
+
+
+# --- guards added in review --------------------------------------------------------------------------------------
+
+
+def test_the_other_option_set_apart_from_the_reference_is_not_the_answer() -> None:
+    question = "Which instrument plays at the same time as the pipa?"
+    raw = "The pipa plays alone; the guzheng starts after it finishes."
+    assert _refine("AVQA", raw, question=question, options=INSTRUMENTS) is None
+
+
+def test_a_lead_before_a_dash_that_names_no_option_defers_to_the_rest() -> None:
+    raw = "Yes - the first clip is clearer."
+    assert _refine("ASQA", raw, question="Which clip is clearer?", options=CLARITY) == "**first**"
+
+
+def test_a_man_in_the_prose_is_not_the_dicts_woman() -> None:
+    assert _refine("AMIC", "I hear one man talking.\n\nanswer={'woman': 1}") is None
+    assert _refine("AMIC", "I hear one male voice.\n\nanswer={'man': 1}") == '{"man": "1"}'
+
+
+def test_a_path_from_point_to_point_is_not_a_box() -> None:
+    assert _refine("AVLG", "In frames 0-9 the ball moves from (0.1, 0.5) to (0.8, 0.5).") is None
+    frames = _frames("In frames 0-9 the ball sits from (0.1, 0.5) to (0.3, 0.7).")
+    assert frames is not None and frames["frame_9"] == [0.1, 0.5, 0.3, 0.7]
