@@ -77,7 +77,7 @@ _PROSE_BOX = re.compile(
     rf"(?:right|x_?max|x2){_NAMED.format('r', _NUM)}{_GAP}(?:bottom|y_?max|y2){_NAMED.format('b', _NUM)}"
     rf"|\bx\s*(?:[=:]|from|between)?\s*(?P<x1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<x2>{_NUM}\s*%?){_GAP}(?:and\s+)?"
     rf"y\s*(?:[=:]|from|between)?\s*(?P<y1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<y2>{_NUM}\s*%?)"
-    rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is))?\s*:?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
+    rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is|located|lies))*\s*:?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
     rf"[^()\d\n]{{0,30}}?"
     rf"(?:with\s+)?(?:a\s+)?(?:w|width){_NAMED.format('w', _NUM)}{_GAP}(?:and\s+)?(?:a\s+)?"
     rf"(?:h|height){_NAMED.format('h', _NUM)}",

@@ -59,7 +59,7 @@ OPTION_ALIASES: dict[str, tuple[str, ...]] = {
     # VSQA image, get_from_image_triple
     "blurred": (r"blurry", r"out of focus", r"fuzzy"),
     # shapes: what_shape, which_object
-    "sphere": (r"ball",),
+    "sphere": (r"balls?",),
     "cube": (r"box(?:es)?",),
     "triangular pyramid": (r"tetrahedron", r"(?<!square )(?<!rectangular )pyramid"),
     "circle": (r"circular",),

@@ -58,7 +58,7 @@ _WHOLE_ANSWER = frozenset(
 )  # fmt: skip
 #: A label of up to three words that opens a line, a bullet or a sentence and ends in ":" or "=".
 _LABEL_BEFORE = re.compile(
-    r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"
+    r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*(?:answer\s*[:=]\s*)?[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"
     r"(?:[:=]|->|→|—|–|\s-)\s*[*`]*\s*$"
 )
 _SENTENCE_END = re.compile(r"[.!?;\n]\s*")
@@ -368,9 +368,18 @@ def _row_box(header: list[str], row: list[str], skip: int) -> Box | str | None:
     boxes = [b for b in (read_box(c) for c in values if c.strip()[:1] in "[(") if b is not None]
     if len(boxes) == 1:
         return boxes[0]
-    if not boxes and all(c.strip().lower() in _NO_BOX for c in cells.values()):
+    if not boxes and all(c.strip().lower() in _NO_BOX or _absent_cell(c) for c in cells.values()):
         return "None"
     return None
+
+
+#: A table's frame cell: "3", "frame_3", "0-3", "0–3".
+_TABLE_FRAMES = re.compile(r"(?:frames?[\s_#-]*)?(\d+)(?:\s*(?:-|–|—|to)\s*(?:frames?[\s_#-]*)?(\d+))?", re.I)
+
+
+def _absent_cell(cell: str) -> bool:
+    """A cell saying there is no box: "— (not visible)", "none (hidden)"."""
+    return not re.search(r"\d", cell) and _ABSENT.search(cell) is not None
 
 
 def _frames_from_table(text: str) -> dict[int, Any] | None:
@@ -383,11 +392,15 @@ def _frames_from_table(text: str) -> dict[int, Any] | None:
         return None
     frames: dict[int, Any] = {}
     for row in rows:
-        m = re.search(r"\d+", row[frame_col]) if len(row) == len(header) else None
+        m = _TABLE_FRAMES.fullmatch(row[frame_col].strip(" *`")) if len(row) == len(header) else None
         box = _row_box(header, row, skip=frame_col) if m else None
-        if m is None or box is None or int(m.group()) in frames:
+        if m is None or box is None:
             return None
-        frames[int(m.group())] = box
+        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+        for k in range(first, last + 1):
+            if k in frames:
+                return None
+            frames[k] = box
     return frames
 
 
@@ -465,7 +478,7 @@ def _mentioned_frames(m: re.Match[str]) -> list[int] | None:
     return list(range(listed[-1], last + 1)) if len(listed) == 1 and last >= listed[0] else None
 
 
-def _frames_from_mentions(text: str) -> dict[int, Any] | None:
+def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any] | None:
     """Frames named in prose, each followed by its box or by words saying nothing sounds there ("In frame 0,
     the sax is from (x, y) to (x, y). ... In frames 5 to 9 it walks off stage"). A stretch that gives
     neither (narration, "starting in frame 2") assigns nothing; a box before the first mention, two boxes
@@ -492,7 +505,9 @@ def _frames_from_mentions(text: str) -> dict[int, Any] | None:
             if k in frames:
                 return None
             frames[k] = value
-    return frames if any(v is not None for v in frames.values()) else None
+    if need_box and all(v is None for v in frames.values()):
+        return None
+    return frames or None
 
 
 def _frames(text: str) -> dict[int, Any] | None:
@@ -535,7 +550,7 @@ def _other_box_in_prose(boxes: list[Box], prose: str) -> bool:
 def _frames_differ(present: dict[int, Box], prose: str) -> bool:
     """The prose beside the frames names a frame and gives it another box, or a box where the frames have
     none ("in frame_4 the cat is at [..]" beside ``'frame_4': None``)."""
-    named = _frames_from_mentions(prose) or {}
+    named = _frames_from_mentions(prose, need_box=False) or {}
     return any(
         (present[k].numbers if k in present else None) != (v.numbers if isinstance(v, Box) else None)
         for k, v in named.items()

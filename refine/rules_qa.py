@@ -184,7 +184,7 @@ def _against_always(lead: str, span: str, question: str) -> bool:
     though it pauses in the middle")."""
     if not _ALWAYS_Q.search(question):
         return False
-    rest = span.split(maxsplit=1)[1] if len(span.split()) > 1 else ""
+    rest = re.sub(r"^\W*\w+", "", span, count=1)
     if lead == "no":
         return bool(_CONTINUOUS.search(rest)) and not _NEGATIVE.search(rest) and not _BROKEN.search(rest)
     return bool(_BROKEN.search(_CONTINUOUS.sub(" ", rest)))
@@ -196,9 +196,11 @@ def _unasked(found: list[str], span: str, ctx: RefineContext) -> list[str]:
     the span negates nothing."""
     asked = {m.option for m in _mentions(ctx.question, ctx.options)} if ctx.question else set()
     rest = [o for o in found if o not in asked]
-    if len(rest) == 1 and len(rest) < len(found) and not _NEGATIVE.search(span) and not _APART.search(span):
-        return rest
-    return found
+    if len(rest) != 1 or len(rest) == len(found):
+        return found
+    if norm(rest[0]) in _META_OPTIONS and norm(span).strip(" |").endswith(norm(rest[0])):
+        return rest  # "There is no trumpet in the video, so: no available option"
+    return rest if not _NEGATIVE.search(span) and not _APART.search(span) else found
 
 
 #: Words that set the other option apart from the question's reference ("the pipa plays alone; the guzheng
@@ -471,6 +473,10 @@ def parse_qa(raw: object, ctx: RefineContext) -> str | None:
         if ctx.multi_answer and _foreign(text, ctx):
             return None
         answer = _solve(text, ctx, _option_answer)
+        if ctx.expects_number and answer is not None and norm(answer) not in _META_OPTIONS | set(_YES_NO):
+            return None  # "how many?" is not answered by naming an instrument ("2 or 3 ... the bass line")
+        if answer in _YES_NO and _against_always(answer, text, ctx.question):
+            return None
         if answer is None and ctx.multi_answer:
             answer = _multi_prose(text, ctx)
     elif answer is None and not ctx.expects_number:

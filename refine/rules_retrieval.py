@@ -16,6 +16,7 @@ from avibench.refine.context import RefineContext
 from avibench.refine.text import (
     DOUBT,
     HEDGE,
+    NUMBER_WORDS,
     ORDINALS,
     REFUSAL,
     answer_phrases,
@@ -24,6 +25,7 @@ from avibench.refine.text import (
     sentences,
     strip_answer_prefix,
     usable,
+    without_echo,
     words,
 )
 
@@ -34,10 +36,11 @@ _NOUNS = (
 _SEP = rf"\s*(?:,\s*and|,|and|&|or|\+)\s*(?:the\s+)?(?:(?:{_NOUNS})\s*)?#?"
 _NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*(\d+(?:(?:{_SEP})\d+)*)", re.I)
 _INDEXED = re.compile(
-    rf"\b(?:index|indices|indexes|idx|positions?)\s*(?:is|are|:|=)?\s*#?(\d+(?:(?:{_SEP})\d+)*)", re.I
+    rf"\b(?:index|indices|indexes|idx|positions?)[*`]*\s*(?:is|are|:|=)?[*`]*\s*#?(\d+(?:(?:{_SEP})\d+)*)",
+    re.I,
 )
 _BARE = re.compile(rf"^\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
-_LISTED = re.compile(rf"(?:\bare|\bis|:)\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
+_LISTED = re.compile(rf"(?:\bare|\bis|:)[*`]*\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
 _NONE = re.compile(
     r"\b(?:none of (?:the|them|these|those)|not (?:a )?single one|no (?:\w+ )?(?:clips?|audios?|images?|candidates?|match(?:es|ing)?)|"
     r"nothing matches|empty list)\b",
@@ -86,17 +89,39 @@ def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> l
     listed = _LISTED.search(span)
     if named:
         based = named if zero_based else _base_named(named, span, ctx)
-        if based is None and ordinals == [n - 1 for n in named]:
-            based = ordinals  # "image #1 (the first) and image #3 (the third)"
+        if based is None and ordinals in ([n - 1 for n in named], named):
+            based = ordinals  # "image #1 (the first) and image #3 (the third)", "wav 2 (the third one)"
         if based is None:
             return None
         named = based
+    every = _EVERY.search(span)
+    if (
+        every
+        and ctx.n_candidates
+        and not _DENY.search(span)
+        and not re.search(r"\b(?:except|only|but)\b", span, re.I)
+    ):
+        said = every.group(1)
+        if (
+            said is None
+            or NUMBER_WORDS.get(said.lower(), -1) == ctx.n_candidates
+            or said == str(ctx.n_candidates)
+        ):
+            return list(range(ctx.n_candidates))  # "All three audio clips match the image."
     kinds = {tuple(k) for k in (indexed, named, ordinals) if k}
     if not kinds and (bare or listed):
         return _numbers((bare or listed).group(1))  # type: ignore[union-attr]
     if len(kinds) == 1:
         return list(kinds.pop())
     return [] if not kinds and _NONE.search(span) else None
+
+
+#: "All (three) clips match": every candidate chosen.
+_EVERY = re.compile(
+    rf"^\W*all\s+(?:(\w+)\s+)?(?:of\s+)?(?:the\s+)?(?:{_NOUNS})\s+(?:\w+\s+){{0,2}}?"
+    rf"(?:match(?:es)?|correspond|fit)\b",
+    re.I,
+)
 
 
 def _base_named(named: list[int], span: str, ctx: RefineContext) -> list[int] | None:
@@ -121,7 +146,11 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
                 lst != chosen and not _enumeration(lst, ctx) for lst in _lists(text)
             ):
                 return None  # "Possibly [2], maybe 3 as well"; "[1, 3] ... so the answer is [1]"
-            affirmed = _affirmed(_LIST.sub(" ", text), ctx)
+            prose = _LIST.sub(" ", text)
+            affirmed = _affirmed(prose, ctx)
+            said = _affirmed_numbers(prose)
+            if said and said not in ({*chosen}, {c + 1 for c in chosen}):
+                return None  # "[2] ... the audio matches images 2 and 5", whichever way it counts
             return chosen if affirmed is None or set(affirmed) == set(chosen) else None
     prose = _from_text(text, ctx)
     return prose if prose is not None else _from_bullets(text, ctx)
@@ -151,6 +180,17 @@ def _affirmed(prose: str, ctx: RefineContext) -> list[int] | None:
         if _AFFIRM.search(sentence) and not _DENY.search(sentence):
             picked += _from_prose(sentence, ctx, zero_based=zero_based) or []
     return picked or None
+
+
+def _affirmed_numbers(prose: str) -> set[int]:
+    """The numbers of the candidates the prose says match, as written (zero- or one-based)."""
+    return {
+        n
+        for sentence in sentences(prose)
+        if _AFFIRM.search(sentence) and not _DENY.search(sentence)
+        for m in _NAMED.finditer(sentence)
+        for n in _numbers(m.group(1))
+    }
 
 
 def _from_text(text: str, ctx: RefineContext) -> list[int] | None:
@@ -194,7 +234,7 @@ def parse_retrieval(raw: object, ctx: RefineContext) -> str | None:
     text = usable(raw)
     if text is None:
         return None
-    indices = _solve(strip_answer_prefix(text), ctx)
+    indices = _solve(strip_answer_prefix(without_echo(text, ctx.prompt_text)), ctx)
     if indices is None or (ctx.n_candidates and any(i >= ctx.n_candidates for i in indices)):
         return None  # an index past the candidates is outside the answer space
     return canonical_indices(indices)

@@ -101,9 +101,14 @@ REFUSAL = re.compile(
 )
 
 
+#: A reasoning block that never closes: the output was cut off before any answer.
+_OPEN_THINK = re.compile(r"<think>(?!.*</think>).*", re.S | re.I)
+
+
 def clean(raw: str) -> str:
-    """Strip reasoning blocks, special tokens, code fences, control characters and surrounding blanks."""
-    text = _THINK.sub(" ", raw)
+    """Strip reasoning blocks (an unclosed one to the end: its answer never came), special tokens, code
+    fences, control characters and surrounding blanks."""
+    text = _THINK.sub(" ", _OPEN_THINK.sub(" ", raw))
     text = _ENDOFTEXT.sub(" ", text)
     text = _FENCE.sub("\n", text)
     text = _CONTROL.sub(" ", text)

@@ -387,3 +387,69 @@ def test_a_path_from_point_to_point_is_not_a_box() -> None:
     assert _refine("AVLG", "In frames 0-9 the ball moves from (0.1, 0.5) to (0.8, 0.5).") is None
     frames = _frames("In frames 0-9 the ball sits from (0.1, 0.5) to (0.3, 0.7).")
     assert frames is not None and frames["frame_9"] == [0.1, 0.5, 0.3, 0.7]
+
+
+# --- from the holdout7 measured run --------------------------------------------------------------------------
+
+
+def test_an_unclosed_think_block_has_no_answer() -> None:
+    options = ["center", "left", "right", "not sure"]
+    raw = "<think>\nThe cone is on the left and the cube on the right; the nearest one could be"
+    assert _refine("VSQA_I", raw, question="Which object is nearest?", options=options) is None
+    closed = "<think>\nThe cone is on the left.\n</think>\nleft"
+    assert _refine("VSQA_I", closed, question="Which object is nearest?", options=options) == "**left**"
+
+
+def test_a_yes_whose_next_sentence_denies_always_playing() -> None:
+    question = "Is the flute in the video always playing?"
+    raw = "yes. The flute is not always playing, it pauses near the end."
+    assert _refine("AVQA", raw, question=question, options=["yes", "no", "not sure"]) is None
+
+
+def test_a_count_question_is_not_answered_by_an_instrument() -> None:
+    raw = "**Answer:** 3 or 4. The bass line might be a separate instrument."
+    assert _refine("AVQA", raw, question="How many instruments are sounding?", options=INSTRUMENTS) is None
+    assert _refine(
+        "AVQA", "**Answer:** 3", question="How many instruments are sounding?", options=INSTRUMENTS
+    ) == ("**3**")
+
+
+def test_prose_naming_more_candidates_than_the_list() -> None:
+    assert _refine("AVR", "[1]\n\nThe audio clearly matches images 1 and 4.", n_candidates=6) is None
+    assert _refine("AVR", "[1]\n\nThe audio clearly matches image 1.", n_candidates=6) == "[1]"
+
+
+def test_every_candidate_said_to_match() -> None:
+    assert _refine("VAR", "All four audio clips match the image.", n_candidates=4) == "[0, 1, 2, 3]"
+    assert _refine("VAR", "All four audio clips match the image.", n_candidates=5) is None
+    assert _refine("VAR", "All clips match the image except clip 2.", n_candidates=4) is None
+
+
+def test_a_note_that_empties_frames_the_dict_boxes() -> None:
+    frames = ", ".join(f"'frame_{k}': [0.2, 0.2, 0.5, 0.7]" for k in range(10))
+    raw = f"The dog runs off after frame 4, so frames 5 to 9 have no sounding object.\n\nanswer={{{frames}}}"
+    assert _refine("AVLG", raw) is None
+
+
+def test_a_table_with_a_frame_range_row_saying_not_visible() -> None:
+    raw = "| Frame | Box |\n|---|---|\n| 0-7 | — (not visible) |\n| 8 | [0.1, 0.1, 0.3, 0.3] |\n| 9 | [0.1, 0.1, 0.3, 0.3] |"
+    frames = _frames(raw)
+    assert frames is not None and frames["frame_3"] is None and frames["frame_8"] == [0.1, 0.1, 0.3, 0.3]
+
+
+def test_an_answer_line_holding_a_label_and_a_box() -> None:
+    got = _refine("AVL", "The bark is from the dog.\nanswer: dog_1: [0.1, 0.2, 0.5, 0.9]")
+    assert got is not None and json.loads(got) == {"dog_1": "[0.1, 0.2, 0.5, 0.9]"}
+
+
+def test_no_available_option_after_denying_the_reference() -> None:
+    question = "Which instrument is on the left of the tuba?"
+    raw = "There is no tuba in the video, so: no available option"
+    assert _refine("AVQA", raw, question=question, options=INSTRUMENTS) == "**no available option**"
+
+
+def test_a_label_before_a_comma_list_and_an_echoed_retrieval_prompt() -> None:
+    assert _refine("AVR", "**Indices:** 1, 2", n_candidates=4) == "[1, 2]"
+    prompt = constants_for("AVR")["prompt_avr"]
+    ctx = build_context(AVIBENCH.task("AVR"), prompt_text=prompt, n_candidates=5)
+    assert apply_rules(f"{prompt}\n\n[3]", ctx) == "[3]"
