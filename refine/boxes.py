@@ -52,7 +52,7 @@ _STATED = {
 }
 #: Words that describe a box as two corners: beside a stated width/height convention they contradict it.
 _CORNER_WORDS = re.compile(
-    r"\bbottom[- ]right\b|\blower[- ]right\b|\bx_?max\b|\by_?max\b|\bx2\b|\by2\b", re.I
+    r"\b(?:bottom|lower)[- ]right (?:corners?|points?|x|y)\b|\bx_?max\b|\by_?max\b|\bx2\b|\by2\b", re.I
 )
 _PIXEL = re.compile(r"\bpixels?\b|\bpx\b|\babsolute (?:pixel )?coordinates\b", re.I)
 _GRID = re.compile(r"\b0\s*(?:-|–|to)\s*1000\b|\b1000\s*[x×]\s*1000\b|\bnormali[sz]ed to 1000\b", re.I)
@@ -69,6 +69,7 @@ _GAP = r"[\s,;*•-]*"
 #: centre with a width and height.
 _PROSE_BOX = re.compile(
     rf"\[\s*(?P<list>{_FOUR})\s*\]|\(\s*(?P<tuple>{_FOUR})\s*\)"
+    rf"|(?<![\d.])(?P<p1>{_NUM}\s*%)\s*,\s*(?P<p2>{_NUM}\s*%)\s*,\s*(?P<p3>{_NUM}\s*%)\s*,\s*(?P<p4>{_NUM}\s*%)"
     rf"|\bfrom\s+(?:the\s+)?(?:point\s+)?{_POINT}\s*(?:at\s+the\s+top[- ]left\s+)?(?:to|-|–|until)\s*"
     rf"(?:the\s+)?(?:point\s+)?{_POINT}"
     rf"|\btop[- ]left(?:\s+corner)?{_AT}\s*:?\s*{_POINT}\s*(?:,|and|to|;)?\s*(?:the\s+|its\s+)?"
@@ -77,7 +78,7 @@ _PROSE_BOX = re.compile(
     rf"(?:right|x_?max|x2){_NAMED.format('r', _NUM)}{_GAP}(?:bottom|y_?max|y2){_NAMED.format('b', _NUM)}"
     rf"|\bx\s*(?:[=:]|from|between)?\s*(?P<x1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<x2>{_NUM}\s*%?){_GAP}(?:and\s+)?"
     rf"y\s*(?:[=:]|from|between)?\s*(?P<y1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<y2>{_NUM}\s*%?)"
-    rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is|located|lies))*\s*:?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
+    rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is|located|lies))*\s*[:=]?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
     rf"[^()\d\n]{{0,30}}?"
     rf"(?:with\s+)?(?:a\s+)?(?:w|width){_NAMED.format('w', _NUM)}{_GAP}(?:and\s+)?(?:a\s+)?"
     rf"(?:h|height){_NAMED.format('h', _NUM)}",
@@ -257,7 +258,12 @@ _TRAVELS = re.compile(
     re.I,
 )
 #: The named-value forms of ``_PROSE_BOX``, as its groups in xyxy (or centre-size) order.
-_NAMED_GROUPS = (("l", "t", "r", "b"), ("x1", "y1", "x2", "y2"), ("cx", "cy", "w", "h"))
+_NAMED_GROUPS = (
+    ("l", "t", "r", "b"),
+    ("x1", "y1", "x2", "y2"),
+    ("cx", "cy", "w", "h"),
+    ("p1", "p2", "p3", "p4"),
+)
 
 
 @dataclass(frozen=True)
@@ -280,13 +286,13 @@ def prose_boxes(text: str) -> list[ProseBox]:
         if flat is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])
             order = None
-        elif m.group("l") is not None or m.group("x1") is not None or m.group("cx") is not None:
+        elif any(m.group(names[0]) is not None for names in _NAMED_GROUPS):
             names = next(n for n in _NAMED_GROUPS if m.group(n[0]) is not None)
             values = [m.group(k) for k in names]
             if len({"%" in v for v in values}) > 1:
                 continue  # some sides in percent, some not
             nums = _four([float(v.rstrip(" %")) / (100 if "%" in v else 1) for v in values])
-            order = CXCYWH if names[0] == "cx" else XYXY
+            order = CXCYWH if names[0] == "cx" else None if names[0] == "p1" else XYXY
         else:
             points = [g for g in m.groups()[2:] if g is not None]
             nums = _four([float(v) for v in points])

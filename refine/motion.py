@@ -169,3 +169,17 @@ def order_answer(span: str, mentions: Sequence[tuple[str, int, int]], question: 
         return None
     order = [m[0] for m in mentions] if steps[0] else [m[0] for m in reversed(mentions)]
     return order[0] if asks_first else order[-1]
+
+
+_LED_TO = re.compile(r"\b(?:followed by|then|after that|afterwards|later|joined by)\s+(?:\w+\s+){0,3}$")
+_LED_FROM = re.compile(r"\b(?:preceded by|before that|earlier)\s+(?:\w+\s+){0,3}$")
+
+
+def other_end(span: str, start: int, question: str) -> bool:
+    """For "which comes first / last" questions: the option mentioned at ``start`` of the (normalised) span is
+    said to come at the other end ("... followed by a burst of noise" when asked what comes first)."""
+    asks_first, asks_last = bool(_FIRST_Q.search(question)), bool(_LAST_Q.search(question))
+    if asks_first == asks_last or _RELATION_Q.search(question):
+        return False
+    before = span[:start]
+    return bool((_LED_TO if asks_first else _LED_FROM).search(before))

@@ -70,7 +70,7 @@ OPTION_ALIASES: dict[str, tuple[str, ...]] = {
         r"1st",
         r"(?:clip|audio|segment|recording|track|sample|sound) (?:1|one)\b(?! second)",
         r"(?:clip|audio|segment|recording|track|sample|sound|one|part) at (?:start|beginning)",
-        r"(?:earlier|opening) (?:clip|audio|segment|recording|track|sample|one|part)",
+        r"(?:earlier|opening|initial) (?:clip|audio|segment|recording|track|sample|one|part|sound)",
     ),
     "last": (
         r"second(?= (?:clip|audio|segment|recording|track|sample|one|half|sound))",
@@ -78,7 +78,7 @@ OPTION_ALIASES: dict[str, tuple[str, ...]] = {
         r"latter",
         r"(?:clip|audio|segment|recording|track|sample|sound) (?:2|two)\b(?! second)",
         r"(?:clip|audio|segment|recording|track|sample|sound|one|part) at end",
-        r"(?:later|final|closing) (?:clip|audio|segment|recording|track|sample|one|part)",
+        r"(?:later|final|closing) (?:clip|audio|segment|recording|track|sample|one|part|sound)",
     ),
     "same": (
         r"equally",

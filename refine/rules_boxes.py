@@ -298,6 +298,8 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     except Invalid:
         return None
     keys = _avl_keys([name for name, _ in instances], ctx)
+    if ctx.classes and any(key.rsplit("_", 1)[0] not in ctx.classes for key in keys):
+        return None  # a name on no class ("drum", "plane" unmapped): left to the LLM rather than scored as written
     return json.dumps({k: _fmt(b) for k, b in zip(keys, normalised, strict=True)}, ensure_ascii=False)
 
 

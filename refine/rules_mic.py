@@ -43,7 +43,7 @@ _NOT_OBJECTS = frozenset(
      "rhythm", "beat", "conversation", "speech"}
 )  # fmt: skip
 _LINE_PAIR = re.compile(
-    r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|–|—|x|×|\(x?)\s*\**(\w+)\**\s*\)?\s*[.,;]?$"
+    r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|–|—|x|×|\(x?)\s*\**\s*(\w+)\**\s*\)?\s*[.,;]?$"
 )
 #: "2 × dog", "3x cat": the count first.
 _COUNT_FIRST = re.compile(r"^[\s*\-•]*\**(\d+)\s*(?:×|x)\s*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*[.,;]?$")

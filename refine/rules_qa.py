@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from avibench.refine.context import RefineContext
-from avibench.refine.motion import contradicts_direction, direction_answer, order_answer
+from avibench.refine.motion import contradicts_direction, direction_answer, order_answer, other_end
 from avibench.refine.option_aliases import PLURAL_NOUNS, aliases_for
 from avibench.refine.text import (
     CARDINALS,
@@ -102,7 +102,10 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
         for m in pattern.finditer(text):
             if any(m.start() < t.end and t.start < m.end() for t in taken):
                 continue
-            denied = bool(_NEGATORS.search(text[: m.start()]) or _DENIED_AFTER.match(text[m.end() :]))
+            before = text[: m.start()]
+            denied = bool(
+                _NEGATORS.search(before) or before.endswith("off ") or _DENIED_AFTER.match(text[m.end() :])
+            )
             taken.append(_Mention(option, m.start(), m.end(), denied))
     kept = [t for t in taken if negated or not t.negated]
     return sorted(kept, key=lambda t: t.start)
@@ -160,7 +163,10 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     if len(found) > 1 and not ctx.multi_answer:
         found = _unasked(found, span, ctx)
     if len(found) == 1:
-        return None if contradicts_direction(span, found[0]) else found[0]
+        start = next(m.start for m in mentions if m.option == found[0])
+        if contradicts_direction(span, found[0]) or other_end(norm(span), start, ctx.question):
+            return None
+        return found[0]
     if ctx.multi_answer:
         return ";".join(found) if explicit and not HEDGE.search(span) else None
     return order_answer(norm(span), [(m.option, m.start, m.end) for m in mentions], ctx.question)
@@ -188,6 +194,26 @@ def _against_always(lead: str, span: str, question: str) -> bool:
     if lead == "no":
         return bool(_CONTINUOUS.search(rest)) and not _NEGATIVE.search(rest) and not _BROKEN.search(rest)
     return bool(_BROKEN.search(_CONTINUOUS.sub(" ", rest)))
+
+
+_QUESTION_WORDS = frozenset(
+    {"is", "are", "was", "were", "do", "does", "did", "can", "could", "there", "any", "the", "a", "an", "in", "of",
+     "on", "at", "to", "you", "hear", "see", "this", "that", "it", "its", "video", "audio", "clip", "image", "sound",
+     "playing", "heard", "visible", "present", "have", "has", "and", "or"}
+)  # fmt: skip
+_DENYING = re.compile(r"\b(?:no|not|never|without|nor|neither)\s+((?:\w+\W+){0,2}\w+)", re.I)
+
+
+def _denies_asked(text: str, question: str) -> bool:
+    """A "yes" whose prose denies what the question asks about ("Is there music in the background?" - "Yes.
+    There is no music in the background")."""
+    asked = {w for w in words(question) if w not in _QUESTION_WORDS and len(w) > 2}
+    asked |= {singular(w) for w in asked}
+    return any(
+        w in asked or singular(w) in asked
+        for m in _DENYING.finditer(re.sub(r"^\W*yes\b", "", text, flags=re.I))
+        for w in words(m.group(1))
+    )
 
 
 def _unasked(found: list[str], span: str, ctx: RefineContext) -> list[str]:
@@ -345,11 +371,24 @@ def _disagrees(answer: str, prose: str | None) -> bool:
     return prose is not None and not set(prose.split(";")) <= set(answer.split(";"))
 
 
+def _torn(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+    """A marked answer that names several candidates without choosing ("**Answer: center / left**")."""
+    if pick is _number_answer:
+        return len(set(_numbers(span))) > 1
+    return (
+        pick is _option_answer
+        and not ctx.multi_answer
+        and len({m.option for m in _mentions(span, ctx.options)}) > 1
+    )
+
+
 def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
     for spans, explicit in _levels(text):
         answers = _level_answers(spans, explicit, ctx, pick)
         if len(answers) > 1:
             return None
+        if not answers and explicit and any(_torn(s, ctx, pick) for s in spans):
+            return None  # the model marked its answer and it is torn: the prose cannot settle it
         if answers:
             if explicit and (
                 _disagrees(answers[0], _prose_answer(text, ctx, pick)) or _retracted(answers[0], text, ctx)
@@ -470,12 +509,14 @@ def parse_qa(raw: object, ctx: RefineContext) -> str | None:
     text = _without_question(strip_answer_prefix(text), ctx.question)
     answer = _solve(text, ctx, _number_answer) if ctx.expects_number else None
     if answer is None and ctx.options:
-        if ctx.multi_answer and _foreign(text, ctx):
-            return None
         answer = _solve(text, ctx, _option_answer)
+        if ctx.multi_answer and _foreign(text, ctx) and (answer is None or norm(answer) not in _META_OPTIONS):
+            return None  # a shape or colour that is no option, unless the answer is that none of them fits
         if ctx.expects_number and answer is not None and norm(answer) not in _META_OPTIONS | set(_YES_NO):
             return None  # "how many?" is not answered by naming an instrument ("2 or 3 ... the bass line")
         if answer in _YES_NO and _against_always(answer, text, ctx.question):
+            return None
+        if answer == "yes" and _denies_asked(text, ctx.question):
             return None
         if answer is None and ctx.multi_answer:
             answer = _multi_prose(text, ctx)

@@ -101,7 +101,7 @@ def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> l
         and not _DENY.search(span)
         and not re.search(r"\b(?:except|only|but)\b", span, re.I)
     ):
-        said = every.group(1)
+        said = every.group(1) or every.group("n")
         if (
             said is None
             or NUMBER_WORDS.get(said.lower(), -1) == ctx.n_candidates
@@ -118,7 +118,7 @@ def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> l
 
 #: "All (three) clips match": every candidate chosen.
 _EVERY = re.compile(
-    rf"^\W*all\s+(?:(\w+)\s+)?(?:of\s+)?(?:the\s+)?(?:{_NOUNS})\s+(?:\w+\s+){{0,2}}?"
+    rf"^\W*all\s+(?:(?!of\b)(\w+)\s+)?(?:of\s+)?(?:the\s+)?(?:(?!of\b)(?P<n>\w+)\s+)?(?:{_NOUNS})\s+(?:\w+\s+){{0,2}}?"
     rf"(?:match(?:es)?|correspond|fit)\b",
     re.I,
 )
@@ -193,10 +193,21 @@ def _affirmed_numbers(prose: str) -> set[int]:
     }
 
 
+def _joined_bold(text: str) -> list[str]:
+    """Bold spans, except that several short ones in one sentence ("The **second** and **fifth** images") are
+    read as that sentence: together they are one answer."""
+    spans = bold_spans(text)
+    if len(spans) > 1 and all(len(words(s)) <= 2 for s in spans):
+        holding = [s for s in sentences(text) if all(f"**{b}**" in s for b in spans)]
+        if len(holding) == 1:
+            return [holding[0].replace("**", "")]
+    return spans
+
+
 def _from_text(text: str, ctx: RefineContext) -> list[int] | None:
     """The indices prose names, where models put the answer: marked spans, the last sentence, the first,
     then the whole text; ``None`` when those disagree or name none."""
-    explicit = bold_spans(text) + answer_phrases(text)
+    explicit = _joined_bold(text) + answer_phrases(text)
     parts = sentences(text)
     zero_based = _ZERO_NAMED.search(text) is not None
     listed = sum(bool(_ITEM.match(line)) for line in text.splitlines()) >= 2

@@ -64,11 +64,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "mower": ("lawnmower", "lawn mower"),
     "lawn-mower": ("lawnmower", "lawn mower", "mower"),
     "person": ("man", "woman", "boy", "girl", "people", "persons", "human", "lady", "gentleman", "child", "kid",
-               "musician", "singer", "male", "female"),
+               "musician", "singer", "male", "female", "vocalist", "performer", "player"),
     "man": ("gentleman",),
     "woman": ("lady",),
     "drum": ("drum kit", "drumkit", "drum set", "drums"),
     "saxophone": ("sax",),
+    "airplane": ("plane", "aeroplane", "aircraft", "jet", "airliner"),
 }  # fmt: skip
 
 

@@ -453,3 +453,79 @@ def test_a_label_before_a_comma_list_and_an_echoed_retrieval_prompt() -> None:
     prompt = constants_for("AVR")["prompt_avr"]
     ctx = build_context(AVIBENCH.task("AVR"), prompt_text=prompt, n_candidates=5)
     assert apply_rules(f"{prompt}\n\n[3]", ctx) == "[3]"
+
+
+# --- from the holdout8 measured run --------------------------------------------------------------------------
+
+
+def test_a_yes_whose_prose_denies_what_was_asked() -> None:
+    question = "Is there a dog barking in the background?"
+    options = ["yes", "no", "not sure"]
+    assert (
+        _refine(
+            "ASQA", "Yes. There is no dog in the background, only a car.", question=question, options=options
+        )
+        is None
+    )
+    assert (
+        _refine("ASQA", "Yes. The dog barks, not the cat.", question=question, options=options) == "**yes**"
+    )
+
+
+def test_a_marked_answer_torn_between_options_is_not_settled_by_the_prose() -> None:
+    options = ["center", "left", "right", "not sure"]
+    raw = "The ball sits just left of the middle.\n\n**Answer: center / left**"
+    assert _refine("VSQA_I", raw, question="Where is the ball located?", options=options) is None
+    raw = "The ball is slightly off-center.\n\n**Answer: left**"
+    assert _refine("VSQA_I", raw, question="Where is the ball located?", options=options) == "**left**"
+
+
+def test_an_avl_name_on_no_class_is_refused_and_plane_is_an_airplane() -> None:
+    assert _refine("AVL", "answer={'trombone_1': '[0.1, 0.2, 0.3, 0.4]'}") is None
+    got = _refine("AVL", "answer={'plane_1': '[0.1, 0.2, 0.3, 0.4]'}")
+    assert got is not None and json.loads(got) == {"airplane_1": "[0.1, 0.2, 0.3, 0.4]"}
+
+
+def test_none_of_the_options_explained_by_shapes_off_the_list() -> None:
+    shapes = ["cube", "pyramid", "cone", "sphere", "no availabel option", "not sure"]
+    raw = "**Answer:** #no available option#\n\nThe sounding objects are a torus and a cylinder."
+    assert (
+        _refine("AVSQA", raw, question="Which objects are sounding?", options=shapes)
+        == "**no availabel option**"
+    )
+    assert (
+        _refine("AVSQA", "#cube#\n\nThe other one is a cylinder.", question="Which?", options=shapes) is None
+    )
+
+
+def test_bold_names_then_a_count() -> None:
+    assert _refine("VMIC", "*   **Cat:** 2\n*   **Dog:** 1") == '{"cat": "2", "dog": "1"}'
+
+
+def test_bold_ordinals_in_one_sentence_and_all_of_the_candidates() -> None:
+    assert _refine("AVR", "The **first** and **third** images show a piano.", n_candidates=4) == "[0, 2]"
+    assert _refine("AVR", "All of the images match the audio.", n_candidates=3) == "[0, 1, 2]"
+
+
+def test_a_location_word_is_not_a_corner_convention() -> None:
+    raw = "It sits in the lower-right part of the picture.\n\n(x, y, width, height):\n- dog_1: (0.5, 0.6, 0.3, 0.2)"
+    got = _refine("AVL", raw)
+    assert got is not None and [round(v, 6) for v in ast.literal_eval(json.loads(got)["dog_1"])] == [
+        0.5,
+        0.6,
+        0.8,
+        0.8,
+    ]
+
+
+def test_percent_quadruples_per_frame() -> None:
+    frames = _frames(
+        "Values in percent (x_min, y_min, x_max, y_max):\nframe_0: 10%, 20%, 30%, 40%\nframe_1: 12%, 20%, 32%, 40%"
+    )
+    assert frames is not None and frames["frame_1"] == [0.12, 0.2, 0.32, 0.4] and frames["frame_2"] is None
+
+
+def test_an_option_said_to_follow_is_not_what_came_first() -> None:
+    question = "Which comes first, the sound or the noise?"
+    raw = "**Answer:** sound\n\nA bell rings at the very start, followed by a burst of noise."
+    assert _refine("ASQA", raw, question=question, options=ORDER) == "**sound**"
