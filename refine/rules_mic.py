@@ -183,13 +183,20 @@ def _quantities(text: str) -> list[tuple[int, list[str]]]:
 
 def _agrees(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool:
     """Prose beside a list of counts that gives no class another count and whose other numbers restate a
-    count or the total ("so I counted three separate animals" beside ``Dogs: 3``)."""
+    count or the total ("so I counted three separate animals" beside ``Dogs: 3``); "3 more birds" adds."""
+    if _contradicts(counts, prose, ctx):
+        return False
     allowed = {*counts.values(), sum(counts.values())}
-    return not _contradicts(counts, prose, ctx) and all(
-        n in allowed
-        and (_RESTATING & set(after) or any(class_at(after, k, ctx.classes) for k in range(len(after))))
-        for n, after in _quantities(prose)
-    )
+    for n, after in _quantities(prose):
+        if _VAGUE & set(after):
+            return False
+        named = next((hit[0] for k in range(len(after)) if (hit := class_at(after, k, ctx.classes))), None)
+        if named is not None:
+            if counts.get(named) != n:
+                return False
+        elif not (n in allowed and _RESTATING & set(after)):
+            return False
+    return True
 
 
 def _from_table(text: str, ctx: RefineContext) -> dict[str, int] | None:
@@ -303,16 +310,20 @@ def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool
     """Prose beside a dict that gives a class another count ("I hear two men ... answer={'man': 1}")."""
     # "guitar (1), piano (2)", "1. Boat - 2": a count after its name or a list number, not before the next name;
     # each line on its own, so that a number never reaches across a line break
-    found: dict[str, set[int]] = {}
-    for line in _COUNT_AFTER.sub(" ", prose).splitlines():
-        part = _prose_quantities(words(line), ctx.classes, articles=False)
-        if part is None:
-            return False
-        for cls, qs in part[0].items():
-            found.setdefault(cls, set()).update(qs)
     by_kind: dict[str, int] = {}
     for cls, n in counts.items():
         by_kind[_kind(cls)] = by_kind.get(_kind(cls), 0) + n
+    found: dict[str, set[int]] = {}
+    for line in _COUNT_AFTER.sub(" ", prose).splitlines():
+        part = _prose_quantities(words(line), ctx.classes, articles=False)
+        if (
+            part is None
+        ):  # "several birds": no count, but a class the counts leave out is still another answer
+            if any(_kind(c) not in by_kind for c in _vague_classes(words(line), ctx.classes)):
+                return True
+            continue
+        for cls, qs in part[0].items():
+            found.setdefault(cls, set()).update(qs)
     for cls, qs in found.items():
         if qs == {0}:
             continue
@@ -330,6 +341,16 @@ _SAME_PEOPLE = {"female": "woman", "male": "man"}
 
 def _kind(cls: str) -> str:
     return _SAME_PEOPLE.get(cls, cls)
+
+
+def _vague_classes(tokens: list[str], classes: tuple[str, ...]) -> set[str]:
+    """The classes prose gives a vague quantity ("some birds", "3 more dogs")."""
+    found = set()
+    for i in range(len(tokens)):
+        hit = class_at(tokens, i, classes)
+        if hit is not None and _quantity(tokens, i, classes, articles=False) == "vague":
+            found.add(hit[0])
+    return found
 
 
 def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:

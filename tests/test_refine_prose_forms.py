@@ -529,3 +529,9 @@ def test_an_option_said_to_follow_is_not_what_came_first() -> None:
     question = "Which comes first, the sound or the noise?"
     raw = "**Answer:** sound\n\nA bell rings at the very start, followed by a burst of noise."
     assert _refine("ASQA", raw, question=question, options=ORDER) == "**sound**"
+
+
+def test_vague_extra_objects_beside_counts_are_another_answer() -> None:
+    assert _refine("AMIC", "- Dog: 2\n- Cat: 1\nThere are 3 more birds.") is None
+    assert _refine("AMIC", "I also hear some birds.\nanswer={'dog': 2}") is None
+    assert _refine("AMIC", "The dogs bark now and then.\nanswer={'dog': 2}") == '{"dog": "2"}'
