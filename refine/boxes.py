@@ -78,6 +78,8 @@ _PROSE_BOX = re.compile(
     rf"(?:right|x_?max|x2){_NAMED.format('r', _NUM)}{_GAP}(?:bottom|y_?max|y2){_NAMED.format('b', _NUM)}"
     rf"|\bx\s*(?:[=:]|from|between)?\s*(?P<x1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<x2>{_NUM}\s*%?){_GAP}(?:and\s+)?"
     rf"y\s*(?:[=:]|from|between)?\s*(?P<y1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<y2>{_NUM}\s*%?)"
+    rf"|\b(?:cx|x_?c(?:enter)?){_NAMED.format('qx', _NUM)}{_GAP}(?:cy|y_?c(?:enter)?){_NAMED.format('qy', _NUM)}{_GAP}"
+    rf"(?:w|width){_NAMED.format('qw', _NUM)}{_GAP}(?:h|height){_NAMED.format('qh', _NUM)}"
     rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is|located|lies))*\s*[:=]?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
     rf"[^()\d\n]{{0,30}}?"
     rf"(?:with\s+)?(?:a\s+)?(?:w|width){_NAMED.format('w', _NUM)}{_GAP}(?:and\s+)?(?:a\s+)?"
@@ -178,14 +180,19 @@ _SIZE = re.compile(
 )
 
 
-def _image_size(text: str, ctx: RefineContext) -> tuple[int, int] | None:
-    """The size of the image the model saw: as the answer states it ("the 640×480 image") or as read from the
-    image; :class:`Invalid` when the answer states another size than the image has, or two sizes."""
-    stated = {
+def _stated_sizes(text: str) -> set[tuple[int, int]]:
+    """The image sizes an answer states ("the 640×480 image"): a stated size means its numbers are pixels."""
+    return {
         (int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4)))
         for m in _SIZE.finditer(text)
         if (m.group(1) or m.group(3)) != "1000"
     }
+
+
+def _image_size(text: str, ctx: RefineContext) -> tuple[int, int] | None:
+    """The size of the image the model saw: as the answer states it ("the 640×480 image") or as read from the
+    image; :class:`Invalid` when the answer states another size than the image has, or two sizes."""
+    stated = _stated_sizes(text)
     if len(stated) > 1 or (stated and ctx.image_size is not None and stated != {ctx.image_size}):
         raise Invalid(f"image sizes {sorted(stated)} stated beside {ctx.image_size}")
     return stated.pop() if stated else ctx.image_size
@@ -212,7 +219,7 @@ class Scaler:
         grid: bool = False,
     ):
         peak = max((abs(v) for box in boxes for v in box), default=0.0)
-        said_pixels = pixels or bool(_PIXEL.search(text))
+        said_pixels = pixels or bool(_PIXEL.search(text)) or bool(_stated_sizes(text))
         said_grid = grid or bool(_GRID.search(text))
         if said_pixels and said_grid:
             raise Invalid("both pixels and the 0-1000 grid stated")
@@ -262,8 +269,11 @@ _NAMED_GROUPS = (
     ("l", "t", "r", "b"),
     ("x1", "y1", "x2", "y2"),
     ("cx", "cy", "w", "h"),
+    ("qx", "qy", "qw", "qh"),
     ("p1", "p2", "p3", "p4"),
 )
+#: The order each form gives its four values in (``None``: the order the answer states).
+_GROUP_ORDER = {"l": XYXY, "x1": XYXY, "cx": CXCYWH, "qx": CXCYWH, "p1": None}
 
 
 @dataclass(frozen=True)
@@ -292,7 +302,7 @@ def prose_boxes(text: str) -> list[ProseBox]:
             if len({"%" in v for v in values}) > 1:
                 continue  # some sides in percent, some not
             nums = _four([float(v.rstrip(" %")) / (100 if "%" in v else 1) for v in values])
-            order = CXCYWH if names[0] == "cx" else None if names[0] == "p1" else XYXY
+            order = _GROUP_ORDER[names[0]]
         else:
             points = [g for g in m.groups()[2:] if g is not None]
             nums = _four([float(v) for v in points])

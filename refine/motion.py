@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
+from avibench.refine.text import HEDGE
+
 Vector = tuple[int, int]
 
 _X = {"left": -1, "right": 1, "centre": 0, "center": 0, "middle": 0}
@@ -142,6 +144,10 @@ _LAST_Q = re.compile(r"\b(?:last|latest|final|finally|later)\b", re.I)
 _RELATION_Q = re.compile(r"\b(?:left|right|middle|cent(?:er|re)|next to|beside)\b", re.I)
 #: "opens with a burst of noise", "ends with the violin": the option just after names that end of the order.
 _OPENS = re.compile(r"\b(?:opens|begins|starts|kicks off|leads off)\s+with\s+(?:\w+\s+){0,3}$")
+_TOGETHER = re.compile(r"\b(?:simultaneous(?:ly)?|same time|together|at once)\b", re.I)
+#: "the noise is heard at the very beginning", "the violin comes in last": said just after the option.
+_AT_START = re.compile(r"\s*(?:\w+\s+){0,5}?(?:at (?:very )?(?:beginning|start)|first|opens)\b")
+_AT_END = re.compile(r"\s*(?:\w+\s+){0,5}?(?:at (?:very )?end|last|closes)\b")
 _CLOSES = re.compile(r"\b(?:ends|closes|finishes|concludes|wraps up)\s+with\s+(?:\w+\s+){0,3}$")
 
 
@@ -155,7 +161,14 @@ def order_answer(span: str, mentions: Sequence[tuple[str, int, int]], question: 
         return None
     if len({m[0] for m in mentions}) != len(mentions):
         return None
-    ends = [m[0] for m in mentions if (_OPENS if asks_first else _CLOSES).search(span[: m[1]])]
+    if HEDGE.search(span) or _TOGETHER.search(span):
+        return None
+    ends = [
+        m[0]
+        for m in mentions
+        if (_OPENS if asks_first else _CLOSES).search(span[: m[1]])
+        or (_AT_START if asks_first else _AT_END).match(span[m[2] :])
+    ]
     if ends:
         return ends[0] if len(ends) == 1 else None
     steps = []

@@ -54,7 +54,8 @@ _NO_BOX = frozenset(
 #: Words before a dict that name the whole answer, not one object ("answer = {...}", "Result: {...}").
 _WHOLE_ANSWER = frozenset(
     {"answer", "final answer", "result", "results", "output", "boxes", "bboxes", "bounding boxes", "detections",
-     "json", "python", "response", "instances", "objects", "locations", "predictions", "bbox", "box"}
+     "json", "python", "response", "instances", "objects", "locations", "predictions", "bbox", "box",
+     "bounding box", "coordinates", "location"}
 )  # fmt: skip
 #: A label of up to three words that opens a line, a bullet or a sentence and ends in ":" or "=".
 _LABEL_BEFORE = re.compile(
@@ -437,6 +438,14 @@ def _frames_for_all(text: str) -> dict[int, Any] | None:
     return dict.fromkeys(range(FRAMES), boxes[0].box)
 
 
+def _one_object_for_all(objects: list[Mapping[Any, Any]], prose: str) -> dict[int, Any] | None:
+    """One detection object (``[{"bbox_2d": [..], "label": ..}]``) said to hold in every frame."""
+    box = _object_box(objects[0]) if len(objects) == 1 else None
+    if box is None or not _ALL_FRAMES.search(prose) or _not_all(prose) or HEDGE.search(prose):
+        return None
+    return dict.fromkeys(range(FRAMES), box)
+
+
 def _not_all(text: str) -> bool:
     """The text limits or changes the box somewhere ("except frame 3", "moves right", "leaves the frame")."""
     still = _STILL.sub(" ", text)
@@ -449,8 +458,13 @@ _NONE_ANYWHERE = re.compile(r"\b(?:all|every|each|any|none of the)\b[^.;\n]{0,30
 
 def _frames_empty(text: str) -> dict[int, Any] | None:
     """Every frame without a box, when the text gives no box and says nothing sounds in any frame."""
-    if prose_boxes(text) or HEDGE.search(text) or DOUBT.search(text) or re.search(r"[\[(]\s*-?\d", text):
-        return None
+    if (
+        prose_boxes(text)
+        or HEDGE.search(text)
+        or DOUBT.search(text)
+        or re.search(r"\d\.\d|\d\s*%|[\[(]\s*-?\d", text)
+    ):
+        return None  # numbers of a box the rules could not read are not "no box"
     if _NONE_ANYWHERE.search(text) and _ABSENT.search(text):
         return dict.fromkeys(range(FRAMES))
     return None
@@ -515,7 +529,9 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
 def _frames(text: str) -> dict[int, Any] | None:
     objects = _object_lists(text)
     if objects:
-        return _frames_from_objects(objects[0]) if len(objects) == 1 else None
+        if len(objects) != 1:
+            return None
+        return _frames_from_objects(objects[0]) or _one_object_for_all(objects[0], outside_dicts(text))
     spans = dict_spans(text)
     if spans:
         value = _unwrap(spans[0][2])

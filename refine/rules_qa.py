@@ -383,7 +383,8 @@ def _torn(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> boo
 
 
 def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
-    for spans, explicit in _levels(text):
+    levels = _levels(text)
+    for spans, explicit in levels:
         answers = _level_answers(spans, explicit, ctx, pick)
         if len(answers) > 1:
             return None
@@ -391,11 +392,37 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
             return None  # the model marked its answer and it is torn: the prose cannot settle it
         if answers:
             if explicit and (
-                _disagrees(answers[0], _prose_answer(text, ctx, pick)) or _retracted(answers[0], text, ctx)
+                _disagrees(answers[0], _prose_answer(text, ctx, pick))
+                or _retracted(answers[0], text, ctx)
+                or _marked_elsewhere(answers[0], levels, ctx, pick)
+                or _prose_adds(answers[0], text, ctx, pick)
             ):
                 return None
             return answers[0]
     return None
+
+
+def _marked_elsewhere(
+    answer: str, levels: list[tuple[list[str], bool]], ctx: RefineContext, pick: Callable[..., str | None]
+) -> bool:
+    """Another marked form gives another answer ("**The middle one** ... so the answer is the right one")."""
+    chosen = set(answer.split(";"))
+    for spans, explicit in levels:
+        if explicit:
+            for other in _level_answers(spans, True, ctx, pick):
+                if not set(other.split(";")) <= chosen:
+                    return True
+    return False
+
+
+def _prose_adds(answer: str, text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+    """For several options: the prose names more sounding objects than the marked answer chose ("#sphere#
+    ... The sounding objects are the sphere and the cone")."""
+    if not ctx.multi_answer or pick is not _option_answer:
+        return False
+    prose = " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s))
+    listed = _multi_prose(prose, ctx) if prose.strip() else None
+    return listed is not None and not set(listed.split(";")) <= set(answer.split(";"))
 
 
 #: A model correcting itself after its marked answer ("Looking more closely, ... is actually red").
@@ -422,7 +449,9 @@ def _retracted(answer: str, text: str, ctx: RefineContext) -> bool:
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
 #: Words saying an object is silent: an answer that mentions one is not a plain list of choices.
 _SILENT = re.compile(
-    r"\b(?:silent|quiet|mute|no sound|not|n't|none|neither|nor|except|only|without|but)\b|n't\b", re.I
+    r"\b(?:silent|quiet|mute|no sound|not|n't|none|neither|nor|except|only|without|but|while|whereas|still|"
+    r"stationary|motionless|remains?)\b|n't\b",
+    re.I,
 )
 
 

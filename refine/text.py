@@ -137,11 +137,14 @@ def without_echo(text: str, prompt: str) -> str:
     if not prompt:
         return text
     said = " ".join(words(prompt))
-    kept = [
-        line
-        for line in text.splitlines()
-        if len(words(line)) < _ECHO_WORDS or " ".join(words(line)) not in said
-    ]
+
+    def echoed(piece: str) -> bool:
+        return len(words(piece)) >= _ECHO_WORDS and " ".join(words(piece)) in said
+
+    kept = []
+    for line in text.splitlines():
+        if not echoed(line):
+            kept.append(" ".join(p for p in re.split(r"(?<=[.!?])\s+", line) if not echoed(p)) or line)
     return "\n".join(kept)
 
 

@@ -535,3 +535,74 @@ def test_vague_extra_objects_beside_counts_are_another_answer() -> None:
     assert _refine("AMIC", "- Dog: 2\n- Cat: 1\nThere are 3 more birds.") is None
     assert _refine("AMIC", "I also hear some birds.\nanswer={'dog': 2}") is None
     assert _refine("AMIC", "The dogs bark now and then.\nanswer={'dog': 2}") == '{"dog": "2"}'
+
+
+# --- from the holdout9 measured run --------------------------------------------------------------------------
+
+
+def test_what_is_heard_at_the_beginning_against_the_marked_answer() -> None:
+    question = "Which comes first, the sound or the noise?"
+    raw = "**Answer:** sound\n\nThe noise is heard at the very start, and the sound only follows after it."
+    assert _refine("ASQA", raw, question=question, options=ORDER) is None
+    hedge = "Perhaps the noise starts first, or maybe the sound."
+    assert _refine("ASQA", hedge, question=question, options=ORDER) is None
+
+
+def test_two_marked_answers_that_differ() -> None:
+    options = ["the right one", "the left one", "the middle one", "the bottom one", "the top one"]
+    raw = "**The top one** is brightest.\n\nLooking again at all five, the answer is the left one."
+    assert _refine("VSQA_I", raw, question="Which one is brightest?", options=options) is None
+
+
+def test_prose_naming_more_sounding_objects_than_the_hash_answer() -> None:
+    shapes = ["cube", "pyramid", "cone", "sphere", "no availabel option", "not sure"]
+    assert (
+        _refine(
+            "AVSQA",
+            "#cube#\n\nThe sounding objects are the cube and the cone.",
+            question="Which?",
+            options=shapes,
+        )
+        is None
+    )
+    still = "The ball bounces while the cube stays still.\n\n#sphere#"
+    assert _refine("AVSQA", still, question="Which objects sound?", options=shapes) == "**sphere**"
+
+
+def test_centre_and_size_named_per_frame_and_unread_numbers_are_not_empty_frames() -> None:
+    frames = _frames("frame_0: cx=0.50, cy=0.50, w=0.20, h=0.40\nframe_1: cx=0.52, cy=0.50, w=0.20, h=0.40")
+    assert frames is not None and [round(v, 6) for v in frames["frame_1"]] == [0.42, 0.3, 0.62, 0.7]
+    assert (
+        _refine("AVLG", "For each frame: frame_0 sits near 0.5 and 0.4; frame_1 None; frame_2 None") is None
+    )
+
+
+def test_a_stated_image_size_makes_corner_points_pixels() -> None:
+    got = _refine(
+        "AVL",
+        "The violin is playing. Its bounding box in the 800×600 image is from (400, 150) to (600, 450).",
+    )
+    assert got is not None and json.loads(got) == {"violin_1": "[0.5, 0.25, 0.75, 0.75]"}
+
+
+def test_a_bounding_box_label_refers_back_to_the_named_object() -> None:
+    got = _refine(
+        "AVL", "The sounding object is the cat. Bounding box: left 10%, top 20%, right 40%, bottom 90%."
+    )
+    assert got is not None and json.loads(got) == {"cat_1": "[0.1, 0.2, 0.4, 0.9]"}
+
+
+def test_one_detection_object_for_all_frames() -> None:
+    frames = _frames(
+        'The singer does not move, same box for all 10 frames:\n[{"box_2d": [100, 200, 900, 600], "label": "person"}]'
+    )
+    assert frames is not None and all(frames[f"frame_{k}"] == [0.2, 0.1, 0.6, 0.9] for k in range(10))
+
+
+def test_a_prompt_sentence_echoed_inside_a_line() -> None:
+    prompt = constants_for("VMIC")["prompt_vmic"]
+    raw = (
+        "There may be one or more visible objects in the provided image. I can see three apples and one cat."
+    )
+    ctx = build_context(AVIBENCH.task("VMIC"), prompt_text=prompt)
+    assert json.loads(apply_rules(raw, ctx) or "{}") == {"apple": "3", "cat": "1"}
