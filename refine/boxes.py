@@ -80,7 +80,7 @@ _PROSE_BOX = re.compile(
     rf"y\s*(?:[=:]|from|between)?\s*(?P<y1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<y2>{_NUM}\s*%?)"
     rf"|\b(?:cx|x_?c(?:enter)?){_NAMED.format('qx', _NUM)}{_GAP}(?:cy|y_?c(?:enter)?){_NAMED.format('qy', _NUM)}{_GAP}"
     rf"(?:w|width){_NAMED.format('qw', _NUM)}{_GAP}(?:h|height){_NAMED.format('qh', _NUM)}"
-    rf"|\bcent(?:er|re)d?(?:\s+(?:at|point|is|located|lies))*\s*[:=]?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
+    rf"|\bcent(?:er|re)(?:ed|d)?(?:\s+(?:at|point|is|located|lies))*\s*[:=]?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
     rf"[^()\d\n]{{0,30}}?"
     rf"(?:with\s+)?(?:a\s+)?(?:w|width){_NAMED.format('w', _NUM)}{_GAP}(?:and\s+)?(?:a\s+)?"
     rf"(?:h|height){_NAMED.format('h', _NUM)}",

@@ -90,6 +90,7 @@ OPTION_ALIASES: dict[str, tuple[str, ...]] = {
     "acoustic guitar": (r"(?<!electric )(?<!bass )(?<!steel )guitar",),
     "electric bass": (r"bass guitar", r"(?<!double )(?<!upright )bass(?! drum)(?! guitar)"),
     "drum": (r"drum kit", r"drum set"),
+    "congas": (r"conga drums?", r"congas?"),
 }
 #: Option words that are nouns, matched in the plural too ("the drums", "two cones"): shapes and instruments.
 PLURAL_NOUNS = SHAPE_WORDS | frozenset(

@@ -211,7 +211,11 @@ def _from_prose(text: str, ctx: RefineContext) -> list[Instance] | None:
     out: list[Instance] = []
     previous = 0
     for found in prose_boxes(text):
-        name = _name_in(text[previous : found.start], ctx)
+        segment = text[previous : found.start]
+        if out and re.fullmatch(r"\s*(?:,|;|and|&)?\s*", segment):
+            name: str | None = out[-1][0]  # "Cats: [..], [..]": one label for the boxes after it
+        else:
+            name = _name_in(segment, ctx)
         if name is None:
             return None
         out.append((name, found.box))
@@ -470,11 +474,11 @@ def _frames_empty(text: str) -> dict[int, Any] | None:
     return None
 
 
-_NEXT_FRAME = r"(?:frames?[\s_#-]*)?\d+(?![.\d])"
+_NEXT_FRAME = r"(?:frames?[\s_#-]*)?\d+(?!\.\d|\d)"
 #: A mention of frames: "frame 3", "frames 4-9", "frames 5 to 9", "Frames 0, 1, 2 and 7".
 _FRAME_MENTION = re.compile(
-    rf"\bframes?[\s_#-]*(\d+)(?![.\d])((?:\s*(?:,|&|\band\b)\s*{_NEXT_FRAME})*)"
-    rf"(?:\s*(?:-|–|—|to|through|thru)\s*(?:frames?[\s_#-]*)?(\d+)(?![.\d]))?",
+    rf"\bframes?[\s_#-]*(\d+)(?!\.\d|\d)((?:\s*(?:,|&|\band\b)\s*{_NEXT_FRAME})*)"
+    rf"(?:\s*(?:-|–|—|to|through|thru)\s*(?:frames?[\s_#-]*)?(\d+)(?!\.\d|\d))?",
     re.I,
 )
 #: A frame described as having no sounding object in it.

@@ -19,6 +19,7 @@ from avibench.refine.motion import contradicts_direction, direction_answer, orde
 from avibench.refine.option_aliases import PLURAL_NOUNS, aliases_for
 from avibench.refine.text import (
     CARDINALS,
+    DOUBT,
     HEDGE,
     REFUSAL,
     answer_phrases,
@@ -88,7 +89,7 @@ def _own_pattern(key: str) -> re.Pattern[str]:
 
 
 def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> list[_Mention]:
-    """Non-overlapping option mentions in the span (longest option first), in text order, with their positions
+    """Non-overlapping option mentions in the span (the longest match first), in text order, with their positions
     in ``norm(span)``; negated ones are dropped unless ``negated`` asks for them (flagged)."""
     text = norm(span)
     keys = sorted(
@@ -97,16 +98,19 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
     by_key = dict(keys)
     patterns = [(option, _own_pattern(key)) for key, option in keys]
     patterns += [(by_key[key], pattern) for key, pattern in aliases_for(by_key)]
+    found = sorted(
+        ((option, m) for option, pattern in patterns for m in pattern.finditer(text)),
+        key=lambda om: om[1].start() - om[1].end(),
+    )  # longest first: "conga drums" is the congas, not congas and a drum
     taken: list[_Mention] = []
-    for option, pattern in patterns:
-        for m in pattern.finditer(text):
-            if any(m.start() < t.end and t.start < m.end() for t in taken):
-                continue
-            before = text[: m.start()]
-            denied = bool(
-                _NEGATORS.search(before) or before.endswith("off ") or _DENIED_AFTER.match(text[m.end() :])
-            )
-            taken.append(_Mention(option, m.start(), m.end(), denied))
+    for option, m in found:
+        if any(m.start() < t.end and t.start < m.end() for t in taken):
+            continue
+        before = text[: m.start()]
+        denied = bool(
+            _NEGATORS.search(before) or before.endswith("off ") or _DENIED_AFTER.match(text[m.end() :])
+        )
+        taken.append(_Mention(option, m.start(), m.end(), denied))
     kept = [t for t in taken if negated or not t.negated]
     return sorted(kept, key=lambda t: t.start)
 
@@ -163,6 +167,8 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     if len(found) > 1 and not ctx.multi_answer:
         found = _unasked(found, span, ctx)
     if len(found) == 1:
+        if norm(found[0]) not in _META_OPTIONS and (DOUBT.search(span) or _EITHER.search(span)):
+            return None  # "either rotating or moving sideways, I cannot tell"
         start = next(m.start for m in mentions if m.option == found[0])
         if contradicts_direction(span, found[0]) or other_end(norm(span), start, ctx.question):
             return None
@@ -214,6 +220,9 @@ def _denies_asked(text: str, question: str) -> bool:
         for m in _DENYING.finditer(re.sub(r"^\W*yes\b", "", text, flags=re.I))
         for w in words(m.group(1))
     )
+
+
+_EITHER = re.compile(r"\beither\b.{1,80}?\bor\b", re.I | re.S)
 
 
 def _unasked(found: list[str], span: str, ctx: RefineContext) -> list[str]:
@@ -386,6 +395,8 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
     levels = _levels(text)
     for spans, explicit in levels:
         answers = _level_answers(spans, explicit, ctx, pick)
+        if len(answers) > 1 and explicit:
+            answers = _stated_among(answers, text, ctx, pick)
         if len(answers) > 1:
             return None
         if not answers and explicit and any(_torn(s, ctx, pick) for s in spans):
@@ -394,7 +405,7 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
             if explicit and (
                 _disagrees(answers[0], _prose_answer(text, ctx, pick))
                 or _retracted(answers[0], text, ctx)
-                or _marked_elsewhere(answers[0], levels, ctx, pick)
+                or _marked_elsewhere(answers[0], text, ctx, pick)
                 or _prose_adds(answers[0], text, ctx, pick)
             ):
                 return None
@@ -402,16 +413,24 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
     return None
 
 
-def _marked_elsewhere(
-    answer: str, levels: list[tuple[list[str], bool]], ctx: RefineContext, pick: Callable[..., str | None]
-) -> bool:
-    """Another marked form gives another answer ("**The middle one** ... so the answer is the right one")."""
+def _stated_among(
+    answers: list[str], text: str, ctx: RefineContext, pick: Callable[..., str | None]
+) -> list[str]:
+    """Of several marked words ("holding a **pipa** ... plays a **suona**"), the one an "Answer: ..." line
+    states; the marked words otherwise."""
+    stated = _distinct([a for a in (pick(s, ctx, explicit=True) for s in answer_phrases(text)) if a])
+    return stated if len(stated) == 1 and stated[0] in answers else answers
+
+
+def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+    """Another marked answer gives another option ("#cube# ... **Answer: sphere**"): a ``#x#``, an "answer
+    is" phrase, or a bold span that is a sentence of its own (bold inside prose only emphasises)."""
     chosen = set(answer.split(";"))
-    for spans, explicit in levels:
-        if explicit:
-            for other in _level_answers(spans, True, ctx, pick):
-                if not set(other.split(";")) <= chosen:
-                    return True
+    alone = [b for s in sentences(text) if not re.search(r"\w", _MARKED.sub(" ", s)) for b in bold_spans(s)]
+    for spans in (hash_spans(text), alone, answer_phrases(text)):
+        for other in _level_answers(spans, True, ctx, pick):
+            if not set(other.split(";")) <= chosen:
+                return True
     return False
 
 

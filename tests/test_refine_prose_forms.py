@@ -606,3 +606,54 @@ def test_a_prompt_sentence_echoed_inside_a_line() -> None:
     )
     ctx = build_context(AVIBENCH.task("VMIC"), prompt_text=prompt)
     assert json.loads(apply_rules(raw, ctx) or "{}") == {"apple": "3", "cat": "1"}
+
+
+# --- from the holdout10 measured run -------------------------------------------------------------------------
+
+
+def test_one_option_named_amid_doubt_is_not_chosen() -> None:
+    options = ["Rotation", "Shrinking", "Translation", "Enlarging", "None", "not sure"]
+    raw = "The cone is either spinning or drifting sideways, I cannot tell exactly."
+    assert _refine("VSQA_V", raw, question="How does the cone move?", options=options) is None
+    unsure = "I'm not sure how the cone moves."
+    assert _refine("VSQA_V", unsure, question="How does the cone move?", options=options) == "**not sure**"
+
+
+def test_a_frame_range_at_the_end_of_a_sentence() -> None:
+    raw = "The cat meows from frame 3 to frame 5. Its box is [0.2, 0.3, 0.4, 0.6] in those frames; the rest are empty."
+    frames = _frames(raw)
+    assert frames is not None and [k for k in range(10) if frames[f"frame_{k}"]] == [3, 4, 5]
+
+
+def test_the_longest_option_wording_wins() -> None:
+    assert _refine(
+        "AVQA",
+        "The woman plays the conga drums.",
+        question="Which instrument is sounding?",
+        options=INSTRUMENTS,
+    ) == ("**congas**")
+
+
+def test_an_answer_line_picks_among_bold_words_in_the_prose() -> None:
+    question = "Which instrument is on the right of the cello?"
+    raw = "Left of the cello is a **flute**, and to its right a **tuba**.\n\nAnswer: **tuba**"
+    assert _refine("AVQA", raw, question=question, options=INSTRUMENTS) == "**tuba**"
+    assert _refine("AVQA", "**flute**\n\nAnswer: **tuba**", question=question, options=INSTRUMENTS) is None
+
+
+def test_a_box_centered_at_a_point_and_one_label_for_several_boxes() -> None:
+    got = _refine(
+        "AVL",
+        "The bark comes from the dog. Its box is centered at (0.5, 0.5) with a width of 0.2 and a height of 0.4.",
+    )
+    assert got is not None and [round(v, 6) for v in ast.literal_eval(json.loads(got)["dog_1"])] == [
+        0.4,
+        0.3,
+        0.6,
+        0.7,
+    ]
+    got = _refine("AVL", "Sounding instances -\nDogs: [0.1, 0.5, 0.3, 0.9], [0.6, 0.5, 0.8, 0.9]")
+    assert got is not None and json.loads(got) == {
+        "dog_1": "[0.1, 0.5, 0.3, 0.9]",
+        "dog_2": "[0.6, 0.5, 0.8, 0.9]",
+    }
