@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from avibench.refine.context import RefineContext
-from avibench.refine.rules_boxes import parse_avl, parse_avlg
+from avibench.refine.rules_boxes import parse_avl
+from avibench.refine.rules_frames import parse_avlg
 from avibench.refine.rules_mic import parse_mic
 from avibench.refine.rules_qa import parse_qa
 from avibench.refine.rules_retrieval import parse_retrieval

@@ -167,7 +167,8 @@ def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
 #: Words that count the objects already listed rather than new ones ("three separate animals", "4 in total").
 _RESTATING = frozenset(
     {"animal", "animals", "source", "sources", "object", "objects", "instance", "instances", "thing", "things",
-     "item", "items", "total", "emitter", "emitters", "individual", "individuals", "altogether", "overall"}
+     "item", "items", "total", "emitter", "emitters", "individual", "individuals", "altogether", "overall",
+     "people", "persons", "voices", "speakers"}
 )  # fmt: skip
 
 

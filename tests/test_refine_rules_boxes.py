@@ -11,7 +11,8 @@ from PIL import Image
 
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.refine.context import RefineContext, class_list
-from avibench.refine.rules_boxes import parse_avl, parse_avlg
+from avibench.refine.rules_boxes import parse_avl
+from avibench.refine.rules_frames import parse_avlg
 
 AVL = RefineContext(task="AVL", family="avl", classes=class_list(AVIBENCH.task("AVL")))
 AVLG = RefineContext(task="AVLG", family="avlg")

@@ -1,0 +1,324 @@
+"""Rule refine for AVLG: frames ``{'frame_0': [...] | None, ..., 'frame_9': ...}``.
+
+Boxes come out as normalised ``[x_min, y_min, x_max, y_max]`` floats in 0-1 (read by
+:mod:`avibench.refine.boxes`), so the AVLG scorer's plain multiplication reads them right. ``None``/``null`` is
+"no box" and ``[]`` stays ``[]``, as does a box that is not four numbers (the reference refine's convention; the
+scoring profile decides what ``[]`` is worth). Frames come from dicts, lists of ten, frame lines and ranges,
+tables, detection objects, or prose that names frames; prose that gives a frame another box than the structure,
+a truncated answer or doubt return ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from avibench.refine.box_answers import (
+    ABSENT,
+    FRAME_KEYS,
+    format_box,
+    grid_native,
+    no_box,
+    object_box,
+    object_lists,
+    other_box_in_prose,
+    pixel_native,
+    row_box,
+    truncated,
+    unwrap,
+)
+from avibench.refine.boxes import (
+    BOX_KEYS,
+    Box,
+    Invalid,
+    normalise_all,
+    prose_boxes,
+    read_box,
+)
+from avibench.refine.context import RefineContext
+from avibench.refine.text import (
+    DOUBT,
+    HEDGE,
+    REFUSAL,
+    dict_spans,
+    find_lists,
+    markdown_tables,
+    outside_dicts,
+    strip_answer_prefix,
+    to_float,
+    usable,
+)
+
+FRAMES = 10
+_FRAME_KEY = re.compile(r"^\s*(?:frame)?[\s_#-]*(\d+)\s*$", re.I)
+_VALUE = r"\[[^\[\]\n]*\]|\(\s*-?[\d.]+(?:\s*,\s*-?[\d.]+){3}\s*\)|None|null|no object|not visible|absent|n/a|no box"
+_FRAME_PAIR = re.compile(
+    rf"frames?[\s_#-]*(\d+)(?:\s*(?:-|–|to|through)\s*(?:frame)?[\s_#-]*(\d+))?[*'\"`]*\s*(?:[:=]|->|→)\s*"
+    rf"[*`]*\s*({_VALUE})",
+    re.I,
+)
+_ALL_FRAMES = re.compile(
+    r"\b(?:all|every|each)\s+(?:one\s+)?(?:of\s+the\s+)?(?:\w+\s+)?frames?\b|\bthroughout\b|\bacross\s+(?:all\s+)?(?:the\s+)?"
+    r"(?:\w+\s+)?frames\b|\bframes?[\s_]*0\s*(?:-|–|to|through)\s*(?:frame[\s_]*)?9\b",
+    re.I,
+)
+_NOT_ALL = re.compile(
+    r"\b(?:except|but|not|only|until|after|before|moves?|moving|shifts?|changes?|disappears?|leaves|hidden|"
+    r"partially|apart from|other than|no longer)\b",
+    re.I,
+)
+
+
+def _frame_of(key: Any) -> int | None:
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str):
+        m = _FRAME_KEY.match(key)
+        return int(m.group(1)) if m else None
+    return None
+
+
+def _frames_from_dict(value: Mapping[Any, Any]) -> dict[int, Any] | None:
+    """``{frame_k: box}``, where a box may also be a detection object (``{"box_2d": [..], "label": ..}``)."""
+    frames = {}
+    for key, box in value.items():
+        k = _frame_of(key)
+        if k is None:
+            return None
+        if isinstance(box, Mapping) and any(b in box for b in BOX_KEYS):
+            inner = box[next(b for b in BOX_KEYS if b in box)]
+            box = None if no_box(inner) else object_box(box) or inner
+        frames[k] = box
+    return frames
+
+
+def _frames_from_objects(objects: list[Mapping[Any, Any]]) -> dict[int, Any] | None:
+    """``[{"frame": 0, "bbox": [...]}, ...]``."""
+    frames: dict[int, Any] = {}
+    for obj in objects:
+        k = next((_frame_of(obj[key]) for key in FRAME_KEYS if key in obj), None)
+        if k is None or k in frames:
+            return None
+        key = next((b for b in BOX_KEYS if b in obj), None)
+        empty = key is not None and no_box(obj[key])
+        frames[k] = None if empty else object_box(obj) or obj.get(key or "", [])
+    return frames
+
+
+#: A table's frame cell: "3", "frame_3", "0-3", "0–3".
+_TABLE_FRAMES = re.compile(r"(?:frames?[\s_#-]*)?(\d+)(?:\s*(?:-|–|—|to)\s*(?:frames?[\s_#-]*)?(\d+))?", re.I)
+
+
+def _frames_from_table(text: str) -> dict[int, Any] | None:
+    tables = markdown_tables(text)
+    if len(tables) != 1:
+        return None
+    header, *rows = tables[0]
+    frame_col = next((i for i, h in enumerate(header) if "frame" in h.lower()), None)
+    if frame_col is None:
+        return None
+    frames: dict[int, Any] = {}
+    for row in rows:
+        m = _TABLE_FRAMES.fullmatch(row[frame_col].strip(" *`")) if len(row) == len(header) else None
+        box = row_box(header, row, skip=frame_col) if m else None
+        if m is None or box is None:
+            return None
+        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+        for k in range(first, last + 1):
+            if k in frames:
+                return None
+            frames[k] = box
+    return frames
+
+
+def _frames_from_pairs(text: str) -> dict[int, Any] | None:
+    """``frame_3: [..]`` / ``frames 4-9: None`` pairs; ``None`` unless they account for every frame the text
+    names (a frame whose box is in a form the pairs do not read must not become an empty frame)."""
+    pairs = _FRAME_PAIR.findall(text)
+    if len(pairs) < len(_FRAME_MENTION.findall(text)):
+        return None
+    frames: dict[int, Any] = {}
+    for first, last, value in pairs:
+        for k in range(int(first), int(last or first) + 1):
+            if k in frames:
+                return None
+            frames[k] = value
+    return frames or None
+
+
+#: "barely moves", "does not change": stillness, which does not take a box away from any frame.
+_STILL = re.compile(
+    r"\b(?:barely|hardly|never|not|doesn't|does not|don't|do not|without)\s+(?:\w+\s+)?"
+    r"(?:move|moves|moving|shift|shifts|change|changes)\b",
+    re.I,
+)
+
+
+def _frames_for_all(text: str) -> dict[int, Any] | None:
+    """One box said to hold in every frame ("the dog stays at [..] in all ten frames")."""
+    boxes = prose_boxes(text)
+    if len(boxes) != 1 or not _ALL_FRAMES.search(text) or _not_all(text) or HEDGE.search(text):
+        return None
+    return dict.fromkeys(range(FRAMES), boxes[0].box)
+
+
+def _one_object_for_all(objects: list[Mapping[Any, Any]], prose: str) -> dict[int, Any] | None:
+    """One detection object (``[{"bbox_2d": [..], "label": ..}]``) said to hold in every frame."""
+    box = object_box(objects[0]) if len(objects) == 1 else None
+    if box is None or not _ALL_FRAMES.search(prose) or _not_all(prose) or HEDGE.search(prose):
+        return None
+    return dict.fromkeys(range(FRAMES), box)
+
+
+def _not_all(text: str) -> bool:
+    """The text limits or changes the box somewhere ("except frame 3", "moves right", "leaves the frame")."""
+    still = _STILL.sub(" ", text)
+    return _NOT_ALL.search(still) is not None or ABSENT.search(still) is not None
+
+
+#: No sounding object in any frame, said in words ("the sound comes from off-screen in every frame").
+_NONE_ANYWHERE = re.compile(r"\b(?:all|every|each|any|none of the)\b[^.;\n]{0,30}\bframes?\b", re.I)
+
+
+def _frames_empty(text: str) -> dict[int, Any] | None:
+    """Every frame without a box, when the text gives no box and says nothing sounds in any frame."""
+    if (
+        prose_boxes(text)
+        or HEDGE.search(text)
+        or DOUBT.search(text)
+        or re.search(r"\d\.\d|\d\s*%|[\[(]\s*-?\d", text)
+    ):
+        return None  # numbers of a box the rules could not read are not "no box"
+    if _NONE_ANYWHERE.search(text) and ABSENT.search(text):
+        return dict.fromkeys(range(FRAMES))
+    return None
+
+
+_NEXT_FRAME = r"(?:frames?[\s_#-]*)?\d+(?!\.\d|\d)"
+#: A mention of frames: "frame 3", "frames 4-9", "frames 5 to 9", "Frames 0, 1, 2 and 7".
+_FRAME_MENTION = re.compile(
+    rf"\bframes?[\s_#-]*(\d+)(?!\.\d|\d)((?:\s*(?:,|&|\band\b)\s*{_NEXT_FRAME})*)"
+    rf"(?:\s*(?:-|–|—|to|through|thru)\s*(?:frames?[\s_#-]*)?(\d+)(?!\.\d|\d))?",
+    re.I,
+)
+
+
+def _mentioned_frames(m: re.Match[str]) -> list[int] | None:
+    listed = [int(m.group(1)), *(int(n) for n in re.findall(r"\d+", m.group(2) or ""))]
+    if m.group(3) is None:
+        return listed
+    last = int(m.group(3))
+    return list(range(listed[-1], last + 1)) if len(listed) == 1 and last >= listed[0] else None
+
+
+def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any] | None:
+    """Frames named in prose, each followed by its box or by words saying nothing sounds there ("In frame 0,
+    the sax is from (x, y) to (x, y). ... In frames 5 to 9 it walks off stage"). A stretch that gives
+    neither (narration, "starting in frame 2") assigns nothing; a box before the first mention, two boxes
+    for one stretch or one frame given twice refuse."""
+    mentions = list(_FRAME_MENTION.finditer(text))
+    if not mentions or prose_boxes(text[: mentions[0].start()]):
+        return None
+    frames: dict[int, Any] = {}
+    for m, after in zip(mentions, [*mentions[1:], None], strict=True):
+        stretch = text[m.end() : after.start() if after else len(text)]
+        boxes = prose_boxes(stretch)
+        numbers = _mentioned_frames(m)
+        if len(boxes) > 1 or numbers is None:
+            return None
+        if boxes:
+            value: Any = boxes[0].box
+        elif re.search(r"\[[^\]]*\]", stretch):
+            return None  # "[]" or a placeholder: the frame-pair reading keeps it as written
+        elif ABSENT.search(stretch):
+            value = None
+        else:
+            continue
+        for k in numbers:
+            if k in frames:
+                return None
+            frames[k] = value
+    if need_box and all(v is None for v in frames.values()):
+        return None
+    return frames or None
+
+
+def _frames(text: str) -> dict[int, Any] | None:
+    objects = object_lists(text)
+    if objects:
+        if len(objects) != 1:
+            return None
+        return _frames_from_objects(objects[0]) or _one_object_for_all(objects[0], outside_dicts(text))
+    spans = dict_spans(text)
+    if spans:
+        value = unwrap(spans[0][2])
+        return _frames_from_dict(value) if len(spans) == 1 and isinstance(value, Mapping) else None
+    lists = find_lists(text)
+    if len(lists) == 1 and len(lists[0]) == FRAMES and not all(to_float(v) is not None for v in lists[0]):
+        return dict(enumerate(lists[0]))
+    if markdown_tables(text):
+        return _frames_from_table(text)
+    return (
+        _frames_from_mentions(text)
+        or _frames_from_pairs(text)
+        or _frames_for_all(text)
+        or _frames_empty(text)
+    )
+
+
+def _frames_differ(present: dict[int, Box], prose: str) -> bool:
+    """The prose beside the frames names a frame and gives it another box, or a box where the frames have
+    none ("in frame_4 the cat is at [..]" beside ``'frame_4': None``)."""
+    named = _frames_from_mentions(prose, need_box=False) or {}
+    return any(
+        (present[k].numbers if k in present else None) != (v.numbers if isinstance(v, Box) else None)
+        for k, v in named.items()
+    )
+
+
+def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
+    """The canonical frame-box dict for an AVLG sample (Python literal, ``None`` = no box), or ``None``."""
+    text = usable(raw)
+    if text is None or REFUSAL.search(text):
+        return None
+    text = strip_answer_prefix(text)
+    if truncated(text):
+        return None  # the missing frames are unknown, not empty
+    found = _frames(text)
+    if not found:
+        return None
+    present: dict[int, Box] = {}
+    invalid: set[int] = set()
+    for k, value in found.items():
+        if not 0 <= k < FRAMES or no_box(value):
+            continue
+        box = value if isinstance(value, Box) else read_box(value)
+        if box is None:
+            invalid.add(k)  # kept as [] (the scoring profile decides whether [] means "no box")
+        else:
+            present[k] = box
+    if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
+        return None  # placeholders only (an echoed template): no answer to read
+    outside = outside_dicts(text)
+    if dict_spans(text) and (
+        other_box_in_prose(list(present.values()), outside) or _frames_differ(present, outside)
+    ):
+        return None  # the prose gives a box the frames do not have, or gives a frame another box
+    if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(outside) and not _not_all(outside):
+        return None  # frames without a box, yet the prose says the object is in every frame
+    if DOUBT.search(text):
+        return None
+    try:
+        boxes = normalise_all(
+            list(present.values()), ctx, text, pixels=pixel_native(text), grid=grid_native(text)
+        )
+        normalised = dict(zip(present, boxes, strict=True))
+    except Invalid:
+        return None
+    parts = []
+    for k in range(FRAMES):
+        box = normalised.get(k)
+        value = "[]" if k in invalid else (format_box(box) if box is not None else "None")
+        parts.append(f"'frame_{k}': {value}")
+    return "{" + ", ".join(parts) + "}"
