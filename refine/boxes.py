@@ -55,6 +55,12 @@ _CORNER_WORDS = re.compile(
     r"\b(?:bottom|lower)[- ]right (?:corners?|points?|x|y)\b|\bx_?max\b|\by_?max\b|\bx2\b|\by2\b", re.I
 )
 _PIXEL = re.compile(r"\bpixels?\b|\bpx\b|\babsolute (?:pixel )?coordinates\b", re.I)
+#: Box values said to be percentages of the image ("All coordinates below are percentages of the image").
+_PERCENT_UNIT = re.compile(
+    r"\b(?:coordinates|values|boxes|numbers)\b[^.\n]{0,30}\bpercent(?:age)?s?\b|"
+    r"\bpercent(?:age)?s? of the (?:image|frame|picture)\b|\bin percent\b",
+    re.I,
+)
 _GRID = re.compile(r"\b0\s*(?:-|–|to)\s*1000\b|\b1000\s*[x×]\s*1000\b|\bnormali[sz]ed to 1000\b", re.I)
 
 _NUM = r"-?\d+(?:\.\d+)?"
@@ -78,10 +84,13 @@ _PROSE_BOX = re.compile(
     rf"(?:right|x_?max|x2){_NAMED.format('r', _NUM)}{_GAP}(?:bottom|y_?max|y2){_NAMED.format('b', _NUM)}"
     rf"|\bx\s*(?:[=:]|from|between)?\s*(?P<x1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<x2>{_NUM}\s*%?){_GAP}(?:and\s+)?"
     rf"y\s*(?:[=:]|from|between)?\s*(?P<y1>{_NUM}\s*%?)\s*(?:-|–|to|and)\s*(?P<y2>{_NUM}\s*%?)"
+    rf"|\bfrom\s+(?:about\s+|roughly\s+|around\s+)?(?P<w1>{_NUM}\s*%)\s+to\s+(?P<w2>{_NUM}\s*%)\s+of\s+the\s+"
+    rf"(?:image\s+|frame\s+)?width[^.\d]{{0,30}}?\bfrom\s+(?:about\s+|roughly\s+|around\s+)?(?P<h1>{_NUM}\s*%)\s+to\s+"
+    rf"(?P<h2>{_NUM}\s*%)\s+of\s+the\s+(?:image\s+|frame\s+)?height"
     rf"|\b(?:cx|x_?c(?:enter)?){_NAMED.format('qx', _NUM)}{_GAP}(?:cy|y_?c(?:enter)?){_NAMED.format('qy', _NUM)}{_GAP}"
     rf"(?:w|width){_NAMED.format('qw', _NUM)}{_GAP}(?:h|height){_NAMED.format('qh', _NUM)}"
     rf"|\bcent(?:er|re)(?:ed|d)?(?:\s+(?:at|point|is|located|lies))*\s*[:=]?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
-    rf"[^()\d\n]{{0,30}}?"
+    rf"[^()\d]{{0,30}}?"
     rf"(?:with\s+)?(?:a\s+)?(?:w|width){_NAMED.format('w', _NUM)}{_GAP}(?:and\s+)?(?:a\s+)?"
     rf"(?:h|height){_NAMED.format('h', _NUM)}",
     re.I,
@@ -221,9 +230,12 @@ class Scaler:
         peak = max((abs(v) for box in boxes for v in box), default=0.0)
         said_pixels = pixels or bool(_PIXEL.search(text)) or bool(_stated_sizes(text))
         said_grid = grid or bool(_GRID.search(text))
-        if said_pixels and said_grid:
-            raise Invalid("both pixels and the 0-1000 grid stated")
-        if peak <= NORMALISED_MAX:
+        said_percent = bool(_PERCENT_UNIT.search(text))
+        if said_pixels + said_grid + said_percent > 1:
+            raise Invalid("two units stated (pixels, the 0-1000 grid, percent)")
+        if said_percent and NORMALISED_MAX < peak <= 100:
+            self.divisor = (100.0, 100.0)
+        elif peak <= NORMALISED_MAX:
             self.divisor = (1.0, 1.0)
         elif peak <= GRID_MAX and not said_pixels:
             if not said_grid and _fits(boxes, ctx.image_size):
@@ -271,9 +283,10 @@ _NAMED_GROUPS = (
     ("cx", "cy", "w", "h"),
     ("qx", "qy", "qw", "qh"),
     ("p1", "p2", "p3", "p4"),
+    ("w1", "h1", "w2", "h2"),
 )
 #: The order each form gives its four values in (``None``: the order the answer states).
-_GROUP_ORDER = {"l": XYXY, "x1": XYXY, "cx": CXCYWH, "qx": CXCYWH, "p1": None}
+_GROUP_ORDER = {"l": XYXY, "x1": XYXY, "cx": CXCYWH, "qx": CXCYWH, "p1": None, "w1": XYXY}
 
 
 @dataclass(frozen=True)

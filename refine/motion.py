@@ -81,9 +81,18 @@ def _vectors(text: str) -> set[Vector]:
     steps = [_STEP[s.lower()] for s in _STEPS.findall(stripped)]
     steps += [_STEP[f"to the {side.lower()}"] for side in _VERB_SIDE.findall(stripped)]
     if steps:
-        found.add((_sign(sum(s[0] for s in steps)), _sign(sum(s[1] for s in steps))))
+        step = (_sign(sum(s[0] for s in steps)), _sign(sum(s[1] for s in steps)))
+        if not any(_part_of(step, path) for path in found):
+            found.add(
+                step
+            )  # "moves upward from the bottom right to the top left": the step is part of the path
     found.discard((0, 0))
     return found
+
+
+def _part_of(step: Vector, path: Vector) -> bool:
+    """Every direction the step has, the path has too (up is part of up-and-left)."""
+    return all(s == 0 or s == p for s, p in zip(step, path, strict=True))
 
 
 def _kind(vector: Vector) -> str:

@@ -244,7 +244,27 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     keys = _avl_keys([name for name, _ in instances], ctx)
     if ctx.classes and any(key.rsplit("_", 1)[0] not in ctx.classes for key in keys):
         return None  # a name on no class ("drum", "plane" unmapped): left to the LLM rather than scored as written
+    if _other_source_named({key.rsplit("_", 1)[0] for key in keys}, outside_dicts(text), ctx):
+        return None
     return json.dumps({k: format_box(b) for k, b in zip(keys, normalised, strict=True)}, ensure_ascii=False)
+
+
+#: Prose naming the sound's source ("The sounding object is the piano", "the sound comes from the dog").
+_SOURCE_NAMED = re.compile(
+    r"\b(?:sounding (?:object|instance|source)s? (?:is|are)|sound (?:is coming|comes|is) from|sound is made by|"
+    r"source of the sound is|(?:is|are) (?:making|producing|emitting) the sound)\s+([^.;\n]{1,40})",
+    re.I,
+)
+
+
+def _other_source_named(boxed: set[str], prose: str, ctx: RefineContext) -> bool:
+    """The prose names the sound's source as a class none of the boxes is ("The sounding object is the piano"
+    beside ``{'violin_1': ...}``)."""
+    for m in _SOURCE_NAMED.finditer(prose):
+        named = set(classes_in(m.group(1), ctx.classes))
+        if named and not named & boxed:
+            return True
+    return False
 
 
 _NOT_SOUNDING = r"[^.;\n]{0,40}?\b(?:is not|isn't|is never|not being|never|is silent|silent|makes no sound)\b"

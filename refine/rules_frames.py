@@ -183,12 +183,10 @@ _NONE_ANYWHERE = re.compile(r"\b(?:all|every|each|any|none of the)\b[^.;\n]{0,30
 
 def _frames_empty(text: str) -> dict[int, Any] | None:
     """Every frame without a box, when the text gives no box and says nothing sounds in any frame."""
-    if (
-        prose_boxes(text)
-        or HEDGE.search(text)
-        or DOUBT.search(text)
-        or re.search(r"\d\.\d|\d\s*%|[\[(]\s*-?\d", text)
-    ):
+    aside_free = re.sub(r"\([^)]*\)", " ", text)  # "(or any other source)" is an aside, not a hedge
+    if prose_boxes(text) or HEDGE.search(aside_free) or DOUBT.search(text):
+        return None
+    if re.search(r"\d\.\d|\d\s*%|[\[(]\s*-?\d", text):
         return None  # numbers of a box the rules could not read are not "no box"
     if _NONE_ANYWHERE.search(text) and ABSENT.search(text):
         return dict.fromkeys(range(FRAMES))

@@ -129,9 +129,18 @@ def _line_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None:
     whole = _pair(line)
     if whole is not None:
         return [whole]
+    counted = _BULLET_COUNT.match(line)
+    if counted is not None:
+        return [(counted.group(2), counted.group(1))]
     pieces = [p for p in _PAIR_SPLIT.split(_LEAD_IN.sub("", line.strip())) if p.strip()]
     pairs = [_pair(p) or _bare_pair(p, ctx) for p in pieces]
     return None if len(pairs) < 2 or None in pairs else pairs  # type: ignore[return-value]
+
+
+#: "- 2 chairs": a bullet holding a count and a name of one or two words.
+_BULLET_COUNT = re.compile(
+    r"^\s*[-*•]\s+\**(\d+)\**\s+\**([A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*)?)\**\s*[.,;]?$"
+)
 
 
 def _bare_pair(piece: str, ctx: RefineContext) -> tuple[str, str] | None:
@@ -344,6 +353,14 @@ def _kind(cls: str) -> str:
     return _SAME_PEOPLE.get(cls, cls)
 
 
+#: Doubt about a count beside the dict ("could also be 6", "maybe 3", "4 or 5").
+_COUNT_DOUBT = re.compile(
+    r"\b(?:could|might|may) (?:also |well )?be (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|"
+    r"\b(?:maybe|possibly|perhaps|probably|or) \d+\b|\b\d+ ?(?:or|to) ?\d+\b",
+    re.I,
+)
+
+
 def _vague_classes(tokens: list[str], classes: tuple[str, ...]) -> set[str]:
     """The classes prose gives a vague quantity ("some birds", "3 more dogs")."""
     found = set()
@@ -408,6 +425,8 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
         if None in parsed or len(distinct) != 1:
             return None
         prose = outside_dicts(text)
+        if _COUNT_DOUBT.search(prose):
+            return None  # "answer={'pumpkin': 5} (could also be 6 ...)"
         listed = _from_table(prose, ctx) or _from_lines(prose, ctx)
         if _contradicts(parsed[0], prose, ctx) or listed not in (None, parsed[0]):  # type: ignore[arg-type]
             return None  # the prose counts differently, in words or in its own list

@@ -166,6 +166,8 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
         return None if HEDGE.search(span) else direction_answer(span, options)
     if len(found) > 1 and not ctx.multi_answer:
         found = _unasked(found, span, ctx)
+    if len(found) == 1 and _is_reference(found[0], ctx):
+        return None  # "the instrument right of the bagpipe": the bagpipe itself is not the answer
     if len(found) == 1:
         if norm(found[0]) not in _META_OPTIONS and (DOUBT.search(span) or _EITHER.search(span)):
             return None  # "either rotating or moving sideways, I cannot tell"
@@ -220,6 +222,22 @@ def _denies_asked(text: str, question: str) -> bool:
         for m in _DENYING.finditer(re.sub(r"^\W*yes\b", "", text, flags=re.I))
         for w in words(m.group(1))
     )
+
+
+#: A question about another option than the one it names ("on the right of the bagpipe", "at the same time
+#: as the pipa").
+_RELATIVE_Q = re.compile(
+    r"\b(?:left|right|front|behind) of\b|\bnext to\b|\bbeside\b|\bsame time as\b|\bother than\b|"
+    r"\b(?:after|before|together with|along with)\b",
+    re.I,
+)
+
+
+def _is_reference(option: str, ctx: RefineContext) -> bool:
+    """The option is the reference a relative question names, so it cannot be the answer."""
+    if not ctx.question or not _RELATIVE_Q.search(ctx.question):
+        return False
+    return option in {m.option for m in _mentions(ctx.question, ctx.options)}
 
 
 _EITHER = re.compile(r"\beither\b.{1,80}?\bor\b", re.I | re.S)

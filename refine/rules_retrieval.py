@@ -35,6 +35,8 @@ _NOUNS = (
 )
 _SEP = rf"\s*(?:,\s*and|,|and|&|or|\+)\s*(?:the\s+)?(?:(?:{_NOUNS})\s*)?#?"
 _NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*(\d+(?:(?:{_SEP})\d+)*)", re.I)
+#: "Picture No.1", "image number 3": the number sign written out.
+_NUMBER_SIGN = re.compile(r"\b(?:no\.|nr\.|number)\s*(?=\d)", re.I)
 _INDEXED = re.compile(
     rf"\b(?:index|indices|indexes|idx|positions?)[*`]*\s*(?:is|are|:|=)?[*`]*\s*#?(\d+(?:(?:{_SEP})\d+)*)",
     re.I,
@@ -80,6 +82,7 @@ def _numbers(group: str) -> list[int]:
 def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> list[int] | None:
     if HEDGE.search(span) or REFUSAL.search(span):
         return None
+    span = _NUMBER_SIGN.sub("", span)
     indexed = [n for m in _INDEXED.finditer(span) for n in _numbers(m.group(1))]
     named = [n for m in _NAMED.finditer(span) for n in _numbers(m.group(1))]
     ordinals = [ORDINALS[w] - 1 for w in words(span) if w in ORDINALS]
@@ -110,7 +113,10 @@ def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> l
             return list(range(ctx.n_candidates))  # "All three audio clips match the image."
     kinds = {tuple(k) for k in (indexed, named, ordinals) if k}
     if not kinds and (bare or listed):
-        return _numbers((bare or listed).group(1))  # type: ignore[union-attr]
+        numbers = _numbers((bare or listed).group(1))  # type: ignore[union-attr]
+        if _ONE_BASED.search(span):  # "Using 1-based numbering, the matching wavs are 2 and 3."
+            return None if 0 in numbers else [n - 1 for n in numbers]
+        return numbers
     if len(kinds) == 1:
         return list(kinds.pop())
     return [] if not kinds and _NONE.search(span) else None
@@ -194,11 +200,13 @@ def _affirmed_numbers(prose: str) -> set[int]:
 
 
 def _joined_bold(text: str) -> list[str]:
-    """Bold spans, except that several short ones in one sentence ("The **second** and **fifth** images") are
+    """Bold spans (not item labels), except that several short ones in one sentence ("The **second** and **fifth** images") are
     read as that sentence: together they are one answer."""
-    spans = bold_spans(text)
+    spans = [s for s in bold_spans(text) if not s.rstrip().endswith(":")]  # "**Clip 0:**" labels an item
     if len(spans) > 1 and all(len(words(s)) <= 2 for s in spans):
-        holding = [s for s in sentences(text) if all(f"**{b}**" in s for b in spans)]
+        holding = [
+            s for s in sentences(text) if all(f"**{b}**" in s for b in spans) and "\n" not in s.strip()
+        ]
         if len(holding) == 1:
             return [holding[0].replace("**", "")]
     return spans
@@ -237,6 +245,8 @@ def _from_bullets(text: str, ctx: RefineContext) -> list[int] | None:
     picks = [m.group(1) for m in (_BULLET_PICK.match(line) for line in text.splitlines()) if m]
     if not picks or DOUBT.search(text) or REFUSAL.search(text):
         return None
+    if ctx.n_candidates and len(set(picks)) >= ctx.n_candidates:
+        return None  # one bullet per candidate: an analysis of each, not a pick
     return _from_prose(", ".join(picks), ctx)
 
 

@@ -89,7 +89,8 @@ HEDGE = re.compile(
 )
 #: Hedges that doubt an answer outright; unlike a plain "or", they do not occur in a committed answer's prose.
 DOUBT = re.compile(
-    r"\b(maybe|perhaps|possibly|probably|might be|could be|can't tell|cannot tell|unclear|not (?:certain|sure) "
+    r"\b(maybe|perhaps|possibly|probably|might be|could be|could also be|might also be|may also be|can't tell|"
+    r"cannot tell|unclear|not (?:certain|sure) "
     r"(?:whether|if|which)|uncertain|hard to (?:say|tell|determine))\b",
     re.I,
 )
@@ -283,9 +284,20 @@ _ANSWER_PHRASE = re.compile(
 )
 
 
+_LIST_ITEM = re.compile(r"^(?:[-*•]|\d+[.)])\s")
+_LIST_OPENS = re.compile(r"\n\s*(?:[-*•]|\d+[.)])")
+
+
 def answer_phrases(text: str) -> list[str]:
-    """Text following "the answer is", "Answer:", "answer=" and similar phrases, up to the end of the sentence."""
-    return [m.group(1).strip() for m in _ANSWER_PHRASE.finditer(text) if m.group(1).strip()]
+    """Text following "the answer is", "Answer:", "answer=" and similar phrases, up to the end of the sentence;
+    not the first item of a list that opens on the next line ("Answer:\n- Blue\n- Grey" is the whole list)."""
+    return [
+        m.group(1).strip()
+        for m in _ANSWER_PHRASE.finditer(text)
+        if m.group(1).strip()
+        and not _LIST_ITEM.match(m.group(1).strip())
+        and not _LIST_OPENS.search(text[m.start() : m.start(1)])
+    ]
 
 
 def sentences(text: str) -> list[str]:

@@ -657,3 +657,82 @@ def test_a_box_centered_at_a_point_and_one_label_for_several_boxes() -> None:
         "dog_1": "[0.1, 0.5, 0.3, 0.9]",
         "dog_2": "[0.6, 0.5, 0.8, 0.9]",
     }
+
+
+# --- from the holdout11 measured run -------------------------------------------------------------------------
+
+
+def test_a_path_whose_step_is_part_of_it_contradicts_another_marked_path() -> None:
+    raw = "**Answer:** Top-left to bottom-right\n\nThe cube moves upward from the bottom-right corner to the top-left corner."
+    assert _refine("VSQA_V", raw, question="How does the cube move?", options=CORNERS) is None
+    raw = "The cube moves upward from the bottom-right corner to the top-left corner."
+    assert (
+        _refine("VSQA_V", raw, question="How does the cube move?", options=CORNERS)
+        == "**Bottom-right to top-left**"
+    )
+
+
+def test_an_answer_label_over_a_bullet_list_is_the_whole_list() -> None:
+    colours = ["red", "blue", "white", "black", "gray", "green", "no availabel option", "not sure"]
+    got = _refine("AVSQA", "Answer:\n- Red\n- Grey", question="Which colours sound?", options=colours)
+    assert got in ("**red;gray**", "**gray;red**")
+
+
+def test_doubt_about_a_count_beside_the_dict() -> None:
+    assert _refine("VMIC", "answer={'apple': 4} (could also be 5, one is hidden)") is None
+    assert _refine("VMIC", "answer={'apple': 4} (one is partly hidden behind the bowl)") == '{"apple": "4"}'
+
+
+def test_one_based_numbers_stated_before_a_list_of_them() -> None:
+    assert (
+        _refine("VAR", "Using 1-based numbering, the matching clips are 1 and 3.", n_candidates=4) == "[0, 2]"
+    )
+    assert (
+        _refine("AVR", "Picture No.2 and Picture No.3 (counting from 1) show it.", n_candidates=4) == "[1, 2]"
+    )
+
+
+def test_a_per_candidate_list_then_a_bold_pick() -> None:
+    raw = (
+        "- **Clip 0:** rain\n- **Clip 1:** a bell\n- **Clip 2:** wind\n\nSo the matching clip is **Clip 1**."
+    )
+    assert _refine("VAR", raw, n_candidates=3) == "[1]"
+
+
+def test_prose_naming_another_sound_source_than_the_box() -> None:
+    raw = "The sounding object is the cello on the right.\nanswer={'violin_1': '[0.6, 0.2, 0.9, 0.8]'}"
+    assert _refine("AVL", raw) is None
+    raw = "The sounding object is the violin on the right.\nanswer={'violin_1': '[0.6, 0.2, 0.9, 0.8]'}"
+    assert _refine("AVL", raw) is not None
+
+
+def test_the_reference_option_of_a_relative_question_is_not_the_answer() -> None:
+    question = "Which instrument is on the left of the harp?"
+    options = [*INSTRUMENTS, "harp"]
+    raw = "Nothing stands left of the harp; it is at the far left.\n\n**Answer:** no available option"
+    assert _refine("AVQA", raw, question=question, options=options) == "**no available option**"
+    assert _refine("AVQA", "The harp.", question=question, options=options) is None
+
+
+def test_percent_boxes_stated_as_a_unit_and_in_words() -> None:
+    frames = _frames(
+        "All coordinates are percentages of the image.\nanswer={'frame_0': [10, 20, 30, 40], 'frame_1': None}"
+    )
+    assert frames is not None and frames["frame_0"] == [0.1, 0.2, 0.3, 0.4]
+    got = _refine(
+        "AVL",
+        "The sounding object is the horse. It spans from about 10% to 50% of the image width and from 20% to 90% of the image height.",
+    )
+    assert got is not None and json.loads(got) == {"horse_1": "[0.1, 0.2, 0.5, 0.9]"}
+
+
+def test_centre_and_size_on_bullet_lines_and_no_box_in_any_frame_beside_an_aside() -> None:
+    got = _refine("AVL", "**dog_1**\n- Center: (0.5, 0.5)\n- Width: 0.2\n- Height: 0.4")
+    assert got is not None and [round(v, 6) for v in ast.literal_eval(json.loads(got)["dog_1"])] == [
+        0.4,
+        0.3,
+        0.6,
+        0.7,
+    ]
+    frames = _frames("No drum (or any other source) appears in any of the frames, so every frame is None.")
+    assert frames is not None and all(v is None for v in frames.values())
