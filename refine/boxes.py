@@ -75,6 +75,7 @@ _GAP = r"[\s,;*•-]*"
 #: centre with a width and height.
 _PROSE_BOX = re.compile(
     rf"\[\s*(?P<list>{_FOUR})\s*\]|\(\s*(?P<tuple>{_FOUR})\s*\)"
+    rf"|\b(?:bounding\s+)?box\b[^:\n\d]{{0,40}}:\s*(?P<bare>{_FOUR})(?![\d.])"
     rf"|(?<![\d.])(?P<p1>{_NUM}\s*%)\s*,\s*(?P<p2>{_NUM}\s*%)\s*,\s*(?P<p3>{_NUM}\s*%)\s*,\s*(?P<p4>{_NUM}\s*%)"
     rf"|\bfrom\s+(?:the\s+)?(?:point\s+)?{_POINT}\s*(?:at\s+the\s+top[- ]left\s+)?(?:to|-|–|until)\s*"
     rf"(?:the\s+)?(?:point\s+)?{_POINT}"
@@ -87,7 +88,8 @@ _PROSE_BOX = re.compile(
     rf"|\bfrom\s+(?:about\s+|roughly\s+|around\s+)?(?P<w1>{_NUM}\s*%)\s+to\s+(?P<w2>{_NUM}\s*%)\s+of\s+the\s+"
     rf"(?:image\s+|frame\s+)?width[^.\d]{{0,30}}?\bfrom\s+(?:about\s+|roughly\s+|around\s+)?(?P<h1>{_NUM}\s*%)\s+to\s+"
     rf"(?P<h2>{_NUM}\s*%)\s+of\s+the\s+(?:image\s+|frame\s+)?height"
-    rf"|\b(?:cx|x_?c(?:enter)?){_NAMED.format('qx', _NUM)}{_GAP}(?:cy|y_?c(?:enter)?){_NAMED.format('qy', _NUM)}{_GAP}"
+    rf"|\b(?:cx|x_?c(?:enter)?|cent(?:er|re)[ _]x){_NAMED.format('qx', _NUM)}{_GAP}(?:cy|y_?c(?:enter)?|cent(?:er|re)[ _]y)"
+    rf"{_NAMED.format('qy', _NUM)}{_GAP}"
     rf"(?:w|width){_NAMED.format('qw', _NUM)}{_GAP}(?:h|height){_NAMED.format('qh', _NUM)}"
     rf"|\bcent(?:er|re)(?:ed|d)?(?:\s+(?:at|point|is|located|lies))*\s*[:=]?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
     rf"[^()\d]{{0,30}}?"
@@ -305,7 +307,7 @@ def prose_boxes(text: str) -> list[ProseBox]:
             text[max(0, m.start() - 40) : m.start()]
         ):
             continue  # "moves from (x, y) to (x, y)": a path, not a box
-        flat = m.group("list") or m.group("tuple")
+        flat = m.group("list") or m.group("tuple") or m.group("bare")
         if flat is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])
             order = None

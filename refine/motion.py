@@ -193,6 +193,10 @@ def order_answer(span: str, mentions: Sequence[tuple[str, int, int]], question: 
     return order[0] if asks_first else order[-1]
 
 
+_COMES_LATER = re.compile(
+    r"\w+\s+(?:\w+\s+){0,2}?(?:only\s+)?(?:starts?|comes?|begins?|enters?|joins?|follows?)\s+(?:in\s+)?"
+    r"(?:after|later|afterwards|second)\b"
+)
 _LED_TO = re.compile(r"\b(?:followed by|then|after that|afterwards|later|joined by)\s+(?:\w+\s+){0,3}$")
 _LED_FROM = re.compile(r"\b(?:preceded by|before that|earlier)\s+(?:\w+\s+){0,3}$")
 
@@ -203,5 +207,7 @@ def other_end(span: str, start: int, question: str) -> bool:
     asks_first, asks_last = bool(_FIRST_Q.search(question)), bool(_LAST_Q.search(question))
     if asks_first == asks_last or _RELATION_Q.search(question):
         return False
-    before = span[:start]
+    before, after = span[:start], span[start:]
+    if asks_first and _COMES_LATER.match(after):
+        return True  # "the static noise only starts after it", "the piano joins later"
     return bool((_LED_TO if asks_first else _LED_FROM).search(before))

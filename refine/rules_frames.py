@@ -59,7 +59,7 @@ _FRAME_PAIR = re.compile(
     re.I,
 )
 _ALL_FRAMES = re.compile(
-    r"\b(?:all|every|each)\s+(?:one\s+)?(?:of\s+the\s+)?(?:\w+\s+)?frames?\b|\bthroughout\b|\bacross\s+(?:all\s+)?(?:the\s+)?"
+    r"\b(?:all|every|each)\s+(?:one\s+)?(?:of\s+the\s+)?(?:\w+\s+)?frames?\b|\bthroughout\b|\bacross\s+all\s+(?:the\s+)?"
     r"(?:\w+\s+)?frames\b|\bframes?[\s_]*0\s*(?:-|–|to|through)\s*(?:frame[\s_]*)?9\b",
     re.I,
 )
@@ -305,8 +305,8 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
         return None  # the prose gives a box the frames do not have, or gives a frame another box
     if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(outside) and not _not_all(outside):
         return None  # frames without a box, yet the prose says the object is in every frame
-    if DOUBT.search(text):
-        return None
+    if DOUBT.search(text) or re.search(r"\]\s*or\s+(?:none|null|\[)", text, re.I):
+        return None  # doubt, or a frame given a box "or None"
     try:
         boxes = normalise_all(
             list(present.values()), ctx, text, pixels=pixel_native(text), grid=grid_native(text)

@@ -32,7 +32,7 @@ from avibench.refine.vocab import class_at, match_class, normalise_key, singular
 
 _VAGUE = frozenset(
     {"some", "several", "many", "few", "multiple", "various", "numerous", "lots", "lot", "group", "groups", "crowd",
-     "flock", "herd", "pack", "bunch", "more", "other", "others", "plenty", "couple"}
+     "flock", "herd", "pack", "bunch", "more", "other", "others", "plenty", "couple", "another"}
 )  # fmt: skip
 _DEFINITE = frozenset({"the", "this", "that", "these", "those", "its", "his", "her", "their", "same"})
 #: Words after "a"/"an" that describe the recording, not an object to count.
@@ -253,6 +253,8 @@ def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
     for j, t in enumerate(tokens):
         if not (t.isdigit() or t in NUMBER_WORDS) or t in {"no", "none"}:
             continue
+        if t == "one" and tokens[j + 1 : j + 2] == ["of"]:
+            continue  # "riding one of them": a pronoun, not a count
         ahead = tokens[j + 1 : j + 1 + _LOOKBACK]
         if any(class_at(tokens, k, classes) for k in range(j + 1, j + 1 + len(ahead))):
             continue

@@ -398,6 +398,14 @@ def _disagrees(answer: str, prose: str | None) -> bool:
     return prose is not None and not set(prose.split(";")) <= set(answer.split(";"))
 
 
+def _unusable(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+    """A marked answer that names only the reference of a relative question."""
+    if pick is not _option_answer:
+        return False
+    named = {m.option for m in _mentions(span, ctx.options)}
+    return bool(named) and all(_is_reference(o, ctx) for o in named)
+
+
 def _torn(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
     """A marked answer that names several candidates without choosing ("**Answer: center / left**")."""
     if pick is _number_answer:
@@ -419,6 +427,13 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
             return None
         if not answers and explicit and any(_torn(s, ctx, pick) for s in spans):
             return None  # the model marked its answer and it is torn: the prose cannot settle it
+        if (
+            not answers
+            and explicit
+            and spans is not levels[1][0]
+            and any(_unusable(s, ctx, pick) for s in spans)
+        ):
+            return None  # "**Answer:** banjo" to "what is left of the banjo?": no answer, and the prose cannot say
         if answers:
             if explicit and (
                 _disagrees(answers[0], _prose_answer(text, ctx, pick))
@@ -553,13 +568,17 @@ def _in_space(answer: str, ctx: RefineContext) -> bool:
     return not ctx.expects_number
 
 
+#: The option list repeated before the answer ("Available options: red, blue, white, ...").
+_OPTIONS_ECHO = re.compile(r"^\W*(?:available\s+)?options?\s*(?:are|:)", re.I)
+
+
 def _without_question(text: str, question: str) -> str:
     """The text without sentences that only repeat the question (small models echo it before answering):
     the options a question names are not the answer."""
     asked = words(question)
     if not asked:
         return text
-    echoes = [s for s in sentences(text) if words(s) == asked]
+    echoes = [s for s in sentences(text) if words(s) == asked or _OPTIONS_ECHO.match(s)]
     if not echoes or len(echoes) == len(sentences(text)):
         return text
     for echo in echoes:

@@ -34,7 +34,7 @@ _NOUNS = (
     r"items?|files?|tracks?|options?|recordings?|frames?"
 )
 _SEP = rf"\s*(?:,\s*and|,|and|&|or|\+)\s*(?:the\s+)?(?:(?:{_NOUNS})\s*)?#?"
-_NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*(\d+(?:(?:{_SEP})\d+)*)", re.I)
+_NAMED = re.compile(rf"\b(?:{_NOUNS})[\s_]*#?\s*(\d+(?:(?:{_SEP})\d+)*)", re.I)
 #: "Picture No.1", "image number 3": the number sign written out.
 _NUMBER_SIGN = re.compile(r"\b(?:no\.|nr\.|number)\s*(?=\d)", re.I)
 _INDEXED = re.compile(

@@ -89,7 +89,8 @@ HEDGE = re.compile(
 )
 #: Hedges that doubt an answer outright; unlike a plain "or", they do not occur in a committed answer's prose.
 DOUBT = re.compile(
-    r"\b(maybe|perhaps|possibly|probably|might be|could be|could also be|might also be|may also be|can't tell|"
+    r"\b(maybe|perhaps|possibly|probably|might be|could be|could also be|might also be|may also be|"
+    r"may (?:already|well) be|can't tell|"
     r"cannot tell|unclear|not (?:certain|sure) "
     r"(?:whether|if|which)|uncertain|hard to (?:say|tell|determine))\b",
     re.I,
@@ -217,7 +218,8 @@ def parse_literal(text: str) -> Any:
     except (ValueError, RecursionError):
         pass
     candidate = re.sub(r"\b(null|true|false)\b", lambda m: _PY_WORDS[m.group(1)], text)
-    for attempt in (candidate, _BARE_KEY.sub(r'\1"\2":', candidate)):
+    quoted = _BARE_KEY.sub(r'\1"\2":', candidate)
+    for attempt in (candidate, quoted, _BARE_VALUE.sub(r'\1"\2"\3', quoted)):
         try:
             return ast.literal_eval(attempt)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -225,6 +227,8 @@ def parse_literal(text: str) -> Any:
     return None
 
 
+#: A value written as a bare word ("{'cat': two}"), to be quoted (None, True and False stay as they are).
+_BARE_VALUE = re.compile(r"(:\s*)(?!None\b|True\b|False\b)([A-Za-z][A-Za-z-]*)(\s*[,}])")
 #: A dict key written without quotes ("{dog: 1, cat: 2}"), to be quoted.
 _BARE_KEY = re.compile(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_-]*(?: [A-Za-z][A-Za-z0-9_-]*)?)\s*:")
 

@@ -99,7 +99,12 @@ def match_class(name: str, classes: Sequence[str]) -> str | None:
     if hit is not None:
         return hit
     parts = re.findall(r"[a-z0-9]+", text)
-    found = {c for p in parts if (c := index.get(squash(p)) or index.get(squash(singular(p)))) is not None}
+    found = {
+        c
+        for p in parts
+        if (c := index.get(squash(p)) or index.get(squash(singular(p))) or synonyms.get(squash(p)))
+        is not None
+    }  # "man singing" -> person
     found -= META_CLASSES
     if len(found) == 1:
         return found.pop()
@@ -131,7 +136,7 @@ def class_at(tokens: Sequence[str], i: int, classes: tuple[str, ...]) -> tuple[s
 
 def classes_in(text: str, classes: tuple[str, ...]) -> list[str]:
     """The distinct classes a text names, in order of first mention."""
-    tokens = re.findall(r"[a-z0-9]+(?:['_-][a-z0-9]+)*", text.lower())
+    tokens = [re.sub(r"_\d+$", "", t) for t in re.findall(r"[a-z0-9]+(?:['_-][a-z0-9]+)*", text.lower())]
     found: list[str] = []
     i = 0
     while i < len(tokens):

@@ -736,3 +736,77 @@ def test_centre_and_size_on_bullet_lines_and_no_box_in_any_frame_beside_an_aside
     ]
     frames = _frames("No drum (or any other source) appears in any of the frames, so every frame is None.")
     assert frames is not None and all(v is None for v in frames.values())
+
+
+# --- from the holdout12 measured run -------------------------------------------------------------------------
+
+
+def test_a_marked_answer_naming_only_the_reference() -> None:
+    question = "Which instrument is on the left of the banjo?"
+    assert (
+        _refine(
+            "AVQA",
+            "The one on the left is the tuba.\n\n**Answer:** banjo",
+            question=question,
+            options=INSTRUMENTS,
+        )
+        is None
+    )
+
+
+def test_another_of_a_class_is_not_counted_as_one() -> None:
+    assert _refine("AMIC", "A dog barks, then another dog joins in.") is None
+    assert (
+        _refine("VMIC", "There are two horses and a man riding one of them.") == '{"horse": "2", "man": "1"}'
+    )
+
+
+def test_a_frame_box_given_or_none_is_doubt() -> None:
+    frames = ", ".join(f"'frame_{k}': None" for k in range(1, 10))
+    assert _refine("AVLG", f"answer={{'frame_0': [0.1, 0.2, 0.3, 0.4] or None, {frames}}}") is None
+
+
+def test_across_the_frames_is_not_every_frame() -> None:
+    frames = ", ".join(f"'frame_{k}': {'[0.1, 0.2, 0.3, 0.4]' if k < 5 else 'None'}" for k in range(10))
+    assert _refine("AVLG", f"Here is the dog across the frames:\nanswer = {{{frames}}}") is not None
+
+
+def test_an_option_said_to_start_after_is_not_first() -> None:
+    question = "Which comes first, the sound or the noise?"
+    raw = "Answer: sound\nExplanation: a bell rings at the start and the noise only starts after it."
+    assert _refine("ASQA", raw, question=question, options=ORDER) == "**sound**"
+
+
+def test_an_echoed_option_list_and_bare_word_counts_and_underscored_wav_names() -> None:
+    colours = ["red", "blue", "white", "black", "gray", "green", "no availabel option", "not sure"]
+    raw = "Which colour is sounding? Available options: red, blue, white, black, gray, green.\n#white#"
+    assert _refine("AVSQA", raw, question="Which colour is sounding?", options=colours) == "**white**"
+    assert _refine("AMIC", "answer={'flute': one, 'drum': two}") == '{"flute": "1", "drum": "2"}'
+    assert _refine("VAR", "The matching wavs are wav_0 and wav_2.", n_candidates=4) == "[0, 2]"
+
+
+def test_box_forms_of_the_holdout12_writers() -> None:
+    got = _refine(
+        "AVL", "Sounding object: tuba (tuba_1)\nBounding box (x, y, width, height): 0.3, 0.25, 0.35, 0.6"
+    )
+    assert got is not None and [round(v, 6) for v in ast.literal_eval(json.loads(got)["tuba_1"])] == [
+        0.3,
+        0.25,
+        0.65,
+        0.85,
+    ]
+    got = _refine(
+        "AVL", "The banjo sounds. Its box: centre x = 0.5, centre y = 0.5, width = 0.2, height = 0.4."
+    )
+    assert got is not None and [round(v, 6) for v in ast.literal_eval(json.loads(got)["banjo_1"])] == [
+        0.4,
+        0.3,
+        0.6,
+        0.7,
+    ]
+    got = _refine("AVL", '[{"box_2d": [100, 200, 500, 600], "label": "man singing"}]')
+    assert got is not None and json.loads(got) == {"person_1": "[0.2, 0.1, 0.6, 0.5]"}
+    got = _refine(
+        "AVL", "The sound comes from the cello played by the woman. Its bounding box is [0.1, 0.2, 0.3, 0.4]."
+    )
+    assert got is not None and json.loads(got) == {"cello_1": "[0.1, 0.2, 0.3, 0.4]"}
