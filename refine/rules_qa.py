@@ -380,10 +380,14 @@ def _without_marks(sentence: str) -> str:
     return bare if not re.search(r"\w", bare) else _MARK_SIGNS.sub("", sentence)
 
 
-def _prose_answer(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
-    """What the text says outside its marked answer (bold, ``#x#``, "the answer is" sentences), if it says
-    one thing."""
-    prose = " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s))
+def _unmarked_prose(text: str) -> str:
+    """The text outside its marked answer: without "the answer is" sentences and sentences that are only a
+    bold or ``#x#`` answer."""
+    return " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s))
+
+
+def _prose_answer(prose: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
+    """What the unmarked prose answers, if it says one thing."""
     for spans, explicit in _levels(prose):
         if explicit:
             continue
@@ -435,15 +439,20 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
         ):
             return None  # "**Answer:** banjo" to "what is left of the banjo?": no answer, and the prose cannot say
         if answers:
-            if explicit and (
-                _disagrees(answers[0], _prose_answer(text, ctx, pick))
-                or _retracted(answers[0], text, ctx)
-                or _marked_elsewhere(answers[0], text, ctx, pick)
-                or _prose_adds(answers[0], text, ctx, pick)
-            ):
-                return None
-            return answers[0]
+            return None if explicit and _contradicted(answers[0], text, ctx, pick) else answers[0]
     return None
+
+
+def _contradicted(answer: str, text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+    """The rest of the text goes against a marked answer: its prose answers otherwise or takes the answer
+    back, another marked form answers otherwise, or (several options) the prose names more."""
+    prose = _unmarked_prose(text)
+    return (
+        _disagrees(answer, _prose_answer(prose, ctx, pick))
+        or _retracted(answer, prose, ctx)
+        or _marked_elsewhere(answer, text, ctx, pick)
+        or _prose_adds(answer, prose, ctx, pick)
+    )
 
 
 def _stated_among(
@@ -467,12 +476,11 @@ def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Callable
     return False
 
 
-def _prose_adds(answer: str, text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
     """For several options: the prose names more sounding objects than the marked answer chose ("#sphere#
     ... The sounding objects are the sphere and the cone")."""
     if not ctx.multi_answer or pick is not _option_answer:
         return False
-    prose = " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s))
     listed = _multi_prose(prose, ctx) if prose.strip() else None
     return listed is not None and not set(listed.split(";")) <= set(answer.split(";"))
 
@@ -486,10 +494,9 @@ _CONCLUSION = re.compile(r"(?:^|[,;.]\s*)(?:so|therefore|thus|hence)\b([^.]*)", 
 _NEGATIVE = re.compile(r"\b(?:not|never|no)\b|n't\b", re.I)
 
 
-def _retracted(answer: str, text: str, ctx: RefineContext) -> bool:
-    """The prose takes the marked answer back: a self-correction naming another option, or a "yes" whose
+def _retracted(answer: str, prose: str, ctx: RefineContext) -> bool:
+    """The unmarked prose takes the answer back: a self-correction naming another option, or a "yes" whose
     concluding clause is negative ("**Yes** ... so the clarinet is not louder")."""
-    prose = " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s))
     chosen = set(answer.split(";"))
     if _CORRECTION.search(prose) and {m.option for m in _mentions(prose, ctx.options)} - chosen:
         return True

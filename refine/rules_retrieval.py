@@ -182,21 +182,21 @@ def _affirmed(prose: str, ctx: RefineContext) -> list[int] | None:
     matches"), sentence by sentence, denials skipped; ``None`` when it affirms none."""
     zero_based = _ZERO_NAMED.search(prose) is not None
     picked: list[int] = []
-    for sentence in sentences(prose):
-        if _AFFIRM.search(sentence) and not _DENY.search(sentence):
-            picked += _from_prose(sentence, ctx, zero_based=zero_based) or []
+    for sentence in _affirming(prose):
+        picked += _from_prose(sentence, ctx, zero_based=zero_based) or []
     return picked or None
 
 
 def _affirmed_numbers(prose: str) -> set[int]:
     """The numbers of the candidates the prose says match, as written (zero- or one-based)."""
     return {
-        n
-        for sentence in sentences(prose)
-        if _AFFIRM.search(sentence) and not _DENY.search(sentence)
-        for m in _NAMED.finditer(sentence)
-        for n in _numbers(m.group(1))
+        n for sentence in _affirming(prose) for m in _NAMED.finditer(sentence) for n in _numbers(m.group(1))
     }
+
+
+def _affirming(prose: str) -> list[str]:
+    """The sentences that say a candidate matches, without denying one."""
+    return [s for s in sentences(prose) if _AFFIRM.search(s) and not _DENY.search(s)]
 
 
 def _joined_bold(text: str) -> list[str]:

@@ -1,8 +1,9 @@
 """Mapping the names models use onto a task's class list: case, plurals, spaces versus hyphens, modifiers.
 
 The scorers compare class names as exact strings, so "Dogs", "hair dryer" and "black dog" must become "dog",
-"hair-dryer" and "dog". No synonyms are invented ("puppy" stays "puppy"): a name that maps onto no class is
-kept as written, which the scorer then counts as the wrong class it is.
+"hair-dryer" and "dog". Only the everyday names listed in ``SYNONYMS`` map onto another word ("puppy" ->
+"dog", "man" -> "person" where the list has no "man"); any other name that maps onto no class is kept as written
+(the AVL rules then refuse it, the counting rules keep it for the scorer to count as the wrong class it is).
 """
 
 from __future__ import annotations
