@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
-from avibench.refine.text import HEDGE
+from avibench.refine.text import HEDGE, NEGATION
 
 Vector = tuple[int, int]
 
@@ -57,7 +57,7 @@ _MOTION = re.compile(
     r"bob(?:s|bing)?)\b",
     re.I,
 )
-_STILL = re.compile(r"\b(?:not|doesn't|does not|never|no|stationary|still|static|without)\b", re.I)
+_STILL = re.compile(rf"{NEGATION}|\b(?:stationary|still|static|without)\b", re.I)
 _CLASSES = {"horizontal": "h", "horizontally": "h", "vertical": "v", "vertically": "v", "inclined": "d",
             "diagonal": "d", "diagonally": "d", "oblique": "d", "slanted": "d"}  # fmt: skip
 

@@ -21,6 +21,7 @@ from avibench.refine.text import (
     CARDINALS,
     DOUBT,
     HEDGE,
+    NEGATION,
     REFUSAL,
     answer_phrases,
     bold_spans,
@@ -491,7 +492,7 @@ _CORRECTION = re.compile(
     re.I,
 )
 _CONCLUSION = re.compile(r"(?:^|[,;.]\s*)(?:so|therefore|thus|hence)\b([^.]*)", re.I)
-_NEGATIVE = re.compile(r"\b(?:not|never|no)\b|n't\b", re.I)
+_NEGATIVE = re.compile(NEGATION, re.I)
 
 
 def _retracted(answer: str, prose: str, ctx: RefineContext) -> bool:
@@ -508,8 +509,8 @@ def _retracted(answer: str, prose: str, ctx: RefineContext) -> bool:
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
 #: Words saying an object is silent: an answer that mentions one is not a plain list of choices.
 _SILENT = re.compile(
-    r"\b(?:silent|quiet|mute|no sound|not|n't|none|neither|nor|except|only|without|but|while|whereas|still|"
-    r"stationary|motionless|remains?)\b|n't\b",
+    rf"{NEGATION}|\b(?:silent|quiet|mute|none|neither|nor|except|only|without|but|while|whereas|still|"
+    r"stationary|motionless|remains?)\b",
     re.I,
 )
 

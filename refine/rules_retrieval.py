@@ -16,6 +16,7 @@ from avibench.refine.context import RefineContext
 from avibench.refine.text import (
     DOUBT,
     HEDGE,
+    NEGATION,
     NUMBER_WORDS,
     ORDINALS,
     REFUSAL,
@@ -169,9 +170,7 @@ def _enumeration(indices: list[int], ctx: RefineContext) -> bool:
 
 
 _AFFIRM = re.compile(r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes|only)\b", re.I)
-_DENY = re.compile(
-    r"\b(?:not|no|none|neither|nor|unlike|mismatch(?:es|ed)?|doesn't|don't|isn't|aren't|wasn't)\b|n't\b", re.I
-)
+_DENY = re.compile(rf"{NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b", re.I)
 #: A list item or a per-candidate line ("- ...", "2. ...", "Image 3: ...").
 _ITEM = re.compile(rf"^\s*(?:[-*•]|\d+[.)]|(?:{_NOUNS}|index)\s*#?\s*\d+\s*[:–—-])\s*", re.I)
 _ZERO_NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*0\b", re.I)

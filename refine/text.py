@@ -82,6 +82,10 @@ ORDINALS: dict[str, int] = {
     "10th": 10,
 }
 
+#: The words that negate a clause ("not", "never", "no", "isn't"), as a pattern the rule modules extend with
+#: the words their own family denies with ("silent", "mismatches", "stationary").
+NEGATION = r"\b(?:not|never|no)\b|n't\b"
+
 HEDGE = re.compile(
     r"\b(either|or|maybe|perhaps|possibly|probably|might|could be|can't tell|cannot tell|unclear|"
     r"hard to (?:say|tell|determine)|not certain|uncertain)\b",
