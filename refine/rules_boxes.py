@@ -164,7 +164,19 @@ def _from_prose(text: str, ctx: RefineContext) -> list[Instance] | None:
             return None
         out.append((name, found.box))
         previous = found.end
-    return out or None
+    return _restatements_dropped(out, ctx) or None
+
+
+def _restatements_dropped(instances: list[Instance], ctx: RefineContext) -> list[Instance]:
+    """The instances without a box given again for the same class ("- tuba: [..]" and then "Final answer:
+    tuba_1 = [..]" with the same numbers), keeping the numbered name."""
+    kept: dict[tuple[str, tuple[float, ...]], Instance] = {}
+    for name, box in instances:
+        m = _KEY_ID.match(name)
+        key = (normalise_key(m.group(1) if m and m.group(1) else name, ctx.classes), box.numbers)
+        if key not in kept or m:
+            kept[key] = (name, box)
+    return list(kept.values())
 
 
 def _from_table(text: str) -> list[Instance] | None:

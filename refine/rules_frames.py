@@ -45,6 +45,7 @@ from avibench.refine.text import (
     find_lists,
     markdown_tables,
     outside_dicts,
+    sentences,
     strip_answer_prefix,
     to_float,
     usable,
@@ -214,7 +215,7 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
     """Frames named in prose, each followed by its box or by words saying nothing sounds there ("In frame 0,
     the sax is from (x, y) to (x, y). ... In frames 5 to 9 it walks off stage"). A stretch that gives
     neither (narration, "starting in frame 2") assigns nothing; a box before the first mention, two boxes
-    for one stretch or one frame given twice refuse."""
+    for one stretch or one frame given two different values refuse."""
     mentions = list(_FRAME_MENTION.finditer(text))
     if not mentions or prose_boxes(text[: mentions[0].start()]):
         return None
@@ -234,12 +235,22 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
         else:
             continue
         for k in numbers:
-            if k in frames:
+            if k in frames and _numbers_of(frames[k]) != _numbers_of(value):
                 return None
             frames[k] = value
     if need_box and all(v is None for v in frames.values()):
         return None
     return frames or None
+
+
+def _numbers_of(value: Any) -> tuple[float, ...] | None:
+    return value.numbers if isinstance(value, Box) else None
+
+
+def _refused(text: str) -> bool:
+    """A refusal of the task; "in frames 3 and 4, where I can't place a reliable box" only says those
+    frames have none."""
+    return any(REFUSAL.search(s) and not _FRAME_MENTION.search(s) for s in sentences(text))
 
 
 def _frames(text: str) -> dict[int, Any] | None:
@@ -278,7 +289,7 @@ def _frames_differ(present: dict[int, Box], prose: str) -> bool:
 def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     """The canonical frame-box dict for an AVLG sample (Python literal, ``None`` = no box), or ``None``."""
     text = usable(raw)
-    if text is None or REFUSAL.search(text):
+    if text is None or _refused(text):
         return None
     text = strip_answer_prefix(text)
     if truncated(text):

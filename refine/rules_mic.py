@@ -409,6 +409,20 @@ def _detections(dicts: list[dict[Any, Any]]) -> list[tuple[str, str]] | None:
     return pairs or None
 
 
+#: A label with another name for it in parentheses ("**Person (man):** 1").
+_ALSO_NAMED = re.compile(r"\b([A-Za-z][A-Za-z -]{0,30}?)\s*\(\s*([A-Za-z][A-Za-z -]{0,30}?)\s*\)")
+
+
+def _as_dict_names(prose: str, counts: dict[str, int]) -> str:
+    """The prose with a label that gives the dict's name in parentheses called by that name: "Person (man): 1"
+    beside ``{'man': 1}`` lists the man, not another class."""
+
+    def named(m: re.Match[str]) -> str:
+        return m.group(2) if m.group(2).lower() in counts else m.group(0)
+
+    return _ALSO_NAMED.sub(named, prose)
+
+
 def parse_mic(raw: object, ctx: RefineContext) -> str | None:
     """The canonical count dict for a MIC sample, or ``None`` when the rules cannot tell."""
     text = usable(raw)
@@ -429,6 +443,7 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
         prose = outside_dicts(text)
         if _COUNT_DOUBT.search(prose):
             return None  # "answer={'pumpkin': 5} (could also be 6 ...)"
+        prose = _as_dict_names(prose, parsed[0])
         listed = _from_table(prose, ctx) or _from_lines(prose, ctx)
         if _contradicts(parsed[0], prose, ctx) or listed not in (None, parsed[0]):  # type: ignore[arg-type]
             return None  # the prose counts differently, in words or in its own list

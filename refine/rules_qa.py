@@ -184,7 +184,8 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
 _ALWAYS_Q = re.compile(r"\b(?:always|all the time|the whole time|throughout|continuously|the entire)\b", re.I)
 _CONTINUOUS = re.compile(
     r"\b(?:continuously|constantly|throughout|the (?:whole|entire) (?:time|video|clip|piece|performance)|"
-    r"all the time|from (?:the )?(?:start|beginning) to (?:the )?end|never stops)\b",
+    r"all the time|from (?:the )?(?:start|beginning) to (?:the )?end|never stops|"
+    r"(?:without|with no|never an?|not an?) (?:any |a single )?(?:pause|break|stop|rest|gap)s?)\b",
     re.I,
 )
 _BROKEN = re.compile(
@@ -281,7 +282,8 @@ _UNIT = r"(?:seconds?|secs?|s|ms|milliseconds?|minutes?|mins?|hours?|hz|bpm)"
 _NOT_A_COUNT = re.compile(
     rf"(?:\b(?:between|from)\s+)?\b{_AMOUNT}(?:\s*,\s*{_AMOUNT})*\s*,?\s*(?:-|–|to|and|or)\s*{_AMOUNT}\s*-?\s*{_UNIT}\b"
     rf"|\b{_AMOUNT}\s*-?\s*{_UNIT}\b"
-    rf"|\b(?:once|twice|thrice|{_AMOUNT}(?:\s+\w+)?)\s+(?:every|per|a|each)\s+(?:{_AMOUNT}\s+)?{_UNIT}\b",
+    rf"|\b(?:once|twice|thrice|{_AMOUNT}(?:\s+\w+)?)\s+(?:every|per|a|each)\s+(?:{_AMOUNT}\s+)?{_UNIT}\b"
+    r"|\b\d{1,2}:\d{2}(?::\d{2})?\b",
     re.I,
 )
 _SECONDS = re.compile(rf"\b({_AMOUNT})\s*-?\s*(?:seconds?|secs?|s)\b", re.I)
@@ -381,10 +383,42 @@ def _without_marks(sentence: str) -> str:
     return bare if not re.search(r"\w", bare) else _MARK_SIGNS.sub("", sentence)
 
 
+#: A list item's number standing alone once the text is split into sentences ("1." of "1. Piano - playing").
+_ITEM_NUMBER = re.compile(r"^\(?\d{1,2}[.)]$")
+#: A labelled description of the media ("Audio caption: ...", "Video description: ..."): it tells what
+#: happens, not what the model answers.
+_CAPTION = re.compile(r"^\W*(?:(?:audio|video|image|visual|scene)\s+)?(?:caption|description)\s*:", re.I)
+
+
 def _unmarked_prose(text: str) -> str:
-    """The text outside its marked answer: without "the answer is" sentences and sentences that are only a
-    bold or ``#x#`` answer."""
-    return " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s))
+    """The text outside its marked answer: without "the answer is" sentences, sentences that are only a
+    bold or ``#x#`` answer, and labelled captions."""
+    return " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s) and not _CAPTION.match(s))
+
+
+#: "How many cubes are ...": the thing the question counts is the last word before the verb.
+_COUNTED_THING = re.compile(r"\bhow many\s+((?:[a-z-]+\s+){0,2}?[a-z-]{2,}s)\b", re.I)
+#: A number and the three words after it, where the thing it counts is named ("two metallic spheres").
+_COUNT_OF = re.compile(rf"\b{_AMOUNT}((?:\s+[a-z-]+){{1,3}})", re.I)
+
+
+def _counting_prose(text: str, question: str) -> str:
+    """The unmarked prose as far as it can count what the question asks: without list items' numbers and
+    counts of other things ("How many cubes?" - "a scene with two spheres")."""
+    prose = _unmarked_prose("\n".join(s for s in sentences(text) if not _ITEM_NUMBER.match(s)))
+    asked = _COUNTED_THING.search(question)
+    thing = singular(asked.group(1).split()[-1].lower()) if asked else "time"
+    if thing == "time":
+        return prose  # "how many times does it beat?" counts events, which the prose names freely
+
+    def other(m: re.Match[str]) -> str:
+        after = [w.lower() for w in m.group(1).split()]
+        if any(singular(w) == thing for w in after):
+            return m.group(0)
+        counts_other = any(w in SHAPE_WORDS or (len(w) > 3 and singular(w) != w) for w in after)
+        return " " if counts_other else m.group(0)
+
+    return _COUNT_OF.sub(other, prose)
 
 
 def _prose_answer(prose: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
@@ -448,8 +482,9 @@ def _contradicted(answer: str, text: str, ctx: RefineContext, pick: Callable[...
     """The rest of the text goes against a marked answer: its prose answers otherwise or takes the answer
     back, another marked form answers otherwise, or (several options) the prose names more."""
     prose = _unmarked_prose(text)
+    said = _counting_prose(text, ctx.question) if pick is _number_answer else prose
     return (
-        _disagrees(answer, _prose_answer(prose, ctx, pick))
+        _disagrees(answer, _prose_answer(said, ctx, pick))
         or _retracted(answer, prose, ctx)
         or _marked_elsewhere(answer, text, ctx, pick)
         or _prose_adds(answer, prose, ctx, pick)

@@ -156,7 +156,7 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
             prose = _LIST.sub(" ", text)
             affirmed = _affirmed(prose, ctx)
             said = _affirmed_numbers(prose)
-            if said and said not in ({*chosen}, {c + 1 for c in chosen}):
+            if (said and said not in ({*chosen}, {c + 1 for c in chosen})) or _grouped_against(chosen, prose):
                 return None  # "[2] ... the audio matches images 2 and 5", whichever way it counts
             return chosen if affirmed is None or set(affirmed) == set(chosen) else None
     prose = _from_text(text, ctx)
@@ -169,8 +169,10 @@ def _enumeration(indices: list[int], ctx: RefineContext) -> bool:
     return len(indices) >= 3 and indices == list(range(whole))
 
 
-_AFFIRM = re.compile(r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes|only)\b", re.I)
-_DENY = re.compile(rf"{NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b", re.I)
+_AFFIRM = re.compile(
+    r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes|only)\b|[\u2713\u2714\u2611\u2705]", re.I
+)
+_DENY = re.compile(rf"{NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b|[\u2717\u2718\u274c]", re.I)
 #: A list item or a per-candidate line ("- ...", "2. ...", "Image 3: ...").
 _ITEM = re.compile(rf"^\s*(?:[-*•]|\d+[.)]|(?:{_NOUNS}|index)\s*#?\s*\d+\s*[:–—-])\s*", re.I)
 _ZERO_NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*0\b", re.I)
@@ -191,6 +193,22 @@ def _affirmed_numbers(prose: str) -> set[int]:
     return {
         n for sentence in _affirming(prose) for m in _NAMED.finditer(sentence) for n in _numbers(m.group(1))
     }
+
+
+def _grouped_against(chosen: list[int], prose: str) -> bool:
+    """The prose names candidates together, in a sentence that denies nothing, as a group that shares some
+    but not all of the chosen ones ("The images showing a cat are at indices 1 and 5" beside ``[1, 3]``),
+    whichever way it counts. A group apart from the choice describes the others ("Clips 0 and 2 contain a
+    mower and a saxophone"). A candidate numbered 0 anywhere means the prose counts from 0."""
+    readings = [{*chosen}] if _ZERO_NAMED.search(prose) else [{*chosen}, {c + 1 for c in chosen}]
+    for sentence in sentences(prose):
+        if _DENY.search(sentence):
+            continue
+        for m in (*_NAMED.finditer(sentence), *_INDEXED.finditer(sentence)):
+            group = set(_numbers(m.group(1)))
+            if len(group) > 1 and group not in readings and any(group & r for r in readings):
+                return True
+    return False
 
 
 def _affirming(prose: str) -> list[str]:

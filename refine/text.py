@@ -107,14 +107,22 @@ REFUSAL = re.compile(
 )
 
 
+#: Punctuation that models trained on Chinese text write in place of ASCII ("answer＝{'dog'：1，'cat'：2}",
+#: "【0，3】") and typographic quotes ("{‘dog’: 1}"), folded to the ASCII the parsers read. The fullwidth forms
+#: U+FF01-U+FF5E are ASCII shifted by 0xFEE0.
+_ASCII_PUNCTUATION = str.maketrans(
+    {chr(code): chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F) if not chr(code - 0xFEE0).isalnum()}
+    | {"\u3000": " ", "、": ",", "。": ". ", "【": "[", "】": "]", "‘": "'", "’": "'", "“": '"', "”": '"'}
+)
+
 #: A reasoning block that never closes: the output was cut off before any answer.
 _OPEN_THINK = re.compile(r"<think>(?!.*</think>).*", re.S | re.I)
 
 
 def clean(raw: str) -> str:
     """Strip reasoning blocks (an unclosed one to the end: its answer never came), special tokens, code
-    fences, control characters and surrounding blanks."""
-    text = _THINK.sub(" ", _OPEN_THINK.sub(" ", raw))
+    fences, control characters and surrounding blanks, and fold fullwidth punctuation to ASCII."""
+    text = _THINK.sub(" ", _OPEN_THINK.sub(" ", raw.translate(_ASCII_PUNCTUATION)))
     text = _ENDOFTEXT.sub(" ", text)
     text = _FENCE.sub("\n", text)
     text = _CONTROL.sub(" ", text)

@@ -810,3 +810,80 @@ def test_box_forms_of_the_holdout12_writers() -> None:
         "AVL", "The sound comes from the cello played by the woman. Its bounding box is [0.1, 0.2, 0.3, 0.4]."
     )
     assert got is not None and json.loads(got) == {"cello_1": "[0.1, 0.2, 0.3, 0.4]"}
+
+
+# --- holdout13: fullwidth punctuation, captions, counts of other things, grouped candidates, restated boxes ---
+
+
+def test_fullwidth_punctuation_reads_as_ascii() -> None:
+    assert _refine("AMIC", "answer＝{'piano'：2，'man'：1}") == '{"piano": "2", "man": "1"}'
+    assert _refine("AVR", "结果：【2，0】", n_candidates=4) == "[2, 0]"
+    assert _refine("VMIC", "answer={‘cat’: 3}") == '{"cat": "3"}'
+    got = _refine("AVL", "violin_1：[0.20，0.30，0.50，0.90]")
+    assert got is not None and json.loads(got) == {"violin_1": "[0.2, 0.3, 0.5, 0.9]"}
+
+
+def test_a_labelled_caption_is_no_answer_but_plain_prose_still_contradicts() -> None:
+    question = "Which do you hear first, the sound or the noise?"
+    caption = "Audio caption: A woman speaks briefly, followed by a burst of static white noise.\nAnswer: sound"
+    assert _refine("ASQA", caption, question=question, options=ORDER) == "**sound**"
+    plain = "The noise is what you hear first.\nAnswer: sound"
+    assert _refine("ASQA", plain, question=question, options=ORDER) is None
+
+
+def test_counts_of_other_things_and_list_numbers_do_not_answer_how_many() -> None:
+    question = "How many spheres are there?"
+    raw = "A render with three red cylinders, one cone and a few spheres.\n\nAnswer: five"
+    assert _refine("VSQA_I", raw, question=question) == "**5**"
+    against = "A render with three red cylinders and two spheres.\n\nAnswer: five"
+    assert _refine("VSQA_I", against, question=question) is None
+    listed = "1. Circle near 0:02\n2. Circle near 0:05\n3. Circle near 0:07\n\nFinal answer: three"
+    assert _refine("VSQA_V", listed, question="How many circles appear?") == "**3**"
+    events = "It strikes four beats in all.\n\n**5**"
+    assert _refine("ASQA", events, question="How many times does the bell ring?") is None
+
+
+def test_yes_to_always_playing_with_no_pause_in_the_prose() -> None:
+    question = "Is the erhu always playing?"
+    raw = "The erhu carries the melody from start to finish without a single pause. So the answer is yes."
+    assert _refine("AVQA", raw, question=question, options=["yes", "no", "not sure"]) == "**yes**"
+    broken = "The erhu carries the melody, but it pauses halfway through. So the answer is yes."
+    assert _refine("AVQA", broken, question=question, options=["yes", "no", "not sure"]) is None
+
+
+def test_ticked_candidates_and_grouped_candidates_against_the_list() -> None:
+    ticked = "Candidates:\n1. wav 1 - rain ✓\n2. wav 2 - traffic ✗\n3. wav 4 - rain on a roof ✓\n\nFinal answer: [1]"
+    assert _refine("VAR", ticked, n_candidates=5) is None
+    assert _refine("VAR", ticked.replace("[1]", "[1, 4]"), n_candidates=5) == "[1, 4]"
+    grouped = "The pictures with a train are images 2 and 4. So the answer is [2, 3]."
+    assert _refine("AVR", grouped, n_candidates=6) is None
+    others = "Image 1 shows a train. Images 0 and 2 show a forest and a beach. So the answer is [1]."
+    assert _refine("AVR", others, n_candidates=3) == "[1]"
+
+
+def test_a_box_restated_in_the_final_answer_is_one_instance() -> None:
+    raw = "- tuba: [0.20, 0.10, 0.45, 0.90]\n\nFinal answer: tuba_1 = [0.20, 0.10, 0.45, 0.90]"
+    got = _refine("AVL", raw)
+    assert got is not None and json.loads(got) == {"tuba_1": "[0.2, 0.1, 0.45, 0.9]"}
+    two = "- tuba: [0.20, 0.10, 0.45, 0.90]\n- tuba: [0.55, 0.10, 0.80, 0.90]"
+    got = _refine("AVL", two)
+    assert got is not None and len(json.loads(got)) == 2
+
+
+def test_a_label_giving_the_dict_name_in_parentheses_agrees_with_it() -> None:
+    raw = "- **Adult (woman):** 2\n- **Dog:** 1\n\nanswer={'woman': 2, 'dog': 1}"
+    assert _refine("VMIC", raw) == '{"woman": "2", "dog": "1"}'
+    other = "- **Adult (woman):** 3\n- **Dog:** 1\n\nanswer={'woman': 2, 'dog': 1}"
+    assert _refine("VMIC", other) is None
+
+
+def test_frames_said_to_have_no_box_in_prose_beside_the_frame_lines() -> None:
+    lines = "\n".join(f"frame_{k}: [0.1, 0.2, 0.3, 0.4]" for k in range(8))
+    raw = f"{lines}\nframe_8: None\nframe_9: None\n\nIn frames 8 and 9 the singer has walked off stage."
+    frames = _frames(raw)
+    assert frames is not None and frames["frame_8"] is None and frames["frame_0"] == [0.1, 0.2, 0.3, 0.4]
+    against = f"{lines}\nframe_8: None\nframe_9: None\n\nIn frame 8 the singer is at [0.5, 0.5, 0.7, 0.9]."
+    assert _frames(against) is None
+    local = raw.replace("has walked off stage", "is behind a pillar, where I can't place a box")
+    assert _frames(local) is not None
+    assert _frames(f"I can't localise anything here.\n{lines}") is None
