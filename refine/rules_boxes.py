@@ -95,11 +95,17 @@ def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
             return None
         many = isinstance(raw, list) and raw and all(isinstance(b, list | tuple | str | Mapping) for b in raw)
         for item in raw if many else [raw]:
-            box = read_box(item)
+            box = read_box(item) or _written_box(item)
             if box is None:
                 return None
             out.append((name, box))
     return out
+
+
+def _written_box(value: Any) -> Box | None:
+    """A dict value that writes its one box in words ("center=(0.5, 0.62), w=0.7, h=0.46")."""
+    found = prose_boxes(value) if isinstance(value, str) else []
+    return found[0].box if len(found) == 1 else None
 
 
 def _from_dicts(text: str) -> list[Instance] | None:
@@ -269,6 +275,7 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
 #: Prose naming the sound's source ("The sounding object is the piano", "the sound comes from the dog").
 _SOURCE_NAMED = re.compile(
     r"\b(?:sounding (?:object|instance|source)s? (?:is|are)|sound (?:is coming|comes|is) from|sound is made by|"
+    r"sound (?:is|was)(?: \w+ly)?(?= an?\b| the\b)|"
     r"source of the sound is|(?:is|are) (?:making|producing|emitting) the sound)\s+([^.;\n]{1,40})",
     re.I,
 )
@@ -284,10 +291,17 @@ def _other_source_named(boxed: set[str], prose: str, ctx: RefineContext) -> bool
     return False
 
 
-_NOT_SOUNDING = r"[^.;\n]{0,40}?\b(?:is not|isn't|is never|not being|never|is silent|silent|makes no sound)\b"
+_NOT_SOUNDING = (
+    r"([^.;\n()]{0,40}?)\b(?:is not|isn't|is never|not being|never|is silent|silent|makes no sound)\b"
+)
 
 
 def _denied_in_prose(names: list[str], prose: str, ctx: RefineContext) -> bool:
-    """The prose beside the boxes says a boxed object is not sounding ("the ukulele ... is not being played")."""
+    """The prose beside the boxes says a boxed object is not sounding ("the ukulele ... is not being played"),
+    not of another object named in between ("the dog (the cat is silent)")."""
     classes = {normalise_key(_KEY_ID.sub(r"\1", n) if _KEY_ID.match(n) else n, ctx.classes) for n in names}
-    return any(re.search(rf"\b{re.escape(c)}s?\b{_NOT_SOUNDING}", prose, re.I) for c in classes)
+    return any(
+        not set(classes_in(m.group(1), ctx.classes)) - {c}
+        for c in classes
+        for m in re.finditer(rf"\b{re.escape(c)}s?\b{_NOT_SOUNDING}", prose, re.I)
+    )

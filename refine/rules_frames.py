@@ -230,8 +230,8 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
             value: Any = boxes[0].box
         elif re.search(r"\[[^\]]*\]", stretch):
             return None  # "[]" or a placeholder: the frame-pair reading keeps it as written
-        elif ABSENT.search(stretch):
-            value = None
+        elif ABSENT.search(re.split(r"(?<=[.!?])\s", stretch, maxsplit=1)[0]):
+            value = None  # said in the mention's own sentence; later sentences are about other things
         else:
             continue
         for k in numbers:
@@ -253,11 +253,40 @@ def _refused(text: str) -> bool:
     return any(REFUSAL.search(s) and not _FRAME_MENTION.search(s) for s in sentences(text))
 
 
+#: A line giving one frame its detections: "frame_3: [{"bbox_2d": [..], "label": "car"}]", "frame_5: []".
+_FRAME_LINE = re.compile(r"^\W*frames?[\s_#-]*(\d+)\W*?\s*[:=]\s*(.+?)\s*$", re.I)
+
+
+def _frames_from_object_lines(text: str) -> dict[int, Any] | None:
+    """One detection list per frame line, each with at most one object; ``None`` unless every detection
+    list in the text is on such a line."""
+    frames: dict[int, Any] = {}
+    for line in text.splitlines():
+        m = _FRAME_LINE.match(line)
+        if m is None:
+            continue
+        k, value = int(m.group(1)), m.group(2)
+        lists = find_lists(value)
+        if no_box(value.strip(" *`")) or (len(lists) == 1 and lists[0] == []):
+            box: Any = None if not lists else []
+        elif len(lists) == 1 and len(lists[0]) == 1 and isinstance(lists[0][0], Mapping):
+            box = object_box(lists[0][0])
+            if box is None:
+                return None
+        else:
+            return None
+        if k in frames:
+            return None
+        frames[k] = box
+    read = sum(v is not None and v != [] for v in frames.values())
+    return frames if read and read == len(object_lists(text)) else None
+
+
 def _frames(text: str) -> dict[int, Any] | None:
     objects = object_lists(text)
     if objects:
         if len(objects) != 1:
-            return None
+            return _frames_from_object_lines(text)
         return _frames_from_objects(objects[0]) or _one_object_for_all(objects[0], outside_dicts(text))
     spans = dict_spans(text)
     if spans:

@@ -22,6 +22,7 @@ from avibench.refine.text import (
     dict_spans,
     markdown_tables,
     outside_dicts,
+    sentences,
     strip_answer_prefix,
     to_int,
     usable,
@@ -49,7 +50,7 @@ _LINE_PAIR = re.compile(
 _COUNT_FIRST = re.compile(r"^[\s*\-•]*\**(\d+)\s*(?:×|x)\s*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*[.,;]?$")
 #: Several "name × count" pairs on one line ("Dog × 2, Man × 1"), and a lead-in before them ("I hear: ").
 _PAIR_SPLIT = re.compile(r"\s*(?:[,;]|\band\b)\s*")
-_LEAD_IN = re.compile(r"^[^:×]{0,60}:\s+(?=.*×|.*\sx\s*\d|.*\(\s*\d+\s*\))")
+_LEAD_IN = re.compile(r"^[^:×]{0,60}:\s+(?=.*×|.*\sx\s*\d|.*\(\s*\d+\s*\)|[^:]*[A-Za-z]\s+\d+\s*(?:[,;]|$))")
 _COUNT_HEADERS = ("count", "number", "quantity", "instances", "how many", "amount", "#")
 _LOOKBACK = 3
 #: Prose longer than this is an essay, not an answer: it goes to the LLM.
@@ -318,6 +319,12 @@ _COUNT_AFTER = re.compile(
 )
 
 
+#: A sentence about one of the counted objects ("one sheep behind the fence is included in the count").
+_MEMBER = re.compile(
+    r"\b(?:is|are|was|were) (?:also |still )?(?:included|counted)\b|\bin (?:the|my) (?:count|total)\b", re.I
+)
+
+
 def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool:
     """Prose beside a dict that gives a class another count ("I hear two men ... answer={'man': 1}")."""
     # "guitar (1), piano (2)", "1. Boat - 2": a count after its name or a list number, not before the next name;
@@ -327,6 +334,7 @@ def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool
         by_kind[_kind(cls)] = by_kind.get(_kind(cls), 0) + n
     found: dict[str, set[int]] = {}
     for line in _COUNT_AFTER.sub(" ", prose).splitlines():
+        line = " ".join(s for s in sentences(line) if not _MEMBER.search(s))
         part = _prose_quantities(words(line), ctx.classes, articles=False)
         if (
             part is None

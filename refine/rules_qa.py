@@ -43,7 +43,7 @@ _TYPOS = {
 }
 _NEGATORS = re.compile(
     r"(?:\bnot|\bisnt|\barent|\bwasnt|\bwerent|\bdoesnt|\bdont|\bdidnt|\bnever|\bneither|\bnor|\bexcluding|\bexcept|"
-    r"\brather than|\binstead of|\bthan|\bno longer)\s+(?:\w+\s+){0,3}$"
+    r"\brather than|\binstead of|\bthan|\bno longer|\bwithout)\s+(?:\w+\s+){0,3}$"
 )
 #: What follows an option to deny it ("the cone never moves", "the tuba is barely audible").
 _DENIED_AFTER = re.compile(
@@ -392,8 +392,14 @@ _CAPTION = re.compile(r"^\W*(?:(?:audio|video|image|visual|scene)\s+)?(?:caption
 
 def _unmarked_prose(text: str) -> str:
     """The text outside its marked answer: without "the answer is" sentences, sentences that are only a
-    bold or ``#x#`` answer, and labelled captions."""
-    return " ".join(_without_marks(s) for s in sentences(text) if not answer_phrases(s) and not _CAPTION.match(s))
+    bold or ``#x#`` answer, and labelled captions; line by line, so that a list stays a list."""
+    lines = (
+        " ".join(
+            _without_marks(s) for s in sentences(line) if not answer_phrases(s) and not _CAPTION.match(s)
+        )
+        for line in text.splitlines()
+    )
+    return "\n".join(line for line in lines if line.strip())
 
 
 #: "How many cubes are ...": the thing the question counts is the last word before the verb.

@@ -29,6 +29,7 @@ from avibench.refine.text import (
     without_echo,
     words,
 )
+from avibench.refine.vocab import singular
 
 _NOUNS = (
     r"clips?|audios?|audio clips?|audio files?|wavs?|wav files?|sounds?|images?|pictures?|photos?|candidates?|"
@@ -156,7 +157,11 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
             prose = _LIST.sub(" ", text)
             affirmed = _affirmed(prose, ctx)
             said = _affirmed_numbers(prose)
-            if (said and said not in ({*chosen}, {c + 1 for c in chosen})) or _grouped_against(chosen, prose):
+            if (
+                (said and said not in ({*chosen}, {c + 1 for c in chosen}))
+                or _grouped_against(chosen, prose)
+                or _selected_against(chosen, prose)
+            ):
                 return None  # "[2] ... the audio matches images 2 and 5", whichever way it counts
             return chosen if affirmed is None or set(affirmed) == set(chosen) else None
     prose = _from_text(text, ctx)
@@ -170,9 +175,12 @@ def _enumeration(indices: list[int], ctx: RefineContext) -> bool:
 
 
 _AFFIRM = re.compile(
-    r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes|only)\b|[\u2713\u2714\u2611\u2705]", re.I
+    r"\b(?:match(?:es|ed|ing)?|correspond(?:s|ing)?|fits?|consistent with|yes|only)\b|[\u2713\u2714\u2611\u2705]",
+    re.I,
 )
-_DENY = re.compile(rf"{NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b|[\u2717\u2718\u274c]", re.I)
+_DENY = re.compile(
+    rf"{NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b|[\u2717\u2718\u274c]", re.I
+)
 #: A list item or a per-candidate line ("- ...", "2. ...", "Image 3: ...").
 _ITEM = re.compile(rf"^\s*(?:[-*•]|\d+[.)]|(?:{_NOUNS}|index)\s*#?\s*\d+\s*[:–—-])\s*", re.I)
 _ZERO_NAMED = re.compile(rf"\b(?:{_NOUNS})\s*#?\s*0\b", re.I)
@@ -193,6 +201,29 @@ def _affirmed_numbers(prose: str) -> set[int]:
     return {
         n for sentence in _affirming(prose) for m in _NAMED.finditer(sentence) for n in _numbers(m.group(1))
     }
+
+
+#: Candidates picked out by what they show: "Images with horses: 1, 4", "the clips containing rain are 0 and 3".
+_SELECTED = re.compile(
+    rf"\b(?:{_NOUNS})\s+(?:with|showing|that (?:show|contain|have)|containing|featuring|depicting)\s+"
+    rf"([^.:\n\d]{{1,40}}?)\s*(?::|\bare\b(?:\s+at)?(?:\s+(?:indices|indexes|positions|numbers?))?)\s*"
+    rf"(\d+(?:(?:{_SEP})\d+)*)",
+    re.I,
+)
+
+
+def _selected_against(chosen: list[int], prose: str) -> bool:
+    """The prose picks candidates out by what they show, the thing it says was heard or seen ("Sound: horse
+    hooves ... Images with horses: 1, 4"), and they are not the chosen ones, whichever way it counts."""
+    readings = [{*chosen}] if _ZERO_NAMED.search(prose) else [{*chosen}, {c + 1 for c in chosen}]
+    for m in _SELECTED.finditer(prose):
+        if _DENY.search(m.group(0)):
+            continue
+        rest = words(prose[: m.start()] + " " + prose[m.end() :])
+        described = {singular(w) for w in words(m.group(1)) if len(w) > 3}
+        if described & {singular(w) for w in rest} and set(_numbers(m.group(2))) not in readings:
+            return True
+    return False
 
 
 def _grouped_against(chosen: list[int], prose: str) -> bool:
@@ -220,7 +251,7 @@ def _joined_bold(text: str) -> list[str]:
     """Bold spans (not item labels), except that several short ones in one sentence ("The **second** and **fifth** images") are
     read as that sentence: together they are one answer."""
     spans = [s for s in bold_spans(text) if not s.rstrip().endswith(":")]  # "**Clip 0:**" labels an item
-    if len(spans) > 1 and all(len(words(s)) <= 2 for s in spans):
+    if len(spans) > 1 and all(len(words(s)) <= 3 for s in spans):
         holding = [
             s for s in sentences(text) if all(f"**{b}**" in s for b in spans) and "\n" not in s.strip()
         ]

@@ -294,7 +294,7 @@ def hash_spans(text: str) -> list[str]:
 
 _ANSWER_PHRASE = re.compile(
     r"(?:final answer|the answer|answer|my answer|correct (?:answer|option)|selected option|i choose|i select|"
-    r"i would choose|i'd choose|i would select|i'd say|i would say)"
+    r"i would choose|i'd choose|i would select|i'd say|i would say|i (?:will|'ll) (?:choose|select|pick|go with))"
     r"\s*(?:is|would be|:|=|-|:\s*is)?\s*[:\-]?\s*(.+?)(?:\n|(?<=[a-z0-9*#\)\]'\"])\.(?:\s|$)|$)",
     re.I,
 )

@@ -825,7 +825,9 @@ def test_fullwidth_punctuation_reads_as_ascii() -> None:
 
 def test_a_labelled_caption_is_no_answer_but_plain_prose_still_contradicts() -> None:
     question = "Which do you hear first, the sound or the noise?"
-    caption = "Audio caption: A woman speaks briefly, followed by a burst of static white noise.\nAnswer: sound"
+    caption = (
+        "Audio caption: A woman speaks briefly, followed by a burst of static white noise.\nAnswer: sound"
+    )
     assert _refine("ASQA", caption, question=question, options=ORDER) == "**sound**"
     plain = "The noise is what you hear first.\nAnswer: sound"
     assert _refine("ASQA", plain, question=question, options=ORDER) is None
@@ -887,3 +889,105 @@ def test_frames_said_to_have_no_box_in_prose_beside_the_frame_lines() -> None:
     local = raw.replace("has walked off stage", "is behind a pillar, where I can't place a box")
     assert _frames(local) is not None
     assert _frames(f"I can't localise anything here.\n{lines}") is None
+
+
+# --- holdout14: per-frame detections, boxes in words inside a dict, sources in prose, selections, lists ----
+
+
+def test_absence_is_read_in_the_mentions_own_sentence_only() -> None:
+    boxes = ", ".join(f"'frame_{k}': [0.1, 0.2, 0.3, 0.4]" for k in range(10))
+    raw = f"I box the bird in frames 0 to 9. It chirps throughout.\n\nanswer={{{boxes}}}\n\nNo frame is None here."
+    frames = _frames(raw)
+    assert frames is not None and frames["frame_9"] == [0.1, 0.2, 0.3, 0.4]
+    gone = f"In frames 0 to 9 the bird is hidden.\n\nanswer={{{boxes}}}"
+    assert _frames(gone) is None
+
+
+def test_one_detection_list_per_frame_line() -> None:
+    lines = [f'frame_{k}: [{{"box_2d": [200, 100, 600, 500], "label": "dog"}}]' for k in range(8)]
+    raw = "\n".join([*lines, "frame_8: []", "frame_9: None"])
+    frames = _frames(raw)
+    assert frames is not None
+    assert frames["frame_0"] == [0.1, 0.2, 0.5, 0.6] and frames["frame_9"] is None
+    two = raw.replace('"label": "dog"}]', '"label": "dog"}, {"box_2d": [0, 0, 9, 9], "label": "cat"}]', 1)
+    assert _frames(two) is None
+
+
+def test_a_dict_value_that_writes_its_box_in_words() -> None:
+    got = _refine("AVL", "answer={'cello_1': 'centre=(0.40, 0.50), w=0.20, h=0.60'}")
+    assert got is not None
+    assert [round(v, 6) for v in ast.literal_eval(json.loads(got)["cello_1"])] == [0.3, 0.2, 0.5, 0.8]
+    assert _refine("AVL", "answer={'cello_1': 'centre=(0.40, 0.50) or (0.6, 0.5), w=0.20, h=0.60'}") is None
+
+
+def test_the_sound_said_to_be_another_object_than_the_box() -> None:
+    box = "answer={'cat_1': '[0.5, 0.3, 0.9, 0.8]'}"
+    assert _refine("AVL", f"The sound is obviously a dog growling under the table.\n\n{box}") is None
+    assert _refine("AVL", f"The sound is obviously a cat hissing on the sofa.\n\n{box}") is not None
+
+
+def test_silence_said_of_another_object_in_parentheses_does_not_deny_the_boxed_one() -> None:
+    box = "answer={'dog_1': '[0.05, 0.4, 0.4, 0.95]'}"
+    raw = f"Sounding object: the dog (the cat is silent).\n\n{box}"
+    assert _refine("AVL", raw) == '{"dog_1": "[0.05, 0.4, 0.4, 0.95]"}'
+    assert _refine("AVL", f"The dog in the corner is silent.\n\n{box}") is None
+
+
+def test_candidates_picked_out_by_what_they_show() -> None:
+    against = "- Sound: a cat meowing.\n- Images with cats: 0, 3.\n\nFinal answer: [2]"
+    assert _refine("AVR", against, n_candidates=5) is None
+    per_kind = (
+        "- Sound: a cat meowing.\n- Images with dogs: 0, 3.\n- Images with cats: 2.\n\nFinal answer: [2]"
+    )
+    assert _refine("AVR", per_kind, n_candidates=5) == "[2]"
+
+
+def test_a_numbered_list_before_the_answer_is_not_its_last_item() -> None:
+    raw = "Instruments from left to right:\n1. cello\n2. banjo\n3. tuba\n\nFinal answer: cello"
+    question = "Which instrument is on the left of the banjo?"
+    assert _refine("AVQA", raw, question=question, options=INSTRUMENTS) == "**cello**"
+    assert (
+        _refine(
+            "AVQA",
+            "The tuba is left of the banjo.\n\nFinal answer: cello",
+            question=question,
+            options=INSTRUMENTS,
+        )
+        is None
+    )
+
+
+def test_an_option_after_without_is_denied() -> None:
+    options = ["Rotation", "Shrinking", "Translation", "Enlarging", "None", "not sure"]
+    raw = "## Answer\nTranslation\n\nThe cone glides to the right without shrinking."
+    assert (
+        _refine("VSQA_V", raw, question="What motion does the cone perform?", options=options)
+        == "**Translation**"
+    )
+    against = "## Answer\nTranslation\n\nThe cone mostly keeps shrinking."
+    assert _refine("VSQA_V", against, question="What motion does the cone perform?", options=options) is None
+
+
+def test_i_will_go_with_states_the_answer() -> None:
+    question = "Is the photo taken at night?"
+    raw = (
+        "You ask whether the photo was taken at night, and the options are yes, no and not sure. The frame shows"
+        " only a blank wall with no light source, so I will pick: not sure."
+    )
+    assert _refine("VSQA_I", raw, question=question, options=["yes", "no", "not sure"]) == "**not sure**"
+
+
+def test_three_word_bold_ordinals_and_labelled_bare_counts() -> None:
+    raw = "The barking matches **the second one** and **the last one**."
+    assert _refine("VAR", raw, n_candidates=5) == "[1, 4]"
+    assert (
+        _refine("VMIC", "Caption: a dog under a tree.\n\nObjects: dog 1, tree 1")
+        == '{"dog": "1", "tree": "1"}'
+    )
+    assert _refine("VMIC", "Objects: dog 1, tree some") is None
+
+
+def test_a_note_about_one_counted_object_is_no_count() -> None:
+    note = "answer={'horse': 4}\n\nNote: one horse behind the barn is only half visible but is counted."
+    assert _refine("VMIC", note) == '{"horse": "4"}'
+    assert _refine("VMIC", "answer={'horse': 4}\n\nNote: I can see only one horse.") is None
