@@ -95,8 +95,8 @@ def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | No
     counts: dict[str, int] = {}
     value = _unwrap(value)
     for key, raw_count in (_slots(value) or value).items():
-        if not isinstance(key, str) or not key.strip():
-            return None
+        if not isinstance(key, str) or not key.strip() or re.search(r"\bor\b|/", key):
+            return None  # no key, or one that hedges between objects ("man or woman")
         n = to_int(raw_count)
         if n is None:
             return None

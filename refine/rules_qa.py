@@ -472,6 +472,8 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
             return None
         if not answers and explicit and any(_torn(s, ctx, pick) for s in spans):
             return None  # the model marked its answer and it is torn: the prose cannot settle it
+        if not answers and explicit and pick is _option_answer and any(_foreign(s, ctx) for s in spans):
+            return None  # "Final answer: sphere" where no option is a sphere: the prose cannot settle it
         if (
             not answers
             and explicit

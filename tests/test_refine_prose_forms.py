@@ -991,3 +991,21 @@ def test_a_note_about_one_counted_object_is_no_count() -> None:
     note = "answer={'horse': 4}\n\nNote: one horse behind the barn is only half visible but is counted."
     assert _refine("VMIC", note) == '{"horse": "4"}'
     assert _refine("VMIC", "answer={'horse': 4}\n\nNote: I can see only one horse.") is None
+
+
+# --- holdout15: an off-list final answer, a key that hedges -----------------------------------------------------
+
+
+def test_an_off_list_final_answer_is_not_settled_by_the_prose() -> None:
+    options = ["cone", "cube", "cylinder", "no available option", "not sure"]
+    question = "What is the shape of the object on the right?"
+    raw = "Objects:\n1. A green cone on the left\n2. A matte ball on the right\n\nFinal answer: sphere"
+    assert _refine("VSQA_I", raw, question=question, options=options) is None
+    agreed = raw.replace("sphere", "cylinder").replace("matte ball", "matte cylinder")
+    assert _refine("VSQA_I", agreed, question=question, options=options) == "**cylinder**"
+
+
+def test_a_count_key_that_names_two_objects_hedges() -> None:
+    assert _refine("AMIC", "answer={'dog': 1, 'cat or fox': 1}") is None
+    assert _refine("AMIC", "answer={'dog': 1, 'male/female': 1}") is None
+    assert _refine("AMIC", "answer={'dog': 1, 'fox': 1}") == '{"dog": "1", "fox": "1"}'
