@@ -142,18 +142,23 @@ def _name_in(segment: str, ctx: RefineContext) -> str | None:
     """The object a stretch of prose before a box names: its closing label, else the one class named in its
     last sentence ("The guitar is at" -> guitar; "the person playing the guitar is at" -> None)."""
     label = _label_before(segment)
-    if label is not None and label.lower() not in _WHOLE_ANSWER and not _REFERS_BACK.search(label):
+    if label is not None and label.lower() not in _WHOLE_ANSWER and not _REFERS_BACK.search(_unnoted(label)):
         return label
     clauses = [c for c in _SENTENCE_END.split(segment) if re.search(r"\w", c)]
-    named = classes_in(clauses[-1], ctx.classes) if clauses else []
-    if not named and clauses and _REFERS_BACK.search(clauses[-1]):
-        named = classes_in(segment, ctx.classes)  # "The sounding object is the erhu. Its top-left corner ..."
-        source = _SOURCE_NAMED.search(segment)
-        if len(named) > 1 and source is not None:
-            named = classes_in(source.group(1), ctx.classes)[
-                :1
-            ]  # "the sound comes from the sax played by a man"
+    scope = clauses[-1] if clauses else ""
+    named = classes_in(scope, ctx.classes)
+    if not named and clauses and _REFERS_BACK.search(_unnoted(scope)):
+        scope = segment  # "The sounding object is the erhu. Its top-left corner ..."
+        named = classes_in(scope, ctx.classes)
+    source = _SOURCE_NAMED.search(scope)
+    if len(named) > 1 and source is not None:
+        named = classes_in(source.group(1), ctx.classes)[:1]  # "the sound comes from the sax played by a man"
     return named[0] if len(named) == 1 else None
+
+
+def _unnoted(label: str) -> str:
+    """A label without its note in parentheses ("Bounding box (x, y, width, height)")."""
+    return re.sub(r"\s*\([^)]*\)", "", label)
 
 
 def _from_prose(text: str, ctx: RefineContext) -> list[Instance] | None:

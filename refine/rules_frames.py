@@ -53,7 +53,11 @@ from avibench.refine.text import (
 
 FRAMES = 10
 _FRAME_KEY = re.compile(r"^\s*(?:frame)?[\s_#-]*(\d+)\s*$", re.I)
-_VALUE = r"\[[^\[\]\n]*\]|\(\s*-?[\d.]+(?:\s*,\s*-?[\d.]+){3}\s*\)|None|null|no object|not visible|absent|n/a|no box"
+_SAME_AS = r"(?:the )?same (?:box )?as (?:in )?frame[\s_#-]*(\d+)"
+_VALUE = (
+    r"\[[^\[\]\n]*\]|\(\s*-?[\d.]+(?:\s*,\s*-?[\d.]+){3}\s*\)|None|null|no object|not visible|absent|n/a|no box|"
+    + _SAME_AS
+)
 _FRAME_PAIR = re.compile(
     rf"frames?[\s_#-]*(\d+)(?:\s*(?:-|–|to|through)\s*(?:frame)?[\s_#-]*(\d+))?[*'\"`]*\s*(?:[:=]|->|→)\s*"
     rf"[*`]*\s*({_VALUE})",
@@ -134,17 +138,26 @@ def _frames_from_table(text: str) -> dict[int, Any] | None:
 
 
 def _frames_from_pairs(text: str) -> dict[int, Any] | None:
-    """``frame_3: [..]`` / ``frames 4-9: None`` pairs; ``None`` unless they account for every frame the text
-    names (a frame whose box is in a form the pairs do not read must not become an empty frame)."""
+    """``frame_3: [..]`` / ``frames 4-9: None`` / ``frame_1: same as frame_0`` pairs; ``None`` unless they
+    account for every frame the text names (a frame whose box is in a form the pairs do not read must not
+    become an empty frame)."""
     pairs = _FRAME_PAIR.findall(text)
-    if len(pairs) < len(_FRAME_MENTION.findall(text)):
+    copies = len(re.findall(_SAME_AS, text, re.I))
+    if len(pairs) < len(_FRAME_MENTION.findall(text)) - copies:
         return None
     frames: dict[int, Any] = {}
-    for first, last, value in pairs:
+    for first, last, value, _ in pairs:
         for k in range(int(first), int(last or first) + 1):
             if k in frames:
                 return None
             frames[k] = value
+    for k, value in frames.items():
+        same = re.fullmatch(_SAME_AS, value, re.I)
+        if same is not None:
+            source = frames.get(int(same.group(1)))
+            if source is None or re.fullmatch(_SAME_AS, source, re.I):
+                return None  # a copy of a frame the answer does not give, or of a later copy
+            frames[k] = source
     return frames or None
 
 
@@ -230,8 +243,8 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
             value: Any = boxes[0].box
         elif re.search(r"\[[^\]]*\]", stretch):
             return None  # "[]" or a placeholder: the frame-pair reading keeps it as written
-        elif ABSENT.search(re.split(r"(?<=[.!?])\s", stretch, maxsplit=1)[0]):
-            value = None  # said in the mention's own sentence; later sentences are about other things
+        elif ABSENT.search(re.split(r"(?<=[.!?;])\s", stretch, maxsplit=1)[0]):
+            value = None  # said in the mention's own clause; later ones are about other things
         else:
             continue
         for k in numbers:
@@ -245,6 +258,12 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
 
 def _numbers_of(value: Any) -> tuple[float, ...] | None:
     return value.numbers if isinstance(value, Box) else None
+
+
+#: A step of the model's plan ("Step 2. Find the horse in each frame."): what it set out to do, not a claim.
+_INSTRUCTION = re.compile(
+    r"^\W*(?:step\s*\d+\W*)?(?:find|locate|identify|output|detect|track|look|draw|give|list|box|mark|check)\b", re.I
+)
 
 
 def _refused(text: str) -> bool:
@@ -343,7 +362,8 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
         other_box_in_prose(list(present.values()), outside) or _frames_differ(present, outside)
     ):
         return None  # the prose gives a box the frames do not have, or gives a frame another box
-    if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(outside) and not _not_all(outside):
+    claims = " ".join(s for s in sentences(outside) if not _INSTRUCTION.match(s))
+    if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(claims) and not _not_all(claims):
         return None  # frames without a box, yet the prose says the object is in every frame
     if DOUBT.search(text) or re.search(r"\]\s*or\s+(?:none|null|\[)", text, re.I):
         return None  # doubt, or a frame given a box "or None"

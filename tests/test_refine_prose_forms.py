@@ -1009,3 +1009,34 @@ def test_a_count_key_that_names_two_objects_hedges() -> None:
     assert _refine("AMIC", "answer={'dog': 1, 'cat or fox': 1}") is None
     assert _refine("AMIC", "answer={'dog': 1, 'male/female': 1}") is None
     assert _refine("AMIC", "answer={'dog': 1, 'fox': 1}") == '{"dog": "1", "fox": "1"}'
+
+
+def test_the_source_named_among_other_classes_and_a_box_label_with_its_convention() -> None:
+    raw = "The sounding object is the dog running past the car, located at [0.10, 0.40, 0.35, 0.90]."
+    assert _refine("AVL", raw) == '{"dog_1": "[0.1, 0.4, 0.35, 0.9]"}'
+    assert _refine("AVL", "A dog runs past the car, located at [0.10, 0.40, 0.35, 0.90].") is None
+    got = _refine("AVL", "The violin plays.\nBounding box (x, y, width, height): [0.20, 0.10, 0.30, 0.60]")
+    assert got is not None
+    assert [round(v, 6) for v in ast.literal_eval(json.loads(got)["violin_1"])] == [0.2, 0.1, 0.5, 0.7]
+
+
+def test_frames_given_as_the_same_as_another_frame() -> None:
+    raw = "\n".join(
+        ["- frame_0: [0.1, 0.2, 0.3, 0.4]", "- frame_1: same as frame_0", "- frame_2: None (hidden)"]
+        + [f"- frame_{k}: [0.5, 0.2, 0.7, 0.4]" for k in range(3, 9)]
+        + ["- frame_9: same as frame_3"]
+    )
+    frames = _frames(raw)
+    assert frames is not None
+    assert frames["frame_1"] == [0.1, 0.2, 0.3, 0.4] and frames["frame_9"] == [0.5, 0.2, 0.7, 0.4]
+    assert _frames(raw.replace("same as frame_3", "same as frame_12")) is None  # a copy of no frame given
+
+
+def test_absence_in_a_later_clause_and_plan_steps_are_not_about_every_frame() -> None:
+    boxes = ", ".join(f"'frame_{k}': [0.2, 0.2, 0.6, 0.9]" for k in range(2, 8))
+    answer = f"answer={{'frame_0': None, 'frame_1': None, {boxes}, 'frame_8': None, 'frame_9': None}}"
+    raw = f"The goat bleats from frame 2 until frame 7; in the first two and last two frames it is out of view.\n{answer}"
+    assert _frames(raw) is not None
+    steps = f"Step 1. Hear the goat.\nStep 2. Locate the goat in every frame.\n\nFinal answer: {answer}"
+    assert _frames(steps) is not None
+    assert _frames(f"The goat is visible in every frame.\n{answer}") is None
