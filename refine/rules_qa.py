@@ -413,8 +413,8 @@ def _counting_prose(text: str, question: str) -> str:
     counts of other things ("How many cubes?" - "a scene with two spheres")."""
     prose = _unmarked_prose("\n".join(s for s in sentences(text) if not _ITEM_NUMBER.match(s)))
     asked = _COUNTED_THING.search(question)
-    thing = singular(asked.group(1).split()[-1].lower()) if asked else "time"
-    if thing == "time":
+    thing = singular(asked.group(1).split()[-1].lower()) if asked else None
+    if thing in (None, "time"):
         return prose  # "how many times does it beat?" counts events, which the prose names freely
 
     def other(m: re.Match[str]) -> str:
