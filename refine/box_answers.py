@@ -33,7 +33,7 @@ NO_BOX = frozenset(
 ABSENT = re.compile(
     r"\b(?:none|null|no (?:sounding )?(?:object|box|instrument|source)|not visible|invisible|off[- ](?:screen|stage|"
     r"camera)|out of (?:the )?(?:frame|shot|view|picture)|absent|not present|not in (?:the )?(?:frame|shot|view)|"
-    r"hidden|occluded|gone|leaves|left the|walks off|disappear(?:s|ed)?|no longer)\b",
+    r"hidden|occluded|gone|leaves|left the|walks off|disappear(?:s|ed)?|no longer|not (?:playing|sounding)|silent)\b",
     re.I,
 )
 

@@ -91,7 +91,8 @@ _PROSE_BOX = re.compile(
     rf"|\b(?:cx|x_?c(?:enter)?|cent(?:er|re)[ _]x){_NAMED.format('qx', _NUM)}{_GAP}(?:cy|y_?c(?:enter)?|cent(?:er|re)[ _]y)"
     rf"{_NAMED.format('qy', _NUM)}{_GAP}"
     rf"(?:w|width){_NAMED.format('qw', _NUM)}{_GAP}(?:h|height){_NAMED.format('qh', _NUM)}"
-    rf"|\bcent(?:er|re)(?:ed|d)?(?:\s+(?:at|point|is|located|lies))*\s*[:=]?\s*\(\s*(?P<cx>{_NUM})\s*,\s*(?P<cy>{_NUM})\s*\)"
+    rf"|\bcent(?:er|re)(?:ed|d)?(?:\s+(?:at|point|is|located|lies))*\s*[:=]?\s*\(\s*(?:cx\s*[=:]\s*)?(?P<cx>{_NUM})\s*,"
+    rf"\s*(?:cy\s*[=:]\s*)?(?P<cy>{_NUM})\s*\)"
     rf"[^()\d]{{0,30}}?"
     rf"(?:with\s+)?(?:a\s+)?(?:w|width){_NAMED.format('w', _NUM)}{_GAP}(?:and\s+)?(?:a\s+)?"
     rf"(?:h|height){_NAMED.format('h', _NUM)}",

@@ -67,10 +67,14 @@ def _doubts(text: str, names: list[str]) -> bool:
     return DOUBT.search(text) is not None or any(re.search(r"/|\bor\b", n) for n in names)
 
 
+#: Words that end a sentence before a colon without naming anything ("Its bounding box ..., is:").
+_NO_LABEL = frozenset({"is", "are", "was", "were", "be", "as follows", "follows", "here", "below"})
+
+
 def _label_before(segment: str) -> str | None:
     """The label a segment ends with ("**Dog**: ", "dog_1 = "), or ``None``."""
     m = _LABEL_BEFORE.search(segment)
-    return m.group(1).strip() if m else None
+    return m.group(1).strip() if m and m.group(1).strip().lower() not in _NO_LABEL else None
 
 
 Instance = tuple[str, Box]

@@ -49,6 +49,7 @@ from avibench.refine.text import (
     strip_answer_prefix,
     to_float,
     usable,
+    without_echo,
 )
 
 FRAMES = 10
@@ -243,10 +244,10 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
             value: Any = boxes[0].box
         elif re.search(r"\[[^\]]*\]", stretch):
             return None  # "[]" or a placeholder: the frame-pair reading keeps it as written
-        elif ABSENT.search(re.split(r"(?<=[.!?;])\s", stretch, maxsplit=1)[0]):
-            value = None  # said in the mention's own clause; later ones are about other things
+        elif _TIED_TO_NEXT.search(stretch) or not ABSENT.search(_own_clause(stretch)):
+            continue  # "has left the view after frame 6" is about the next mention, not this one
         else:
-            continue
+            value = None  # said in the mention's own clause; later ones are about other things
         for k in numbers:
             if k in frames and _numbers_of(frames[k]) != _numbers_of(value):
                 return None
@@ -256,14 +257,41 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
     return frames or None
 
 
+#: A stretch that ends by relating itself to the next frame named ("... left the view after frame 6").
+_TIED_TO_NEXT = re.compile(r"\b(?:after|before|until|till|since|by|from)\s*$", re.I)
+#: "None if there is no sounding object": a condition restating the task, not a statement about a frame.
+_CONDITION = re.compile(
+    r"\b(?:none|null)\s+(?:if|when)\b[^.;\n]*|\b(?:if|when)\s+there\s+is\s+no\b[^.;\n]*", re.I
+)
+
+
+def _own_clause(stretch: str) -> str:
+    """The clause a frame mention opens, without conditions that restate the task."""
+    return _CONDITION.sub(" ", re.split(r"(?<=[.!?;])\s", stretch, maxsplit=1)[0])
+
+
 def _numbers_of(value: Any) -> tuple[float, ...] | None:
     return value.numbers if isinstance(value, Box) else None
 
 
 #: A step of the model's plan ("Step 2. Find the horse in each frame."): what it set out to do, not a claim.
 _INSTRUCTION = re.compile(
-    r"^\W*(?:step\s*\d+\W*)?(?:find|locate|identify|output|detect|track|look|draw|give|list|box|mark|check)\b", re.I
+    r"^\W*(?:step\s*\d+\W*)?(?:find|locate|identify|output|detect|track|look|draw|give|list|box|mark|check)\b",
+    re.I,
 )
+
+
+#: Words saying the sounding object cannot be seen ("not visible in any of the frames").
+_UNSEEN = re.compile(
+    r"\b(?:not visible|invisible|no sounding object|not present|absent|off[- ]screen|should be none)\b", re.I
+)
+
+
+def _said_nowhere(prose: str) -> bool:
+    """A sentence saying no frame shows the sounding object, naming no frame numbers."""
+    return any(
+        _NONE_ANYWHERE.search(s) and _UNSEEN.search(s) and not re.search(r"\d", s) for s in sentences(prose)
+    )
 
 
 def _refused(text: str) -> bool:
@@ -339,7 +367,7 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     text = usable(raw)
     if text is None or _refused(text):
         return None
-    text = strip_answer_prefix(text)
+    text = strip_answer_prefix(without_echo(text, ctx.prompt_text))
     if truncated(text):
         return None  # the missing frames are unknown, not empty
     found = _frames(text)
@@ -363,6 +391,8 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     ):
         return None  # the prose gives a box the frames do not have, or gives a frame another box
     claims = " ".join(s for s in sentences(outside) if not _INSTRUCTION.match(s))
+    if dict_spans(text) and present and _said_nowhere(claims):
+        return None  # boxes, yet the prose says the object is in no frame
     if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(claims) and not _not_all(claims):
         return None  # frames without a box, yet the prose says the object is in every frame
     if DOUBT.search(text) or re.search(r"\]\s*or\s+(?:none|null|\[)", text, re.I):

@@ -91,6 +91,16 @@ def _slots(value: dict[Any, Any]) -> dict[Any, Any] | None:
     return {names[k]: numbers[k] for k in names}
 
 
+def _count_key(name: str, ctx: RefineContext) -> str:
+    """A counted object's key: its class, else the model's own word in lowercase and singular ("Balls" ->
+    "ball"), as the scorer's class names are written."""
+    key = normalise_key(name, ctx.classes)
+    if key in ctx.classes:
+        return key
+    parts = key.lower().split()
+    return " ".join([*parts[:-1], singular(parts[-1])]) if parts else key
+
+
 def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | None:
     counts: dict[str, int] = {}
     value = _unwrap(value)
@@ -100,7 +110,7 @@ def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | No
         n = to_int(raw_count)
         if n is None:
             return None
-        _add(counts, normalise_key(key, ctx.classes), n)
+        _add(counts, _count_key(key, ctx), n)
     return counts
 
 
@@ -155,7 +165,7 @@ def _tally(pairs: list[tuple[str, str]], ctx: RefineContext) -> dict[str, int] |
         n = to_int(raw_count)
         if n is None:
             return None
-        _add(counts, normalise_key(name, ctx.classes), n)
+        _add(counts, _count_key(name, ctx), n)
     return counts
 
 

@@ -160,7 +160,7 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
             if (
                 (said and said not in ({*chosen}, {c + 1 for c in chosen}))
                 or _grouped_against(chosen, prose)
-                or _selected_against(chosen, prose)
+                or _selected_against(chosen, prose, ctx)
             ):
                 return None  # "[2] ... the audio matches images 2 and 5", whichever way it counts
             return chosen if affirmed is None or set(affirmed) == set(chosen) else None
@@ -207,21 +207,27 @@ def _affirmed_numbers(prose: str) -> set[int]:
 _SELECTED = re.compile(
     rf"\b(?:{_NOUNS})\s+(?:with|showing|that (?:show|contain|have)|containing|featuring|depicting)\s+"
     rf"([^.:\n\d]{{1,40}}?)\s*(?::|\bare\b(?:\s+at)?(?:\s+(?:indices|indexes|positions|numbers?))?)\s*"
-    rf"(\d+(?:(?:{_SEP})\d+)*)",
+    rf"(\d+(?:(?:{_SEP})\d+)*|[^.;\n]+)",
     re.I,
 )
 
 
-def _selected_against(chosen: list[int], prose: str) -> bool:
+def _selected_against(chosen: list[int], prose: str, ctx: RefineContext) -> bool:
     """The prose picks candidates out by what they show, the thing it says was heard or seen ("Sound: horse
-    hooves ... Images with horses: 1, 4"), and they are not the chosen ones, whichever way it counts."""
-    readings = [{*chosen}] if _ZERO_NAMED.search(prose) else [{*chosen}, {c + 1 for c in chosen}]
+    hooves ... Images with horses: 1, 4", "Images showing a sax: the second and the fifth"), and they are not
+    the chosen ones: numbers whichever way they count, ordinals by position."""
+    counted = [{*chosen}] if _ZERO_NAMED.search(prose) else [{*chosen}, {c + 1 for c in chosen}]
     for m in _SELECTED.finditer(prose):
         if _DENY.search(m.group(0)):
             continue
         rest = words(prose[: m.start()] + " " + prose[m.end() :])
         described = {singular(w) for w in words(m.group(1)) if len(w) > 3}
-        if described & {singular(w) for w in rest} and set(_numbers(m.group(2))) not in readings:
+        if not described & {singular(w) for w in rest}:
+            continue
+        if re.fullmatch(rf"\d+(?:(?:{_SEP})\d+)*", m.group(2).strip()):
+            if set(_numbers(m.group(2))) not in counted:
+                return True
+        elif (ordinals := _from_prose(m.group(2), ctx)) is not None and set(ordinals) != {*chosen}:
             return True
     return False
 

@@ -145,6 +145,10 @@ def usable(raw: Any) -> str | None:
 _ECHO_WORDS = 5
 
 
+#: A label a model puts before the prompt it repeats ("Question: There may be ...").
+_ECHO_LABEL = re.compile(r"^\W*(?:question|prompt|instructions?|task|user)\s*:\s*", re.I)
+
+
 def without_echo(text: str, prompt: str) -> str:
     """The text without the lines that repeat the prompt ("There may be one or more sound-emitting objects in
     the provided audio."): small models echo their instructions, whose example counts are not answers."""
@@ -153,6 +157,7 @@ def without_echo(text: str, prompt: str) -> str:
     said = " ".join(words(prompt))
 
     def echoed(piece: str) -> bool:
+        piece = _ECHO_LABEL.sub("", piece)
         return len(words(piece)) >= _ECHO_WORDS and " ".join(words(piece)) in said
 
     kept = []

@@ -1040,3 +1040,62 @@ def test_absence_in_a_later_clause_and_plan_steps_are_not_about_every_frame() ->
     steps = f"Step 1. Hear the goat.\nStep 2. Locate the goat in every frame.\n\nFinal answer: {answer}"
     assert _frames(steps) is not None
     assert _frames(f"The goat is visible in every frame.\n{answer}") is None
+
+
+# --- holdout16: off-list keys, labelled echoes, frame prose, ordinal selections, box wordings -------------------
+
+
+def test_an_off_list_count_key_is_lowercase_and_singular() -> None:
+    assert _refine("VMIC", "answer={'Kites': 2, 'Dogs': 1}") == '{"kite": "2", "dog": "1"}'
+
+
+def test_a_labelled_echo_of_the_prompt_is_set_aside() -> None:
+    raw = (
+        "Question: There may be one or more sound-emitting objects in the provided audio.\n\n"
+        "I hear a piano and a woman singing. Therefore, the answer is answer={'piano': 1, 'woman': 1}."
+    )
+    assert _refine("AMIC", raw, prompt_text=_prompt("AMIC")) == '{"piano": "1", "woman": "1"}'
+
+
+def _prompt(task: str) -> str:
+    return next(v for k, v in constants_for(task).items() if k.startswith("prompt_"))
+
+
+def test_frame_prose_conditions_echoes_and_boundaries() -> None:
+    boxes = ", ".join(f"'frame_{k}': [0.2, 0.3, 0.4, 0.5]" for k in range(10))
+    restated = (
+        f"I give a box for frame_0 to frame_9, and None if there is no sounding object.\nanswer={{{boxes}}}"
+    )
+    assert _frames(restated) is not None
+    partial = ", ".join(f"'frame_{k}': [0.2, 0.3, 0.4, 0.5]" for k in range(3, 7))
+    raw = f"The bus appears in frame 3 and has driven out of view after frame 6.\n\nanswer={{{partial}}}"
+    frames = _frames(raw)
+    assert frames is not None and frames["frame_3"] == [0.2, 0.3, 0.4, 0.5] and frames["frame_9"] is None
+    nowhere = f"answer={{{boxes}}}\nThe sounding object is not visible in any of the frames."
+    assert _frames(nowhere) is None
+    echoed = f"Frames should be ranged from frame_0 to frame_9.\nanswer={{'frame_0': None, {partial}}}"
+    ctx = build_context(AVIBENCH.task("AVLG"), prompt_text=_prompt("AVLG"))
+    assert apply_rules(echoed, ctx) is not None
+
+
+def test_a_table_cell_saying_the_object_is_not_playing_has_no_box() -> None:
+    rows = "\n".join(
+        f"| frame_{k} | {'— (not playing)' if k in (4, 5) else '[0.1, 0.2, 0.3, 0.4]'} |" for k in range(10)
+    )
+    frames = _frames(f"| Frame | Box |\n|---|---|\n{rows}")
+    assert frames is not None and frames["frame_4"] is None and frames["frame_0"] == [0.1, 0.2, 0.3, 0.4]
+
+
+def test_candidates_picked_out_by_ordinals_must_be_the_chosen_ones() -> None:
+    raw = "1. Audio: a violin melody.\n2. Images showing a violin: the first and the third ones.\n\nFinal answer: [1]"
+    assert _refine("AVR", raw, n_candidates=4) is None
+    assert _refine("AVR", raw.replace("[1]", "[0, 2]"), n_candidates=4) == "[0, 2]"
+
+
+def test_sides_after_a_trailing_is_and_a_centre_given_as_cx_cy() -> None:
+    raw = "The bark comes from the dog. Its box, in percent of the image, is: x_min 10%, y_min 20%, x_max 50%, y_max 90%."
+    assert _refine("AVL", raw) == '{"dog_1": "[0.1, 0.2, 0.5, 0.9]"}'
+    centred = "The sounding object is the banjo. Its box is centred at (cx=0.40, cy=0.50) with width 0.20 and height 0.60."
+    got = _refine("AVL", centred)
+    assert got is not None
+    assert [round(v, 6) for v in ast.literal_eval(json.loads(got)["banjo_1"])] == [0.3, 0.2, 0.5, 0.8]
