@@ -212,11 +212,17 @@ _SELECTED = re.compile(
 )
 
 
+def _readings(chosen: list[int], prose: str) -> list[set[int]]:
+    """The chosen indices as prose may number them: as written, and one-based unless the prose names a
+    candidate 0."""
+    return [{*chosen}] if _ZERO_NAMED.search(prose) else [{*chosen}, {c + 1 for c in chosen}]
+
+
 def _selected_against(chosen: list[int], prose: str, ctx: RefineContext) -> bool:
     """The prose picks candidates out by what they show, the thing it says was heard or seen ("Sound: horse
     hooves ... Images with horses: 1, 4", "Images showing a sax: the second and the fifth"), and they are not
     the chosen ones: numbers whichever way they count, ordinals by position."""
-    counted = [{*chosen}] if _ZERO_NAMED.search(prose) else [{*chosen}, {c + 1 for c in chosen}]
+    counted = _readings(chosen, prose)
     for m in _SELECTED.finditer(prose):
         if _DENY.search(m.group(0)):
             continue
@@ -237,7 +243,7 @@ def _grouped_against(chosen: list[int], prose: str) -> bool:
     but not all of the chosen ones ("The images showing a cat are at indices 1 and 5" beside ``[1, 3]``),
     whichever way it counts. A group apart from the choice describes the others ("Clips 0 and 2 contain a
     mower and a saxophone"). A candidate numbered 0 anywhere means the prose counts from 0."""
-    readings = [{*chosen}] if _ZERO_NAMED.search(prose) else [{*chosen}, {c + 1 for c in chosen}]
+    readings = _readings(chosen, prose)
     for sentence in sentences(prose):
         if _DENY.search(sentence):
             continue
