@@ -34,10 +34,22 @@ def samples_path(paths: RunPaths) -> Path:
     return paths.root / SAMPLES_NAME
 
 
-def _relative(path: Path, root: Path) -> str:
-    """``path`` relative to the data root (forward slashes), or as it is when it lies outside it."""
+def _relative(value: str, root: str, cwd: str) -> str:
+    """The media path ``value`` relative to the data root ``root`` (absolute and normalised), forward slashes.
+
+    A path under the root is made relative by its text alone: an eval writes about 15,000 of them, and one
+    filesystem call each was a large part of its time. Only a path outside the root is resolved (a link may
+    still put it there), and kept as it is when it has no relative form.
+    """
+    absolute = os.path.normpath(os.path.join(cwd, value))
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if absolute == root:
+        return "."
+    if absolute.startswith(prefix):
+        return absolute[len(prefix) :].replace(os.sep, "/")
+    path = Path(value)
     try:
-        return Path(os.path.relpath(path.resolve(), root.resolve())).as_posix()
+        return Path(os.path.relpath(path.resolve(), Path(root).resolve())).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -82,6 +94,8 @@ def sample_row(
     method = (current or {}).get("method") or ("failed" if infer is not None and not answered else None)
     reported = benchmark.reported_task(item.task)
     infer = infer or {}
+    cwd = os.getcwd()
+    root = os.path.normpath(os.path.join(cwd, data_root))
     return {
         "task": item.task,
         "reported_task": reported,
@@ -95,7 +109,7 @@ def sample_row(
         "system": item.system,
         "options": list(item.options),
         "media": [
-            {"kind": p.kind, "path": _relative(p.path, data_root), "channel": p.channel}
+            {"kind": p.kind, "path": _relative(p.value, root, cwd), "channel": p.channel}
             for p in item.parts
             if p.kind != "text"
         ],
