@@ -21,7 +21,6 @@ from avibench.evaluate.completeness import (
     warning_lines,
 )
 from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
-from avibench.evaluate.uncertainty import run_intervals
 from avibench.plugin import PROFILES, EvalRequest
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
@@ -181,6 +180,8 @@ def eval_command(
         document.setdefault("summary", {})["incomplete"] = incomplete
     rows = list(build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile))
     if rows and isinstance(document.get("summary"), dict):
+        from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
+
         document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
     target = out_file or run.paths.eval_json
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -35,11 +35,12 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import read_samples
 from avibench.evaluate.svg import Series, grouped_bars
-from avibench.evaluate.uncertainty import interval_of, task_units
 from avibench.evaluate.viewer import VIEWER_NAME, media_base_for, viewer_html
-from avibench.level_metrics.bootstrap import Difference, paired_bootstrap
 from avibench.run_options import benchmark_option, resolve_benchmark
 from avibench.store import atomic_write_json, atomic_write_text
+
+if TYPE_CHECKING:  # numpy: imported when runs are compared, not for --help
+    from avibench.level_metrics.bootstrap import Difference
 
 FLIPS_SHOWN = 100
 
@@ -112,6 +113,9 @@ def ensure_viewer(run: Run, title: str, tasks: Sequence[str]) -> None:
 
 
 def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[Document, dict[str, Any]]:
+    from avibench.evaluate.uncertainty import interval_of, task_units
+    from avibench.level_metrics.bootstrap import paired_bootstrap
+
     base = runs[0]
     labels = [r.label for r in runs]
     doc = Document(f"{benchmark.title or benchmark.name}: {' vs '.join(labels)}")

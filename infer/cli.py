@@ -9,7 +9,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,13 +18,15 @@ from avibench.errors import AvibenchError
 from avibench.failures import Advice, FailureGuard, MaxFailures, commonest
 from avibench.infer.backends.base import Backend, BackendSettings, InferRequest, MediaStrategy, load_backend
 from avibench.infer.journal import Shard, TaskPlan, generation_settings, now_iso, plan_task
-from avibench.infer.media import AUDIO_FORMATS, AUDIO_RATE
-from avibench.infer.progress import RunLog, StageProgress, summary_table
-from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
+from avibench.infer.media_options import AUDIO_FORMATS, AUDIO_RATE
 from avibench.llm import RetryPolicy, Scrubber, host_of
 from avibench.plugin import Benchmark, Task
 from avibench.run_options import RunLocation, locate, run_options
 from avibench.store import append_records, atomic_write_json
+
+if TYPE_CHECKING:  # media and progress load av, numpy and tqdm: imported when a run starts, not for --help
+    from avibench.infer.progress import StageProgress
+    from avibench.infer.runner import TaskOutcome
 
 BASELINES = ("random", "oracle")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -119,6 +121,8 @@ async def _execute(
     setup: RunSetup, plans: list[TaskPlan], concurrency: int, scrub: Scrubber, progress: StageProgress
 ) -> tuple[dict[str, TaskOutcome], str | None]:
     """Per-task outcomes and, when the run stopped early, why."""
+    from avibench.infer.runner import Runner, initial_outcomes
+
     if not any(p.pending for p in plans):  # nothing to ask: do not even start the backend
         return initial_outcomes(plans), None
     guard = FailureGuard(advice=Advice(setup.request.model, setup.hosts), limit=setup.max_failures)
@@ -314,6 +318,8 @@ def infer(**opts: Any) -> None:
     }
     atomic_write_json(paths.run_json, meta)
     append_records(paths.runs_log, [{"event": "start", **meta}])
+    from avibench.infer.progress import RunLog, StageProgress, summary_table
+
     log = RunLog(paths.stage_log("infer"))
     log.write(f"infer {setup.run.label}: model {setup.request.model}, backend {setup.backend_name}, tasks "
               f"{','.join(p.task for p in plans)}")  # fmt: skip

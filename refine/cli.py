@@ -5,14 +5,16 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from avibench.contracts import REFINE_METHODS as METHODS
 from avibench.errors import AvibenchError
-from avibench.failures import commonest
-from avibench.refine.llm_fallback import LLMSettings
-from avibench.refine.runner import METHODS, TaskSummary, refine_run
 from avibench.run_options import locate, run_options
+
+if TYPE_CHECKING:  # the runner loads the LLM client and the rules: imported when refine runs, not for --help
+    from avibench.refine.runner import TaskSummary
 
 
 def _summary_line(s: TaskSummary) -> str:
@@ -79,6 +81,10 @@ def refine(
         raise AvibenchError(
             f"{run.paths.infer_dir}: no infer results for run {run.label!r}; run 'avibench infer' first"
         )
+    from avibench.failures import commonest
+    from avibench.refine.llm_fallback import LLMSettings
+    from avibench.refine.runner import refine_run
+
     settings = LLMSettings.from_env(model=refine_model, base_urls=refine_base_url, concurrency=concurrency)
     if mode == "llm" and not settings.configured:
         raise AvibenchError(
