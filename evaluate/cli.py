@@ -13,6 +13,7 @@ import click
 from avibench import __version__
 from avibench.config import label_for
 from avibench.errors import AvibenchError
+from avibench.evaluate import reuse
 from avibench.evaluate.completeness import (
     EXIT_INCOMPLETE,
     answer_provenance,
@@ -137,6 +138,37 @@ def eval_command(
             f"no journals for the selected tasks in {run.paths.root}; run 'avibench infer' and "
             f"'avibench refine --benchmark {benchmark.name} --label {run.label}' first"
         )
+    target = out_file or run.paths.eval_json
+    read = [f for t in tasks for f in benchmark.data_files(run.data_root, t)]
+    if pred_path is None:
+        read += [run.paths.run_json]
+        read += [
+            j for t in tasks for j in (run.paths.infer_journal(t.name), run.paths.refine_journal(t.name))
+        ]
+    stamp = reuse.input_stamp(
+        read,
+        pred_path,
+        {
+            "benchmark": benchmark.name,
+            "data_root": str(run.data_root.resolve()),
+            "run": str(run.paths.root.resolve()),
+            "model": model,
+            "profile": profile,
+            "tasks": [t.name for t in tasks],
+            "explicit_tasks": task_names is not None,
+            "fense": fense_mode,
+            "allow_partial": allow_partial,
+            "judge": [judge_model, judge_base_url, judge_concurrency],
+        },
+    )
+    done = reuse.reusable(target, stamp)
+    if done is not None:
+        for err, line in done["lines"]:
+            click.echo(line, err=bool(err))
+        if done["exit"]:
+            sys.exit(done["exit"])
+        return
+    reuse.forget(target)
     options: dict[str, Any] = {
         "fense": fense_mode,
         "judge_model": judge_model,
@@ -183,17 +215,18 @@ def eval_command(
         from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
 
         document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
-    target = out_file or run.paths.eval_json
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
     write_samples(target.parent / SAMPLES_NAME, rows)
-    for line in benchmark.summary_lines(document):
-        click.echo(line)
-    for error in scored.errors:
-        click.echo(f"error: {error}", err=True)
-    for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial):
-        click.echo(line, err=True)
-    click.echo(f"wrote {target}")
-    if scored.errors:
-        sys.exit(1)
-    if incomplete is not None and not allow_partial:
-        sys.exit(EXIT_INCOMPLETE)
+    lines = [
+        *((False, line) for line in benchmark.summary_lines(document)),
+        *((True, f"error: {error}") for error in scored.errors),
+        *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),
+        (False, f"wrote {target}"),
+    ]
+    for err, line in lines:
+        click.echo(line, err=err)
+    code = 1 if scored.errors else EXIT_INCOMPLETE if incomplete is not None and not allow_partial else 0
+    if not scored.errors:  # a failed task or judge request is retried by the next eval, never replayed
+        reuse.record(target, stamp, [target, target.parent / SAMPLES_NAME], lines=lines, exit_code=code)
+    if code:
+        sys.exit(code)

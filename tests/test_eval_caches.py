@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,3 +174,81 @@ def test_media_paths_are_relative_to_the_root_by_their_text(tmp_path: Path) -> N
     (tmp_path / "elsewhere").symlink_to(tmp_path / "levels", target_is_directory=True)
     assert _relative(f"{tmp_path}/elsewhere/b.png", root, cwd) == "b.png"
     assert os.path.isabs(root)
+
+
+def _eval(sample_root: Path, preds: Path, out: Path, *extra: str) -> Any:
+    from click.testing import CliRunner
+
+    from avibench.evaluate.cli import eval_command
+
+    args = ["--predictions", str(preds), "--data-root", str(sample_root), "--output-dir", str(out)]
+    return CliRunner().invoke(eval_command, [*args, "--tasks", "AVM,AVH", "--fense", "off", *extra])
+
+
+def _predictions(sample_root: Path, folder: Path, answer: str | None) -> Path:
+    folder.mkdir(exist_ok=True)
+    for task in ("AVM", "AVH"):
+        entries = load_task(sample_root, task)
+        (folder / f"{task}.json").write_text(
+            json.dumps([{"task": task, "id": s.id, "predict": answer or s.answer} for s in entries])
+        )
+    return folder
+
+
+def test_an_unchanged_eval_is_not_computed_again(
+    sample_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    preds = _predictions(sample_root, tmp_path / "preds", None)
+    first = _eval(sample_root, preds, tmp_path / "out")
+    assert first.exit_code == 0, first.output
+    eval_json = next((tmp_path / "out").rglob("eval.json"))
+    written = eval_json.read_text()
+
+    def no_scoring(*args: object, **kwargs: object) -> None:
+        raise AssertionError("scored again")
+
+    from avibench.benchmarks.avibench.plugin import AVIBench
+
+    monkeypatch.setattr(AVIBench, "evaluate", no_scoring)
+    again = _eval(sample_root, preds, tmp_path / "out")
+    assert again.exit_code == 0, again.output
+    assert again.output == first.output
+    assert eval_json.read_text() == written
+
+
+@pytest.mark.parametrize("change", ["prediction", "option", "output", "environment"])
+def test_eval_runs_again_when_what_it_reads_changed(
+    sample_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    from avibench.benchmarks.avibench.plugin import AVIBench
+
+    preds = _predictions(sample_root, tmp_path / "preds", None)
+    assert _eval(sample_root, preds, tmp_path / "out").exit_code == 0
+    eval_json = next((tmp_path / "out").rglob("eval.json"))
+    scored: list[int] = []
+    real = AVIBench.evaluate
+
+    def counting(self: AVIBench, request: Any) -> Any:
+        scored.append(1)
+        return real(self, request)
+
+    monkeypatch.setattr(AVIBench, "evaluate", counting)
+    extra: tuple[str, ...] = ()
+    if change == "prediction":
+        _predictions(sample_root, preds, "maybe")  # every answer wrong now
+    elif change == "option":
+        extra = ("--profile", "strict")
+    elif change == "output":
+        eval_json.write_text(eval_json.read_text().replace('"reference"', '"edited"', 1))
+    else:
+        monkeypatch.setenv("AVIBENCH_FENSE", "stand-in")
+    again = _eval(sample_root, preds, tmp_path / "out", *extra)
+    assert scored == [1], again.output
+    document = json.loads(eval_json.read_text())
+    assert "edited" not in eval_json.read_text()
+    if change == "prediction":
+        assert again.exit_code == 0, again.output
+        assert document["summary"]["tasks"]["AVM"] == 0.0
+    elif change == "option":
+        assert document["summary"]["profile"] == "strict"
+    assert document["summary"]["tasks"]["AVH"] is not None
