@@ -54,8 +54,16 @@ def _relative(value: str, root: str, cwd: str) -> str:
         return path.as_posix()
 
 
+#: One encoder per kind for every row (``json.dumps`` with options builds a new encoder per call).
+_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_SAFE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def _json_safe(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str, ensure_ascii=False))
+    """``value`` as it reads back from JSON (a text answer, most of them, is that already)."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    return json.loads(_SAFE_ENCODER.encode(value))
 
 
 def outcome_of(infer: Mapping[str, Any] | None, method: str | None, score: float | None) -> str:
@@ -156,7 +164,7 @@ def build_rows(
 
 def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str, Any]]) -> int:
     """Write the rows as JSON lines (atomically); returns how many."""
-    lines = [json.dumps(row, ensure_ascii=False) for row in rows]
+    lines = [_ROW_ENCODER.encode(row) for row in rows]
     atomic_write_text(path, "".join(line + "\n" for line in lines))
     return len(lines)
 
