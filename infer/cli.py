@@ -17,7 +17,16 @@ from avibench import __version__
 from avibench.errors import AvibenchError
 from avibench.failures import Advice, FailureGuard, MaxFailures, commonest
 from avibench.infer.backends.base import Backend, BackendSettings, InferRequest, MediaStrategy, load_backend
-from avibench.infer.journal import Shard, TaskPlan, generation_settings, now_iso, plan_task
+from avibench.infer.journal import (
+    Shard,
+    TaskPlan,
+    file_states,
+    finished_plan,
+    generation_settings,
+    now_iso,
+    plan_task,
+    remember_finished,
+)
 from avibench.infer.media_options import AUDIO_FORMATS, AUDIO_RATE
 from avibench.llm import RetryPolicy, Scrubber, host_of
 from avibench.plugin import Benchmark, Task
@@ -455,10 +464,25 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         specs=specs,
         max_failures=MaxFailures.parse(opts["max_failures"]) if opts["max_failures"] else None,
     )
-    plans = [
-        plan_task(
-            run.benchmark.load(run.data_root, spec, template),
-            run.paths.infer_journal(spec.name),
+
+    def plan(spec: Task) -> TaskPlan:
+        """The task's plan; a task found finished before, with nothing it rests on changed, is not checked again."""
+        journal = run.paths.infer_journal(spec.name)
+        inputs = {
+            "version": __version__,
+            "benchmark": run.benchmark.name,
+            "data": file_states(run.benchmark.data_files(run.data_root, spec)),
+            "model": model,
+            "request": request.provenance(),
+            "selection": [opts["n_samples"], str(shard), opts["variants"], opts["allow_mixed"]],
+        }
+        finished = finished_plan(journal, spec.name, inputs)
+        if finished is not None:
+            return finished
+        items = run.benchmark.load(run.data_root, spec, template)
+        planned = plan_task(
+            items,
+            journal,
             spec.name,
             model,
             n_samples=opts["n_samples"],
@@ -467,8 +491,10 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
             settings=lambda item: generation_settings({**request.provenance(), **request.for_item(item)}),
             allow_mixed=opts["allow_mixed"],
         )
-        for spec in specs
-    ]
+        remember_finished(planned, items, inputs)
+        return planned
+
+    plans = [plan(spec) for spec in specs]
     options = {
         "n_samples": opts["n_samples"],
         "variants": opts["variants"],

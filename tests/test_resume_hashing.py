@@ -1,10 +1,13 @@
-"""The content hash a journal record carries must stay the same from one version to the next (resumed runs compare
-it with the dataset), and must still see an edited media file."""
+"""Resuming: the content hash a journal record carries stays the same from one version to the next (resumed runs
+compare it with the dataset) and still sees an edited media file, and a no-op resume that skips the checks of a
+finished task still finds every edit."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,3 +48,76 @@ def test_an_edited_media_file_changes_the_hash(media: Path) -> None:
     wav.write_bytes(b"abd" * 5000)
     os.utime(wav, ns=(1, 1))  # a new time as well: the fingerprint is kept per size and time
     assert content_hash(_item(media)) != before
+
+
+def _infer(root: Path, out: Path) -> Any:
+    from avibench.testing.harness import invoke
+
+    args = ["infer", "--model", "oracle", "--data-root", str(root), "--output-dir", str(out)]
+    return invoke(args, {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""})
+
+
+@pytest.fixture
+def finished(tmp_path: Path) -> tuple[Path, Path]:
+    """A finished oracle run, resumed once (which records that its task was found finished)."""
+    from avibench.benchmarks.avibench.tiny_dataset import build_dataset
+
+    root = build_dataset(tmp_path / "levels", {"AMIC": 8})
+    out = tmp_path / "out"
+    assert _infer(root, out).code == 0
+    assert _infer(root, out).code == 0
+    return root, out
+
+
+def _no_loading(monkeypatch: pytest.MonkeyPatch) -> None:
+    from avibench.benchmarks.avibench.plugin import AVIBench
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the task was loaded and checked again")
+
+    monkeypatch.setattr(AVIBench, "load", refuse)
+
+
+def test_a_no_op_resume_of_a_finished_task_checks_nothing_again(
+    finished: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, out = finished
+    _no_loading(monkeypatch)
+    again = _infer(root, out)
+    assert again.code == 0, again.stderr
+    assert "8" in again.stderr
+
+
+def test_an_edited_media_file_is_still_found_after_a_no_op_resume(finished: tuple[Path, Path]) -> None:
+    root, out = finished
+    data = next(root.rglob("AMIC/data.json"))
+    entries = json.loads(data.read_text())
+    wav = data.parent / entries[6]["input"]["audio_list"][0]
+    wav.write_bytes(wav.read_bytes()[:-2000])
+    replaced = _infer(root, out)
+    assert replaced.code == 2 and "entry 6" in replaced.stderr and "content hash differs" in replaced.stderr
+
+
+def test_an_edited_question_is_still_found_after_a_no_op_resume(finished: tuple[Path, Path]) -> None:
+    root, out = finished
+    data = next(root.rglob("AMIC/data.json"))
+    entries = json.loads(data.read_text())
+    entries[4]["input"]["question"]["text"] += " (edited)"
+    data.write_text(json.dumps(entries))
+    edited = _infer(root, out)
+    assert edited.code == 2 and "entry 4" in edited.stderr
+
+
+def test_a_changed_journal_is_planned_in_full(finished: tuple[Path, Path]) -> None:
+    from avibench.store import read_records
+
+    root, out = finished
+    journal = out / "oracle" / "avibench" / "infer" / "AMIC.jsonl"
+    records = list(read_records(journal))
+    failed = {**records[3], "predict": None, "error": "HTTP 500: injected"}
+    with journal.open("a") as fh:
+        fh.write(json.dumps(failed) + "\n")
+    again = _infer(root, out)
+    assert again.code == 0, again.stderr
+    latest = [r for r in read_records(journal) if r["key"] == records[3]["key"]][-1]
+    assert latest["error"] is None and latest["predict"]  # asked again, not taken as finished
