@@ -121,3 +121,42 @@ def test_a_changed_journal_is_planned_in_full(finished: tuple[Path, Path]) -> No
     assert again.code == 0, again.stderr
     latest = [r for r in read_records(journal) if r["key"] == records[3]["key"]][-1]
     assert latest["error"] is None and latest["predict"]  # asked again, not taken as finished
+
+
+def _refine(out: Path, root: Path, *extra: str) -> Any:
+    from avibench.testing.harness import invoke
+
+    args = ["refine", "--label", "oracle", "--data-root", str(root), "--output-dir", str(out), *extra]
+    return invoke(args, {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "REFINE_BASE_URL": ""})
+
+
+def test_a_no_op_refine_of_a_finished_task_reads_nothing_again(
+    finished: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, out = finished
+    first = _refine(out, root)
+    assert first.code == 0, first.stderr
+    second = _refine(out, root)  # finds nothing to do, and records that
+    with monkeypatch.context() as patched:
+        _no_loading(patched)
+        third = _refine(out, root)
+        assert third.code == 0, third.stderr
+        assert (third.stdout, third.stderr) == (second.stdout, second.stderr)
+        with pytest.raises(AssertionError, match="loaded"):  # another mode is another question
+            _refine(out, root, "--mode", "rules")
+
+
+def test_a_refine_after_new_answers_refines_them(finished: tuple[Path, Path]) -> None:
+    from avibench.store import read_records
+
+    root, out = finished
+    assert _refine(out, root).code == 0
+    assert _refine(out, root).code == 0
+    infer = out / "oracle" / "avibench" / "infer" / "AMIC.jsonl"
+    records = list(read_records(infer))
+    with infer.open("a") as fh:
+        fh.write(json.dumps({**records[2], "predict": '{"dog": "7"}'}) + "\n")
+    assert _refine(out, root).code == 0
+    refine = out / "oracle" / "avibench" / "refine" / "AMIC.jsonl"
+    latest = [r for r in read_records(refine) if r["key"] == records[2]["key"]][-1]
+    assert latest["raw"] == '{"dog": "7"}'
