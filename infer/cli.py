@@ -25,6 +25,7 @@ from avibench.infer.journal import (
     generation_settings,
     now_iso,
     plan_task,
+    remember_answered,
     remember_finished,
 )
 from avibench.infer.media_options import AUDIO_FORMATS, AUDIO_RATE
@@ -349,6 +350,11 @@ def infer(**opts: Any) -> None:
         click.echo(line, err=True)
         sys.exit(130)
     progress.close()
+    if not stopped:
+        for plan in plans:
+            outcome = outcomes.get(plan.task)
+            if outcome is not None and not outcome.failed:
+                remember_answered(plan, outcome.done)
     counts = {
         name: {"done": o.done, "failed": o.failed, "skipped": o.skipped} for name, o in outcomes.items()
     }
@@ -492,6 +498,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
             allow_mixed=opts["allow_mixed"],
         )
         remember_finished(planned, items, inputs)
+        planned.stamp = (items, inputs)
         return planned
 
     plans = [plan(spec) for spec in specs]

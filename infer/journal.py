@@ -78,6 +78,8 @@ class TaskPlan:
     other_shards: int = 0
     mixed: Counter[str] = field(default_factory=Counter)
     """Answers on record made with other generation settings (``--allow-mixed``), by the setting that differs."""
+    stamp: tuple[Sequence[Item], Mapping[str, Any]] | None = None
+    """The task's items and planning inputs, for :func:`remember_finished` once the run has answered the rest."""
 
 
 def record_id(item: Item) -> str:
@@ -304,6 +306,16 @@ def finished_plan(journal: Path, task: str, inputs: Mapping[str, Any]) -> TaskPl
         already_done=done,
         mixed=Counter(mixed if isinstance(mixed, dict) else {}),
     )
+
+
+def remember_answered(plan: TaskPlan, answered: int) -> None:
+    """After a run: a task whose pending questions were all answered now is finished (its new records were made
+    by this run, from these items and settings), so the next resume need not check it again."""
+    if plan.stamp is None or plan.other_shards or answered != len(plan.pending):
+        return
+    items, inputs = plan.stamp
+    done = TaskPlan(plan.task, plan.path, plan.selected, plan.already_done + answered, mixed=plan.mixed)
+    remember_finished(done, items, inputs)
 
 
 def remember_finished(plan: TaskPlan, items: Sequence[Item], inputs: Mapping[str, Any]) -> None:

@@ -160,3 +160,15 @@ def test_a_refine_after_new_answers_refines_them(finished: tuple[Path, Path]) ->
     refine = out / "oracle" / "avibench" / "refine" / "AMIC.jsonl"
     latest = [r for r in read_records(refine) if r["key"] == records[2]["key"]][-1]
     assert latest["raw"] == '{"dog": "7"}'
+
+
+def test_a_run_that_answered_everything_is_not_checked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from avibench.benchmarks.avibench.tiny_dataset import build_dataset
+
+    root = build_dataset(tmp_path / "levels", {"AMIC": 5})
+    assert _infer(root, tmp_path / "out").code == 0
+    _no_loading(monkeypatch)
+    again = _infer(root, tmp_path / "out")
+    assert again.code == 0, again.stderr
