@@ -331,7 +331,9 @@ def refine_task(
                 refining.summary.methods[record["method"]] += 1
         if pending and refiner is not None:
             asyncio.run(_drive(refining, pending, refiner, settings.concurrency, monitor))
-    _remember_finished(refining.summary, refine_path, infer_path, inputs, finished=not work)
+    if work:  # a run that refined everything it found leaves nothing for the next one: look once more
+        work, kept, answered = _collect(items, infer_path, refine_path, passthrough, mode, use_llm, reparse)
+    _remember_finished(answered, kept, refine_path, infer_path, inputs, finished=not work)
     return refining.summary
 
 
@@ -359,9 +361,16 @@ def _finished_summary(
 
 
 def _remember_finished(
-    summary: TaskSummary, refine_path: Path, infer_path: Path, inputs: Mapping[str, Any], *, finished: bool
+    answered: int,
+    kept: Mapping[str, Mapping[str, Any]],
+    refine_path: Path,
+    infer_path: Path,
+    inputs: Mapping[str, Any],
+    *,
+    finished: bool,
 ) -> None:
-    """Record a task that had nothing to refine for :func:`_finished_summary`; any other run removes the record."""
+    """Record a task with nothing left to refine, and the summary a run that finds so prints (its answered
+    questions and their records' methods and errors), for :func:`_finished_summary`; else remove the record."""
     path = _finished_path(refine_path)
     if not finished:
         path.unlink(missing_ok=True)
@@ -369,9 +378,9 @@ def _remember_finished(
     stamp = {
         "inputs": inputs,
         "journals": file_states([infer_path, refine_path]),
-        "done": summary.done,
-        "methods": dict(summary.methods),
-        "errors": dict(summary.errors),
+        "done": answered,
+        "methods": dict(Counter(r.get("method", "unparsed") for r in kept.values())),
+        "errors": dict(Counter(r["error"] for r in kept.values() if r.get("error"))),
     }
     with contextlib.suppress(OSError):  # a read-only run folder only costs the full pass next time
         atomic_write_json(path, stamp)
