@@ -159,6 +159,7 @@ def test_strict_profile_scores_what_each_reply_commits_to(corpus: dict[str, Path
     doc = _rescore(corpus, corpus["jsonl"], "strict")
     counts = (doc["n_correct_response"], doc["n_invalid_response"], doc["n_wrong_response"])
     assert counts == _strict_expected()
+    assert doc["summary"]["unparsed"]["strict"] == doc["coverage"]["OmniBench"]["unparsed"] == counts[2]
     assert sum(v["total"] for v in doc["stats_by_task_type"].values()) == 240
     assert set(doc["stats_by_task_type"]) == {
         "Action and Activity",

@@ -16,6 +16,7 @@ from scipy import ndimage
 
 from avibench.benchmarks.omnibench import layout, sample
 from avibench.benchmarks.omnibench.plugin import OmniBench
+from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED
 from avibench.items import Response
 from avibench.level_metrics.omnibench import AUDIO_TYPES
 from avibench.testing.fake_openai import FakeOpenAIServer, request_text
@@ -145,7 +146,22 @@ def test_random_baseline_lands_near_chance_at_full_size(tmp_path: Path) -> None:
     assert abs(strict - 25.0) < 4
     # an eighth of the gold answers read as no letter, which no letter guess matches
     assert abs(doc["summary"]["headline"] - 25.0 * 7 / 8) < 3
+    assert bench.dataset_kind(root, bench.tasks())["kind"] == "other"  # a third of each audio type
+    kinds = [kind for kind, n in AUDIO_TYPE_COUNTS.items() for _ in range(n)]
+    records = [{**q.record, "audio type": kind} for q, kind in zip(found, kinds, strict=True)]
+    (root / layout.DATASET).write_text("".join(json.dumps(r) + "\n" for r in records))
     assert bench.dataset_kind(root, bench.tasks())["kind"] == "official"
+
+
+@pytest.mark.parametrize("row", PUBLISHED, ids=lambda r: r.model)
+def test_published_totals_are_the_count_weighted_audio_type_means(row) -> None:
+    assert sum(AUDIO_TYPE_COUNTS.values()) == layout.OFFICIAL_COUNT
+    weighted = sum(row.by_audio_type[t] * n for t, n in AUDIO_TYPE_COUNTS.items()) / layout.OFFICIAL_COUNT
+    assert weighted == pytest.approx(row.overall, abs=0.01)
+    for audio_type, n in AUDIO_TYPE_COUNTS.items():  # each percentage is a whole number of questions
+        assert round(row.by_audio_type[audio_type] * n / 100) / n * 100 == pytest.approx(
+            row.by_audio_type[audio_type], abs=0.006
+        )
 
 
 def test_endpoint_sees_both_media_and_export_rescores_to_the_same_numbers(root: Path, tmp_path: Path) -> None:

@@ -10,16 +10,19 @@ type; strict adds task types).
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from avibench.benchmarks.omnibench import layout, sample
 from avibench.benchmarks.omnibench.predictions import read_responses, write_responses
+from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED, SOURCE
 from avibench.evaluate.document import Heading, Paragraph, Table, as_dict, fmt_score
 from avibench.items import Item, Response
 from avibench.level_metrics.omnibench import (
     PROFILES,
+    STRICT,
     Record,
     profile_disagreements,
     score,
@@ -87,16 +90,17 @@ class OmniBench(Benchmark):
         return layout.validate(Path(root))
 
     def dataset_kind(self, root: Path, tasks: Sequence[Task]) -> dict[str, str]:
-        """Sample data by its marker; otherwise official only with the release's 1,142 questions."""
+        """Sample data by its marker; otherwise official only with the release's questions per audio type."""
         found = sample_dataset(root)
         if found is not None:
             return found
         path = Path(root) / layout.DATASET
-        count = len(layout.read_dataset(path)) if path.is_file() else 0
-        if count != layout.OFFICIAL_COUNT:
-            why = f"{path} holds {count} questions, the release {layout.OFFICIAL_COUNT}"
+        records = layout.read_dataset(path) if path.is_file() else []
+        counts = Counter(layout.audio_type(r) for r in records if isinstance(r, dict) and "audio type" in r)
+        if counts != Counter(AUDIO_TYPE_COUNTS):
+            why = f"{path} holds {dict(counts)} questions by audio type, the release {AUDIO_TYPE_COUNTS}"
             return {"kind": "other", "why": why}
-        return {"kind": "official", "why": f"{layout.OFFICIAL_COUNT} questions and no {SAMPLE_MARKER}"}
+        return {"kind": "official", "why": f"the release's questions by audio type and no {SAMPLE_MARKER}"}
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         return {layout.TASK: sample.generate(Path(out), seed=seed, full_size=full_size)}
@@ -128,7 +132,7 @@ class OmniBench(Benchmark):
             "answered": answered,
             "failed": failed,
             "missing": len(rows) - answered - failed,
-            "unparsed": {name: unparsed(records, p) for name, p in PROFILES.items()},
+            "unparsed": unparsed(records, STRICT),
             "unrefined": sum(r.status == "answered" and r.method is None for r in rows),
             "scored": len(rows),
             "status": "not_scored" if not rows else "scored" if answered == len(rows) else "partial",
@@ -151,6 +155,7 @@ class OmniBench(Benchmark):
                     for name, value in headlines.items()
                 },
                 "profiles_differ_on": profile_disagreements(records),
+                "unparsed": {name: unparsed(records, p) for name, p in PROFILES.items()},
             },
             "coverage": {layout.TASK: coverage},
             "meta": {"template": ", ".join(templates) or None},
@@ -199,6 +204,12 @@ class OmniBench(Benchmark):
         replies = {r.item.key: r.raw for r in rows if r.status == "answered" and r.raw is not None}
         path = Path(out) / f"{self.name}-inference.jsonl"
         return {layout.TASK: write_responses(path, [r.item for r in rows], replies)}
+
+    def published(self) -> list[dict[str, Any]]:
+        return [
+            {"model": p.model, "headline": p.overall, "tasks": {layout.TASK: p.overall}, "source": SOURCE}
+            for p in PUBLISHED
+        ]
 
     def report_blocks(self, document: Mapping[str, Any], paths: Any) -> list[Any]:
         """Accuracy by audio type and by task type in both profiles, and how many answers they score differently."""
