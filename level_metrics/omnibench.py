@@ -81,7 +81,7 @@ class Record:
     """One question as the scorer sees it, its answers already parsed.
 
     ``answered`` is False for an invalid question (nothing to score). ``gold_index`` is the answer's position
-    among the options; ``gold_parsed`` the letter the official parser reads from the answer text (``None``:
+    among the options (``None``: the answer is none of them, and the strict profile counts the question wrong); ``gold_parsed`` the letter the official parser reads from the answer text (``None``:
     "N/A"); ``official`` the letter it reads from the reply, ``strict`` the option index the strict extractor
     chose (``None``: unparsed).
     """
@@ -89,7 +89,7 @@ class Record:
     audio_type: str
     task_type: str
     answered: bool
-    gold_index: int
+    gold_index: int | None
     gold_parsed: str | None
     official: str | None = None
     strict: int | None = None
@@ -105,7 +105,9 @@ def predicted_letter(record: Record, profile: OmniBenchProfile) -> str | None:
 
 
 def gold_letter(record: Record, profile: OmniBenchProfile) -> str | None:
-    return record.gold_parsed if profile.gold_from_answer_text else LETTERS[record.gold_index]
+    if profile.gold_from_answer_text:
+        return record.gold_parsed
+    return None if record.gold_index is None else LETTERS[record.gold_index]
 
 
 def verdict(record: Record, profile: OmniBenchProfile | str = REFERENCE) -> str:
@@ -114,8 +116,9 @@ def verdict(record: Record, profile: OmniBenchProfile | str = REFERENCE) -> str:
     if not record.answered:
         return "invalid"
     predicted, gold = predicted_letter(record, profile), gold_letter(record, profile)
-    if predicted is None:
-        return "correct" if gold is None and profile.unparsed_matches_unparsed else "wrong"
+    if predicted is None or gold is None:
+        both_unparsed = predicted is None and gold is None
+        return "correct" if both_unparsed and profile.unparsed_matches_unparsed else "wrong"
     return "correct" if predicted == gold else "wrong"
 
 

@@ -234,3 +234,29 @@ def test_broken_inference_rows_fail_with_file_entry_and_field(
     assert result.code == 2, result.stderr
     assert str(path) in result.stderr and field in result.stderr and message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_answer_that_is_no_option_loads_and_only_strict_counts_it_wrong(tmp_path: Path) -> None:
+    from avibench.benchmarks.omnibench.plugin import OmniBench
+    from avibench.items import Response
+
+    records = [json.loads(line) for line in dataset_lines().splitlines()[:2]]
+    records[0]["answer"] = (
+        "  THE MAN IN JEANS is playing a crossword puzzle. "  # option C up to case and spacing
+    )
+    records[1]["answer"] = "Nobody in the picture is doing anything."
+    (tmp_path / DATASET).parent.mkdir(parents=True)
+    (tmp_path / DATASET).write_text("".join(json.dumps(r) + "\n" for r in records))
+    bench = OmniBench()
+    problems = [str(p) for p in bench.validate(tmp_path, bench.tasks())]
+    assert any("entry 0 field answer: equals option C only up to case" in p for p in problems)
+    assert any(
+        p.startswith("error:") and "entry 1 field answer: is not one of the options" in p for p in problems
+    )
+    items = bench.load(tmp_path, bench.tasks()[0])
+    replies = ["C", "I do not know."]  # the second reads as N/A, as does its gold answer text
+    responses = [Response(i, "answered", r) for i, r in zip(items, replies, strict=True)]
+    doc = bench.score({"OmniBench": responses}, profile="reference", options={}).document
+    assert doc["n_correct_response"] == 2  # the parser reads C from the first answer text, N/A from the second
+    strict = doc["summary"]["by_profile"]["strict"]["result"]
+    assert (strict["n_correct_response"], strict["n_wrong_response"]) == (1, 1)

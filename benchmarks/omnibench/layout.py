@@ -110,9 +110,20 @@ def record_problems(path: Path, index: int, record: Any) -> Iterator[Problem]:
         message = check(record[name])
         if message:
             yield Problem(str(path), message, index, name)
-    answer, options = record.get("answer"), record.get("options")
-    if isinstance(options, list) and isinstance(answer, str) and answer not in options:
-        yield Problem(str(path), f"{answer!r} is not one of the options", index, "answer")
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def gold_position(answer: str, options: Sequence[str]) -> int | None:
+    """The answer's position among the options: the option equal to it, else the one option equal to it up to
+    case and spacing; ``None`` when there is none (the official scorer, which parses the answer text, still scores
+    such a question; the strict profile counts it wrong)."""
+    if answer in options:
+        return list(options).index(answer)
+    matches = [k for k, option in enumerate(options) if _normalised(option) == _normalised(answer)]
+    return matches[0] if len(matches) == 1 else None
 
 
 def read_dataset(path: Path) -> list[Any]:
@@ -179,7 +190,15 @@ def load(root: Path, template: str = DEFAULT_TEMPLATE) -> list[Item]:
 def _quirk_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Iterator[Problem]:
     """What the official scorer accepts but scores unlike the answer's position."""
     options = record["options"]
-    position = LETTERS[options.index(record["answer"])]
+    found = gold_position(record["answer"], options)
+    if found is None:
+        message = "is not one of the options (the strict profile counts the question wrong)"
+        yield Problem(str(path), message, index, "answer")
+        return
+    position = LETTERS[found]
+    if record["answer"] not in options:
+        message = f"equals option {position} only up to case and spacing"
+        yield Problem(str(path), message, index, "answer", "warning")
     parsed = official_letter(record["answer"], options)
     if parsed != position:
         message = (

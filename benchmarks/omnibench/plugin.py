@@ -50,7 +50,7 @@ def record_of(response: Response) -> Record:
         audio_type=str(item.meta["audio type"]),
         task_type=str(item.meta["task type"]),
         answered=answered,
-        gold_index=item.options.index(item.answer),
+        gold_index=layout.gold_position(str(item.answer), item.options),
         gold_parsed=official_letter(str(item.answer), item.options),
         official=None if raw is None else official_letter(raw, item.options),
         strict=chosen,

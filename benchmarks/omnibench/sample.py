@@ -28,7 +28,7 @@ from avibench.benchmarks.avibench.sample_data.media import (
     write_image,
     write_wav,
 )
-from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT
+from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT, gold_position
 from avibench.items import Item
 from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
 from avibench.refine.omnibench import official_letter, strict_choice
@@ -173,8 +173,10 @@ ORACLE_STYLES: tuple[str, ...] = (
 def oracle_answer(item: Item, rng: random.Random) -> str:
     """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both the
     official parser (against the letter it reads from the answer text) and the strict extractor score correct;
-    the answer text itself at worst, which both always do."""
-    gold = item.options.index(item.answer)
+    the answer text itself at worst (which the official parser always scores correct)."""
+    gold = gold_position(str(item.answer), item.options)
+    if gold is None:
+        return str(item.answer)
     official_gold = official_letter(str(item.answer), item.options)
     styles = list(ORACLE_STYLES)
     rng.shuffle(styles)
