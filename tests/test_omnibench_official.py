@@ -257,6 +257,7 @@ def test_an_answer_that_is_no_option_loads_and_only_strict_counts_it_wrong(tmp_p
     replies = ["C", "I do not know."]  # the second reads as N/A, as does its gold answer text
     responses = [Response(i, "answered", r) for i, r in zip(items, replies, strict=True)]
     doc = bench.score({"OmniBench": responses}, profile="reference", options={}).document
-    assert doc["n_correct_response"] == 2  # the parser reads C from the first answer text, N/A from the second
+    # the parser reads C from the first answer text and N/A from the second, as from the replies
+    assert doc["n_correct_response"] == 2
     strict = doc["summary"]["by_profile"]["strict"]["result"]
     assert (strict["n_correct_response"], strict["n_wrong_response"]) == (1, 1)
