@@ -177,3 +177,21 @@ def official_list(rows: list[dict[str, Any]], count: int) -> list[dict[str, Any]
     no row."""
     by_index = {r["index"]: r for r in rows}
     return [by_index.get(k, {"index": k, "question": "", "response": ""}) for k in range(count)]
+
+
+def sample_corpus(seed: int = 11) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A second corpus: the generated sample at the release's size (1,142 questions, seed 3) with a reply per
+    question in a style drawn at random naming an option drawn at random (the gold one or not), and every 50th
+    question without a row. Returns the records and the inference rows, in index order."""
+    from avibench.benchmarks.omnibench import sample
+
+    records = [q.record for q in sample.questions(1142, seed=3, unit=sample.FULL_UNIT, wh=sample.FULL_WH)]
+    rng = random.Random(seed)
+    rows = []
+    for index, record in enumerate(records):
+        style, named = rng.choice(REPLY_STYLES), rng.randrange(4)
+        if index % 50 == 49:
+            continue
+        text = reply(style, tuple(record["options"]), named)
+        rows.append({"index": index, "question": record["question"], "response": text})
+    return records, rows

@@ -22,6 +22,7 @@ from omnibench_corpus import (
     inference_rows,
     official_list,
     reply,
+    sample_corpus,
 )
 
 from avibench.benchmarks.omnibench.layout import DATASET
@@ -261,3 +262,51 @@ def test_an_answer_that_is_no_option_loads_and_only_strict_counts_it_wrong(tmp_p
     assert doc["n_correct_response"] == 2
     strict = doc["summary"]["by_profile"]["strict"]["result"]
     assert (strict["n_correct_response"], strict["n_wrong_response"]) == (1, 1)
+
+
+#: What ``python -O inference/calculate_metrics.py`` printed for ``sample_corpus()`` (the file name line aside).
+SAMPLE_CORPUS_OUTPUT = """\
+========================================
+Total number of questions: 1142
+Correct response: 258; Invalid response: 22, Wrong response: 862
+{file}
+Accuracy, Invalid Rate
+0.2259, 0.0193
+Stats by audio type:
+music total: 381
+Correct, Invalid, Wrong Response Rate:
+music: 0.2021, 0.0184, 0.7795
+speech total: 381
+Correct, Invalid, Wrong Response Rate:
+speech: 0.2703, 0.0210, 0.7087
+sound event total: 380
+Correct, Invalid, Wrong Response Rate:
+sound event: 0.2053, 0.0184, 0.7763"""
+
+
+def test_rescoring_the_sample_corpus_prints_the_official_numbers(tmp_path: Path) -> None:
+    records, rows = sample_corpus()
+    (tmp_path / DATASET).parent.mkdir(parents=True)
+    (tmp_path / DATASET).write_text("".join(json.dumps(r) + "\n" for r in records))
+    path = tmp_path / "inference.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    corpus = {"root": tmp_path, "base": tmp_path}
+    doc = _rescore(corpus, path)
+    assert "\n".join(official_lines(doc, "{file}")) == SAMPLE_CORPUS_OUTPUT
+    by_index = {r["index"]: r for r in rows}
+    expected = 0
+    for index, record in enumerate(records):
+        if index not in by_index:
+            continue
+        for k, style in enumerate(REPLY_STYLES):  # which style and option made the reply
+            named = [
+                n
+                for n in range(4)
+                if reply(style, tuple(record["options"]), n) == by_index[index]["response"]
+            ]
+            if named:
+                gold = record["options"].index(record["answer"])
+                expected += k not in STRICT_UNPARSED and gold in named
+                break
+    strict = _rescore(corpus, path, "strict")
+    assert strict["n_correct_response"] == expected
