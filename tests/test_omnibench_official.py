@@ -135,8 +135,8 @@ def test_rows_without_an_answer_are_invalid_and_the_run_is_partial(corpus: dict[
     result = invoke([*args, "--predictions", str(corpus["jsonl"]), "--out", str(out)])
     assert result.code == 3
     notes = json.loads(out.read_text())["coverage"]["OmniBench"]["notes"]
-    assert any("1 rows have an empty question" in n for n in notes)
-    assert any(f"{240 // MISSING_EVERY} of 240 questions have no row" in n for n in notes)
+    assert any("rows with an empty question: 1 " in n for n in notes)
+    assert any(f"questions without a row: {240 // MISSING_EVERY} of 240 " in n for n in notes)
 
 
 def _strict_expected() -> tuple[int, int, int]:
@@ -211,6 +211,7 @@ def test_an_audio_type_without_questions_has_no_rates() -> None:
     ("rows", "field", "message"),
     [
         ([{"index": 0, "response": "A"}, {"index": 0, "response": "B"}], "field index", "second row"),
+        ([{"index": 2, "question": ""}, {"index": 2, "response": "B"}], "entry 1 field index", "second row"),
         ([{"index": 999, "response": "A"}], "field index", "outside"),
         ([{"index": "0", "response": "A"}], "field index", "integer"),
         ([{"index": 1, "response": None}], "field response", "string"),

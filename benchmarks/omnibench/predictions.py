@@ -59,6 +59,7 @@ def read_responses(path: Path, count: int) -> tuple[dict[int, str], list[str]]:
         raise DatasetError(path, "holds no rows")
     replies: dict[int, str] = {}
     notes: list[str] = []
+    seen: set[int] = set()
     empty = 0
     for entry, row in rows:
         if not isinstance(row, dict):
@@ -74,8 +75,9 @@ def read_responses(path: Path, count: int) -> tuple[dict[int, str], list[str]]:
         if not 0 <= index < count:
             message = f"{index} is outside the dataset's {count} questions"
             raise DatasetError(path, message, index=entry, field="index")
-        if index in replies:
+        if index in seen:
             raise DatasetError(path, f"question {index} has a second row", index=entry, field="index")
+        seen.add(index)
         if row.get("question") == "":
             empty += 1
             continue
@@ -87,11 +89,11 @@ def read_responses(path: Path, count: int) -> tuple[dict[int, str], list[str]]:
             )
         replies[index] = response
     if empty:
-        notes.append(f"{empty} rows have an empty question: invalid, as the official scorer counts them")
+        notes.append(f"rows with an empty question: {empty} (invalid, as the official scorer counts them)")
     absent = count - len(replies) - empty
     if absent:
         notes.append(
-            f"{absent} of {count} questions have no row: invalid, as the official scorer counts them"
+            f"questions without a row: {absent} of {count} (invalid, as the official scorer counts them)"
         )
     return replies, notes
 
