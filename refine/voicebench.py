@@ -31,6 +31,7 @@ _BBH_TYPOS: dict[tuple[str, str, str], int] = {
     ("sports", "regex", "the sentence (.+?) is not plausible"): 0,
 }
 _TURN_PREFIXES = ("<1>", "<2>", "<3>")
+_ENCLOSING = frozenset("()[]*\"'")
 _RATING = re.compile(r"\[\[(\d+)\]\]")
 MIN_SCORE, MAX_SCORE = 1.0, 5.0
 
@@ -64,17 +65,30 @@ def strip_turn_prefix(text: str) -> str:
 @cache
 def _strict_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     """Each template and letter as a regex that only matches where the letter stands alone and the template
-    starts at a word boundary (so ``is a,`` no longer matches inside ``this a,``)."""
+    starts at a word boundary (so ``is a,`` no longer matches inside ``this a,``); the letter is the ``choice``
+    group."""
     table = mcq_table()
     patterns = []
     for template in table["templates"]:
         for letter in table["letters"]:
             before, after = template.split("[CHOICE]")
-            body = re.escape(before) + re.escape(letter) + re.escape(after)
+            body = re.escape(before) + f"(?P<choice>{re.escape(letter)})" + re.escape(after)
             head = r"(?<![a-z0-9])" if before[:1].isalnum() else ""
             tail = r"(?![a-z0-9])" if not after or after[-1:].isalnum() else ""
             patterns.append((re.compile(head + body + tail), letter.upper()))
     return tuple(patterns)
+
+
+def _not_article(match: re.Match[str], letter: str, original: str) -> bool:
+    """Whether a strict match is an option letter: a bare lowercase ``a`` is the article, not option A, unless a
+    bracket, quote or ``*`` encloses it (looked up in the original text, which lowercasing leaves the same length
+    for ASCII)."""
+    if letter != "A" or len(original) != len(match.string):
+        return True
+    position = match.start("choice")
+    before = original[position - 1] if position else ""
+    after = original[position + 1 : position + 2]
+    return original[position] != "a" or before in _ENCLOSING or after in _ENCLOSING
 
 
 def mcq_choice(response: str, *, word_boundaries: bool) -> str | None:
@@ -87,8 +101,9 @@ def mcq_choice(response: str, *, word_boundaries: bool) -> str | None:
     table = mcq_table()
     text = strip_turn_prefix(response.lower())
     if word_boundaries:
+        original = strip_turn_prefix(response)
         for pattern, letter in _strict_patterns():
-            if pattern.search(text):
+            if any(_not_article(m, letter, original) for m in pattern.finditer(text)):
                 return letter
     else:
         for template in table["templates"]:

@@ -154,13 +154,13 @@ def _qa(
 
 
 def _mcq(subset: Subset, responses: Sequence[Response], profile: VoiceBenchProfile, seed: int) -> SubsetScore:
-    fallback = Fallback(seed) if profile.random_fallback else None
     splits: dict[str, dict[str, float]] = {}
     result = SubsetScore(None)
     for split, group in _by_split(subset, responses).items():
         answered = _answered(group)
         if not answered:
             continue
+        fallback = Fallback(seed) if profile.random_fallback else None
         preds = [
             mcq_choice(r.raw or "", word_boundaries=not profile.mcq_substring_templates) for r in answered
         ]
@@ -170,7 +170,7 @@ def _mcq(subset: Subset, responses: Sequence[Response], profile: VoiceBenchProfi
         for response, answer, gold in zip(answered, resolved, golds, strict=True):
             result.per_item[response.item.key] = float(answer == gold)
         result.unparsed += sum(p is None for p in preds)
-    result.fallback = fallback.decided if fallback is not None else 0
+        result.fallback += fallback.decided if fallback is not None else 0
     result.scored = len(result.per_item)
     if splits:
         result.block = {**split_mean(splits), "splits": splits} if subset.multi_split else splits["test"]
@@ -266,7 +266,7 @@ def _coverage(name: str, inputs: Inputs, result: SubsetScore) -> dict[str, Any]:
         reasons.append(result.problem)
     if counts["answered"] < counts["questions"]:
         reasons.append(f"{counts['failed']} failed, {counts['missing']} never asked")
-    if result.block is None:
+    if result.block is None or all(v is None for k, v in result.block.items() if k != "splits"):
         status = "not_scored"
     elif reasons:
         status = "partial"
