@@ -2,7 +2,7 @@
 
 ``tests/data/voicebench`` is a corpus of our own in the official output format (``main.py``'s rows, and
 ``api_judge.py``'s ``result-`` rows with three judge replies each): varied answers over every parse path of the MCQ
-templates, the BBH rules, the refusal strings and 23 IFEval instruction families. ``OFFICIAL`` holds what the
+templates, the BBH rules, the refusal strings and 20 IFEval instruction families. ``OFFICIAL`` holds what the
 official ``evaluate.py`` evaluators print for each file (MatthewCYM/VoiceBench at 5338154), each file run after
 ``random.seed(0)``, which is the seed the reference profile records; sd-qa's ``panda`` is left out, PEDANT's
 classifier being a download.
