@@ -155,3 +155,23 @@ def test_random_lands_near_chance(tmp_path: Path) -> None:
         tasks = document["summary"]["by_profile"][profile]["tasks"]
         assert tasks["mmsu"] == pytest.approx(25, abs=6) and tasks["openbookqa"] == pytest.approx(25, abs=17)
         assert tasks["bbh"] == pytest.approx(50, abs=20) and tasks["advbench"] == pytest.approx(50, abs=20)
+
+
+def test_an_ifeval_row_without_its_arguments_is_not_scored(tmp_path: Path) -> None:
+    row = {
+        "key": 1,
+        "prompt": "List things.",
+        "instruction_id_list": ["detectable_format:number_bullet_lists"],
+    }
+    row["kwargs"] = [{"num_bullets": None}]
+    (tmp_path / "ifeval").mkdir()
+    (tmp_path / "ifeval" / "test.jsonl").write_text(json.dumps(row) + "\n")
+    items = layout.load(tmp_path, layout.BY_NAME["ifeval"])
+    inputs = Inputs(responses={"ifeval": [Response(items[0], "answered", raw="* a\n* b")]})
+    document, per_sample = build_document(inputs, "reference", ["ifeval"])
+    assert document["ifeval"] is None and document["coverage"]["ifeval"]["status"] == "not_scored"
+    assert (
+        document["coverage"]["ifeval"]["reason"]
+        == "test-0000: detectable_format:number_bullet_lists needs the argument 'num_bullets'"
+    )
+    assert per_sample["ifeval"] == {"test-0000": {"reference": None, "strict": None}}

@@ -108,7 +108,12 @@ class VoiceBench(Benchmark):
 
     def evaluate(self, request: EvalRequest) -> Scored:
         from avibench.benchmarks.voicebench import pedant
-        from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, VoiceJudgeSettings, judge
+        from avibench.benchmarks.voicebench.judging import (
+            DEFAULT_JUDGE_MODEL,
+            SAMPLES,
+            VoiceJudgeSettings,
+            judge,
+        )
         from avibench.benchmarks.voicebench.scoring import Inputs, build_document
 
         inputs = Inputs()
@@ -157,7 +162,7 @@ class VoiceBench(Benchmark):
             document["meta"]["judge"] = {
                 "model": settings.model,
                 **settings.params(),
-                "samples": 3,
+                "samples": SAMPLES,
                 "template": "voicebench/judge.json",
                 **judge_stats,
             }

@@ -211,6 +211,8 @@ def _ifeval(responses: Sequence[Response], profile: VoiceBenchProfile) -> Subset
             per_item[response.item.key] = float(all(strict))
     except ifeval.MissingResource as exc:
         return SubsetScore(None, dict.fromkeys(texts), problem=str(exc))
+    except ifeval.BadInstruction as exc:
+        return SubsetScore(None, dict.fromkeys(texts), problem=f"{response.item.key}: {exc}")
     block = ifeval.report(results) if results else None
     return SubsetScore(block, per_item, scored=len(per_item))
 
