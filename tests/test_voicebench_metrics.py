@@ -215,3 +215,35 @@ def test_ifeval_checks_needing_models_say_what_to_set(monkeypatch: pytest.Monkey
             "length_constraints:number_sentences", "One. Two.", {"num_sentences": 2, "relation": "at least"}
         )
     ifeval._punkt.cache_clear()
+
+
+class _Classifier:
+    """Stands in for PEDANT's pickled classifier: an answer is correct when it contains the reference."""
+
+    def evaluate(self, references: list[str], candidate: str, question: str) -> bool:
+        return references[0] in candidate and question == question.lower()
+
+
+def test_pedant_reads_its_files_from_the_configured_folder(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    import types
+
+    import joblib
+
+    from avibench.benchmarks.voicebench import pedant
+
+    assert pedant.load({})[0] is None and pedant.load({})[1].startswith("sd-qa 'panda' needs PEDANT")
+    missing = pedant.load({pedant.ENV_PEDANT: str(tmp_path)})[1]
+    assert missing.startswith(
+        f"{pedant.ENV_PEDANT}={tmp_path} lacks lr_classifier.pkl, tf-idf_vectorizer.pkl"
+    )
+    joblib.dump({"weights": [1, 2]}, tmp_path / "lr_classifier.pkl")
+    joblib.dump({"vocabulary": ["paris"]}, tmp_path / "tf-idf_vectorizer.pkl")
+    module = types.ModuleType("qa_metrics.pedant")
+    module.PEDANT = type("PEDANT", (_Classifier,), {})
+    monkeypatch.setitem(sys.modules, "qa_metrics", types.ModuleType("qa_metrics"))
+    monkeypatch.setitem(sys.modules, "qa_metrics.pedant", module)
+    loaded, problem = pedant.load({pedant.ENV_PEDANT: str(tmp_path)})
+    assert problem is None and loaded is not None
+    assert loaded.model.model == {"weights": [1, 2]} and loaded.model.tokenizer == {"vocabulary": ["paris"]}
+    assert loaded.correct("Paris", "It is PARIS.", "Capital of France?") is True
+    assert loaded.correct("Paris", "Lyon", "Capital of France?") is False

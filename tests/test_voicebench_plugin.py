@@ -175,3 +175,27 @@ def test_an_ifeval_row_without_its_arguments_is_not_scored(tmp_path: Path) -> No
         == "test-0000: detectable_format:number_bullet_lists needs the argument 'num_bullets'"
     )
     assert per_sample["ifeval"] == {"test-0000": {"reference": None, "strict": None}}
+
+
+def test_sd_qa_panda_covers_every_answer_beside_the_judge(tmp_path: Path) -> None:
+    from avibench.benchmarks.voicebench.judging import Judging
+    from avibench.benchmarks.voicebench.pedant import Pedant
+
+    class Contains:
+        def evaluate(self, references: list[str], candidate: str, question: str) -> bool:
+            return references[0] in candidate
+
+    subset = layout.BY_NAME["sd-qa"]
+    (tmp_path / "sd-qa").mkdir()
+    lines = [json.dumps({"prompt": f"What is {n} plus 1?", "reference": str(n + 1)}) for n in range(4)]
+    subset.split_path(tmp_path, "usa").write_text("\n".join(lines) + "\n")
+    items = layout.load(tmp_path, subset)
+    answers = ["It is 1.", "It is 3.", "It is 3.", "No idea."]
+    responses = [Response(i, "answered", raw=a) for i, a in zip(items, answers, strict=True)]
+    votes = [["Yes"] * 3, ["No"] * 3, ["Yes", "Yes", "No"], ["Maybe", "No", "No"]]
+    judging = Judging(replies={i.key: v for i, v in zip(items, votes, strict=True)})
+    inputs = Inputs(responses={"sd-qa": responses}, judging={"sd-qa": judging}, pedant=Pedant(Contains()))
+    document, _ = build_document(inputs, "strict", ["sd-qa"])
+    # PEDANT reads every answer (1, 3 right of 4); the strict judge drops "Maybe" and keeps the majority "No"
+    assert document["sd-qa"]["splits"]["usa"] == {"panda": 50.0, "gpt": 50.0}
+    assert document["coverage"]["sd-qa"]["status"] == "partial"

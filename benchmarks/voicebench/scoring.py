@@ -118,6 +118,11 @@ def _qa(
         verdicts, pedant_verdicts = [], []
         for response in _answered(group):
             key = response.item.key
+            if inputs.pedant is not None:
+                row = response.item.source
+                pedant_verdicts.append(
+                    inputs.pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
+                )
             replies = judging.replies.get(key, [])
             votes = [
                 None if r is None else qa_verdict(r, yes_no_only=not profile.qa_raw_votes) for r in replies
@@ -135,11 +140,6 @@ def _qa(
                 continue
             verdicts.append(is_yes)
             result.per_item[key] = float(is_yes)
-            if inputs.pedant is not None:
-                row = response.item.source
-                pedant_verdicts.append(
-                    inputs.pedant.correct(str(row["reference"]), response.raw, row["prompt"])
-                )
         splits[split] = qa_block(verdicts, pedant_verdicts if inputs.pedant is not None else None)
     result.scored = sum(v is not None for v in result.per_item.values())
     result.unparsed = len(unreadable)
