@@ -42,7 +42,7 @@ def file_split(path: Path, subsets: Sequence[Subset]) -> tuple[Subset, str] | No
     return None
 
 
-def find_files(path: Path, subsets: Sequence[Subset]) -> dict[tuple[str, str], Path]:
+def output_files(path: Path, subsets: Sequence[Subset]) -> dict[tuple[str, str], Path]:
     """(subset, split) -> the file to read under ``path`` (a file or a folder)."""
     path = Path(path)
     candidates = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
@@ -103,7 +103,7 @@ def _match(source: Path | None, rows: list[dict], items: Sequence[Item]) -> list
 def read(path: Path, items_by_subset: Mapping[str, Sequence[Item]]) -> Predictions:
     """Responses for the subsets in ``items_by_subset`` from the official files under ``path``."""
     subsets = [BY_NAME[name] for name in items_by_subset]
-    files = find_files(path, subsets)
+    files = output_files(path, subsets)
     out = Predictions()
     for subset in subsets:
         items = items_by_subset[subset.name]
