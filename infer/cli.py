@@ -19,7 +19,8 @@ from avibench.failures import Advice, FailureGuard, MaxFailures, commonest
 from avibench.infer.backends.base import Backend, BackendSettings, InferRequest, MediaStrategy, load_backend
 from avibench.infer.journal import Shard, TaskPlan, generation_settings, now_iso, plan_task
 from avibench.infer.media import AUDIO_FORMATS, AUDIO_RATE
-from avibench.infer.probe import RunProbe, endpoint_key, needed_modalities, probe_path
+from avibench.infer.probe import RunProbe, endpoint_key, needed_modalities
+from avibench.infer.probe_record import probe_path
 from avibench.infer.progress import RunLog, StageProgress, summary_table
 from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
 from avibench.llm import RetryPolicy, Scrubber, host_of

@@ -19,7 +19,6 @@ A modality costs two requests when usage comes back and three when it does not.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -33,6 +32,7 @@ from PIL import Image
 
 from avibench.infer.backends.base import Backend, InferRequest
 from avibench.infer.media import pcm16_wav_bytes, sent_parts
+from avibench.infer.probe_record import read_probe
 from avibench.infer.runner import describe_error
 from avibench.items import Item, Part
 from avibench.store import atomic_write_json
@@ -353,26 +353,7 @@ def verdicts(results: Mapping[str, ProbeResult]) -> dict[str, str]:
     return {m: results[m].verdict for m in MODALITIES if m in results}
 
 
-def summary(probe_verdicts: Mapping[str, Any] | None) -> str:
-    """How a page states the probe: ``media: audio counted, image unverified``, or ``media not verified``."""
-    if not isinstance(probe_verdicts, Mapping) or not probe_verdicts:
-        return "media not verified"
-    told = {m: str(v) for m, v in probe_verdicts.items() if v != "skipped"}
-    if not told:
-        return "media not verified (probe skipped)"
-    text = "media: " + ", ".join(f"{m} {v}" for m, v in told.items())
-    missing = [m for m, v in probe_verdicts.items() if v == "skipped"]
-    return text + (f"; {', '.join(missing)} not verified" if missing else "")
-
-
 # ---- a run's probe ----------------------------------------------------------------------------------------------
-
-PROBE_NAME = "probe.json"
-"""The verdicts of a run's endpoint, kept in the run's infer folder so that a re-run asks nothing again."""
-
-
-def probe_path(infer_dir: Path) -> Path:
-    return infer_dir / PROBE_NAME
 
 
 def endpoint_key(model: str, backend: str, hosts: Iterable[str], request: InferRequest) -> dict[str, Any]:
@@ -389,24 +370,14 @@ def endpoint_key(model: str, backend: str, hosts: Iterable[str], request: InferR
 
 def load_results(path: Path) -> tuple[dict[str, Any] | None, dict[str, ProbeResult]]:
     """The endpoint key and the results on file (nothing when the file is missing or unreadable)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None, {}
-    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-        return None, {}
+    data = read_probe(path)
     results = {}
-    for modality, stored in data["results"].items():
+    for modality, stored in data.get("results", {}).items():
         result = ProbeResult.from_json(stored) if isinstance(stored, dict) else None
         if result is not None and result.modality == modality:
             results[modality] = result
-    return data.get("endpoint") if isinstance(data.get("endpoint"), dict) else None, results
-
-
-def recorded_verdicts(infer_dir: Path) -> dict[str, str] | None:
-    """``{"audio": "counted", ...}`` on file for a run, or None when its media were never probed."""
-    _, results = load_results(probe_path(infer_dir))
-    return verdicts(results) or None
+    endpoint = data.get("endpoint")
+    return endpoint if isinstance(endpoint, dict) else None, results
 
 
 @dataclass
