@@ -94,11 +94,11 @@ class ProbeResult:
     prompt_tokens: dict[str, int] = field(default_factory=dict)
     answers: list[str] = field(default_factory=list)
 
-    def line(self) -> str:
-        """The one line a user reads."""
+    def line(self, *, cost: bool = True) -> str:
+        """The one line a user reads (with what the probe cost, unless ``cost`` is false: a verdict on file)."""
         tokens = f"{self.tokens} tokens" if self.tokens else "tokens not reported"
-        cost = f"; {self.requests} request(s), {tokens}" if self.requests else ""
-        return f"{self.modality}: {self.verdict} ({self.why}{cost})"
+        cost_text = f"; {self.requests} request(s), {tokens}" if self.requests and cost else ""
+        return f"{self.modality}: {self.verdict} ({self.why}{cost_text})"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -382,8 +382,9 @@ def load_results(path: Path) -> tuple[dict[str, Any] | None, dict[str, ProbeResu
 
 @dataclass
 class RunProbe:
-    """The probe of one run: the modalities its questions send, the verdicts on file for the same endpoint, and
-    after :meth:`run` (or :meth:`settle`) the results the run goes on with."""
+    """The probe of one run: the modalities its pending questions send, the verdicts on file for the same
+    endpoint, and after :meth:`run` (or :meth:`settle`) the results the run goes on with (``results``, the
+    modalities it needs now) and the verdicts the run carries (``recorded``, those of earlier runs included)."""
 
     path: Path
     key: dict[str, Any]
@@ -393,6 +394,7 @@ class RunProbe:
     results: dict[str, ProbeResult] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)
     """The modalities probed by this run (the others' verdicts were on file, or skipped)."""
+    recorded: dict[str, ProbeResult] = field(default_factory=dict)
 
     def on_file(self) -> dict[str, ProbeResult]:
         key, results = load_results(self.path)
@@ -401,10 +403,8 @@ class RunProbe:
     def settle(self, why: str) -> dict[str, ProbeResult]:
         """Without asking: the verdicts on file where they hold, ``skipped`` (with ``why``) for the rest."""
         on_file = self.on_file()
-        wanted = self.modalities or list(on_file)  # a finished run re-run: what was probed for it before
-        self.results = {m: on_file[m] if m in on_file else skipped(m, why) for m in wanted}
-        if self.results:
-            self._save()
+        self.results = {m: on_file[m] if m in on_file else skipped(m, why) for m in self.modalities}
+        self._save()
         return self.results
 
     async def run(self, backend: Backend, request: InferRequest) -> dict[str, ProbeResult]:
@@ -417,27 +417,31 @@ class RunProbe:
         )
         self.results = {m: on_file.get(m) or fresh[m] for m in self.modalities}
         self.fresh = set(fresh)
-        if self.results:
-            self._save()
+        self._save()
         return self.results
 
     def _save(self) -> None:
-        kept = self.on_file() | self.results
-        document = {"endpoint": self.key, "results": {m: r.to_json() for m, r in kept.items()}}
-        atomic_write_json(self.path, document)
+        """Merge this run's results into the verdicts on file for its endpoint (replacing another endpoint's)."""
+        merged = self.on_file() | self.results
+        self.recorded = {m: merged[m] for m in MODALITIES if m in merged}
+        if self.results:
+            document = {"endpoint": self.key, "results": {m: r.to_json() for m, r in self.recorded.items()}}
+            atomic_write_json(self.path, document)
 
     def lines(self) -> list[str]:
         """One line per modality, as infer prints them: verdicts on file are marked as such."""
         out = []
         for m, result in self.results.items():
             prefix = "warning: media probe" if result.verdict == "unverified" else "media probe"
-            tail = "" if m in self.fresh or result.verdict == "skipped" else " [on file from an earlier run]"
+            fresh = m in self.fresh or result.verdict == "skipped"
+            tail = "" if fresh else " [on file from an earlier run]"
             note = f"; answers may not rest on the {m}" if result.verdict == "unverified" else ""
-            out.append(f"{prefix}: {result.line()}{tail}{note}")
+            out.append(f"{prefix}: {result.line(cost=fresh)}{tail}{note}")
         return out
 
     def verdicts(self) -> dict[str, str]:
-        return verdicts(self.results)
+        """The verdicts the run carries: on file for its endpoint, this run's included."""
+        return verdicts(self.recorded)
 
     def stop_reason(self, model: str) -> str | None:
         """The line a run stops with when a modality it needs does not reach the model, else None."""
