@@ -244,7 +244,7 @@ async def observe(backend: Backend, item: Item, request: InferRequest) -> Observ
             return Observation(prompt_tokens=counted)
         answer = await backend.answer(item, request)
     except Exception as exc:  # a failed probe request is a reason for `unverified`, never a crash
-        return Observation(error=describe_error(exc), requests=getattr(exc, "attempts", 1))
+        return Observation(error=describe_error(exc), requests=getattr(exc, "attempts", 0))
     usage = answer.usage or {}
     prompt = usage.get("prompt_tokens")
     total = usage.get("total_tokens") or (prompt or 0) + usage.get("completion_tokens", 0)

@@ -15,7 +15,7 @@ from avibench.infer.cli import BASELINES, DEFAULT_BASE_URL, _extra_body, select_
 from avibench.infer.media import AUDIO_FORMATS
 from avibench.infer.probe import MODALITIES, ProbeResult, fix_line, needed_modalities, probe
 from avibench.llm import RetryPolicy
-from avibench.run_options import benchmark_option, data_root_option, resolve_benchmark, resolve_data_root
+from avibench.run_options import DEFAULT_BENCHMARK, data_root_option, resolve_benchmark, resolve_data_root
 
 
 def _modalities(
@@ -51,7 +51,12 @@ async def _probe(backend_name: str, settings: BackendSettings, request: InferReq
     multiple=True,
     help="Endpoint base URL; repeatable (default $OPENAI_BASE_URL).",
 )
-@benchmark_option
+@click.option(
+    "--benchmark",
+    "benchmark_name",
+    default=None,
+    help="Probe only the modalities this benchmark's tasks send (default: audio, image and video).",
+)
 @data_root_option
 @click.option("--tasks", help="Probe only the modalities these tasks send (needs --benchmark).")
 @click.option(
@@ -90,8 +95,7 @@ async def _probe(backend_name: str, settings: BackendSettings, request: InferReq
     show_default=True,
     help="transformers backend: weights' dtype.",
 )
-@click.pass_context
-def probe_command(ctx: click.Context, **opts: Any) -> None:
+def probe_command(**opts: Any) -> None:
     """Check that a model reads the audio, images and video it is sent, before a run spends money on it.
 
     \b
@@ -107,8 +111,8 @@ def probe_command(ctx: click.Context, **opts: Any) -> None:
     plus the media's own tokens. The transformers backend counts the tokens its processor builds and
     generates nothing. The exit code is 1 when a modality is ignored.
 
-    --benchmark names the benchmark whose tasks decide the modalities (all three when left out). The openai
-    backend reads the key from OPENAI_API_KEY and the endpoint from --base-url or OPENAI_BASE_URL.
+    infer runs the same probe before its first question. The openai backend reads the key from OPENAI_API_KEY
+    and the endpoint from --base-url or OPENAI_BASE_URL.
     """
     model: str = opts["model"].strip()
     backend_name = opts["backend_name"] or (model if model in BASELINES else "openai")
@@ -134,10 +138,7 @@ def probe_command(ctx: click.Context, **opts: Any) -> None:
         extra_body=_extra_body(opts["extra_body"]),
         audio_format=opts["audio_format"],
     )
-    explicit = ctx.get_parameter_source("benchmark_name") is not click.core.ParameterSource.DEFAULT
-    modalities = _modalities(
-        opts["benchmark_name"] if explicit else None, opts["data_root"], opts["tasks"], request
-    )
+    modalities = _modalities(opts["benchmark_name"], opts["data_root"], opts["tasks"], request)
     if not modalities:
         click.echo("no media to probe: the selected tasks send text only")
         return
@@ -148,7 +149,7 @@ def probe_command(ctx: click.Context, **opts: Any) -> None:
         timeout=opts["timeout"],
         retry=RetryPolicy(max_attempts=opts["max_attempts"]),
         max_connections=4,
-        benchmark=resolve_benchmark(opts["benchmark_name"]),
+        benchmark=resolve_benchmark(opts["benchmark_name"] or DEFAULT_BENCHMARK),
         device=opts["device"],
         dtype=opts["dtype"],
         batch_size=1,

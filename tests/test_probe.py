@@ -221,3 +221,20 @@ def test_offline_baselines_read_no_media() -> None:
     assert result.code == 0, result.stderr
     assert verdict_lines(result) == {"audio": "n/a", "image": "n/a", "video": "n/a"}
     assert "cost" not in result.stdout
+
+
+@pytest.mark.slow
+def test_a_local_model_is_probed_from_its_processor(tmp_path: Path) -> None:
+    """The transformers backend counts the tokens its processor builds: nothing is generated, no request sent."""
+    from avibench.testing.tiny_models import build
+
+    checkpoint = build("qwen2-audio", tmp_path / "ckpt")
+    args = ["probe", "--backend", "transformers", "--model", str(checkpoint), "--device", "cpu"]
+    result = invoke(args)
+    assert result.code == 0, result.stderr
+    assert verdict_lines(result) == {"audio": "counted", "image": "unverified", "video": "unverified"}
+    without, with_audio = map(
+        int, re.search(r"prompt (\d+) tokens without the audio, (\d+)", result.stdout).groups()
+    )
+    assert with_audio - without >= 16 and "cost" not in result.stdout
+    assert "the question with the image failed" in result.stdout  # an audio-only model refuses images
