@@ -93,6 +93,8 @@ class ProbeResult:
     tokens: int = 0
     prompt_tokens: dict[str, int] = field(default_factory=dict)
     answers: list[str] = field(default_factory=list)
+    failed: bool = False
+    """A probe question failed (the verdict is then ``unverified``, and the next run probes again)."""
 
     def line(self, *, cost: bool = True) -> str:
         """The one line a user reads (with what the probe cost, unless ``cost`` is false: a verdict on file)."""
@@ -114,9 +116,10 @@ class ProbeResult:
 
     @property
     def reusable(self) -> bool:
-        """Whether a later run may take this verdict as it is: an ``ignored`` one stops the run, so the next run
-        (after the user changed something) probes again; a ``skipped`` one was never a verdict."""
-        return self.verdict in ("counted", "unverified", "n/a")
+        """Whether a later run may take this verdict as it is: an ``ignored`` one stops the run and a failed
+        question may have been a wrong key or a server down, so the next run (after the user changed something)
+        probes again; a ``skipped`` one was never a verdict."""
+        return self.verdict in ("counted", "unverified", "n/a") and not self.failed
 
 
 def skipped(modality: str, why: str) -> ProbeResult:
@@ -292,6 +295,7 @@ async def probe_modality(backend: Backend, request: InferRequest, case: Case) ->
             tokens=sum(o.tokens for o in seen),
             prompt_tokens={k: v for k, v in counts.items() if v is not None},
             answers=[o.text for o in (seen[0], *seen[2:]) if o.text is not None],
+            failed=any(o.error for o in seen),
         )
 
     with_media = await observe(backend, case.item(0), request)

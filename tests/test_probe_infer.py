@@ -131,6 +131,22 @@ def test_an_unverified_modality_warns_and_the_run_goes_on(serve, root: Path, tmp
     assert probe_requests(silent) == 3  # an unverified verdict holds for the same endpoint
 
 
+def test_a_failed_probe_question_is_asked_again_next_run(serve, root: Path, tmp_path: Path) -> None:
+    from avibench.testing.fake_openai import Fault, FaultPlan
+
+    server = serve(plan=FaultPlan(markers={"beeps": Fault("400")}))
+    first = infer(server, root, tmp_path, "AMIC", "--n-samples", "2")
+    assert first.code == 0, first.stderr
+    assert (
+        "warning: media probe: audio: unverified (the question with the audio failed: HTTP 400"
+        in first.stderr
+    )
+    server.plan = FaultPlan()
+    second = infer(server, root, tmp_path, "AMIC")
+    assert second.code == 0 and "media probe: audio: counted" in second.stderr
+    assert probe_requests(server) == 1 + 2
+
+
 def test_skip_probe_sends_no_probe_request(serve, root: Path, tmp_path: Path) -> None:
     server = serve(usage="text")  # would be ignored, but nobody asks
     result = infer(server, root, tmp_path, "AMIC", "--skip-probe")
