@@ -71,11 +71,20 @@ HINTS: dict[Modality, str] = {
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _NUMBER = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\b")
 _COLOUR = re.compile(r"\b(" + "|".join(COLOURS) + r"|black|white|grey|gray|orange|purple|pink|brown)\b")
-_MEDIA_NOUN = r"(?:audio|sound|clip|recording|image|picture|photo|video|file|attachment|media)"
+_MEDIA = r"(?:audio|sound|clip|recording|image|picture|photo|video|media|file|attachment)s?"
 _MISSING = re.compile(
-    r"(?:\bno\b|\bnot\b|n't|\bwithout\b|\bunable\b|\bcannot\b|\bmissing\b)[^.?!]{0,40}?\b" + _MEDIA_NOUN
-    + r"|\b" + _MEDIA_NOUN + r"s?\b[^.?!]{0,20}?\b(?:is|are|was|were)\s+(?:not|n't)\b"
-)  # fmt: skip
+    "|".join(
+        (  # only explicit statements: "not sure, but the audio has 3 beeps" must not stop a run
+            rf"\b(?:can ?not|can't|unable to|do not|don't|did not|didn't)\s+(?:\w+\s+)?"
+            rf"(?:see|hear|listen to|view|watch|access|open|play|process|receive|find)\b[^.?!]{{0,30}}\b{_MEDIA}\b",
+            rf"\b(?:there (?:is|was|are|were) no|no)\s+(?:\w+\s+)?{_MEDIA}\b[^.?!]{{0,20}}"
+            r"\b(?:attached|provided|included|shared|uploaded|given|received|in (?:your|the|this) (?:message|request))",
+            rf"\bthere (?:is|was|are|were) no\s+(?:\w+\s+)?{_MEDIA}\b",
+            rf"\b{_MEDIA}\s+(?:is|was|were|are|has|have)\s+(?:not|n't)\s+(?:been\s+)?"
+            r"(?:attached|provided|included|shared|uploaded|received)",
+        )
+    )
+)
 
 
 @dataclass

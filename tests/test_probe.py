@@ -119,7 +119,11 @@ def test_answers_are_read_for_the_first_count_or_colour(tmp_path: Path) -> None:
     assert is_right(image, 0, "Red.") and not is_right(image, 1, "It is red, not blue")
     assert says_missing("I cannot hear any audio in your message.")
     assert says_missing("The image was not provided.")
+    assert says_missing("There is no video.") and says_missing("I do not see any image here.")
     assert not says_missing("I hear 3 beeps.") and not says_missing("Blue")
+    # hedges and negations about the content are not statements that the media is missing
+    assert not says_missing("I'm not sure, but the audio has 3 beeps")
+    assert not says_missing("No, the image is red.") and not says_missing("The video is not red")
 
 
 def test_usage_that_counts_media_is_counted(serve) -> None:
