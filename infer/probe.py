@@ -60,7 +60,7 @@ QUESTIONS: dict[Modality, str] = {
     "image": "What colour is the image? Answer with one word.",
     "video": "What colour is the video? Answer with one word.",
 }
-HINTS: dict[Modality, str] = {
+HINTS: dict[str, str] = {
     "audio": "check that the server accepts input_audio parts (vLLM: a model with an audio encoder and "
     "--limit-mm-per-prompt allowing audio), that the model hears audio, and --audio-format",
     "image": "check that the server accepts image_url parts (vLLM: --limit-mm-per-prompt allowing images) and that "
@@ -135,16 +135,15 @@ def skipped(modality: str, why: str) -> ProbeResult:
     return ProbeResult(modality, "skipped", why)
 
 
-def fix_line(result: ProbeResult) -> str:
+def fix_line(result: ProbeResult, model: str = "the model") -> str:
     """What an ``ignored`` verdict means and what to check, in one line."""
-    hint = HINTS.get(result.modality, "")  # type: ignore[call-overload]
-    return f"the {result.modality} does not reach the model ({result.why}); {hint}"
+    return f"the {result.modality} does not reach {model} ({result.why}); {HINTS.get(result.modality, '')}"
 
 
 def stop_line(result: ProbeResult, model: str) -> str:
     """Why a run stops on an ``ignored`` modality and what to check, in one line."""
     return (
-        f"stopped before asking any question: {fix_line(result).replace('the model', f'model {model}', 1)}, "
+        f"stopped before asking any question: {fix_line(result, f'model {model}')}, "
         "or pass --skip-probe to run anyway"
     )
 
