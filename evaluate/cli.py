@@ -22,6 +22,7 @@ from avibench.evaluate.completeness import (
 )
 from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
 from avibench.evaluate.uncertainty import run_intervals
+from avibench.infer.probe_record import recorded_verdicts
 from avibench.plugin import PROFILES, EvalRequest
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
@@ -167,6 +168,7 @@ def eval_command(
     journals = pred_path is None
     if journals:
         meta.update(answer_provenance(run.paths, tasks))
+        meta["media_probe"] = recorded_verdicts(run.paths.infer_dir)
     gaps = task_gaps(
         benchmark,
         run.paths,
