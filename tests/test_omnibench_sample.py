@@ -171,7 +171,7 @@ def test_endpoint_sees_both_media_and_export_rescores_to_the_same_numbers(root: 
     server = FakeOpenAIServer(responder=answer)
     common = ["--benchmark", "omnibench", "--data-root", str(root), "--output-dir", str(tmp_path)]
     with server.run_in_thread():
-        args = ["infer", *common, "--model", "m", "--base-url", server.base_url]
+        args = ["infer", *common, "--model", "m", "--base-url", server.base_url, "--skip-probe"]
         assert invoke(args, {"OPENAI_API_KEY": KEY}).code == 0
     assert len(server.requests) == sample.SMALL_SIZE
     for request in server.requests:
