@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "compare": "avibench.evaluate.compare:compare",
     "runs": "avibench.evaluate.runs:runs",
     "demo": "avibench.benchmarks.avibench.demo:demo",
+    "run": "avibench.run_command:run",
+    "cards": "avibench.evaluate.cards:cards",
 }
 
 SHORT_HELP: dict[str, str] = {
@@ -44,6 +46,8 @@ SHORT_HELP: dict[str, str] = {
     "compare": "Compare runs: per-task and per-stage differences with paired intervals, flipped samples.",
     "runs": "List every run under the output dir with its stages' state and last activity.",
     "demo": "Run the whole pipeline offline on the sample benchmark (oracle and random) as a self-test.",
+    "run": "One model through every stage of several benchmarks, then its card (card.json/.md/.html).",
+    "cards": "Models side by side across benchmarks, from their cards.",
 }
 
 
