@@ -30,6 +30,9 @@ from avibench.run_options import DEFAULT_BENCHMARK
 
 #: The stage commands a benchmark goes through, in order.
 STAGES = ("infer", "refine", "eval", "report", "view")
+SAMPLE_DATA = "sample-data"
+#: A stage's exit code on Ctrl-C: the run stops there (re-running carries on).
+EXIT_INTERRUPTED = 130
 #: Options ``run`` sets itself for every stage; passing one through would contradict it.
 RESERVED = frozenset(
     {
@@ -61,10 +64,11 @@ class StageOption:
 
 
 def _commands(ctx: click.Context) -> dict[str, click.Command]:
+    """The stage commands and ``sample-data``, loaded as ``avibench`` itself loads them."""
     from avibench.cli import cli
 
     commands = {}
-    for name in STAGES:
+    for name in (SAMPLE_DATA, *STAGES):
         command = cli.get_command(ctx, name)
         if command is None:
             raise AvibenchError(f"stage command {name!r} is not installed")
@@ -76,8 +80,8 @@ def stage_options(commands: Mapping[str, click.Command]) -> dict[str, StageOptio
     """Every option name (``--x``, ``--no-x``) the stage commands declare, with the stages that take it."""
     found: dict[str, list[str]] = {}
     value: dict[str, bool] = {}
-    for stage, command in commands.items():
-        for param in command.params:
+    for stage in STAGES:
+        for param in commands[stage].params:
             if not isinstance(param, click.Option):
                 continue
             for name in (*param.opts, *param.secondary_opts):
@@ -210,20 +214,16 @@ def run_benchmark(
     generate: bool,
     position: str,
 ) -> BenchmarkOutcome:
-    """The benchmark's stages in order; a stage that stops with a user error (exit 2) or a crash ends it."""
+    """The benchmark's stages in order. A stage that fails some questions (exit 1) lets the next ones take what
+    it made; one that stops on a user error (exit 2) ends the benchmark."""
     outcome = BenchmarkOutcome(benchmark.name, data_root=str(data_root))
     if generate:
-        _announce(position, benchmark.name, f"sample-data (no data at {benchmark.download_root})")
-        from avibench.cli import cli
-
-        code = call_stage(
-            cli.get_command(click.get_current_context(), "sample-data"),  # type: ignore[arg-type]
-            "sample-data",
-            ["--benchmark", benchmark.name, "--out", str(data_root)],
-        )
-        outcome.stages["sample-data"] = code
+        _announce(position, benchmark.name, f"{SAMPLE_DATA} (no data at {benchmark.download_root})")
+        args = ["--benchmark", benchmark.name, "--out", str(data_root)]
+        code = call_stage(commands[SAMPLE_DATA], SAMPLE_DATA, args)
+        outcome.stages[SAMPLE_DATA] = code
         if code:
-            outcome.error = f"sample-data exited with {code}"
+            outcome.error = f"{SAMPLE_DATA} exited with {code}"
             return outcome
     where = ["--benchmark", benchmark.name, "--label", label, "--output-dir", str(output_dir)]
     args = {
@@ -237,15 +237,10 @@ def run_benchmark(
         _announce(position, benchmark.name, stage)
         code = call_stage(commands[stage], stage, [*args[stage], *routed[stage]])
         outcome.stages[stage] = code
-        if code not in (0, EXIT_ERROR, EXIT_INCOMPLETE) or (code and stage in ("report", "view")):
+        if code == EXIT_INTERRUPTED:
+            raise KeyboardInterrupt
+        if code not in (0, EXIT_ERROR):  # a user error or a crash: the later stages need what this one makes
             outcome.error = f"{stage} exited with {code}"
-            break
-        if (
-            code == EXIT_ERROR
-            and stage == "eval"
-            and not RunPaths(output_dir, label, benchmark.name).eval_json.is_file()
-        ):
-            outcome.error = "eval wrote no eval.json"
             break
     return outcome
 

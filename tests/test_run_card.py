@@ -123,6 +123,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory, counted: Counter) -> Iterator
         os.chdir(here)
 
 
+def _roots(runs: Runs, *names: str) -> list[str]:
+    """``--data-root`` options for the samples the oracle's run made."""
+    return [a for b in names for a in ("--data-root", f"{b}={runs.base / 'data' / (b + '-sample')}")]
+
+
 def _card(out: Path, label: str) -> dict:
     return json.loads((out / label / "card.json").read_text(encoding="utf-8"))
 
@@ -207,11 +212,8 @@ def test_progress_names_the_benchmark_stage_and_counts(runs: Runs) -> None:
 @pytest.fixture(scope="module")
 def complete(runs: Runs) -> CliResult:
     """The random baseline through MMAR and MMAU on the samples the oracle's run made: complete, exit 0."""
-    roots = [f"{b}={runs.base / 'data' / (b + '-sample')}" for b in ("mmar", "mmau")]
-    return invoke(
-        ["run", "--model", "random", "--benchmarks", "mmar,mmau", "--output-dir", str(runs.out)]
-        + [arg for root in roots for arg in ("--data-root", root)]
-    )
+    args = ["run", "--model", "random", "--benchmarks", "mmar,mmau", "--output-dir", str(runs.out)]
+    return invoke([*args, *_roots(runs, "mmar", "mmau")])
 
 
 def test_a_complete_run_exits_0(runs: Runs, complete: CliResult) -> None:
@@ -232,6 +234,35 @@ def test_a_benchmark_without_data_is_reported_not_run(
     assert row["status"] == "not run" and "--sample" in row["reason"] and row["headline"] is None
     assert "not run" in (tmp_path / "out" / "oracle" / "card.md").read_text()
     assert not (tmp_path / "data").exists()  # nothing was generated without --sample
+
+
+def test_a_stage_error_fails_the_run_after_every_benchmark_is_taken_as_far_as_it_goes(
+    runs: Runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no API key: infer stops on a user error for each benchmark, and each one is still tried
+    args = ["run", "--model", "gpt-x", "--benchmarks", "mmar,mmau", "--output-dir", str(runs.out)]
+    stopped = invoke([*args, *_roots(runs, "mmar", "mmau")])
+    assert stopped.code == 2
+    assert stopped.stderr.count("needs OPENAI_API_KEY") == 2 and "[2/2] mmau: infer" in stopped.stderr
+    rows = _card(runs.out, "gpt-x")["benchmarks"]
+    assert [(r["status"], r["reason"]) for r in rows] == [("failed", "infer exited with 2")] * 2
+
+    # some questions of MMAR fail: its later stages still run on the rest (partial), MMAU completes, exit 1
+    original = OracleBackend.answer
+
+    async def flaky(self, item, request):  # type: ignore[no-untyped-def]
+        if item.task == "MMAR" and item.key.endswith("1"):
+            raise RuntimeError("backend broke")
+        return await original(self, item, request)
+
+    monkeypatch.setattr(OracleBackend, "answer", flaky)
+    args = ["run", "--model", "oracle", "--label", "flaky", "--benchmarks", "mmar,mmau", "--output-dir"]
+    failed = invoke([*args, str(runs.out), *_roots(runs, "mmar", "mmau"), "--max-attempts", "1"])
+    assert failed.code == 1, failed.stderr
+    mmar, mmau = _card(runs.out, "flaky")["benchmarks"]
+    assert mmar["stages"] == {"infer": 1, "refine": 0, "eval": 0, "report": 0, "view": 0}
+    assert mmar["status"] == "partial" and mmar["headline"]["reference"] is not None
+    assert mmau["status"] == "complete" and mmau["headline"]["reference"] == PERFECT
 
 
 @pytest.mark.parametrize(
