@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 import pytest
 
-from avibench.evaluate.card import CARD_SCHEMA, CARD_SCHEMA_VERSION, MEDIA_NOT_VERIFIED
+from avibench.evaluate.card import CARD_SCHEMA, CARD_SCHEMA_VERSION, MEDIA_NOT_VERIFIED, SCORED_KEYS
 from avibench.infer.backends.baselines import OracleBackend
 from avibench.plugin import PROFILES, benchmark_names, get_benchmark
 from avibench.run_command import StageOption, route_options
@@ -232,6 +232,7 @@ def test_a_benchmark_without_data_is_reported_not_run(
     assert "mmar: not run: no data at data/mmar" in result.stderr
     row = _card(tmp_path / "out", "oracle")["benchmarks"][0]
     assert row["status"] == "not run" and "--sample" in row["reason"] and row["headline"] is None
+    assert set(SCORED_KEYS) < set(row) and row["stages"] == {} and row["links"] == {}
     assert "not run" in (tmp_path / "out" / "oracle" / "card.md").read_text()
     assert not (tmp_path / "data").exists()  # nothing was generated without --sample
 
