@@ -92,6 +92,8 @@ def cli() -> None:
       avibench infer  --model M     ask the model      -> outputs/<label>/infer/<TASK>.jsonl
       avibench refine --model M     normalise answers  -> outputs/<label>/refine/<TASK>.jsonl
       avibench eval   --model M     score              -> outputs/<label>/eval.json
+    'avibench run --model M --benchmarks all' takes a model through every stage of every benchmark and writes
+    its card (outputs/<label>/card.html).
     Re-running a stage carries on where it stopped. Run 'avibench COMMAND --help' for details.
     """
 

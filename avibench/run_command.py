@@ -124,10 +124,20 @@ def route_options(args: Sequence[str], options: Mapping[str, StageOption]) -> di
 
 
 def select_benchmarks(names: str) -> list[Benchmark]:
-    """``all`` (the default benchmark first, then the others by name) or a comma-separated list, in order."""
+    """``all`` (the default benchmark first, then the others by name) or a comma-separated list, in order.
+
+    With ``all``, a plug-in that cannot be loaded is left out with a warning rather than stopping the others."""
     installed = benchmark_names()
     if names.strip().lower() == "all":
-        wanted = sorted(installed, key=lambda n: (n != DEFAULT_BENCHMARK, n))
+        loaded = []
+        for name in sorted(installed, key=lambda n: (n != DEFAULT_BENCHMARK, n)):
+            try:
+                loaded.append(get_benchmark(name))
+            except Exception as exc:  # a broken third-party plug-in must not hide the others
+                click.echo(
+                    f"warning: {name}: cannot be loaded ({type(exc).__name__}: {exc}); not run", err=True
+                )
+        return loaded
     else:
         wanted = list(dict.fromkeys(n.strip().lower() for n in names.split(",") if n.strip()))
         if not wanted:
@@ -183,7 +193,7 @@ def call_stage(command: click.Command, name: str, args: list[str]) -> int:
     try:
         code = command.main(args=args, prog_name=f"avibench {name}", standalone_mode=False)
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else EXIT_ERROR
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_ERROR)
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
@@ -239,7 +249,7 @@ def run_benchmark(
         outcome.stages[stage] = code
         if code == EXIT_INTERRUPTED:
             raise KeyboardInterrupt
-        if code not in (0, EXIT_ERROR):  # a user error or a crash: the later stages need what this one makes
+        if code not in (0, EXIT_ERROR):  # a user error: the later stages need what this one did not make
             outcome.error = f"{stage} exited with {code}"
             break
     return outcome
@@ -329,11 +339,14 @@ def run(
 
     \b
     avibench run --model M --benchmarks all --sample --concurrency 16 --fense stand-in
+
     Writes OUTPUT_DIR/<label>/card.json, card.md and card.html: a row per benchmark with its headline in both
     profiles, interval, chance level, completeness, the closest published models, the data's kind, the media
     probe and the settings, linking each benchmark's report and viewer.
 
-    Any other option goes to every stage command that declares it (see 'avibench infer --help' and the
+    A benchmark's data is its --data-root BENCH=DIR, else its download folder ('avibench benchmarks' lists them;
+    $DATA_ROOT, which names one benchmark's data, is not read); without either it is reported as not run, or
+    with --sample runs on its generated sample. Any other option goes to every stage command that declares it (see 'avibench infer --help' and the
     others); --STAGE.OPTION (e.g. --refine.concurrency 4) to that stage only. Re-running carries on where it
     stopped; a finished run asks nothing. Exit code 0 when every benchmark is complete; 3 when one is partial
     or not run (unless --allow-partial); 1 when a stage failed and 2 when a stage stopped on a user error,

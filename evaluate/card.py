@@ -234,9 +234,15 @@ def card_status(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _media_text(probe: Mapping[str, Any] | None) -> str:
-    if not probe:
+    """The probe's verdicts (``audio counted, image unverified``); a media kind whose probe was skipped, or a run
+    never probed, is not verified."""
+    verdicts = dict(probe or {})
+    told = {kind: verdict for kind, verdict in verdicts.items() if verdict != "skipped"}
+    if not told:
         return MEDIA_NOT_VERIFIED
-    return ", ".join(f"{kind} {verdict}" for kind, verdict in probe.items())
+    skipped = [str(kind) for kind, verdict in verdicts.items() if verdict == "skipped"]
+    text = ", ".join(f"{kind} {verdict}" for kind, verdict in told.items())
+    return text + (f"; {', '.join(skipped)} not verified" if skipped else "")
 
 
 def _settings_text(settings: Mapping[str, Any]) -> str:

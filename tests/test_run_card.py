@@ -14,7 +14,16 @@ from pathlib import Path
 import click
 import pytest
 
-from avibench.evaluate.card import CARD_SCHEMA, CARD_SCHEMA_VERSION, MEDIA_NOT_VERIFIED, SCORED_KEYS
+from avibench.contracts import RunPaths
+from avibench.evaluate.card import (
+    CARD_SCHEMA,
+    CARD_SCHEMA_VERSION,
+    MEDIA_NOT_VERIFIED,
+    SCORED_KEYS,
+    build_card,
+    card_document,
+)
+from avibench.evaluate.document import to_markdown
 from avibench.infer.backends.baselines import OracleBackend
 from avibench.plugin import PROFILES, benchmark_names, get_benchmark
 from avibench.run_command import StageOption, route_options
@@ -186,7 +195,8 @@ def test_the_card_pages_show_every_benchmark_with_links_and_the_media_probe(runs
         line = next(x for x in md.splitlines() if x.startswith(f"| {row['title']} |"))
         assert f"[report]({row['benchmark']}/report.html)" in line
         assert "sample (not comparable)" in line
-        assert (MEDIA_NOT_VERIFIED in line) == (row["media_probe"] is None)
+        probe = row["media_probe"] or {}
+        assert (MEDIA_NOT_VERIFIED in line) == all(v == "skipped" for v in probe.values())
         assert f'href="{row["benchmark"]}/viewer.html"' in page
     assert "100.00" in md and "Closest published" in md
 
@@ -322,3 +332,37 @@ def test_cards_set_models_side_by_side_with_their_marks(runs: Runs, complete: Cl
     assert everyone.code == 0 and json.loads((runs.out / "cards.json").read_text())["profile"] == "strict"
     missing = invoke(["cards", "--output-dir", str(runs.out), "--labels", "nobody"])
     assert missing.code == 2 and "no card" in missing.stderr
+
+
+def test_a_card_row_reads_the_media_probe_official_data_and_the_nearest_published(tmp_path: Path) -> None:
+    bench = get_benchmark("mmar")
+    paths = RunPaths(tmp_path, "m", "mmar")
+    paths.root.mkdir(parents=True)
+    summary = {
+        "profile": "reference",
+        "headline": 67.0,
+        "by_profile": {
+            p: {"tasks": {"MMAR": v}, "headline": v} for p, v in zip(PROFILES, (67.0, 61.5), strict=True)
+        },
+        "chance": {"MMAR": 30.0},
+        "intervals": {"aggregates": {"headline": [64.0, 70.0]}},
+    }
+    meta = {
+        "model": "m",
+        "profile": "reference",
+        "dataset": {"kind": "official", "why": "its files"},
+        "media_probe": {"audio": "counted", "image": "skipped"},
+    }
+    coverage = {"MMAR": {"status": "scored", "questions": 1000, "scored": 1000}}
+    paths.eval_json.write_text(json.dumps({"summary": summary, "meta": meta, "coverage": coverage}))
+    card = build_card(tmp_path, "m", [bench])
+    row = card["benchmarks"][0]
+    assert card["model"] == "m" and card["status"] == row["status"] == "complete"
+    assert row["headline"] == {"reference": 67.0, "strict": 61.5} and row["interval"] == [64.0, 70.0]
+    assert row["chance"] == 30.0 and row["links"] == {"eval": "mmar/eval.json"}
+    distances = [abs(p["headline"] - 67.0) for p in row["closest_published"]]
+    assert distances == sorted(distances) and len(distances) == 3
+    nearest = min(abs(r["headline"] - 67.0) for r in bench.published())
+    assert distances[0] == nearest
+    line = next(x for x in to_markdown(card_document(card)).splitlines() if x.startswith("| MMAR |"))
+    assert "| official |" in line and "audio counted; image not verified" in line and "incomplete" not in line
