@@ -23,12 +23,12 @@ COMMANDS: dict[str, str] = {
     "eval": "avibench.evaluate.cli:eval_command",
     "report": "avibench.evaluate.report_cli:report",
     "leaderboard": "avibench.evaluate.report_cli:leaderboard",
+    "run": "avibench.run_command:run",
+    "cards": "avibench.evaluate.cards:cards",
     "view": "avibench.evaluate.viewer:view",
     "compare": "avibench.evaluate.compare:compare",
     "runs": "avibench.evaluate.runs:runs",
     "demo": "avibench.benchmarks.avibench.demo:demo",
-    "run": "avibench.run_command:run",
-    "cards": "avibench.evaluate.cards:cards",
 }
 
 SHORT_HELP: dict[str, str] = {
@@ -42,12 +42,12 @@ SHORT_HELP: dict[str, str] = {
     "eval": "Score refined answers (or reference-format files) and write eval.json.",
     "report": "Write report.md and report.html for one run.",
     "leaderboard": "Rank every run in outputs/ beside the published results.",
+    "run": "One model through every stage of several benchmarks, then its card (card.json/.md/.html).",
+    "cards": "Models side by side across benchmarks, from their cards.",
     "view": "Browse every sample of a run (question, media, answers, scores) in one HTML page.",
     "compare": "Compare runs: per-task and per-stage differences with paired intervals, flipped samples.",
     "runs": "List every run under the output dir with its stages' state and last activity.",
     "demo": "Run the whole pipeline offline on the sample benchmark (oracle and random) as a self-test.",
-    "run": "One model through every stage of several benchmarks, then its card (card.json/.md/.html).",
-    "cards": "Models side by side across benchmarks, from their cards.",
 }
 
 
