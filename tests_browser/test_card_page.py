@@ -17,17 +17,19 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def card(runs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The oracle through AVI-Bench (the sample the other pages use; AVC not scored) and MMAR's sample."""
-    mmar = tmp_path_factory.mktemp("mmar") / "data"
+    """The oracle through AVI-Bench (on the sample the other pages' runs use; AVC not scored) and MMAR's
+    sample, in an output dir of its own."""
+    base = tmp_path_factory.mktemp("card")
+    mmar, out = base / "mmar", base / "out"
     args = ["run", "--model", "oracle", "--label", "card", "--benchmarks", "avibench,mmar"]
-    args += ["--data-root", f"avibench={runs.parent / 'data'}", "--data-root", f"mmar={mmar}", "--sample"]
-    args += ["--output-dir", str(runs), "--fense", "off", "--mode", "rules", "--allow-partial"]
+    args += ["--data-root", f"avibench={runs.parent / 'data'}", "--data-root", f"mmar={mmar}"]
+    args += ["--output-dir", str(out), "--fense", "off", "--mode", "rules", "--allow-partial"]
     main(["sample-data", "--benchmark", "mmar", "--out", str(mmar)])
     try:
         main(args)
     except SystemExit as exc:
         assert not exc.code, f"avibench run exited with {exc.code}"
-    return runs / "card" / "card.html"
+    return out / "card" / "card.html"
 
 
 def test_card_shows_every_benchmark_and_opens_its_report_and_viewer(browser: Browser, card: Path) -> None:
