@@ -59,3 +59,19 @@ def test_card_shows_every_benchmark_and_opens_its_report_and_viewer(browser: Bro
         browser.open(href)
         assert browser.exceptions == []
         assert title in browser.eval("document.title").lower()
+
+
+def test_cards_set_the_models_side_by_side_with_their_marks(browser: Browser, card: Path) -> None:
+    out = card.parent.parent
+    main(["cards", "--output-dir", str(out)])
+    browser.console.clear()
+    browser.exceptions.clear()
+    browser.open((out / "cards.html").resolve().as_uri())
+    browser.screenshot(SCREENSHOTS / "cards.png")
+    assert browser.exceptions == [] and browser.console == []
+    headers = browser.eval("Array.from(document.querySelectorAll('thead th')).map(c => c.textContent)")
+    assert headers == ["Model", "Status", "AVI-Bench", "MMAR"]
+    badges = browser.eval("Array.from(document.querySelectorAll('tbody td .badge')).map(b => b.textContent)")
+    assert badges == ["incomplete; sample data, not comparable", "sample data, not comparable"]
+    browser.open(browser.eval("document.querySelector('tbody a').href"))
+    assert browser.exceptions == [] and "report" in browser.eval("document.title").lower()
