@@ -138,11 +138,10 @@ def _counts(responses: Sequence[Response]) -> dict[str, int]:
 
 
 def _status(counts: Mapping[str, int], problem: str | None) -> tuple[str, str | None]:
-    if problem is not None:
-        return "partial", problem
-    if counts["answered"] == counts["questions"]:
-        return "scored", None
-    return "partial", f"{counts['failed']} failed, {counts['missing']} never asked"
+    reasons = [] if problem is None else [problem]
+    if counts["answered"] != counts["questions"]:
+        reasons.insert(0, f"{counts['failed']} failed, {counts['missing']} never asked")
+    return ("partial", "; ".join(reasons)) if reasons else ("scored", None)
 
 
 def _judge_problem(judging: ChatJudging, profile: AirBenchProfile) -> str | None:
