@@ -3,8 +3,8 @@
 Every job is sent through the shared chat client (its retry policy: 429 and 5xx retried, ``Retry-After``
 honoured) with bounded concurrency on one event loop. A reply the benchmark does not accept (``accept``) is asked
 again up to ``reasks`` times and then kept as an invalid reply, which the benchmark reports as a judge failure.
-An empty (or content-filtered) answer that the client's own retry did not turn into text is such a reply too:
-the empty string, kept on record like any other reply, never a failed request.
+An empty (or content-filtered) answer, once the client's retries of it (``RetryPolicy.empty_retries``) are spent,
+is such a reply too: the empty string, kept on record like any other reply, never a failed request.
 
 Each finished job is appended (and fsynced) to a journal, the latest record per key winning. A job is done when its
 latest record was made from the same request (judge model, messages and sampling parameters: ``request`` hash)

@@ -174,6 +174,7 @@ def test_an_empty_judge_reply_is_a_judgement_on_record(chat_root: Path, tmp_path
     with server.run_in_thread():
         first = rescore(chat_root, tmp_path, results, server)
         sent = server.count
+        assert sent == 2 * len(entries)  # each judgement asked once, an empty reply included
         again = rescore(chat_root, tmp_path, results, server)
         assert server.count == sent  # a finished eval sends nothing, the empty replies included
         accepted = rescore(chat_root, tmp_path, results, server, "--allow-partial")
@@ -330,8 +331,8 @@ def test_rescoring_reproduces_the_official_two_order_procedure(chat_root: Path, 
     assert result.code == 0, result.stderr
     reference_first: list[tuple[str, str]] = []
     model_first: list[tuple[str, str]] = []
-    unique = {b["messages"][0]["content"]: b for b in server.bodies()}  # an empty reply is asked once more
-    for body in unique.values():
+    assert server.count == 2 * len(entries)  # one request per judgement: an empty reply is not asked again
+    for body in server.bodies():
         first, second = shown(body)
         rows, entry = (
             (model_first, by_answer[first]) if first in by_answer else (reference_first, by_answer[second])

@@ -177,9 +177,13 @@ class AIRBench(Benchmark):
             raise AvibenchError(str(exc)) from None
         inputs = self._inputs(request)
         temperature = request.options.get("judge_temperature")
+        settings = JudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL)
         settings = replace(
-            JudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL),
+            settings,
             temperature=DEFAULT_JUDGE_TEMPERATURE if temperature is None else float(temperature),
+            retry=replace(
+                settings.retry, empty_retries=0
+            ),  # the official script keeps an empty reply at once
         )
         errors: list[str] = []
         if CHAT.name in inputs.responses:
