@@ -95,6 +95,17 @@ def _label_from_predictions(path: Path) -> str:
     default=None,
     help="Benchmarks with an LLM judge: judge requests in flight (default 16).",
 )
+@click.option(
+    "--judge-template",
+    default=None,
+    help="Benchmarks with an LLM judge: the judge prompt template id (default: the benchmark's official one).",
+)
+@click.option(
+    "--judge-temperature",
+    type=click.FloatRange(min=0.0, max=2.0),
+    default=None,
+    help="Benchmarks with an LLM judge: the judge's sampling temperature (default: the benchmark's).",
+)
 def eval_command(
     benchmark_name: str,
     model: str | None,
@@ -110,6 +121,8 @@ def eval_command(
     judge_model: str | None,
     judge_base_url: str | None,
     judge_concurrency: int | None,
+    judge_template: str | None,
+    judge_temperature: float | None,
 ) -> None:
     """Score answers against the dataset and write eval.json.
 
@@ -144,6 +157,8 @@ def eval_command(
         "judge_model": judge_model,
         "judge_base_url": judge_base_url,
         "judge_concurrency": judge_concurrency,
+        "judge_template": judge_template,
+        "judge_temperature": judge_temperature,
     }
     request = EvalRequest(
         data_root=run.data_root,

@@ -133,10 +133,14 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
         ]
         blocks += [Heading("Chat: judge score (1–10) per category"), Table(headers, rows)]
         judge = as_dict(as_dict(document.get("meta")).get("judge"))
+        departures = judge.get("departures")
+        departed = ", ".join(map(str, departures)) if isinstance(departures, list) and departures else "none"
         blocks.append(
             Paragraph(
-                f"Judge: {judge.get('model')} with {judge.get('template')}, temperature {judge.get('temperature')}, "
-                f"both answer orders; {judge.get('requests_sent')} requests sent by this eval, "
+                f"Judge: {judge.get('model')}, template {judge.get('template')} "
+                f"(sha256 {judge.get('template_sha256')}), temperature {judge.get('temperature')}, "
+                f"max tokens {judge.get('max_tokens')}, both answer orders; departures from the official judge: "
+                f"{departed}. {judge.get('requests_sent')} requests sent by this eval, "
                 f"{judge.get('replies_reused')} replies taken from the judge journal."
             )
         )
