@@ -33,8 +33,8 @@ def oracle_run(root: Path, out: Path, label: str = "o1") -> RunPaths:
     common = ["--label", label, "--output-dir", str(out)]
     first = invoke(["infer", "--model", "oracle", "--data-root", str(root), *common])
     assert first.code == 0, first.stderr
-    assert invoke(["refine", *common]).code == 0
-    scored = invoke(["eval", "--tasks", "AMIC,VMIC", *common])
+    assert invoke(["refine", "--data-root", str(root), *common]).code == 0
+    scored = invoke(["eval", "--tasks", "AMIC,VMIC", "--data-root", str(root), *common])
     assert scored.code == 0, scored.stderr
     return RunPaths(out, label, "avibench")
 

@@ -63,8 +63,8 @@ def colleague(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     for label in ("a", "b"):
         common = ["--label", label, "--output-dir", str(out)]
         assert invoke(["infer", "--model", "oracle", "--data-root", str(root), *common]).code == 0
-        assert invoke(["refine", *common]).code == 0
-        assert invoke(["eval", "--tasks", "AMIC", *common]).code == 0
+        assert invoke(["refine", "--data-root", str(root), *common]).code == 0
+        assert invoke(["eval", "--tasks", "AMIC", "--data-root", str(root), *common]).code == 0
     read_only(out)
     return root, out
 
@@ -104,21 +104,11 @@ def test_every_command_names_the_path_and_the_option(colleague, command: list[st
 
 
 def test_reading_commands_write_where_out_says(colleague, tmp_path: Path) -> None:
-    _, out = colleague
+    root, out = colleague
     before = tree(out)
-    scored = cli(
-        [
-            "eval",
-            "--label",
-            "a",
-            "--tasks",
-            "AMIC",
-            "--output-dir",
-            str(out),
-            "--out",
-            str(tmp_path / "e.json"),
-        ]
-    )
+    target = tmp_path / "e.json"
+    args = ["--label", "a", "--tasks", "AMIC", "--data-root", str(root), "--output-dir", str(out)]
+    scored = cli(["eval", *args, "--out", str(target)])
     assert scored.returncode == 0, scored.stderr
     assert json.loads((tmp_path / "e.json").read_text())["summary"]["tasks"]["AMIC"] == 100.0
     assert (tmp_path / "e.samples.jsonl").is_file()
@@ -135,13 +125,13 @@ def test_a_full_disk_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     root = build_dataset(tmp_path / "levels", {"AMIC": 3})
     common = ["--label", "o", "--output-dir", str(tmp_path / "out")]
     assert invoke(["infer", "--model", "oracle", "--data-root", str(root), *common]).code == 0
-    assert invoke(["refine", *common]).code == 0
+    assert invoke(["refine", "--data-root", str(root), *common]).code == 0
 
     def full(fd: int) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr("avibench.store.os.fsync", full)
-    result = invoke(["eval", "--tasks", "AMIC", *common])
+    result = invoke(["eval", "--tasks", "AMIC", "--data-root", str(root), *common])
     assert result.code == 2
     eval_json = tmp_path / "out" / "o" / "avibench" / "eval.json"
     assert result.stderr.endswith(f"error: cannot write {eval_json} (No space left on device); pass --out FILE to "
