@@ -61,7 +61,7 @@ def binding_of(model: str | None, backend: str | None, params: Mapping[str, Any]
 
 
 def describe(binding: Mapping[str, Any], keys: Iterable[str] | None = None) -> str:
-    """``model 'm', backend openai, temperature 0`` for the given keys (default: all that are set)."""
+    """``model "m", backend openai, temperature 0.0`` for the given keys (default: all that are set)."""
     keys = list(keys) if keys is not None else [k for k in BINDING if binding.get(k) is not None]
     return ", ".join(
         f"{k.replace('_', ' ')} {json.dumps(binding.get(k)) if k != 'backend' else binding.get(k)}"
@@ -97,14 +97,15 @@ def save_manifest(paths: RunPaths, manifest: Mapping[str, Any]) -> bool:
 
 
 def new_manifest(
-    paths: RunPaths, binding: Mapping[str, Any], data_root: Path, *, created_by: str
+    paths: RunPaths, binding: Mapping[str, Any], data_root: Path | None, *, created_by: str
 ) -> dict[str, Any]:
+    """A manifest binding the run to ``binding`` and the data at ``data_root`` (None: unknown), with no task yet."""
     return {
         "schema": SCHEMA,
         "label": paths.label,
         "benchmark": paths.benchmark,
         **dict(binding),
-        "data_root": str(data_root.resolve()),
+        "data_root": str(data_root.resolve()) if data_root is not None else None,
         "tasks": {},
         "mixed": False,
         "other_data": [],
@@ -168,8 +169,8 @@ def adopt(benchmark: Benchmark, paths: RunPaths) -> dict[str, Any] | None:
         return None
     top = {k: v for k, v in next(iter(per_task.values())).items() if k in BINDING}
     root = next((e["data_root"] for e in per_task.values() if e.get("data_root")), None)
-    root = root or (starts[-1].get("data_root") if starts else None) or ""
-    manifest = new_manifest(paths, top, Path(root), created_by="adopted")
+    root = root or (starts[-1].get("data_root") if starts else None)
+    manifest = new_manifest(paths, top, Path(root) if root else None, created_by="adopted")
     manifest["tasks"] = per_task
     manifest["mixed"] = any({k: e.get(k) for k in top} != top for e in per_task.values())
     return manifest

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +144,7 @@ def eval_command(
         raise click.UsageError("give --model or --label (score a run's journals) or --predictions PATH")
     if label is None and model is None:
         label = _label_from_predictions(pred_path)  # type: ignore[arg-type]
-    notice = lambda t: click.echo(t, err=True)  # noqa: E731
+    notice = partial(click.echo, err=True)
     run = locate(benchmark_name, model, label, output_dir, data_root, notice=notice)
     manifest = load_manifest(run.benchmark, run.paths, notice)
     run = use_run_data(run, manifest, data_root)

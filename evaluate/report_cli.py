@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import click
@@ -87,7 +88,7 @@ def report(
     """Write report.md and a self-contained report.html beside the run's eval.json (or into --out)."""
     if (price_in is None) != (price_out is None):
         raise click.UsageError("give both --price-in and --price-out, or neither")
-    notice = lambda t: click.echo(t, err=True)  # noqa: E731
+    notice = partial(click.echo, err=True)
     run = locate(benchmark_name, model, label, output_dir, None, notice=notice)
     meta = as_dict(load_eval(run.paths).get("meta"))
     notes = page_caveats(

@@ -171,7 +171,7 @@ def view(
 
     Filter by task, outcome, refine method and free text, sort, and link to a sample with #sample=TASK/KEY.
     """
-    notice = lambda t: click.echo(t, err=True)  # noqa: E731
+    notice = partial(click.echo, err=True)
     run = locate(benchmark_name, model, label, output_dir, None, notice=notice)
     doc = load_eval(run.paths)
     meta, summary = doc.get("meta") or {}, doc.get("summary") or {}

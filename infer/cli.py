@@ -295,8 +295,8 @@ async def _execute(
 @click.option(
     "--allow-mixed",
     is_flag=True,
-    help="Add answers to a label whose answers were made with other generation settings (temperature, max "
-    "tokens, media, template, system prompt); the report states the mix.",
+    help="Add answers to a label whose answers were made with another model, backend or other generation "
+    "settings (temperature, max tokens, media, template, system prompt); every page states the mix per task.",
 )
 @click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 @click.option(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import click
@@ -75,7 +76,7 @@ def refine(
     <output dir>/.refine-cache.jsonl, shared by every label. Before using infer's endpoint (OPENAI_BASE_URL without REFINE_BASE_URL) refine checks
     that it serves the refine model; a rejected key or an unknown model stops refine at the first request.
     """
-    notice = lambda text: click.echo(text, err=True)  # noqa: E731
+    notice = partial(click.echo, err=True)
     run = locate(benchmark_name, model, label, output_dir, data_root, notice=notice)
     selected = run.benchmark.select(tasks) if tasks else run.benchmark.tasks()
     if not run.paths.infer_dir.is_dir():
