@@ -253,3 +253,44 @@ def test_a_copy_of_the_run_data_elsewhere_is_the_same_dataset(roots, tmp_path: P
     result = invoke(["eval", "--label", "o1", *args])
     assert result.code == 0, result.stderr
     assert scores(paths.eval_json) == {"AMIC": 100.0, "VMIC": 100.0}
+
+
+def test_mmar_runs_are_bound_too_and_comparisons_of_two_benchmarks_keep_apart(roots, tmp_path: Path) -> None:
+    a, _ = roots
+    out = tmp_path / "out"
+    for seed in ("0", "1"):
+        made = invoke(
+            ["sample-data", "--benchmark", "mmar", "--out", str(tmp_path / f"mmar{seed}"), "--seed", seed]
+        )
+        assert made.code == 0, made.stderr
+    for model in ("oracle", "random"):
+        for bench, root in (("mmar", tmp_path / "mmar0"), ("avibench", a)):
+            common = [
+                "--benchmark",
+                bench,
+                "--label",
+                model,
+                "--output-dir",
+                str(out),
+                "--data-root",
+                str(root),
+            ]
+            assert invoke(["infer", "--model", model, *common]).code == 0
+            assert invoke(["refine", *common]).code == 0
+            tasks = ["--tasks", "AMIC,VMIC"] if bench == "avibench" else []
+            assert invoke(["eval", *common, *tasks]).code == 0
+    mmar = RunPaths(out, "oracle", "mmar")
+    assert scores(mmar.eval_json) == {"MMAR": 100.0}
+    other = invoke(["eval", "--benchmark", "mmar", "--label", "oracle", "--output-dir", str(out),
+                    "--data-root", str(tmp_path / "mmar1")])  # fmt: skip
+    assert other.code == 2 and "(MMAR differ)" in other.stderr
+    assert scores(mmar.eval_json) == {"MMAR": 100.0}
+
+    for bench in ("avibench", "mmar"):
+        compared = invoke(["compare", "oracle", "random", "--benchmark", bench, "--output-dir", str(out)])
+        assert compared.code == 0, compared.stderr
+    for bench in ("avibench", "mmar"):
+        data = json.loads((out / f"compare-{bench}-oracle-vs-random.json").read_text())
+        assert set(data["comparisons"][0]["differences"]) >= (
+            {"MMAR"} if bench == "mmar" else {"AMIC", "VMIC"}
+        )
