@@ -63,10 +63,13 @@ def binding_of(model: str | None, backend: str | None, params: Mapping[str, Any]
 def describe(binding: Mapping[str, Any], keys: Iterable[str] | None = None) -> str:
     """``model "m", backend openai, temperature 0.0`` for the given keys (default: all that are set)."""
     keys = list(keys) if keys is not None else [k for k in BINDING if binding.get(k) is not None]
-    return ", ".join(
-        f"{k.replace('_', ' ')} {json.dumps(binding.get(k)) if k != 'backend' else binding.get(k)}"
-        for k in keys
-    )
+    return ", ".join(f"{k.replace('_', ' ')} {_shown(k, binding.get(k))}" for k in keys)
+
+
+def _shown(key: str, value: Any) -> str:
+    if value is None:
+        return "none"
+    return str(value) if key == "backend" else json.dumps(value)
 
 
 def read_manifest(paths: RunPaths) -> dict[str, Any] | None:
@@ -179,20 +182,19 @@ def adopt(benchmark: Benchmark, paths: RunPaths) -> dict[str, Any] | None:
 def _adopted_binding(
     task: str, starts: Sequence[Mapping[str, Any]], record: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """A task's binding from the latest infer invocation that ran it, else from its latest answer, whose
-    per-question answer-length limit says nothing of the run's (left out: unknown, so never refused)."""
+    """A task's binding from the latest infer invocation that ran it, else from its latest answer. Only what was
+    recorded is bound: a setting an older version did not record is unknown, so never refused, and so is the
+    answer-length limit of a record (a question's own limit says nothing of the run's)."""
     start = next((s for s in reversed(starts) if task in (s.get("tasks") or [])), None)
     if start is not None:
-        params = {**(start.get("params") or {})}
-        params.update(
-            {k: start.get(k) for k in ("media", "drop_audio_with_video", "template", "system_prompt")}
-        )
-        return binding_of(start.get("model"), start.get("backend"), params)
-    params = record.get("params")
-    if not isinstance(params, dict):
-        return {"model": record.get("model"), "backend": record.get("backend")}
-    binding = binding_of(record.get("model"), record.get("backend"), params)
-    del binding["max_tokens"]
+        sent = start.get("params") if isinstance(start.get("params"), dict) else {}
+        binding = {k: start[k] for k in ("model", "backend") if k in start}
+        binding.update({k: sent.get(k) for k in ("temperature", "max_tokens")})  # absent: not sent
+        binding.update({k: start[k] for k in SETTINGS if k in start})
+        return binding
+    params = record.get("params") if isinstance(record.get("params"), dict) else {}
+    binding = {k: record[k] for k in ("model", "backend") if k in record}
+    binding.update({k: params[k] for k in SETTINGS if k in params and k != "max_tokens"})
     return binding
 
 
