@@ -412,9 +412,6 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
     run = locate(
         opts["benchmark_name"], model, opts["label"], opts["output_dir"], opts["data_root"], notice=_notice
     )
-    click.get_current_context().with_resource(
-        run_lock(run.paths.root, "infer", run.label, (shard.index, shard.count))
-    )
     manifest = load_manifest(run.benchmark, run.paths, _notice)
     run = use_run_data(run, manifest, opts["data_root"])
     template = _template(run.benchmark, opts["template"])
@@ -459,6 +456,9 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         stream=opts["stream"],
     )
     specs = select_tasks(run.benchmark, run.data_root, opts["tasks"])
+    click.get_current_context().with_resource(  # held until the command ends: nobody else plans these questions
+        run_lock(run.paths.root, "infer", run.label, (shard.index, shard.count))
+    )
     manifest = _bind(run, manifest, binding_of(model, backend_name, request.provenance()), specs, opts)
     setup = RunSetup(
         run=run,
