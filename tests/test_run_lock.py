@@ -38,6 +38,7 @@ def test_a_second_process_on_the_label_stops_while_a_disjoint_shard_runs(tmp_pat
             str(out),
             "--concurrency",
             "1",
+            "--skip-probe",  # the probe's own requests are not questions
         ]
         first = subprocess.Popen(
             [sys.executable, "-m", "avibench.cli", *args, "--shard", "0/2"],
