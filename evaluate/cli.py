@@ -263,7 +263,7 @@ def _scores_less(benchmark: Benchmark, path: Path, document: dict[str, Any]) -> 
     lost = sorted(complete_tasks(benchmark, old) - complete_tasks(benchmark, document))
     if not lost:
         return None
-    return f"{', '.join(lost) if len(lost) <= 4 else f'{len(lost)} more tasks'} complete there, not here"
+    return f"{', '.join(lost) if len(lost) <= 4 else f'{len(lost)} tasks'} complete there, not here"
 
 
 def _scored_name(tasks: tuple[Task, ...] | list[Task]) -> str:
