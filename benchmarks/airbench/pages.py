@@ -33,6 +33,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.level_metrics.airbench import CATEGORIES, FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
+from avibench.manifest import binding_mark
 from avibench.store import atomic_write_json
 
 if TYPE_CHECKING:
@@ -168,7 +169,8 @@ def _local_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -
                 "model": label,
                 "tasks": as_dict(summary.get("tasks")),
                 "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
-                + (f" [{mark}]" if mark else ""),
+                + (f" [{mark}]" if mark else "")
+                + binding_mark(meta),
                 "dataset": dataset,
                 "foundation": as_dict(foundation.get("categories"))
                 | {"average": as_dict(summary.get("tasks")).get("foundation")},
@@ -238,7 +240,7 @@ def write_leaderboard(
         for part, columns in (("foundation", FOUNDATION_COLUMNS), ("chat", CHAT_COLUMNS)):
             table, other[part] = _part_table(apart, part, columns)
             doc.add(table)
-    stem = Path(output_dir) / f"leaderboard-{benchmark.name}"
+    stem = Path(options.out or output_dir) / f"leaderboard-{benchmark.name}"
     paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))
     write_document(doc, paths[0], paths[1])
     atomic_write_json(
