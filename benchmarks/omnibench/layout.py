@@ -10,7 +10,6 @@ also its id here and the ``index`` of its inference row.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from avibench.benchmarks.mmar.layout import jsonl_entries, read_text
 from avibench.definitions import prompt_resource
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
@@ -128,23 +128,7 @@ def gold_position(answer: str, options: Sequence[str]) -> int | None:
 
 def read_dataset(path: Path) -> list[Any]:
     """The records of the question file, one JSON value per non-blank line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
-    records = []
-    for number, line in enumerate(text.splitlines()):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                path, f"line {number + 1} is not valid JSON ({exc.msg})", index=number
-            ) from None
-    return records
+    return [record for _, record in jsonl_entries(path, read_text(path))]
 
 
 def audio_type(record: Mapping[str, Any]) -> str:
