@@ -35,6 +35,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.evaluate.viewer import VIEWER_NAME
+from avibench.infer.probe_record import media_verdicts
 from avibench.plugin import PROFILES, Benchmark
 from avibench.store import atomic_write_json
 
@@ -236,13 +237,7 @@ def card_status(rows: Sequence[Mapping[str, Any]]) -> str:
 def _media_text(probe: Mapping[str, Any] | None) -> str:
     """The probe's verdicts (``audio counted, image unverified``); a media kind whose probe was skipped, or a run
     never probed, is not verified."""
-    verdicts = dict(probe or {})
-    told = {kind: verdict for kind, verdict in verdicts.items() if verdict != "skipped"}
-    if not told:
-        return MEDIA_NOT_VERIFIED
-    skipped = [str(kind) for kind, verdict in verdicts.items() if verdict == "skipped"]
-    text = ", ".join(f"{kind} {verdict}" for kind, verdict in told.items())
-    return text + (f"; {', '.join(skipped)} not verified" if skipped else "")
+    return media_verdicts(probe) or MEDIA_NOT_VERIFIED
 
 
 def _settings_text(settings: Mapping[str, Any]) -> str:
