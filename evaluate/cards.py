@@ -33,6 +33,14 @@ def read_card(path: Path) -> dict[str, Any]:
         raise AvibenchError(
             f"{path}: card schema version {version!r} is newer than this avibench reads ({CARD_SCHEMA_VERSION})"
         )
+    if not isinstance(card.get("label"), str):
+        raise AvibenchError(f"{path} field label: missing or not a string")
+    rows = card.get("benchmarks")
+    if not isinstance(rows, list):
+        raise AvibenchError(f"{path} field benchmarks: missing or not a list")
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("benchmark"), str):
+            raise AvibenchError(f"{path} entry {index} of benchmarks: not an object with a benchmark name")
     return card
 
 
