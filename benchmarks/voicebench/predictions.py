@@ -17,6 +17,7 @@ from pathlib import Path
 from avibench.benchmarks.voicebench.layout import BY_NAME, Subset, read_rows
 from avibench.errors import AvibenchError, DatasetError
 from avibench.items import Item, Response
+from avibench.store import atomic_write_text
 
 RESULT_PREFIX = "result-"
 MODALITY = "audio"
@@ -137,6 +138,6 @@ def write(
             by_split.setdefault(response.item.meta["split"], []).append(json.dumps(row, ensure_ascii=False))
         for split, lines in by_split.items():
             path = out / f"{model}-{task}-{split}-{MODALITY}.jsonl"
-            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            atomic_write_text(path, "\n".join(lines) + "\n")
             written.setdefault(task, path)
     return written
