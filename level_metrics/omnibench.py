@@ -24,6 +24,7 @@ from avibench.level_metrics.profile import lookup_profile
 
 #: The audio types the official scorer knows, in its order (any other crashes it; loading rejects them).
 AUDIO_TYPES: tuple[str, ...] = ("music", "speech", "sound event")
+#: The letters the official prompt shows, in option order.
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 VERDICTS: tuple[str, ...] = ("correct", "invalid", "wrong")
 

@@ -20,6 +20,7 @@ from typing import Any
 from avibench.benchmarks.mmar.layout import jsonl_entries, read_text
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.level_metrics.voicebench import MCQ_LETTERS
 from avibench.level_metrics.voicebench_ifeval import CHECKS
 from avibench.refine.voicebench import bbh_task
 
@@ -39,7 +40,6 @@ MMSU_SPLITS = (
     "chemistry",
     "physics",
 )
-MCQ_ANSWERS = ("A", "B", "C", "D")
 BBH_ANSWERS = ("yes", "no", "(a)", "(b)")
 
 
@@ -115,8 +115,8 @@ def row_problems(subset: Subset, row: dict[str, Any]) -> list[tuple[str, str]]:
         return problems
     if not isinstance(row["prompt"], str):
         problems.append(("prompt", "is not a string"))
-    if subset.evaluator == "mcq" and row["reference"] not in MCQ_ANSWERS:
-        problems.append(("reference", f"{row['reference']!r} is not one of {', '.join(MCQ_ANSWERS)}"))
+    if subset.evaluator == "mcq" and row["reference"] not in MCQ_LETTERS:
+        problems.append(("reference", f"{row['reference']!r} is not one of {', '.join(MCQ_LETTERS)}"))
     if subset.evaluator == "bbh":
         if str(row["reference"]).lower() not in BBH_ANSWERS:
             problems.append(("reference", f"{row['reference']!r} is not one of yes, no, (A), (B)"))
