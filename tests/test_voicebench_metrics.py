@@ -73,7 +73,7 @@ def test_mcq_fallback_is_seeded_like_the_official_random_module() -> None:
     assert resolved == expected and fallback.decided == 3
     block = mcq_block(preds, resolved, golds)
     assert block["fail"] == 60.0
-    assert block["acc"] == 100 * sum(r == g for r, g in zip(resolved, golds, strict=True)) / 5
+    assert block["acc"] == 100 * sum(r == g for r, g in zip(expected, golds, strict=True)) / 5
     assert mcq_block(preds, resolve(preds, "ABCD", None), golds) == {"acc": 20.0, "fail": 60.0}
 
 
