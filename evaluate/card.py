@@ -45,7 +45,8 @@ CARD_SCHEMA_VERSION = 1
 CARD_NAMES = ("card.json", "card.md", "card.html")
 #: How many published models the card names beside each benchmark's headline.
 CLOSEST = 3
-#: A benchmark row's status: every selected task scored, part of it scored, nothing scored, or the stages failed.
+#: A benchmark row's status, best to worst: every selected task scored, part of it scored, nothing scored, or the
+#: stages failed.
 STATUSES = ("complete", "partial", "not run", "failed")
 MEDIA_NOT_VERIFIED = "media not verified"
 #: The keys of a benchmark row that come from its eval.json (``null`` in a row that has none).
@@ -228,7 +229,7 @@ def build_card(
 def card_status(rows: Sequence[Mapping[str, Any]]) -> str:
     """``complete`` when every benchmark is; else the worst row status."""
     statuses = {str(r.get("status")) for r in rows}
-    for status in ("failed", "not run", "partial"):
+    for status in reversed(STATUSES[1:]):  # the worst first
         if status in statuses:
             return status
     return "complete"
