@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
@@ -198,7 +199,9 @@ def test_ifeval_bad_instructions_name_the_problem() -> None:
         ifeval.follows("detectable_format:number_bullet_lists", "x", {"num_bullets": None})
 
 
-def test_ifeval_checks_needing_models_say_what_to_set(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_ifeval_checks_needing_models_say_what_to_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setitem(sys.modules, "langdetect", None)
     ifeval._detector.cache_clear()
     with pytest.raises(ifeval.MissingResource, match=r"pip install langdetect"):
@@ -224,7 +227,9 @@ class _Classifier:
         return references[0] in candidate and question == question.lower()
 
 
-def test_pedant_reads_its_files_from_the_configured_folder(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_pedant_reads_its_files_from_the_configured_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import types
 
     import joblib
