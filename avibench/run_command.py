@@ -138,15 +138,14 @@ def select_benchmarks(names: str) -> list[Benchmark]:
                     f"warning: {name}: cannot be loaded ({type(exc).__name__}: {exc}); not run", err=True
                 )
         return loaded
-    else:
-        wanted = list(dict.fromkeys(n.strip().lower() for n in names.split(",") if n.strip()))
-        if not wanted:
-            raise click.UsageError("--benchmarks: name at least one benchmark, or 'all'")
-        unknown = [n for n in wanted if n not in installed]
-        if unknown:
-            raise click.UsageError(
-                f"--benchmarks: unknown {', '.join(unknown)}; installed: {', '.join(installed)}"
-            )
+    wanted = list(dict.fromkeys(n.strip().lower() for n in names.split(",") if n.strip()))
+    if not wanted:
+        raise click.UsageError("--benchmarks: name at least one benchmark, or 'all'")
+    unknown = [n for n in wanted if n not in installed]
+    if unknown:
+        raise click.UsageError(
+            f"--benchmarks: unknown {', '.join(unknown)}; installed: {', '.join(installed)}"
+        )
     return [get_benchmark(n) for n in wanted]
 
 
