@@ -296,7 +296,8 @@ def _row_cells(row: Mapping[str, Any]) -> list[str | Cell]:
     ]
     if row.get("headline") is None:
         reason = str(row.get("reason") or "")
-        return [row["title"], Cell(row["status"], "", reason), *[DASH] * 9, *link_cells]
+        blank = [DASH] * (len(CARD_HEADERS) - 2 - len(link_cells))  # all but benchmark, status and the links
+        return [row["title"], Cell(row["status"], "", reason), *blank, *link_cells]
     gaps = as_dict(as_dict(row.get("completeness")).get("incomplete_tasks"))
     status = Cell(row["status"], ", ".join(gaps), _gaps_hint(row)) if gaps else Cell(row["status"])
     dataset = as_dict(row.get("dataset"))

@@ -16,7 +16,16 @@ import click
 from avibench.config import default_output_dir
 from avibench.errors import AvibenchError
 from avibench.evaluate.card import CARD_NAMES, CARD_SCHEMA, CARD_SCHEMA_VERSION, headline_cell
-from avibench.evaluate.document import DASH, Cell, Document, Paragraph, Table, as_dict, write_document
+from avibench.evaluate.document import (
+    DASH,
+    Cell,
+    Document,
+    Paragraph,
+    Table,
+    as_dict,
+    fmt_score,
+    write_document,
+)
 from avibench.evaluate.run_files import read_json
 from avibench.plugin import PROFILES
 from avibench.run_options import output_dir_option
@@ -93,8 +102,7 @@ def _cell(cell: dict[str, Any] | None) -> Cell:
         return Cell(DASH, "not in card")
     if cell["headline"] is None:
         return Cell(DASH, str(cell["status"]))
-    text = f"{cell['headline']:.2f}"
-    return Cell(text, "; ".join(cell["marks"]), "", cell["link"] or "")
+    return Cell(fmt_score(cell["headline"]), "; ".join(cell["marks"]), "", cell["link"] or "")
 
 
 def cards_document(table: dict[str, Any]) -> Document:
