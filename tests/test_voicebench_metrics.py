@@ -197,6 +197,11 @@ def test_ifeval_bad_instructions_name_the_problem() -> None:
         ifeval.follows("made:up", "x", {})
     with pytest.raises(ifeval.BadInstruction, match="needs the argument 'num_bullets'"):
         ifeval.follows("detectable_format:number_bullet_lists", "x", {"num_bullets": None})
+    nth = "length_constraints:nth_paragraph_first_word"
+    with pytest.raises(ifeval.BadInstruction, match=f"{nth}: an argument is invalid"):
+        ifeval.follows(nth, "a\n\nb", {"num_paragraphs": 2, "nth_paragraph": "second", "first_word": "b"})
+    with pytest.raises(ifeval.BadInstruction, match="kwargs entry is a list, not an object"):
+        ifeval.follows(nth, "a", ["second"])  # type: ignore[arg-type]
 
 
 def test_ifeval_checks_needing_models_say_what_to_set(
