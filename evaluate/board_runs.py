@@ -14,6 +14,8 @@ from typing import Any
 
 from avibench.errors import AvibenchError
 from avibench.evaluate.document import as_dict
+from avibench.infer.probe_record import media_note
+from avibench.manifest import binding_mark
 
 OTHER_DATA_HEADING = "Runs on other data (not comparable)"
 UNRECORDED = {"kind": "other", "why": "eval.json records no dataset kind; re-run eval to record it"}
@@ -21,10 +23,12 @@ UNRECORDED = {"kind": "other", "why": "eval.json records no dataset kind; re-run
 
 @dataclass(frozen=True)
 class BoardOptions:
-    """``runs``: the labels to show (None: every run); ``include_unofficial``: rank runs on other data too."""
+    """``runs``: the labels to show (None: every run); ``include_unofficial``: rank runs on other data too;
+    ``out``: where the pages go (None: the output dir)."""
 
     runs: tuple[str, ...] | None = None
     include_unofficial: bool = False
+    out: Path | None = None
 
 
 def run_labels(output_dir: Path, benchmark: str, options: BoardOptions) -> list[str]:
@@ -42,7 +46,12 @@ def run_labels(output_dir: Path, benchmark: str, options: BoardOptions) -> list[
 
 
 def dataset_of(meta: Mapping[str, Any]) -> dict[str, str]:
-    """``meta.dataset`` of an eval.json, or :data:`UNRECORDED`."""
+    """``meta.dataset`` of an eval.json, or :data:`UNRECORDED`; a run scored on other data than its own by
+    ``--allow-other-data`` is other data whatever that data is."""
+    uses = as_dict(meta.get("run")).get("other_data")
+    if uses:
+        roots = ", ".join(sorted({str(as_dict(u).get("data_root")) for u in uses}))
+        return {"kind": "other", "why": f"scored on {roots}, not the run's own data (--allow-other-data)"}
     dataset = as_dict(meta.get("dataset"))
     if dataset.get("kind") in ("official", "sample", "other"):
         return {"kind": str(dataset["kind"]), "why": str(dataset.get("why") or "")}
@@ -52,6 +61,20 @@ def dataset_of(meta: Mapping[str, Any]) -> dict[str, str]:
 def data_mark(dataset: Mapping[str, str]) -> str:
     """The marker a run on other data carries wherever it is shown ("" for the official data)."""
     return "" if dataset["kind"] == "official" else f"{dataset['kind']} data, not comparable"
+
+
+def run_origin(meta: Mapping[str, Any], label: str, profile: str | None = None) -> str:
+    """How a local run is named in a leaderboard's origin column: its model (and profile), the data mark, the
+    media probe's verdicts and the run's binding overrides, the same on every benchmark's board."""
+    who = meta.get("model") or label
+    head = f"run ({who}, {profile} profile)" if profile else f"run of {who}"
+    mark = data_mark(dataset_of(meta))
+    return (
+        head
+        + (f" [{mark}]" if mark else "")
+        + f"; {media_note(meta.get('media_probe'))}"
+        + binding_mark(meta)
+    )
 
 
 def other_data_note(runs: Sequence[tuple[str, Mapping[str, str]]]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,18 @@ from avibench.evaluate.completeness import (
     task_gaps,
     warning_lines,
 )
-from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
-from avibench.plugin import PROFILES, EvalRequest
+from avibench.evaluate.samples import build_rows, samples_file, write_samples
+from avibench.infer.probe_record import probe_path, recorded_verdicts
+from avibench.manifest import (
+    OTHER_DATA_HELP,
+    check_data,
+    load_manifest,
+    manifest_path,
+    record_other_data,
+    run_meta,
+    use_run_data,
+)
+from avibench.plugin import PROFILES, Benchmark, EvalRequest, Task
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
 
@@ -77,6 +88,13 @@ def _label_from_predictions(path: Path) -> str:
     help=f"Exit 0 even when a selected task is incomplete (default: exit {EXIT_INCOMPLETE} after the warning).",
 )
 @click.option(
+    "--replace",
+    is_flag=True,
+    help="Write the run's eval.json even when this eval scores less of it than the eval.json there (default: "
+    "write such an eval beside it, named after what it scored).",
+)
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
+@click.option(
     "--judge-model",
     default=None,
     help="Benchmarks with an LLM judge: the judge model (default: the benchmark's published judge).",
@@ -94,6 +112,17 @@ def _label_from_predictions(path: Path) -> str:
     default=None,
     help="Benchmarks with an LLM judge: judge requests in flight (default 16).",
 )
+@click.option(
+    "--judge-template",
+    default=None,
+    help="Benchmarks with an LLM judge: the judge prompt template id (default: the benchmark's official one).",
+)
+@click.option(
+    "--judge-temperature",
+    type=click.FloatRange(min=0.0, max=2.0),
+    default=None,
+    help="Benchmarks with an LLM judge: the judge's sampling temperature (default: the benchmark's).",
+)
 def eval_command(
     benchmark_name: str,
     model: str | None,
@@ -106,9 +135,13 @@ def eval_command(
     out_file: Path | None,
     fense_mode: str | None,
     allow_partial: bool,
+    replace: bool,
+    allow_other_data: bool,
     judge_model: str | None,
     judge_base_url: str | None,
     judge_concurrency: int | None,
+    judge_template: str | None,
+    judge_temperature: float | None,
 ) -> None:
     """Score answers against the dataset and write eval.json.
 
@@ -126,11 +159,25 @@ def eval_command(
         raise click.UsageError("give --model or --label (score a run's journals) or --predictions PATH")
     if label is None and model is None:
         label = _label_from_predictions(pred_path)  # type: ignore[arg-type]
-    run = locate(
-        benchmark_name, model, label, output_dir, data_root, notice=lambda t: click.echo(t, err=True)
-    )
+    notice = partial(click.echo, err=True)
+    run = locate(benchmark_name, model, label, output_dir, data_root, notice=notice)
+    manifest = load_manifest(run.benchmark, run.paths, notice)
+    run = use_run_data(run, manifest, data_root)
     benchmark = run.benchmark
     tasks = benchmark.select(task_names)
+    scored_here = [t for t in tasks if pred_path is not None or run.paths.infer_journal(t.name).is_file()]
+    other = check_data(
+        benchmark,
+        run.paths,
+        manifest,
+        run.data_root,
+        scored_here,
+        stage="score",
+        allow_other_data=allow_other_data,
+    )
+    other_entry = (
+        record_other_data(run.paths, manifest, "eval", run.data_root, other) if manifest and other else None
+    )
     if pred_path is None and not any(
         run.paths.refine_journal(t.name).is_file() or run.paths.infer_journal(t.name).is_file() for t in tasks
     ):
@@ -139,9 +186,9 @@ def eval_command(
             f"'avibench refine --benchmark {benchmark.name} --label {run.label}' first"
         )
     target = out_file or run.paths.eval_json
-    read = [f for t in tasks for f in benchmark.data_files(run.data_root, t)]
+    read = [f for t in tasks for f in benchmark.data_files(run.data_root, t)] + [manifest_path(run.paths)]
     if pred_path is None:
-        read += [run.paths.run_json]
+        read += [run.paths.run_json, probe_path(run.paths.infer_dir)]
         read += [
             j for t in tasks for j in (run.paths.infer_journal(t.name), run.paths.refine_journal(t.name))
         ]
@@ -158,7 +205,9 @@ def eval_command(
             "explicit_tasks": task_names is not None,
             "fense": fense_mode,
             "allow_partial": allow_partial,
-            "judge": [judge_model, judge_base_url, judge_concurrency],
+            "replace": replace,
+            "allow_other_data": allow_other_data,
+            "judge": [judge_model, judge_base_url, judge_concurrency, judge_template, judge_temperature],
         },
     )
     done = reuse.reusable(target, stamp)
@@ -174,6 +223,8 @@ def eval_command(
         "judge_model": judge_model,
         "judge_base_url": judge_base_url,
         "judge_concurrency": judge_concurrency,
+        "judge_template": judge_template,
+        "judge_temperature": judge_temperature,
     }
     request = EvalRequest(
         data_root=run.data_root,
@@ -195,9 +246,12 @@ def eval_command(
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
     meta["benchmark"] = benchmark.name
     meta["dataset"] = benchmark.dataset_kind(run.data_root, tasks)
+    if manifest:
+        meta["run"] = run_meta(manifest, other_entry)
     journals = pred_path is None
     if journals:
         meta.update(answer_provenance(run.paths, tasks))
+        meta["media_probe"] = recorded_verdicts(run.paths.infer_dir)
     gaps = task_gaps(
         benchmark,
         run.paths,
@@ -215,18 +269,59 @@ def eval_command(
         from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
 
         document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
+    requested = target
+    kept = None if replace or target != run.paths.eval_json else _scores_less(benchmark, target, document)
+    if kept is not None:
+        target = target.with_name(f"eval-{_scored_name(tasks) if task_names else 'partial'}.json")
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
-    write_samples(target.parent / SAMPLES_NAME, rows)
+    write_samples(samples_file(target), rows)
     lines = [
         *((False, line) for line in benchmark.summary_lines(document)),
         *((True, f"error: {error}") for error in scored.errors),
         *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),
         (False, f"wrote {target}"),
     ]
+    if kept is not None:
+        lines.append(
+            (
+                True,
+                f"note: kept {run.paths.eval_json}, which scores more ({kept}); this eval is in {target} "
+                "(pass --replace to replace eval.json with it)",
+            )
+        )
     for err, line in lines:
         click.echo(line, err=err)
     code = 1 if scored.errors else EXIT_INCOMPLETE if incomplete is not None and not allow_partial else 0
-    if not scored.errors:  # a failed task or judge request is retried by the next eval, never replayed
-        reuse.record(target, stamp, [target, target.parent / SAMPLES_NAME], lines=lines, exit_code=code)
+    if not scored.errors and target == requested:  # a failed task or judge request is retried next time
+        reuse.record(target, stamp, [target, samples_file(target)], lines=lines, exit_code=code)
     if code:
         sys.exit(code)
+
+
+def complete_tasks(benchmark: Benchmark, document: dict[str, Any]) -> set[str]:
+    """The reported tasks an eval.json scored completely: a score and nothing missing, failed or unrefined."""
+    summary = document.get("summary") if isinstance(document.get("summary"), dict) else {}
+    scores = summary.get("tasks") if isinstance(summary.get("tasks"), dict) else {}
+    incomplete = summary.get("incomplete") if isinstance(summary.get("incomplete"), dict) else {}
+    partial = {benchmark.reported_task(folder) for folder in incomplete.get("tasks") or {}}
+    return {task for task, score in scores.items() if score is not None} - partial
+
+
+def _scores_less(benchmark: Benchmark, path: Path, document: dict[str, Any]) -> str | None:
+    """What the eval.json at ``path`` scores completely that ``document`` does not (None: nothing)."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(old, dict):
+        return None
+    lost = sorted(complete_tasks(benchmark, old) - complete_tasks(benchmark, document))
+    if not lost:
+        return None
+    return f"{', '.join(lost) if len(lost) <= 4 else f'{len(lost)} tasks'} complete there, not here"
+
+
+def _scored_name(tasks: tuple[Task, ...] | list[Task]) -> str:
+    """A file-name part for the selected tasks: their names, or their count when there are many."""
+    names = [t.name for t in tasks]
+    return label_for("-".join(names) if len(names) <= 4 else f"{len(names)}tasks")

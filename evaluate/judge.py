@@ -3,6 +3,8 @@
 Every job is sent through the shared chat client (its retry policy: 429 and 5xx retried, ``Retry-After``
 honoured) with bounded concurrency on one event loop. A reply the benchmark does not accept (``accept``) is asked
 again up to ``reasks`` times and then kept as an invalid reply, which the benchmark reports as a judge failure.
+An empty (or content-filtered) answer, once the client's retries of it (``RetryPolicy.empty_retries``) are spent,
+is such a reply too: the empty string, kept on record like any other reply, never a failed request.
 
 Each finished job is appended (and fsynced) to a journal, the latest record per key winning. A job is done when its
 latest record was made from the same request (judge model, messages and sampling parameters: ``request`` hash)
@@ -144,9 +146,12 @@ class _Judging:
                 result = await client.chat(self.settings.model, list(job.messages), **self.settings.params())
             except ChatError as exc:
                 self.requests += exc.attempts
-                return JudgeReply(None, False, str(exc))
-            self.requests += result.attempts
-            reply = result.text
+                if exc.kind != "empty":
+                    return JudgeReply(None, False, str(exc))
+                reply = ""  # an empty or withheld answer is still the judge's reply, kept like any other
+            else:
+                self.requests += result.attempts
+                reply = result.text
             if self.accept(reply):
                 return JudgeReply(reply, True)
         return JudgeReply(reply, False)

@@ -16,9 +16,9 @@ from avibench.evaluate.badges import number_cell
 from avibench.evaluate.board_runs import (
     OTHER_DATA_HEADING,
     BoardOptions,
-    data_mark,
     dataset_of,
     run_labels,
+    run_origin,
     split_runs,
 )
 from avibench.evaluate.document import (
@@ -51,12 +51,10 @@ def run_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -> l
         doc = load_eval(RunPaths(Path(output_dir), label, benchmark.name))
         summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
         dataset = dataset_of(meta)
-        mark = data_mark(dataset)
         rows.append(
             {
                 "name": label,
-                "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
-                + (f" [{mark}]" if mark else ""),
+                "origin": run_origin(meta, label, str(summary.get("profile"))),
                 "headline": as_number(summary.get("headline")),
                 "tasks": {k: as_number(v) for k, v in as_dict(summary.get("tasks")).items()},
                 "interval": interval_of(summary, "aggregates", "headline"),
@@ -145,7 +143,7 @@ def write_leaderboard(
             ),
             _table(apart, tasks, ranks=False),
         )
-    stem = Path(output_dir) / f"leaderboard-{benchmark.name}"
+    stem = Path((options and options.out) or output_dir) / f"leaderboard-{benchmark.name}"
     paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))
     write_document(doc, paths[0], paths[1])
     atomic_write_json(

@@ -11,6 +11,7 @@ an error (a broken file, a failed scorer or judge request) writes no stamp: the 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -96,17 +97,17 @@ def record(
 ) -> None:
     """Write the stamp after the outputs (a crash before it leaves none, so the next eval runs in full), with the
     lines eval printed (``True`` for stderr) and its exit code."""
-    atomic_write_json(
-        stamp_path(target),
-        {
-            "inputs": stamp,
-            "outputs": {str(p): _file_state(p) for p in outputs},
-            "lines": [[err, line] for err, line in lines],
-            "exit": exit_code,
-        },
-    )
+    record = {
+        "inputs": stamp,
+        "outputs": {str(p): _file_state(p) for p in outputs},
+        "lines": [[err, line] for err, line in lines],
+        "exit": exit_code,
+    }
+    with contextlib.suppress(OSError):  # without a stamp the next eval only runs in full
+        atomic_write_json(stamp_path(target), record)
 
 
 def forget(target: Path) -> None:
     """Remove the stamp before outputs are rewritten, so a half-finished eval is never taken as done."""
-    stamp_path(target).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # a folder eval cannot write to is reported when eval.json is written
+        stamp_path(target).unlink(missing_ok=True)

@@ -29,8 +29,23 @@ from avibench.infer.journal import (
     remember_finished,
 )
 from avibench.infer.media_options import AUDIO_FORMATS, AUDIO_RATE
+from avibench.infer.probe import RunProbe, endpoint_key, needed_modalities
+from avibench.infer.probe_record import probe_path
 from avibench.llm import RetryPolicy, Scrubber, host_of
+from avibench.manifest import (
+    OTHER_DATA_HELP,
+    bind_tasks,
+    binding_of,
+    check_binding,
+    check_data,
+    load_manifest,
+    manifest_path,
+    new_manifest,
+    record_other_data,
+    use_run_data,
+)
 from avibench.plugin import Benchmark, Task
+from avibench.run_lock import run_lock
 from avibench.run_options import RunLocation, locate, run_options
 from avibench.store import append_records, atomic_write_json
 
@@ -96,9 +111,12 @@ class RunSetup:
     max_failures: MaxFailures | None = None
 
     @property
+    def host_list(self) -> list[str]:
+        return [host_of(u) for u in self.settings.base_urls] if self.backend_cls.needs_credentials else []
+
+    @property
     def hosts(self) -> str:
-        hosts = [host_of(u) for u in self.settings.base_urls] if self.backend_cls.needs_credentials else []
-        return ", ".join(hosts) or f"the {self.backend_name} backend"
+        return ", ".join(self.host_list) or f"the {self.backend_name} backend"
 
 
 def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
@@ -128,15 +146,27 @@ def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _execute(
-    setup: RunSetup, plans: list[TaskPlan], concurrency: int, scrub: Scrubber, progress: StageProgress
+    setup: RunSetup,
+    plans: list[TaskPlan],
+    concurrency: int,
+    scrub: Scrubber,
+    progress: StageProgress,
+    media_probe: RunProbe,
 ) -> tuple[dict[str, TaskOutcome], str | None]:
-    """Per-task outcomes and, when the run stopped early, why."""
+    """Per-task outcomes and, when the run stopped early, why. The media probe goes first, on the same backend."""
     from avibench.infer.runner import Runner, initial_outcomes
 
     if not any(p.pending for p in plans):  # nothing to ask: do not even start the backend
+        media_probe.settle("the run had nothing left to ask and no verdict on file")
         return initial_outcomes(plans), None
     guard = FailureGuard(advice=Advice(setup.request.model, setup.hosts), limit=setup.max_failures)
     async with setup.backend_cls(setup.settings) as backend:
+        await media_probe.run(backend, setup.request)
+        for line in media_probe.lines():
+            _notice(line)
+        stop = media_probe.stop_reason(setup.request.model)
+        if stop is not None:
+            return initial_outcomes(plans), stop
         runner = Runner(
             backend,
             setup.backend_name,
@@ -296,13 +326,20 @@ async def _execute(
 @click.option(
     "--allow-mixed",
     is_flag=True,
-    help="Add answers to a label whose answers were made with other generation settings (temperature, max "
-    "tokens, media, template, system prompt); the report states the mix.",
+    help="Add answers to a label whose answers were made with another model, backend or other generation "
+    "settings (temperature, max tokens, media, template, system prompt); every page states the mix per task.",
 )
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 @click.option(
     "--drop-audio-with-video",
     is_flag=True,
     help="Reproduce the reference: do not send a sample's audio files when it has a video.",
+)
+@click.option(
+    "--skip-probe",
+    is_flag=True,
+    help="Do not check first that the model reads the run's audio, images and video (see 'avibench probe'); "
+    "the pages then say 'media not verified'.",
 )
 def infer(**opts: Any) -> None:
     """Ask a model every selected sample and journal its answers; re-running carries on where it stopped.
@@ -314,11 +351,22 @@ def infer(**opts: Any) -> None:
     few identical ones, with what to fix; so does --max-failures. Every invocation is appended to
     infer/runs.jsonl, and progress, new kinds of failure and the summary to infer/run.log.
 
+    Before the first question, a media probe checks with a few tiny requests that the model reads each
+    modality the questions send (see 'avibench probe'; verdicts are kept in infer/probe.json, so a re-run asks
+    nothing again): a modality it ignores stops the run, one it cannot verify is a warning; --skip-probe skips it.
+
     The openai backend reads the key from OPENAI_API_KEY and the endpoint from --base-url or OPENAI_BASE_URL;
     --model random and --model oracle are offline baselines that need neither.
     """
     setup, plans, options = _prepare(opts)
     paths = setup.run.paths
+    media_probe = RunProbe(
+        probe_path(paths.infer_dir),
+        endpoint_key(setup.request.model, setup.backend_name, setup.host_list, setup.request),
+        needed_modalities((item for p in plans for item in p.pending), setup.request),
+        skip=opts["skip_probe"],
+        offline=not setup.backend_cls.reads_media,
+    )
     scrub = Scrubber([setup.settings.api_key or ""])
     mixed = {p.task: dict(p.mixed) for p in plans if p.mixed}
     meta = {
@@ -338,7 +386,9 @@ def infer(**opts: Any) -> None:
     total = sum(p.already_done + len(p.pending) for p in plans)
     progress = StageProgress("infer", total, sum(p.already_done for p in plans), log=log)
     try:
-        outcomes, stopped = asyncio.run(_execute(setup, plans, opts["concurrency"], scrub, progress))
+        outcomes, stopped = asyncio.run(
+            _execute(setup, plans, opts["concurrency"], scrub, progress, media_probe)
+        )
     except KeyboardInterrupt:
         progress.close()
         line = (
@@ -358,7 +408,7 @@ def infer(**opts: Any) -> None:
     counts = {
         name: {"done": o.done, "failed": o.failed, "skipped": o.skipped} for name, o in outcomes.items()
     }
-    end = {"finished": now_iso(), "counts": counts, "stopped": stopped}
+    end = {"finished": now_iso(), "counts": counts, "stopped": stopped, "media_probe": media_probe.verdicts()}
     atomic_write_json(paths.run_json, {**meta, **end})
     append_records(paths.runs_log, [{"event": "end", **end}])
     table = summary_table(outcomes.values())
@@ -419,6 +469,8 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
     run = locate(
         opts["benchmark_name"], model, opts["label"], opts["output_dir"], opts["data_root"], notice=_notice
     )
+    manifest = load_manifest(run.benchmark, run.paths, _notice)
+    run = use_run_data(run, manifest, opts["data_root"])
     template = _template(run.benchmark, opts["template"])
     api_key = os.environ.get("OPENAI_API_KEY") or None
     base_urls = tuple(opts["base_urls"]) or tuple(
@@ -461,6 +513,10 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         stream=opts["stream"],
     )
     specs = select_tasks(run.benchmark, run.data_root, opts["tasks"])
+    click.get_current_context().with_resource(  # held until the command ends: nobody else plans these questions
+        run_lock(run.paths.root, "infer", run.label, (shard.index, shard.count))
+    )
+    manifest = _bind(run, manifest, binding_of(model, backend_name, request.provenance()), specs, opts)
     setup = RunSetup(
         run=run,
         backend_name=backend_name,
@@ -502,6 +558,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         return planned
 
     plans = [plan(spec) for spec in specs]
+    atomic_write_json(manifest_path(run.paths), manifest)
     options = {
         "n_samples": opts["n_samples"],
         "variants": opts["variants"],
@@ -513,6 +570,45 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         "retry_delay": opts["retry_delay"],
     }
     return setup, plans, options
+
+
+def _bind(
+    run: RunLocation,
+    manifest: dict[str, Any] | None,
+    binding: dict[str, Any],
+    specs: tuple[Task, ...],
+    opts: dict[str, Any],
+) -> dict[str, Any]:
+    """Check this invocation against the run's manifest (a new run gets one); the manifest with its tasks.
+
+    Data changed in place under the run is left to the journal check, which names the question that changed."""
+    names = [s.name for s in specs]
+    if manifest is None:
+        manifest = new_manifest(run.paths, binding, run.data_root, created_by="infer")
+        mixed = False
+    else:
+        recorded = [t for t in manifest.get("tasks") or {} if t in {s.name for s in run.benchmark.tasks()}]
+        same_root = Path(str(manifest.get("data_root"))).resolve() == run.data_root.resolve()
+        other = (
+            []
+            if same_root
+            else check_data(
+                run.benchmark,
+                run.paths,
+                manifest,
+                run.data_root,
+                list(dict.fromkeys([*recorded, *names])),
+                stage="answer",
+                allow_other_data=opts["allow_other_data"],
+            )
+        )
+        if other:
+            record_other_data(run.paths, manifest, "infer", run.data_root, other)
+        mixed = bool(check_binding(run.paths, manifest, binding, names, allow_mixed=opts["allow_mixed"]))
+        if mixed:
+            _notice(f"note: --allow-mixed: {manifest_path(run.paths)} now records the binding of each task")
+    bind_tasks(manifest, binding, run.benchmark, run.data_root, specs, mixed=mixed)
+    return manifest
 
 
 @click.command(name="export")
@@ -531,6 +627,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
     help="Where to write (default: OUTPUT_DIR/<label>/<benchmark>/reference).",
 )
 @click.option("--tasks", help="Tasks to export (default: every task with a journal).")
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 def export(fmt: str, stage: str, out: Path | None, tasks: str | None, **opts: Any) -> None:
     """Write a run's answers in the official pipeline's prediction format (nothing where missing or failed)."""
     from avibench.contracts import journal_responses
@@ -552,6 +649,13 @@ def export(fmt: str, stage: str, out: Path | None, tasks: str | None, **opts: An
     ]
     if not specs:
         raise AvibenchError(f"{run.paths.infer_dir}: no journal for the selected tasks")
+    manifest = load_manifest(run.benchmark, run.paths, _notice)
+    run = use_run_data(run, manifest, opts["data_root"])
+    allowed = opts["allow_other_data"]
+    if check_data(
+        run.benchmark, run.paths, manifest, run.data_root, specs, stage="export", allow_other_data=allowed
+    ):
+        _notice(f"note: --allow-other-data: exporting run {run.label!r} against the data at {run.data_root}")
     responses = {
         t.name: journal_responses(run.paths, t.name, run.benchmark.load(run.data_root, t)) for t in specs
     }

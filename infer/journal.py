@@ -323,7 +323,8 @@ def remember_finished(plan: TaskPlan, items: Sequence[Item], inputs: Mapping[str
     plan removes any earlier record."""
     path = _finished_path(plan.path)
     if plan.pending or plan.other_shards or plan.already_done != plan.selected:
-        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
         return
     media = {p.value: _state(p.value) for item in items for p in item.parts if p.kind != "text"}
     stamp = {

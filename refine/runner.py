@@ -373,7 +373,8 @@ def _remember_finished(
     questions and their records' methods and errors), for :func:`_finished_summary`; else remove the record."""
     path = _finished_path(refine_path)
     if not finished:
-        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
         return
     stamp = {
         "inputs": inputs,

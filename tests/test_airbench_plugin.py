@@ -6,11 +6,14 @@ computed by hand from the answers the run recorded.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+from importlib import resources
 from pathlib import Path
 
 import pytest
+import yaml
 
 from avibench.benchmarks.airbench import sample
 from avibench.benchmarks.airbench.layout import FOUNDATION_SECTION, load_foundation
@@ -22,15 +25,18 @@ from avibench.testing.harness import invoke, journal_lines
 
 JUDGE_KEY = "sk-judge-air-7c41d2"
 REFERENCE_START = "The recording mainly features"
-FIRST, SECOND = "[Answer of Assistant 1]\n", "[Answer of Assistant 2]\n"
 
 
 def judge_answers(body: dict) -> tuple[str, str]:
-    """The two answers a judge request shows, in order."""
+    """The two answers a judge request shows, in order (the official template's markers)."""
     content = body["messages"][0]["content"]
-    first = content.split(FIRST)[1].split("\n[End of Answer of Assistant 1]")[0]
-    second = content.split(SECOND)[1].split("\n[End of Answer of Assistant 2]")[0]
-    return first, second
+    first = content.split("[The Start of Assistant 1s Answer]\n")[1].split(
+        "\n[The End of Assistant 1s Answer]"
+    )
+    second = content.split("[The Start of Assistant 2s Answer]\n")[1].split(
+        "\n[The End of Assistant 2s Answer]"
+    )
+    return first[0], second[0]
 
 
 def fixed_judge(body: dict) -> str:
@@ -120,10 +126,15 @@ def test_oracle_is_perfect_on_foundation_and_chat_is_judged_in_both_orders(
     assert doc["chat"]["average"] == 5.5 and doc["summary"]["tasks"]["chat"] == 55.0
     assert doc["summary"]["headline"] == 77.5
     assert doc["meta"]["template"] == "air-official"
-    assert (
-        doc["meta"]["judge"]["model"] == "gpt-4-0125-preview" and doc["meta"]["judge"]["temperature"] == 0.0
-    )
-    assert {b["temperature"] for b in judge.bodies()} == {0.0}
+    judge_meta = doc["meta"]["judge"]
+    official = yaml.safe_load(resources.files("avibench.prompts").joinpath("airbench/judge.yaml").read_text())
+    digest = hashlib.sha256(official["templates"]["air-judge-official"].encode()).hexdigest()
+    assert judge_meta["model"] == "gpt-4-0125-preview" and judge_meta["temperature"] == 1.0
+    assert judge_meta["max_tokens"] == 1024 and judge_meta["departures"] == []
+    assert judge_meta["template"] == "air-judge-official" and judge_meta["template_sha256"] == digest
+    assert {(b["model"], b["temperature"], b["max_tokens"]) for b in judge.bodies()} == {
+        ("gpt-4-0125-preview", 1.0, 1024)
+    }
     assert doc["coverage"]["chat"]["status"] == "scored" and doc["coverage"]["foundation"]["scored"] == 50
 
     report = invoke(["report", "--benchmark", "airbench", "--label", "oracle", "--output-dir", str(tmp_path)])
@@ -131,6 +142,10 @@ def test_oracle_is_perfect_on_foundation_and_chat_is_judged_in_both_orders(
     page = (tmp_path / "oracle" / "airbench" / "report.md").read_text()
     assert "| Audio grounding | sound | 100.00 | 100.00 |" in page
     assert "| speech_and_music | 5.50 | 5.50 | 5.50 | 50.00 | 2 | 0 |" in page
+    assert (
+        f"Judge: gpt-4-0125-preview, template air-judge-official (sha256 {digest}), temperature 1.0, "
+        "max tokens 1024, both answer orders; departures from the official judge: none." in page
+    )
     assert "Prompt template: air-official." in page
 
 
@@ -170,6 +185,7 @@ def test_clean_template_is_sent_and_recorded(data: Path, tmp_path: Path) -> None
     model = FakeOpenAIServer(responder=lambda body: "A")
     with model.run_in_thread():
         args = [*run_args(data, tmp_path, "m"), "--base-url", model.base_url, "--tasks", "foundation"]
+        args += ["--skip-probe"]  # every body below is a question's
         result = invoke(["infer", *args, "--prompt-template", "air-clean"], {"OPENAI_API_KEY": "sk-m"})
         assert result.code == 0, result.stderr
     texts = [json.dumps(b) for b in model.bodies()]
@@ -300,6 +316,7 @@ def test_leaderboard_sets_runs_beside_both_published_tables(data: Path, tmp_path
     assert invoke(argv).code == 0
     board = json.loads((tmp_path / "leaderboard-airbench.json").read_text())
     assert board["foundation"][0]["name"] == "oracle" and board["foundation"][0]["average"] == 100.0
+    assert "; media: audio n/a" in board["foundation"][0]["origin"]  # the media probe's verdict beside the numbers
     assert [r["name"] for r in board["foundation"][1:3]] == ["Qwen-Audio-Turbo", "Qwen-Audio"]
     chat = {r["name"]: r for r in board["chat"]}
     assert chat["Qwen2-Audio"]["average"] == 6.93 and chat["oracle"]["average"] == 5.5

@@ -13,10 +13,10 @@ from avibench.contracts import RunPaths
 from avibench.evaluate.board_runs import (
     OTHER_DATA_HEADING,
     BoardOptions,
-    data_mark,
     dataset_of,
     other_data_note,
     run_labels,
+    run_origin,
     split_runs,
 )
 from avibench.evaluate.document import (
@@ -133,10 +133,14 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
         ]
         blocks += [Heading("Chat: judge score (1–10) per category"), Table(headers, rows)]
         judge = as_dict(as_dict(document.get("meta")).get("judge"))
+        departures = judge.get("departures")
+        departed = ", ".join(map(str, departures)) if isinstance(departures, list) and departures else "none"
         blocks.append(
             Paragraph(
-                f"Judge: {judge.get('model')} with {judge.get('template')}, temperature {judge.get('temperature')}, "
-                f"both answer orders; {judge.get('requests_sent')} requests sent by this eval, "
+                f"Judge: {judge.get('model')}, template {judge.get('template')} "
+                f"(sha256 {judge.get('template_sha256')}), temperature {judge.get('temperature')}, "
+                f"max tokens {judge.get('max_tokens')}, both answer orders; departures from the official judge: "
+                f"{departed}. {judge.get('requests_sent')} requests sent by this eval, "
                 f"{judge.get('replies_reused')} replies taken from the judge journal."
             )
         )
@@ -158,13 +162,11 @@ def _local_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -
         foundation, chat = as_dict(view.get("foundation")), as_dict(view.get("chat"))
         meta = as_dict(document.get("meta"))
         dataset = dataset_of(meta)
-        mark = data_mark(dataset)
         rows.append(
             {
                 "model": label,
                 "tasks": as_dict(summary.get("tasks")),
-                "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
-                + (f" [{mark}]" if mark else ""),
+                "origin": run_origin(meta, label, str(summary.get("profile"))),
                 "dataset": dataset,
                 "foundation": as_dict(foundation.get("categories"))
                 | {"average": as_dict(summary.get("tasks")).get("foundation")},
@@ -234,7 +236,7 @@ def write_leaderboard(
         for part, columns in (("foundation", FOUNDATION_COLUMNS), ("chat", CHAT_COLUMNS)):
             table, other[part] = _part_table(apart, part, columns)
             doc.add(table)
-    stem = Path(output_dir) / f"leaderboard-{benchmark.name}"
+    stem = Path(options.out or output_dir) / f"leaderboard-{benchmark.name}"
     paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))
     write_document(doc, paths[0], paths[1])
     atomic_write_json(

@@ -35,10 +35,10 @@ from avibench.evaluate.badges import number_cell
 from avibench.evaluate.board_runs import (
     OTHER_DATA_HEADING,
     BoardOptions,
-    data_mark,
     dataset_of,
     other_data_note,
     run_labels,
+    run_origin,
     split_runs,
 )
 from avibench.evaluate.document import (
@@ -496,11 +496,10 @@ def run_rows(output_dir: Path, options: BoardOptions | None = None) -> list[Row]
         taxonomy = as_dict(summary.get("taxonomy"))
         cov = entry_coverage(doc)
         dataset = dataset_of(meta)
-        mark = data_mark(dataset)
         rows.append(
             Row(
                 name=label,
-                origin=f"run of {meta.get('model') or label}" + (f" [{mark}]" if mark else ""),
+                origin=run_origin(meta, label),
                 params=None,
                 overall=as_number(summary.get("overall")),
                 stages={k: as_number(stages.get(k)) for k in STAGE_KEYS},
@@ -705,7 +704,8 @@ def write_leaderboard(output_dir: Path, options: BoardOptions | None = None) -> 
     """Write ``leaderboard.{md,html,json}`` into ``output_dir``; returns their paths."""
     output_dir = Path(output_dir)
     doc, data = build_leaderboard(output_dir, options)
-    paths = (output_dir / "leaderboard.md", output_dir / "leaderboard.html", output_dir / "leaderboard.json")
+    out = Path((options and options.out) or output_dir)
+    paths = (out / "leaderboard.md", out / "leaderboard.html", out / "leaderboard.json")
     write_document(doc, paths[0], paths[1])
     atomic_write_json(paths[2], data)
     return paths
