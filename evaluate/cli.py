@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import UTC, datetime
 from functools import partial
@@ -210,7 +211,8 @@ def eval_command(
             "judge": [judge_model, judge_base_url, judge_concurrency, judge_template, judge_temperature],
         },
     )
-    done = reuse.reusable(target, stamp)
+    # where eval.json cannot be written, eval runs and fails as it always did, naming the path
+    done = reuse.reusable(target, stamp) if os.access(target.parent, os.W_OK) else None
     if done is not None:
         for err, line in done["lines"]:
             click.echo(line, err=bool(err))

@@ -10,18 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from avibench.evaluate.document import as_dict, as_number
-from avibench.level_metrics.bootstrap import (
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
-    TaskUnits,
-    bootstrap,
-    run_spread,
-)
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the bootstrap (numpy) is imported where intervals are computed: pages only read them
+    from avibench.level_metrics.bootstrap import TaskUnits
     from avibench.plugin import Benchmark
 
 METHOD = (
@@ -45,6 +37,10 @@ def task_units(
     rows: Iterable[Mapping[str, Any]], profile: str, headlines: Mapping[str, Any]
 ) -> dict[str, TaskUnits]:
     """Each reported task's items (mean score of each item's scored questions) and its reported score."""
+    import numpy as np
+
+    from avibench.level_metrics.bootstrap import TaskUnits
+
     units = _unit_scores(rows, profile)
     return {
         task: TaskUnits(
@@ -58,6 +54,8 @@ def task_units(
 
 def _spread(rows: list[Mapping[str, Any]], profile: str) -> dict[str, dict[str, float | int]]:
     """Per task asked in several runs: the spread of the per-run scores (mean of the run's question scores)."""
+    from avibench.level_metrics.bootstrap import run_spread
+
     per_run: dict[str, dict[str, list[float]]] = {}
     for row in rows:
         score = as_number(as_dict(row.get("scores")).get(profile))
@@ -77,10 +75,14 @@ def run_intervals(
     summary: Mapping[str, Any],
     profile: str,
     *,
-    resamples: int = DEFAULT_RESAMPLES,
+    resamples: int | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """The ``summary.intervals`` object of eval.json for the primary profile."""
+    """The ``summary.intervals`` object of eval.json for the primary profile (``resamples``: the bootstrap's
+    default when None)."""
+    from avibench.level_metrics.bootstrap import DEFAULT_LEVEL, DEFAULT_RESAMPLES, bootstrap
+
+    resamples = DEFAULT_RESAMPLES if resamples is None else resamples
     units = task_units(rows, profile, as_dict(summary.get("tasks")))
     result = bootstrap(units, benchmark.aggregate_scores, resamples=resamples, seed=seed)
     return {

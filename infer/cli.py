@@ -29,7 +29,6 @@ from avibench.infer.journal import (
     remember_finished,
 )
 from avibench.infer.media_options import AUDIO_FORMATS, AUDIO_RATE
-from avibench.infer.probe import RunProbe, endpoint_key, needed_modalities
 from avibench.infer.probe_record import probe_path
 from avibench.llm import RetryPolicy, Scrubber, host_of
 from avibench.manifest import (
@@ -50,6 +49,7 @@ from avibench.run_options import RunLocation, locate, run_options
 from avibench.store import append_records, atomic_write_json
 
 if TYPE_CHECKING:  # media and progress load av, numpy and tqdm: imported when a run starts, not for --help
+    from avibench.infer.probe import RunProbe
     from avibench.infer.progress import StageProgress
     from avibench.infer.runner import TaskOutcome
 
@@ -360,6 +360,8 @@ def infer(**opts: Any) -> None:
     """
     setup, plans, options = _prepare(opts)
     paths = setup.run.paths
+    from avibench.infer.probe import RunProbe, endpoint_key, needed_modalities
+
     media_probe = RunProbe(
         probe_path(paths.infer_dir),
         endpoint_key(setup.request.model, setup.backend_name, setup.host_list, setup.request),
