@@ -252,3 +252,14 @@ def test_eval_runs_again_when_what_it_reads_changed(
     elif change == "option":
         assert document["summary"]["profile"] == "strict"
     assert document["summary"]["tasks"]["AVH"] is not None
+
+
+def test_eval_leaves_the_garbage_collector_as_it_found_it(sample_root: Path, tmp_path: Path) -> None:
+    import gc
+
+    preds = _predictions(sample_root, tmp_path / "preds", None)
+    assert gc.isenabled()
+    assert _eval(sample_root, preds, tmp_path / "out").exit_code == 0
+    assert gc.isenabled()
+    assert _eval(sample_root, preds, tmp_path / "out", "--tasks", "NOPE").exit_code != 0  # a failed eval too
+    assert gc.isenabled()
