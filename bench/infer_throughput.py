@@ -58,7 +58,11 @@ def run_infer(args: list[str], env: dict[str, str], command: str = "infer") -> t
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "avibench.cli", command, *args], env=env, check=True, stderr=subprocess.DEVNULL
+        [sys.executable, "-m", "avibench.cli", command, *args],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
