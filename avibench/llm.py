@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 if TYPE_CHECKING:
     import ssl
@@ -54,8 +54,9 @@ ErrorKind = Literal["http", "timeout", "connection", "empty", "malformed"]
 
 #: Status codes worth another attempt: request timeout, conflict, rate limit, and every server error.
 RETRYABLE_STATUS = frozenset({408, 409, 429})
-#: Status codes that no retry and no other question can fix: the key is rejected, or the model is not served.
-PERMANENT_STATUS = frozenset({401, 403, 404})
+#: Status codes that no retry and no other question can fix: the key is rejected, the model is not served, or the
+#: base URL redirects (every request would be redirected the same way).
+PERMANENT_STATUS = frozenset({301, 302, 303, 307, 308, 401, 403, 404})
 #: Finish reasons that mean the provider withheld the answer.
 FILTERED_REASONS = frozenset({"content_filter", "safety", "recitation", "prohibited_content", "blocklist"})
 #: Consecutive failures after which a replica is taken out of rotation (a refused connection: at once).
@@ -171,7 +172,7 @@ class ChatError(Exception):
 
     ``retryable`` says whether the last failure was of a transient kind, i.e. whether trying again later
     may succeed; ``attempts`` is how many requests were made. ``permanent`` says that no other request to this
-    endpoint can succeed either (HTTP 401/403/404, or no replica accepting connections); ``finish_reason`` is
+    endpoint can succeed either (HTTP 401/403/404, a redirect, or no replica accepting connections); ``finish_reason`` is
     the provider's reason for an empty or filtered answer.
     """
 
@@ -330,6 +331,8 @@ class _Attempt(Exception):
         retryable: bool,
         wait: float | None,
         finish_reason: str | None = None,
+        *,
+        refused: bool = False,
     ):
         super().__init__(message)
         self.kind = kind
@@ -337,6 +340,9 @@ class _Attempt(Exception):
         self.retryable = retryable
         self.wait = wait
         self.finish_reason = finish_reason
+        self.refused = refused
+        """The connection was never made (refused, name not resolved, TLS failed): the replica is not serving.
+        A connection dropped after it was made (a reset mid-reply) is a transient fault of a live server."""
 
 
 def _usage_dict(body: Mapping[str, Any]) -> dict[str, int] | None:
@@ -480,7 +486,7 @@ class ChatClient:
 
     def _error(self, failure: _Attempt, attempts: int) -> ChatError:
         suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
-        every = len(self._endpoints) > 1 and failure.kind == "connection"
+        every = len(self._endpoints) > 1 and failure.refused
         return ChatError(
             f"{failure}{' on every replica' if every else ''}{suffix}",
             kind=failure.kind,
@@ -488,7 +494,7 @@ class ChatClient:
             retryable=failure.retryable,
             attempts=attempts,
             permanent=failure.status in PERMANENT_STATUS
-            or (failure.kind == "connection" and self.healthy_replicas() == 0),
+            or (failure.refused and self.healthy_replicas() == 0),
             finish_reason=failure.finish_reason,
         )
 
@@ -539,7 +545,7 @@ class ChatClient:
         except _Attempt as failure:
             server_side = failure.kind in ("connection", "timeout") or (failure.status or 0) >= 500
             if server_side:
-                endpoint.failed(refused=failure.kind == "connection", now=time.monotonic())
+                endpoint.failed(refused=failure.refused, now=time.monotonic())
             raise
         endpoint.succeeded()
         return result
@@ -556,9 +562,12 @@ class ChatClient:
             "Content-Length": str(len(body)),
         }
         session = self._session(endpoint)
-        async with session.post(
-            f"{endpoint.url}/chat/completions", data=body.slices(), headers=headers
-        ) as reply:
+        url = f"{endpoint.url}/chat/completions"
+        # Never follow a redirect: aiohttp turns a redirected POST into a bodiless GET (301, 302) or resends a body
+        # it has already consumed (307, 308), and the key would go wherever the redirect points.
+        async with session.post(url, data=body.slices(), headers=headers, allow_redirects=False) as reply:
+            if 300 <= reply.status < 400:
+                raise _Status(reply.status, reply.headers, _redirect_detail(url, reply.headers))
             if not 200 <= reply.status < 300:
                 raise _Status(reply.status, reply.headers, await reply.text(errors="replace"))
             if not stream:
@@ -571,8 +580,10 @@ class ChatClient:
                     finish_reason=_finish_reason(answer),
                 )
             streamed = _Streamed(start, [])
+            done = False
             async for data in _events(reply.content):
                 if data.startswith("[DONE]"):
+                    done = True
                     break
                 chunk = json.loads(data)
                 if isinstance(chunk, Mapping) and chunk.get("error"):
@@ -580,6 +591,9 @@ class ChatClient:
                         f"error event in the stream: {json.dumps(chunk['error'])[:_MAX_MESSAGE]}"
                     )
                 streamed.add(chunk)
+            if not done and streamed.finish_reason is None:
+                # a stream cut off cleanly (a proxy's idle or size limit) would otherwise pass as a whole answer
+                raise ValueError("the stream ended without a finish_reason or [DONE]: the answer is cut off")
         return ChatResult(
             text="".join(streamed.texts),
             usage=streamed.usage,
@@ -609,8 +623,9 @@ class ChatClient:
             if any(isinstance(e, TimeoutError) for e in _causes(exc)):
                 raise _Attempt(f"timeout after {self.timeout:g} s", "timeout", None, True, None) from None
             cause = type(_root_cause(exc)).__name__
+            refused = isinstance(exc, aiohttp.ClientConnectorError)
             raise _Attempt(
-                self._scrub(f"connection failed: {cause}"), "connection", None, True, None
+                self._scrub(f"connection failed: {cause}"), "connection", None, True, None, refused=refused
             ) from None
         except ValueError as exc:  # JSONDecodeError included
             raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
@@ -687,6 +702,18 @@ def _status_detail(status: int, text: str) -> str:
     if isinstance(body, str) and body.strip():
         return body
     return f"Error code: {status}"
+
+
+def _redirect_detail(url: str, headers: Mapping[str, str]) -> str:
+    """What a redirect of the chat endpoint says: where it points (scheme, host, port and path, no query)."""
+    location = headers.get("Location")
+    if not location:
+        return "redirect without a Location; check the base URL"
+    target = urlsplit(urljoin(url, location))
+    where = host_of(target.geturl()) + target.path
+    return (
+        f"redirected to {where}; set the base URL to the address it redirects to (without /chat/completions)"
+    )
 
 
 async def _events(content: aiohttp.StreamReader) -> AsyncIterator[str]:
