@@ -228,3 +228,31 @@ def test_a_local_model_is_probed_from_its_processor(tmp_path: Path) -> None:
     )
     assert with_audio - without >= 16 and "cost" not in result.stdout
     assert "the question with the image failed" in result.stdout  # an audio-only model refuses images
+
+
+class _ZeroUsage(FakeOpenAIServer):
+    """A gateway that reports usage with every count zero."""
+
+    def _completion(self, body, text, fault):  # type: ignore[override]
+        completion = super()._completion(body, text, fault)
+        completion["usage"] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        return completion
+
+
+def test_an_endpoint_refusing_audio_parts_is_ignored_not_unverified(serve: Serve) -> None:
+    """Every audio question of a run would be refused the same way: the run must stop, not fail each one."""
+    server = serve(reject_parts=("input_audio",))
+    result = probe(server)
+    assert result.code == 1, result.stdout
+    assert verdict_lines(result) == {"audio": "ignored", "image": "counted", "video": "counted"}
+    assert "refuses the question with the audio: HTTP 400: Unsupported content part type" in result.stdout
+    assert server.rejected == 1  # refused at once, not retried; the question without it was answered
+
+
+def test_usage_of_all_zeros_is_no_count_and_never_ignored() -> None:
+    server = _ZeroUsage(responder=seeing)
+    with server.run_in_thread():
+        result = probe(server)
+    assert result.code == 0, result.stdout
+    assert verdict_lines(result) == {"audio": "counted", "image": "counted", "video": "counted"}
+    assert result.stdout.count("no usage reported; both answers right") == 3

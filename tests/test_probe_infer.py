@@ -164,3 +164,17 @@ def test_pages_state_the_verdicts_or_that_media_were_not_verified(root: Path, tm
     assert invoke(["leaderboard", "--output-dir", str(tmp_path)]).code == 0
     board = (tmp_path / "leaderboard.md").read_text()
     assert "; media: audio n/a" in board and "; media not verified (--skip-probe)" in board
+
+
+def test_an_endpoint_refusing_a_needed_modality_stops_the_run_after_the_probe(
+    serve: Serve, root: Path, tmp_path: Path
+) -> None:
+    """A server without an audio encoder answers every audio question with a 400: the probe's one refused question
+    stops the run, instead of a run that asks (and fails) every audio question."""
+    refusing = serve(reject_parts=("input_audio",))
+    result = infer(refusing, root, tmp_path, "AMIC")
+    assert result.code == 1
+    assert refusing.rejected == 1 and refusing.count == probe_requests(refusing) == 2
+    assert answers(tmp_path, "AMIC") == 0
+    assert "stopped before asking any question: the audio does not reach model m" in result.stderr
+    assert run_json(tmp_path)["media_probe"] == {"audio": "ignored"}
