@@ -91,6 +91,8 @@ class ChatResult:
     ttft_s: float | None = None
     request_bytes: int = 0
     finish_reason: str | None = None
+    refusal: str | None = None
+    """The provider's ``refusal`` (a message whose content it withheld), which only an error message shows."""
 
 
 @dataclass(frozen=True)
@@ -374,6 +376,7 @@ class _Streamed:
     ttft_s: float | None = None
     usage: dict[str, int] | None = None
     finish_reason: str | None = None
+    refusals: list[str] = field(default_factory=list)
 
     def add(self, chunk: Any) -> None:
         if not isinstance(chunk, Mapping):
@@ -383,10 +386,21 @@ class _Streamed:
         for choice in chunk.get("choices") or ():
             delta = choice.get("delta") if isinstance(choice, Mapping) else None
             content = delta.get("content") if isinstance(delta, Mapping) else None
+            refusal = delta.get("refusal") if isinstance(delta, Mapping) else None
+            if isinstance(refusal, str):
+                self.refusals.append(refusal)
             if isinstance(content, str) and content:
                 if self.ttft_s is None:
                     self.ttft_s = time.perf_counter() - self.start
                 self.texts.append(content)
+
+
+def _refusal(body: Mapping[str, Any]) -> str | None:
+    """The first choice's ``refusal`` text, where the provider gave one."""
+    choices = body.get("choices")
+    message = choices[0].get("message") if isinstance(choices, list) and choices else None
+    refusal = message.get("refusal") if isinstance(message, Mapping) else None
+    return refusal if isinstance(refusal, str) and refusal.strip() else None
 
 
 def _extract_text(body: Any) -> str | None:
@@ -578,6 +592,7 @@ class ChatClient:
                     latency_s=time.perf_counter() - start,
                     attempts=0,
                     finish_reason=_finish_reason(answer),
+                    refusal=_refusal(answer),
                 )
             streamed = _Streamed(start, [])
             done = False
@@ -601,6 +616,7 @@ class ChatClient:
             attempts=0,
             ttft_s=streamed.ttft_s,
             finish_reason=streamed.finish_reason,
+            refusal="".join(streamed.refusals).strip() or None,
         )
 
     async def _exchange(
@@ -635,7 +651,9 @@ class ChatClient:
         if reason in FILTERED_REASONS or not result.text.strip():
             why = f"finish_reason {reason}" if reason else "no finish_reason"
             kind = "filtered answer" if reason in FILTERED_REASONS else "empty response content"
-            raise _Attempt(f"{kind} ({why})", "empty", None, True, None, reason)
+            if result.refusal:
+                kind, why = "refused answer", f"{why}: {result.refusal}"
+            raise _Attempt(self._scrub(f"{kind} ({why})"), "empty", None, True, None, reason)
         result.attempts, result.request_bytes = attempt, len(body)
         return result
 

@@ -234,3 +234,31 @@ def test_the_key_is_in_no_message_whatever_the_endpoint_echoes() -> None:
 
     error, _ = serve(handler)
     assert isinstance(error, ChatError) and KEY not in str(error) and KEY[-8:] not in str(error)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_refusal_is_an_empty_answer_whose_message_says_what_was_refused(stream: bool) -> None:
+    refusal = "I can't help with that."
+
+    async def handler(request: web.Request, number: int) -> web.StreamResponse:
+        if stream:
+            events = ({"choices": [{"index": 0, "delta": {"refusal": refusal}, "finish_reason": None}]},)
+            return await _events(*events, _delta(None, "stop"))(request, number)
+        message = {"role": "assistant", "content": None, "refusal": refusal}
+        return web.json_response({"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
+
+    error, seen = serve(handler, stream=stream)
+    assert isinstance(error, ChatError) and error.kind == "empty" and len(seen) == 2  # asked once more
+    assert f"refused answer (finish_reason stop: {refusal})" in str(error)
+
+
+def test_a_404_names_the_path_as_well_as_the_model() -> None:
+    """A base URL without /v1 answers 404 on vLLM just as an unserved model does; the advice must say both."""
+
+    async def handler(request: web.Request, number: int) -> web.StreamResponse:
+        return web.json_response({"detail": "Not Found"}, status=404)
+
+    error, _ = serve(handler, path="")
+    assert isinstance(error, ChatError) and error.permanent
+    fix = Advice(model="m", hosts="http://127.0.0.1").fix(error)
+    assert "--model" in fix and "/v1" in fix
