@@ -45,6 +45,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit
 
+from avibench.errors import AvibenchError
+
 if TYPE_CHECKING:
     import ssl
 
@@ -452,6 +454,9 @@ class ChatClient:
     def __init__(self, settings: ClientSettings):
         if not settings.base_urls:
             raise ValueError("at least one base URL is needed")
+        for url in settings.base_urls:
+            if problem := _url_problem(url):
+                raise AvibenchError(problem)
         base_urls, api_key, timeout = settings.base_urls, settings.api_key, settings.timeout
         max_connections = settings.max_connections
         self.retry = settings.retry
@@ -467,7 +472,7 @@ class ChatClient:
             "Content-Type": "application/json",
             "User-Agent": "avibench",
         }
-        self._endpoints = [_Endpoint(url=url.rstrip("/")) for url in base_urls]
+        self._endpoints = [_Endpoint(url=url.strip().rstrip("/")) for url in base_urls]
 
     def _session(self, endpoint: _Endpoint) -> aiohttp.ClientSession:
         """The replica's connection pool, opened on first use (inside the event loop that uses it)."""
@@ -584,7 +589,9 @@ class ChatClient:
                 raise _Status(reply.status, reply.headers, _redirect_detail(url, reply.headers))
             if not 200 <= reply.status < 300:
                 raise _Status(reply.status, reply.headers, await reply.text(errors="replace"))
-            if not stream:
+            if (
+                not stream or reply.content_type == "application/json"
+            ):  # some gateways answer a stream request whole
                 answer = json.loads(await reply.read())
                 return ChatResult(
                     text=_extract_text(answer) or "",
@@ -720,6 +727,20 @@ def _status_detail(status: int, text: str) -> str:
     if isinstance(body, str) and body.strip():
         return body
     return f"Error code: {status}"
+
+
+def _url_problem(url: str) -> str | None:
+    """Why a base URL cannot be used, else None. Without this check a URL without a scheme failed every request as
+    a retried connection failure, and one holding credentials as a retried malformed reply (aiohttp will not send
+    both them and the bearer key)."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"base URL {url.split('@')[-1]!r}: it needs http:// or https:// and a host (e.g. http://localhost:8000/v1)"
+    if parts.username is not None or parts.password is not None:
+        return (
+            f"base URL {host_of(url)}: it holds a user name or password; give the API key in its own setting"
+        )
+    return None
 
 
 def _redirect_detail(url: str, headers: Mapping[str, str]) -> str:

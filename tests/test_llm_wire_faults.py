@@ -262,3 +262,14 @@ def test_a_404_names_the_path_as_well_as_the_model() -> None:
     assert isinstance(error, ChatError) and error.permanent
     fix = Advice(model="m", hosts="http://127.0.0.1").fix(error)
     assert "--model" in fix and "/v1" in fix
+
+
+def test_a_stream_request_answered_whole_is_read_as_a_completion() -> None:
+    """Some gateways ignore ``stream: true`` and send one JSON completion."""
+
+    async def handler(request: web.Request, number: int) -> web.StreamResponse:
+        return web.json_response(ANSWER)
+
+    result, seen = serve(handler, stream=True)
+    assert isinstance(result, ChatResult) and result.text == "yes" and len(seen) == 1
+    assert result.usage == ANSWER["usage"]
