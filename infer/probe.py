@@ -243,11 +243,13 @@ async def observe(backend: Backend, item: Item, request: InferRequest) -> Observ
         if counted is not None:
             return Observation(prompt_tokens=counted)
         answer = await backend.answer(item, request)
+    except ChatError as exc:
+        if exc.permanent:  # no question can be answered (a rejected key ...): the caller names what to fix
+            raise
+        rejected = exc.kind == "http" and not exc.retryable
+        return Observation(error=describe_error(exc), requests=exc.attempts, rejected=rejected)
     except Exception as exc:  # a failed probe request is a reason for `unverified`, never a crash
-        rejected = (
-            isinstance(exc, ChatError) and exc.kind == "http" and not exc.retryable and not exc.permanent
-        )
-        return Observation(error=describe_error(exc), requests=getattr(exc, "attempts", 0), rejected=rejected)
+        return Observation(error=describe_error(exc), requests=getattr(exc, "attempts", 0))
     usage = answer.usage or {}
     prompt = usage.get("prompt_tokens")
     if not prompt or prompt < 0:
@@ -349,14 +351,22 @@ async def probe_modality(backend: Backend, request: InferRequest, case: Case) ->
 async def probe(
     backend: Backend, request: InferRequest, modalities: Iterable[str], *, offline: bool = False
 ) -> dict[str, ProbeResult]:
-    """The verdict on each modality; modalities are probed concurrently. ``offline`` backends read no media."""
+    """The verdict on each modality; modalities are probed concurrently. ``offline`` backends read no media.
+
+    Raises the :class:`ChatError` of a failure no request can get past (``permanent``: a rejected key, a model
+    not served, no replica accepting connections), once every modality's questions are done."""
     wanted = [m for m in MODALITIES if m in set(modalities)]
     if offline:
         return {m: ProbeResult(m, "n/a", "this backend reads no media") for m in wanted}
     with tempfile.TemporaryDirectory(prefix="avibench-probe-") as folder:
         cases = await asyncio.to_thread(lambda: [make_case(m, Path(folder)) for m in wanted])
-        results = await asyncio.gather(*(probe_modality(backend, request, case) for case in cases))
-    return {r.modality: r for r in results}
+        outcomes = await asyncio.gather(
+            *(probe_modality(backend, request, case) for case in cases), return_exceptions=True
+        )
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return {r.modality: r for r in outcomes if isinstance(r, ProbeResult)}
 
 
 def verdicts(results: Mapping[str, ProbeResult]) -> dict[str, str]:
@@ -419,7 +429,9 @@ class RunProbe:
         return self.results
 
     async def run(self, backend: Backend, request: InferRequest) -> dict[str, ProbeResult]:
-        """Probe the modalities with no reusable verdict on file (none with --skip-probe), and record them."""
+        """Probe the modalities with no reusable verdict on file (none with --skip-probe), and record them.
+
+        A failure no request can get past is raised as the :class:`ChatError` (nothing is recorded)."""
         if self.skip:
             return self.settle("--skip-probe")
         on_file = {m: r for m, r in self.on_file().items() if r.reusable}

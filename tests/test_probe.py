@@ -256,3 +256,14 @@ def test_usage_of_all_zeros_is_no_count_and_never_ignored() -> None:
     assert result.code == 0, result.stdout
     assert verdict_lines(result) == {"audio": "counted", "image": "counted", "video": "counted"}
     assert result.stdout.count("no usage reported; both answers right") == 3
+
+
+def test_a_rejected_key_names_the_setting_and_exits_1(serve: Serve) -> None:
+    from avibench.testing.fake_openai import Fault, FaultPlan
+
+    server = serve(plan=FaultPlan(rate=1.0, random_faults=(Fault("401"),)))
+    result = probe(server)
+    assert result.code != 0 and server.count == 3
+    assert (
+        "rejects the API key (HTTP 401): check OPENAI_API_KEY" in result.stderr and KEY not in result.stderr
+    )

@@ -179,3 +179,23 @@ def test_an_endpoint_refusing_a_needed_modality_stops_the_run_after_the_probe(
     assert answers(tmp_path, "AMIC") == 0
     assert "stopped before asking any question: the audio does not reach model m" in result.stderr
     assert run_json(tmp_path)["media_probe"] == {"audio": "ignored"}
+
+
+def test_a_rejected_key_stops_the_run_at_the_probe_with_the_setting_to_fix(
+    serve: Serve, root: Path, tmp_path: Path
+) -> None:
+    """A failure no request gets past, met by the probe, is not an 'unverified' modality to warn about and run on."""
+    from avibench.testing.fake_openai import Fault, FaultPlan
+
+    server = serve(plan=FaultPlan(rate=1.0, random_faults=(Fault("401"),)))
+    result = infer(server, root, tmp_path, "AMIC,VMIC")
+    assert result.code == 1
+    assert server.count == 2  # one probe question per modality, no question of the run
+    stop = [line for line in result.stderr.splitlines() if line.startswith("stopped before asking")]
+    assert len(stop) == 1 and "HTTP 401" in stop[0] and "check OPENAI_API_KEY" in stop[0]
+    assert answers(tmp_path, "AMIC") == answers(tmp_path, "VMIC") == 0
+
+    fixed = serve()  # nothing about the failed probe was kept as a verdict: the next run probes and goes on
+    again = infer(fixed, root, tmp_path, "AMIC")
+    assert again.code == 0, again.stderr
+    assert probe_requests(fixed) == 2 and answers(tmp_path, "AMIC") == COUNTS["AMIC"]
