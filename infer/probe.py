@@ -320,6 +320,8 @@ async def probe_modality(backend: Backend, request: InferRequest, case: Case) ->
         tokens = f"prompt {without.prompt_tokens} tokens without the {m}, {with_media.prompt_tokens} with it"
         if growth >= MIN_GROWTH:
             return result("counted", tokens)
+        if growth < 0:  # a count that shrinks when media are added counts something else (a cache, noise)
+            return result("unverified", f"{tokens}: fewer with the {m}, so the counts say nothing about it")
         if growth <= PLACEHOLDER_GROWTH:
             return result("ignored", tokens)
         return result("unverified", f"{tokens}: too small a growth to be the {m} itself")

@@ -267,3 +267,24 @@ def test_a_rejected_key_names_the_setting_and_exits_1(serve: Serve) -> None:
     assert (
         "rejects the API key (HTTP 401): check OPENAI_API_KEY" in result.stderr and KEY not in result.stderr
     )
+
+
+class _ShrinkingUsage(FakeOpenAIServer):
+    """A gateway whose prompt counts are noise: fewer tokens for a prompt with media than for the text alone."""
+
+    def _completion(self, body, text, fault):  # type: ignore[override]
+        completion = super()._completion(body, text, fault)
+        completion["usage"]["prompt_tokens"] = (
+            40 if "input_audio" in str(body) or "data:" in str(body) else 100
+        )
+        return completion
+
+
+def test_usage_that_shrinks_with_the_media_is_unverified_not_ignored() -> None:
+    """'ignored' stops a run; counts that fall when media are added prove nothing either way."""
+    server = _ShrinkingUsage(responder=seeing)
+    with server.run_in_thread():
+        result = probe(server)
+    assert result.code == 0, result.stdout
+    assert verdict_lines(result) == {"audio": "unverified", "image": "unverified", "video": "unverified"}
+    assert "fewer with the audio, so the counts say nothing" in result.stdout
