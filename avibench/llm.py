@@ -18,7 +18,8 @@ a request together (measured with 64 requests in flight). Failures are classifie
 were: a status outside 2xx is an HTTP failure whose message is the provider's ``error.message`` (else the body, else
 ``Error code: N``); a ``TimeoutError`` anywhere in the cause chain is a timeout; any other transport failure is a
 connection failure named by its root cause; a reply or event that is not JSON, or an event carrying ``error``,
-is malformed. Timeouts apply to connecting and to each read, as the SDK's did.
+is malformed. Timeouts apply to connecting and to each read, as the SDK's did. Redirects are not followed (a
+redirected POST loses its body, and the key would follow it): a 3xx is a permanent failure naming the target.
 
 The body is encoded here, once per request (retries resend the same bytes), by :func:`request_body`. Media given
 as :class:`Base64` blobs are spliced into the JSON as they are, so a long audio clip exists once in memory, as the
@@ -176,8 +177,8 @@ class ChatError(Exception):
 
     ``retryable`` says whether the last failure was of a transient kind, i.e. whether trying again later
     may succeed; ``attempts`` is how many requests were made. ``permanent`` says that no other request to this
-    endpoint can succeed either (HTTP 401/403/404, a redirect, or no replica accepting connections); ``finish_reason`` is
-    the provider's reason for an empty or filtered answer.
+    endpoint can succeed either (HTTP 401/403/404, a redirect, or no replica accepting connections);
+    ``finish_reason`` is the provider's reason for an empty or filtered answer.
     """
 
     def __init__(
@@ -589,9 +590,8 @@ class ChatClient:
                 raise _Status(reply.status, reply.headers, _redirect_detail(url, reply.headers))
             if not 200 <= reply.status < 300:
                 raise _Status(reply.status, reply.headers, await reply.text(errors="replace"))
-            if (
-                not stream or reply.content_type == "application/json"
-            ):  # some gateways answer a stream request whole
+            # a JSON reply to a stream request: some gateways ignore ``stream`` and answer whole
+            if not stream or reply.content_type == "application/json":
                 answer = json.loads(await reply.read())
                 return ChatResult(
                     text=_extract_text(answer) or "",
