@@ -724,9 +724,17 @@ def _status_detail(status: int, text: str) -> str:
         if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
             return inner["message"]
         return json.dumps(body, ensure_ascii=False)[:_MAX_MESSAGE]
+    if isinstance(body, str) and body.lstrip().startswith(
+        "<"
+    ):  # a proxy's HTML page: its words, not its markup
+        body = " ".join(_TAG.sub(" ", _HTML_SKIP.sub(" ", body)).split())
     if isinstance(body, str) and body.strip():
         return body
     return f"Error code: {status}"
+
+
+_HTML_SKIP = re.compile(r"(?is)<(script|style)\b.*?</\1>|<!--.*?-->")
+_TAG = re.compile(r"<[^>]*>")
 
 
 def _url_problem(url: str) -> str | None:
