@@ -529,7 +529,8 @@ class ChatClient:
         the policy; raises :class:`ChatError` when it fails for good.
 
         An empty or filtered answer is asked once more at most. A retry after a replica failed goes at once to
-        another healthy replica when there is one (no back-off: the other replica has not failed).
+        another healthy replica when there is one (no back-off: the other replica has not failed); so does a
+        request that one of several replicas rejected with HTTP 401/403/404 or a redirect.
         """
         attempts = empty = 0
         while True:
@@ -538,8 +539,10 @@ class ChatClient:
                 return await self._attempt(body, stream, attempts)
             except _Attempt as failure:
                 empty += failure.kind == "empty"
+                # a replica that rejects the key or serves another model is misconfigured, not the endpoint
+                elsewhere = self._misconfigured(failure) and self.healthy_replicas() > 0
                 if (
-                    not failure.retryable
+                    not (failure.retryable or elsewhere)
                     or attempts >= self.retry.max_attempts
                     or empty > self.retry.empty_retries
                 ):
@@ -547,13 +550,19 @@ class ChatClient:
                 wait = self.retry.backoff(attempts, self._rng)
                 if failure.wait is not None:
                     wait = min(failure.wait, self.retry.retry_after_cap)
-                elif (
+                elif elsewhere or (
                     len(self._endpoints) > 1
                     and failure.kind in ("connection", "timeout")
                     and self.healthy_replicas() > 0
                 ):
                     wait = 0.0
                 await asyncio.sleep(wait)
+
+    def _misconfigured(self, failure: _Attempt) -> bool:
+        """Whether one of several replicas answered with a status no retry fixes (a rejected key, a model not
+        served, a redirect): it leaves rotation like a replica that refuses connections, and the request goes to
+        another; with every replica out of rotation the failure is permanent."""
+        return len(self._endpoints) > 1 and failure.status in PERMANENT_STATUS
 
     async def _attempt(self, body: RequestBody, stream: bool, attempt: int) -> ChatResult:
         """One try on the healthiest replica; a replica's own failures take it out of rotation for a while."""
@@ -564,8 +573,9 @@ class ChatClient:
             result = await self._exchange(endpoint, body, stream, attempt)
         except _Attempt as failure:
             server_side = failure.kind in ("connection", "timeout") or (failure.status or 0) >= 500
-            if server_side:
-                endpoint.failed(refused=failure.refused, now=time.monotonic())
+            misconfigured = self._misconfigured(failure)
+            if server_side or misconfigured:
+                endpoint.failed(refused=failure.refused or misconfigured, now=time.monotonic())
             raise
         endpoint.succeeded()
         return result

@@ -275,3 +275,37 @@ def test_a_stream_request_answered_whole_is_read_as_a_completion() -> None:
     result, seen = serve(handler, stream=True)
     assert isinstance(result, ChatResult) and result.text == "yes" and len(seen) == 1
     assert result.usage == ANSWER["usage"]
+
+
+def test_a_misconfigured_replica_leaves_rotation_and_its_requests_go_to_the_others() -> None:
+    """One replica of several serving another model (404) or holding another key (401) must not fail the run's
+    requests, nor stop it as if the endpoint rejected them all."""
+
+    async def main() -> tuple[list[ChatResult], int, int]:
+        async with (
+            FakeOpenAIServer() as good,
+            FakeOpenAIServer(plan=FaultPlan(rate=1.0, random_faults=(Fault("404"),))) as bad,
+            ChatClient(ClientSettings((bad.base_url, good.base_url), KEY, 5.0, FAST)) as client,
+        ):
+            results = [await client.chat("m", MESSAGES) for _ in range(10)]
+            return results, bad.count, good.count
+
+    results, bad, good = asyncio.run(asyncio.wait_for(main(), timeout=60))
+    assert all(r.text for r in results) and good == 10
+    assert 1 <= bad <= 3  # out of rotation after its first 404 (probed again only after a cooldown)
+
+
+def test_every_replica_rejecting_the_key_is_permanent_after_one_try_each() -> None:
+    async def main() -> tuple[ChatError, int]:
+        plan = FaultPlan(rate=1.0, random_faults=(Fault("401"),))
+        async with (
+            FakeOpenAIServer(plan=plan) as one,
+            FakeOpenAIServer(plan=plan) as two,
+            ChatClient(ClientSettings((one.base_url, two.base_url), KEY, 5.0, FAST)) as client,
+        ):
+            with pytest.raises(ChatError) as info:
+                await client.chat("m", MESSAGES)
+            return info.value, one.count + two.count
+
+    error, count = asyncio.run(asyncio.wait_for(main(), timeout=60))
+    assert error.status == 401 and error.permanent and count == 2
