@@ -94,8 +94,11 @@ class Advice:
         if error.status == 404:
             return (
                 f"{self.hosts} does not serve model {self.model!r} (HTTP 404): set {self.model_setting} to a model "
-                f"it serves, or {self.url_setting} to an endpoint that serves {self.model!r}"
+                f"it serves, or {self.url_setting} to an endpoint that serves {self.model!r} (a wrong path answers 404 "
+                "too: most base URLs end in /v1)"
             )
+        if error.status is not None and 300 <= error.status < 400:
+            return f"{self.hosts} redirects every request (HTTP {error.status}): set {self.url_setting} to where it points"
         return f"no replica of {self.hosts} accepts connections: is the server up? check {self.url_setting}"
 
 

@@ -18,7 +18,8 @@ a request together (measured with 64 requests in flight). Failures are classifie
 were: a status outside 2xx is an HTTP failure whose message is the provider's ``error.message`` (else the body, else
 ``Error code: N``); a ``TimeoutError`` anywhere in the cause chain is a timeout; any other transport failure is a
 connection failure named by its root cause; a reply or event that is not JSON, or an event carrying ``error``,
-is malformed. Timeouts apply to connecting and to each read, as the SDK's did.
+is malformed. Timeouts apply to connecting and to each read, as the SDK's did. Redirects are not followed (a
+redirected POST loses its body, and the key would follow it): a 3xx is a permanent failure naming the target.
 
 The body is encoded here, once per request (retries resend the same bytes), by :func:`request_body`. Media given
 as :class:`Base64` blobs are spliced into the JSON as they are, so a long audio clip exists once in memory, as the
@@ -43,7 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
+
+from avibench.errors import AvibenchError
 
 if TYPE_CHECKING:
     import ssl
@@ -54,8 +57,9 @@ ErrorKind = Literal["http", "timeout", "connection", "empty", "malformed"]
 
 #: Status codes worth another attempt: request timeout, conflict, rate limit, and every server error.
 RETRYABLE_STATUS = frozenset({408, 409, 429})
-#: Status codes that no retry and no other question can fix: the key is rejected, or the model is not served.
-PERMANENT_STATUS = frozenset({401, 403, 404})
+#: Status codes that no retry and no other question can fix: the key is rejected, the model is not served, or the
+#: base URL redirects (every request would be redirected the same way).
+PERMANENT_STATUS = frozenset({301, 302, 303, 307, 308, 401, 403, 404})
 #: Finish reasons that mean the provider withheld the answer.
 FILTERED_REASONS = frozenset({"content_filter", "safety", "recitation", "prohibited_content", "blocklist"})
 #: Consecutive failures after which a replica is taken out of rotation (a refused connection: at once).
@@ -90,6 +94,8 @@ class ChatResult:
     ttft_s: float | None = None
     request_bytes: int = 0
     finish_reason: str | None = None
+    refusal: str | None = None
+    """The provider's ``refusal`` (a message whose content it withheld), which only an error message shows."""
 
 
 @dataclass(frozen=True)
@@ -171,8 +177,8 @@ class ChatError(Exception):
 
     ``retryable`` says whether the last failure was of a transient kind, i.e. whether trying again later
     may succeed; ``attempts`` is how many requests were made. ``permanent`` says that no other request to this
-    endpoint can succeed either (HTTP 401/403/404, or no replica accepting connections); ``finish_reason`` is
-    the provider's reason for an empty or filtered answer.
+    endpoint can succeed either (HTTP 401/403/404, a redirect, or no replica accepting connections);
+    ``finish_reason`` is the provider's reason for an empty or filtered answer.
     """
 
     def __init__(
@@ -330,6 +336,8 @@ class _Attempt(Exception):
         retryable: bool,
         wait: float | None,
         finish_reason: str | None = None,
+        *,
+        refused: bool = False,
     ):
         super().__init__(message)
         self.kind = kind
@@ -337,6 +345,9 @@ class _Attempt(Exception):
         self.retryable = retryable
         self.wait = wait
         self.finish_reason = finish_reason
+        self.refused = refused
+        """The connection was never made (refused, name not resolved, TLS failed): the replica is not serving.
+        A connection dropped after it was made (a reset mid-reply) is a transient fault of a live server."""
 
 
 def _usage_dict(body: Mapping[str, Any]) -> dict[str, int] | None:
@@ -368,6 +379,7 @@ class _Streamed:
     ttft_s: float | None = None
     usage: dict[str, int] | None = None
     finish_reason: str | None = None
+    refusals: list[str] = field(default_factory=list)
 
     def add(self, chunk: Any) -> None:
         if not isinstance(chunk, Mapping):
@@ -377,10 +389,21 @@ class _Streamed:
         for choice in chunk.get("choices") or ():
             delta = choice.get("delta") if isinstance(choice, Mapping) else None
             content = delta.get("content") if isinstance(delta, Mapping) else None
+            refusal = delta.get("refusal") if isinstance(delta, Mapping) else None
+            if isinstance(refusal, str):
+                self.refusals.append(refusal)
             if isinstance(content, str) and content:
                 if self.ttft_s is None:
                     self.ttft_s = time.perf_counter() - self.start
                 self.texts.append(content)
+
+
+def _refusal(body: Mapping[str, Any]) -> str | None:
+    """The first choice's ``refusal`` text, where the provider gave one."""
+    choices = body.get("choices")
+    message = choices[0].get("message") if isinstance(choices, list) and choices else None
+    refusal = message.get("refusal") if isinstance(message, Mapping) else None
+    return refusal if isinstance(refusal, str) and refusal.strip() else None
 
 
 def _extract_text(body: Any) -> str | None:
@@ -432,6 +455,9 @@ class ChatClient:
     def __init__(self, settings: ClientSettings):
         if not settings.base_urls:
             raise ValueError("at least one base URL is needed")
+        for url in settings.base_urls:
+            if problem := _url_problem(url):
+                raise AvibenchError(problem)
         base_urls, api_key, timeout = settings.base_urls, settings.api_key, settings.timeout
         max_connections = settings.max_connections
         self.retry = settings.retry
@@ -447,7 +473,7 @@ class ChatClient:
             "Content-Type": "application/json",
             "User-Agent": "avibench",
         }
-        self._endpoints = [_Endpoint(url=url.rstrip("/")) for url in base_urls]
+        self._endpoints = [_Endpoint(url=url.strip().rstrip("/")) for url in base_urls]
 
     def _session(self, endpoint: _Endpoint) -> aiohttp.ClientSession:
         """The replica's connection pool, opened on first use (inside the event loop that uses it)."""
@@ -480,7 +506,7 @@ class ChatClient:
 
     def _error(self, failure: _Attempt, attempts: int) -> ChatError:
         suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
-        every = len(self._endpoints) > 1 and failure.kind == "connection"
+        every = len(self._endpoints) > 1 and failure.refused
         return ChatError(
             f"{failure}{' on every replica' if every else ''}{suffix}",
             kind=failure.kind,
@@ -488,7 +514,7 @@ class ChatClient:
             retryable=failure.retryable,
             attempts=attempts,
             permanent=failure.status in PERMANENT_STATUS
-            or (failure.kind == "connection" and self.healthy_replicas() == 0),
+            or (failure.refused and self.healthy_replicas() == 0),
             finish_reason=failure.finish_reason,
         )
 
@@ -503,7 +529,8 @@ class ChatClient:
         the policy; raises :class:`ChatError` when it fails for good.
 
         An empty or filtered answer is asked once more at most. A retry after a replica failed goes at once to
-        another healthy replica when there is one (no back-off: the other replica has not failed).
+        another healthy replica when there is one (no back-off: the other replica has not failed); so does a
+        request that one of several replicas rejected with HTTP 401/403/404 or a redirect.
         """
         attempts = empty = 0
         while True:
@@ -512,8 +539,10 @@ class ChatClient:
                 return await self._attempt(body, stream, attempts)
             except _Attempt as failure:
                 empty += failure.kind == "empty"
+                # a replica that rejects the key or serves another model is misconfigured, not the endpoint
+                elsewhere = self._misconfigured(failure) and self.healthy_replicas() > 0
                 if (
-                    not failure.retryable
+                    not (failure.retryable or elsewhere)
                     or attempts >= self.retry.max_attempts
                     or empty > self.retry.empty_retries
                 ):
@@ -521,13 +550,19 @@ class ChatClient:
                 wait = self.retry.backoff(attempts, self._rng)
                 if failure.wait is not None:
                     wait = min(failure.wait, self.retry.retry_after_cap)
-                elif (
+                elif elsewhere or (
                     len(self._endpoints) > 1
                     and failure.kind in ("connection", "timeout")
                     and self.healthy_replicas() > 0
                 ):
                     wait = 0.0
                 await asyncio.sleep(wait)
+
+    def _misconfigured(self, failure: _Attempt) -> bool:
+        """Whether one of several replicas answered with a status no retry fixes (a rejected key, a model not
+        served, a redirect): it leaves rotation like a replica that refuses connections, and the request goes to
+        another; with every replica out of rotation the failure is permanent."""
+        return len(self._endpoints) > 1 and failure.status in PERMANENT_STATUS
 
     async def _attempt(self, body: RequestBody, stream: bool, attempt: int) -> ChatResult:
         """One try on the healthiest replica; a replica's own failures take it out of rotation for a while."""
@@ -538,8 +573,9 @@ class ChatClient:
             result = await self._exchange(endpoint, body, stream, attempt)
         except _Attempt as failure:
             server_side = failure.kind in ("connection", "timeout") or (failure.status or 0) >= 500
-            if server_side:
-                endpoint.failed(refused=failure.kind == "connection", now=time.monotonic())
+            misconfigured = self._misconfigured(failure)
+            if server_side or misconfigured:
+                endpoint.failed(refused=failure.refused or misconfigured, now=time.monotonic())
             raise
         endpoint.succeeded()
         return result
@@ -556,12 +592,16 @@ class ChatClient:
             "Content-Length": str(len(body)),
         }
         session = self._session(endpoint)
-        async with session.post(
-            f"{endpoint.url}/chat/completions", data=body.slices(), headers=headers
-        ) as reply:
+        url = f"{endpoint.url}/chat/completions"
+        # Never follow a redirect: aiohttp turns a redirected POST into a bodiless GET (301, 302) or resends a body
+        # it has already consumed (307, 308), and the key would go wherever the redirect points.
+        async with session.post(url, data=body.slices(), headers=headers, allow_redirects=False) as reply:
+            if 300 <= reply.status < 400:
+                raise _Status(reply.status, reply.headers, _redirect_detail(url, reply.headers))
             if not 200 <= reply.status < 300:
                 raise _Status(reply.status, reply.headers, await reply.text(errors="replace"))
-            if not stream:
+            # a JSON reply to a stream request: some gateways ignore ``stream`` and answer whole
+            if not stream or reply.content_type == "application/json":
                 answer = json.loads(await reply.read())
                 return ChatResult(
                     text=_extract_text(answer) or "",
@@ -569,10 +609,13 @@ class ChatClient:
                     latency_s=time.perf_counter() - start,
                     attempts=0,
                     finish_reason=_finish_reason(answer),
+                    refusal=_refusal(answer),
                 )
             streamed = _Streamed(start, [])
+            done = False
             async for data in _events(reply.content):
                 if data.startswith("[DONE]"):
+                    done = True
                     break
                 chunk = json.loads(data)
                 if isinstance(chunk, Mapping) and chunk.get("error"):
@@ -580,6 +623,9 @@ class ChatClient:
                         f"error event in the stream: {json.dumps(chunk['error'])[:_MAX_MESSAGE]}"
                     )
                 streamed.add(chunk)
+            if not done and streamed.finish_reason is None:
+                # a stream cut off cleanly (a proxy's idle or size limit) would otherwise pass as a whole answer
+                raise ValueError("the stream ended without a finish_reason or [DONE]: the answer is cut off")
         return ChatResult(
             text="".join(streamed.texts),
             usage=streamed.usage,
@@ -587,6 +633,7 @@ class ChatClient:
             attempts=0,
             ttft_s=streamed.ttft_s,
             finish_reason=streamed.finish_reason,
+            refusal="".join(streamed.refusals).strip() or None,
         )
 
     async def _exchange(
@@ -609,8 +656,9 @@ class ChatClient:
             if any(isinstance(e, TimeoutError) for e in _causes(exc)):
                 raise _Attempt(f"timeout after {self.timeout:g} s", "timeout", None, True, None) from None
             cause = type(_root_cause(exc)).__name__
+            refused = isinstance(exc, aiohttp.ClientConnectorError)
             raise _Attempt(
-                self._scrub(f"connection failed: {cause}"), "connection", None, True, None
+                self._scrub(f"connection failed: {cause}"), "connection", None, True, None, refused=refused
             ) from None
         except ValueError as exc:  # JSONDecodeError included
             raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
@@ -620,7 +668,9 @@ class ChatClient:
         if reason in FILTERED_REASONS or not result.text.strip():
             why = f"finish_reason {reason}" if reason else "no finish_reason"
             kind = "filtered answer" if reason in FILTERED_REASONS else "empty response content"
-            raise _Attempt(f"{kind} ({why})", "empty", None, True, None, reason)
+            if result.refusal:
+                kind, why = "refused answer", f"{why}: {result.refusal}"
+            raise _Attempt(self._scrub(f"{kind} ({why})"), "empty", None, True, None, reason)
         result.attempts, result.request_bytes = attempt, len(body)
         return result
 
@@ -684,9 +734,43 @@ def _status_detail(status: int, text: str) -> str:
         if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
             return inner["message"]
         return json.dumps(body, ensure_ascii=False)[:_MAX_MESSAGE]
+    if isinstance(body, str) and body.lstrip().startswith(
+        "<"
+    ):  # a proxy's HTML page: its words, not its markup
+        body = " ".join(_TAG.sub(" ", _HTML_SKIP.sub(" ", body)).split())
     if isinstance(body, str) and body.strip():
         return body
     return f"Error code: {status}"
+
+
+_HTML_SKIP = re.compile(r"(?is)<(script|style)\b.*?</\1>|<!--.*?-->")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _url_problem(url: str) -> str | None:
+    """Why a base URL cannot be used, else None. Without this check a URL without a scheme failed every request as
+    a retried connection failure, and one holding credentials as a retried malformed reply (aiohttp will not send
+    both them and the bearer key)."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"base URL {url.split('@')[-1]!r}: it needs http:// or https:// and a host (e.g. http://localhost:8000/v1)"
+    if parts.username is not None or parts.password is not None:
+        return (
+            f"base URL {host_of(url)}: it holds a user name or password; give the API key in its own setting"
+        )
+    return None
+
+
+def _redirect_detail(url: str, headers: Mapping[str, str]) -> str:
+    """What a redirect of the chat endpoint says: where it points (scheme, host, port and path, no query)."""
+    location = headers.get("Location")
+    if not location:
+        return "redirect without a Location; check the base URL"
+    target = urlsplit(urljoin(url, location))
+    where = host_of(target.geturl()) + target.path
+    return (
+        f"redirected to {where}; set the base URL to the address it redirects to (without /chat/completions)"
+    )
 
 
 async def _events(content: aiohttp.StreamReader) -> AsyncIterator[str]:

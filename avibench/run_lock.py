@@ -26,6 +26,8 @@ from pathlib import Path
 from avibench.errors import AvibenchError
 
 _NAME = re.compile(r"^\.lock-(?P<stage>[a-z]+)-(?P<i>\d+)of(?P<n>\d+)$")
+_USERINFO = re.compile(r"(?<=://)[^/@\s]*@")
+"""The ``user:password@`` of a URL on the command line (a base URL given with credentials)."""
 
 
 class RunBusyError(AvibenchError):
@@ -91,7 +93,7 @@ def run_lock(root: Path, stage: str, label: str, shard: tuple[int, int] = (0, 1)
         info = {
             "pid": os.getpid(),
             "host": socket.gethostname(),
-            "command": " ".join(["avibench", *sys.argv[1:]])[:300],
+            "command": _USERINFO.sub("", " ".join(["avibench", *sys.argv[1:]]))[:300],
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "shard": f"{shard[0]}/{shard[1]}",
         }

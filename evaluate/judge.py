@@ -10,6 +10,10 @@ Each finished job is appended (and fsynced) to a journal, the latest record per 
 latest record was made from the same request (judge model, messages and sampling parameters: ``request`` hash)
 and holds a reply, valid or not; a job whose requests failed is recorded with its error and asked again next time.
 So a killed run resumes where it stopped and a finished one sends no request. The API key is never recorded.
+
+A failure no retry can fix (a rejected key, a model the endpoint does not serve, no replica accepting
+connections) stops the judging after three identical ones, as it stops infer, with the judge setting to fix:
+the jobs not asked are asked next time.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from typing import Any
 from avibench import __version__
 from avibench.contracts import latest_by_key
 from avibench.errors import AvibenchError
-from avibench.llm import ChatClient, ChatError, ClientSettings, RetryPolicy
+from avibench.failures import Advice, FailureGuard, RunStopped
+from avibench.llm import ChatClient, ChatError, ClientSettings, RetryPolicy, host_of
 from avibench.scheduler import run_jobs
 from avibench.store import JournalSink
 
@@ -138,8 +143,18 @@ class _Judging:
         self.reasks = reasks
         self.journal = journal
         self.requests = 0
+        hosts = ", ".join(dict.fromkeys(host_of(url) for url in settings.base_urls))
+        advice = Advice(
+            settings.model,
+            hosts,
+            model_setting="--judge-model",
+            url_setting="--judge-base-url or JUDGE_BASE_URL",
+            key_setting=" or ".join(KEY_VARIABLES),
+        )
+        self.guard = FailureGuard(advice=advice)
 
-    async def _judge(self, client: ChatClient, job: JudgeJob) -> JudgeReply:
+    async def _judge(self, client: ChatClient, job: JudgeJob) -> tuple[JudgeReply, ChatError | None]:
+        """The job's reply, and the error of a failed request (for the failure guard)."""
         reply: str | None = None
         for _ in range(1 + self.reasks):
             try:
@@ -147,14 +162,14 @@ class _Judging:
             except ChatError as exc:
                 self.requests += exc.attempts
                 if exc.kind != "empty":
-                    return JudgeReply(None, False, str(exc))
+                    return JudgeReply(None, False, str(exc)), exc
                 reply = ""  # an empty or withheld answer is still the judge's reply, kept like any other
             else:
                 self.requests += result.attempts
                 reply = result.text
             if self.accept(reply):
-                return JudgeReply(reply, True)
-        return JudgeReply(reply, False)
+                return JudgeReply(reply, True), None
+        return JudgeReply(reply, False), None
 
     async def run(self, jobs: Sequence[tuple[JudgeJob, str]]) -> dict[str, JudgeReply]:
         replies: dict[str, JudgeReply] = {}
@@ -164,7 +179,7 @@ class _Judging:
 
             async def one(job: tuple[JudgeJob, str], sink: JournalSink) -> None:
                 request, digest = job
-                outcome = await self._judge(client, request)
+                outcome, failure = await self._judge(client, request)
                 record = {
                     "key": request.key,
                     "request": digest,
@@ -177,8 +192,19 @@ class _Judging:
                 }
                 await sink.write(self.journal, record)
                 replies[request.key] = outcome
+                self.guard.observe(outcome.error, failure)
 
-            await run_jobs(jobs, one, concurrency=max(1, settings.concurrency))
+            try:
+                await run_jobs(
+                    jobs,
+                    one,
+                    concurrency=max(1, settings.concurrency),
+                    stop=lambda: self.guard.stopped is not None,
+                )
+            except* RunStopped:
+                pass  # raised again below, once the journal is written and the client closed
+        if self.guard.stopped is not None:
+            raise RunStopped(f"judge {self.guard.stopped}")
         return replies
 
 
@@ -192,7 +218,8 @@ def run_judge(
 ) -> JudgeOutcome:
     """Every job's reply, from the journal where it already holds one made from the same request, else asked.
 
-    Raises :class:`AvibenchError` when requests are needed and no API key is set (nothing is asked then).
+    Raises :class:`AvibenchError` when requests are needed and no API key is set (nothing is asked then), and
+    :class:`RunStopped` (one) when a failure no retry can fix repeats (what was asked is in the journal).
     """
     keys = [job.key for job in jobs]
     if len(set(keys)) != len(keys):

@@ -30,7 +30,7 @@ from avibench.infer.journal import (
 )
 from avibench.infer.media_options import AUDIO_FORMATS, AUDIO_RATE
 from avibench.infer.probe_record import probe_path
-from avibench.llm import RetryPolicy, Scrubber, host_of
+from avibench.llm import ChatError, RetryPolicy, Scrubber, host_of
 from avibench.manifest import (
     OTHER_DATA_HELP,
     bind_tasks,
@@ -161,7 +161,13 @@ async def _execute(
         return initial_outcomes(plans), None
     guard = FailureGuard(advice=Advice(setup.request.model, setup.hosts), limit=setup.max_failures)
     async with setup.backend_cls(setup.settings) as backend:
-        await media_probe.run(backend, setup.request)
+        try:
+            await media_probe.run(backend, setup.request)
+        except ChatError as exc:  # a failure no request gets past: asking the questions would repeat it
+            media_probe.settle(f"the probe failed: {exc}")
+            return initial_outcomes(
+                plans
+            ), f"stopped before asking any question: {exc}; {guard.advice.fix(exc)}"
         for line in media_probe.lines():
             _notice(line)
         stop = media_probe.stop_reason(setup.request.model)

@@ -8,7 +8,8 @@ and without it, through the run's own backend and media handling, and reads a ve
 * ``counted``: the prompt tokens the endpoint reports grow clearly with the media (at least :data:`MIN_GROWTH`);
   where no usage comes back, the answers to a question only the media can answer (a count of beeps, a colour) are
   right for two different clips;
-* ``ignored``: the prompt tokens do not grow with the media, or an answer says no media was there;
+* ``ignored``: the prompt tokens do not grow with the media, an answer says no media was there, or the endpoint
+  refuses the question with the media (a client error, HTTP 400 ...) while it answers the one without;
 * ``unverified``: neither can be told (no usage and answers that prove nothing, a request that failed), with why;
 * ``n/a``: the backend reads no media (the offline baselines); ``skipped``: the probe was not run.
 
@@ -35,6 +36,7 @@ from avibench.infer.media import sent_parts
 from avibench.infer.probe_record import read_probe
 from avibench.infer.runner import describe_error
 from avibench.items import Item, Part
+from avibench.llm import ChatError
 from avibench.store import atomic_write_json
 
 Modality = Literal["audio", "image", "video"]
@@ -230,6 +232,8 @@ class Observation:
     error: str | None = None
     requests: int = 0
     tokens: int = 0
+    rejected: bool = False
+    """The endpoint refused the request itself (HTTP 400, 415, 422 ...): asking again would not help."""
 
 
 async def observe(backend: Backend, item: Item, request: InferRequest) -> Observation:
@@ -239,10 +243,17 @@ async def observe(backend: Backend, item: Item, request: InferRequest) -> Observ
         if counted is not None:
             return Observation(prompt_tokens=counted)
         answer = await backend.answer(item, request)
+    except ChatError as exc:
+        if exc.permanent:  # no question can be answered (a rejected key ...): the caller names what to fix
+            raise
+        rejected = exc.kind == "http" and not exc.retryable
+        return Observation(error=describe_error(exc), requests=exc.attempts, rejected=rejected)
     except Exception as exc:  # a failed probe request is a reason for `unverified`, never a crash
         return Observation(error=describe_error(exc), requests=getattr(exc, "attempts", 0))
     usage = answer.usage or {}
     prompt = usage.get("prompt_tokens")
+    if not prompt or prompt < 0:
+        prompt = None  # some gateways report zeros for every prompt: that is no count, and no growth
     total = usage.get("total_tokens") or (prompt or 0) + usage.get("completion_tokens", 0)
     return Observation(prompt_tokens=prompt, text=answer.text, requests=answer.attempts, tokens=total)
 
@@ -293,10 +304,15 @@ async def probe_modality(backend: Backend, request: InferRequest, case: Case) ->
 
     with_media = await observe(backend, case.item(0), request)
     seen.append(with_media)
-    if with_media.error:
+    if with_media.error and not with_media.rejected:
         return result("unverified", f"the question with the {m} failed: {with_media.error}")
     without = await observe(backend, case.item(None), request)
     seen.append(without)
+    if with_media.error:
+        if without.error:
+            return result("unverified", f"the question with the {m} failed: {with_media.error}")
+        # every question of the run that sends this modality would be refused the same way
+        return result("ignored", f"the endpoint refuses the question with the {m}: {with_media.error}")
     if without.error:
         return result("unverified", f"the question without the {m} failed: {without.error}")
     if with_media.prompt_tokens is not None and without.prompt_tokens is not None:
@@ -304,6 +320,8 @@ async def probe_modality(backend: Backend, request: InferRequest, case: Case) ->
         tokens = f"prompt {without.prompt_tokens} tokens without the {m}, {with_media.prompt_tokens} with it"
         if growth >= MIN_GROWTH:
             return result("counted", tokens)
+        if growth < 0:  # a count that shrinks when media are added counts something else (a cache, noise)
+            return result("unverified", f"{tokens}: fewer with the {m}, so the counts say nothing about it")
         if growth <= PLACEHOLDER_GROWTH:
             return result("ignored", tokens)
         return result("unverified", f"{tokens}: too small a growth to be the {m} itself")
@@ -335,14 +353,22 @@ async def probe_modality(backend: Backend, request: InferRequest, case: Case) ->
 async def probe(
     backend: Backend, request: InferRequest, modalities: Iterable[str], *, offline: bool = False
 ) -> dict[str, ProbeResult]:
-    """The verdict on each modality; modalities are probed concurrently. ``offline`` backends read no media."""
+    """The verdict on each modality; modalities are probed concurrently. ``offline`` backends read no media.
+
+    Raises the :class:`ChatError` of a failure no request can get past (``permanent``: a rejected key, a model
+    not served, no replica accepting connections), once every modality's questions are done."""
     wanted = [m for m in MODALITIES if m in set(modalities)]
     if offline:
         return {m: ProbeResult(m, "n/a", "this backend reads no media") for m in wanted}
     with tempfile.TemporaryDirectory(prefix="avibench-probe-") as folder:
         cases = await asyncio.to_thread(lambda: [make_case(m, Path(folder)) for m in wanted])
-        results = await asyncio.gather(*(probe_modality(backend, request, case) for case in cases))
-    return {r.modality: r for r in results}
+        outcomes = await asyncio.gather(
+            *(probe_modality(backend, request, case) for case in cases), return_exceptions=True
+        )
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return {r.modality: r for r in outcomes if isinstance(r, ProbeResult)}
 
 
 def verdicts(results: Mapping[str, ProbeResult]) -> dict[str, str]:
@@ -405,7 +431,9 @@ class RunProbe:
         return self.results
 
     async def run(self, backend: Backend, request: InferRequest) -> dict[str, ProbeResult]:
-        """Probe the modalities with no reusable verdict on file (none with --skip-probe), and record them."""
+        """Probe the modalities with no reusable verdict on file (none with --skip-probe), and record them.
+
+        A failure no request can get past is raised as the :class:`ChatError` (nothing is recorded)."""
         if self.skip:
             return self.settle("--skip-probe")
         on_file = {m: r for m, r in self.on_file().items() if r.reusable}

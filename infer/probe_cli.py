@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from avibench.errors import AvibenchError
+from avibench.failures import Advice
 from avibench.infer.backends.base import BackendSettings, InferRequest, MediaStrategy, load_backend
 from avibench.infer.cli import BASELINES, DEFAULT_BASE_URL, _extra_body, select_tasks
 from avibench.infer.media_options import AUDIO_FORMATS
-from avibench.llm import RetryPolicy
+from avibench.llm import ChatError, RetryPolicy, host_of
 from avibench.run_options import DEFAULT_BENCHMARK, data_root_option, resolve_benchmark, resolve_data_root
 
 if TYPE_CHECKING:  # the probe builds media with numpy, PIL and av: imported when it runs, not for --help
@@ -43,7 +44,11 @@ async def _probe(
 
     backend_cls = load_backend(backend_name)
     async with backend_cls(settings) as backend:
-        return await probe(backend, request, modalities, offline=not backend_cls.reads_media)
+        try:
+            return await probe(backend, request, modalities, offline=not backend_cls.reads_media)
+        except ChatError as exc:  # a rejected key, a model not served ...: no verdict, but what to fix
+            hosts = ", ".join(host_of(url) for url in settings.base_urls) or f"the {backend_name} backend"
+            raise AvibenchError(f"the probe failed: {exc}; {Advice(request.model, hosts).fix(exc)}") from None
 
 
 @click.command(name="probe")
@@ -117,7 +122,8 @@ def probe_command(**opts: Any) -> None:
       n/a         the backend reads no media (the random and oracle baselines)
     A modality costs 2 requests when usage comes back, 3 when it does not; each is a few dozen text tokens
     plus the media's own tokens. The transformers backend counts the tokens its processor builds and
-    generates nothing. The exit code is 1 when a modality is ignored.
+    generates nothing. The exit code is 1 when a modality is ignored; a failure no request gets past (a rejected
+    key, a model the endpoint does not serve) ends the probe with the setting to fix.
 
     infer runs the same probe before its first question. The openai backend reads the key from OPENAI_API_KEY
     and the endpoint from --base-url or OPENAI_BASE_URL.

@@ -250,3 +250,21 @@ def test_runner_rejudges_only_changed_requests(tmp_path: Path) -> None:
             accept=bool,
         )
     assert server.count == 7
+
+
+@pytest.mark.parametrize(("status", "setting"), [(401, "JUDGE_API_KEY"), (404, "--judge-model")])
+def test_a_failure_no_retry_fixes_stops_the_judging_after_three(
+    run: tuple[Path, Path], status: int, setting: str
+) -> None:
+    """A rejected key or an unserved judge model fails every job the same way: three, not all, are asked."""
+    root, out = run
+    server = FakeOpenAIServer(plan=FaultPlan(rate=1.0, random_faults=(Fault(str(status)),)))
+    with server.run_in_thread():
+        result = evaluate(root, out, server, "--judge-concurrency", "1")
+    assert result.code == 1
+    assert server.count == 3
+    stop = [line for line in result.stderr.splitlines() if "judge stopped after 3 x" in line]
+    assert len(stop) == 1 and f"HTTP {status}" in stop[0] and setting in stop[0]
+    doc = json.loads((out / "random" / "airbench" / "eval.json").read_text())
+    assert doc["coverage"]["chat"]["status"] == "not scored"
+    assert len(journal_lines(journal_path(out / "random" / "airbench"))) == 3  # asked again next time

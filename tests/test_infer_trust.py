@@ -175,3 +175,21 @@ def test_unknown_task_folder_and_wrong_task_field_are_reported_and_refused(
     assert "task is 'VMIC' but the folder is AMIC" in checked.stdout + checked.stderr
     refused = run(None, root, tmp_path / "out", model="oracle")
     assert refused.code == 2 and "entry 2" in refused.stderr and "field task" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("base_url", "says"),
+    [
+        ("127.0.0.1:{port}/v1", "needs http:// or https://"),
+        ("http://user:{key}@127.0.0.1:{port}/v1", "holds a user name or password"),
+    ],
+)
+def test_a_base_url_no_request_can_use_fails_before_any_request(
+    server, data_root: Path, tmp_path: Path, base_url: str, says: str
+) -> None:
+    """A URL without a scheme failed every question as a retried connection failure (never permanent, so the run
+    went on to the end), and one with credentials as a retried 'malformed response'."""
+    url = base_url.format(port=server.port, key=KEY)
+    result = run(server, data_root, tmp_path, env={"OPENAI_BASE_URL": url})
+    assert result.code != 0 and says in result.stderr and "Traceback" not in result.stderr
+    assert server.count == 0 and KEY not in result.stderr + result.stdout

@@ -228,3 +228,63 @@ def test_a_local_model_is_probed_from_its_processor(tmp_path: Path) -> None:
     )
     assert with_audio - without >= 16 and "cost" not in result.stdout
     assert "the question with the image failed" in result.stdout  # an audio-only model refuses images
+
+
+class _ZeroUsage(FakeOpenAIServer):
+    """A gateway that reports usage with every count zero."""
+
+    def _completion(self, body, text, fault):  # type: ignore[override]
+        completion = super()._completion(body, text, fault)
+        completion["usage"] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        return completion
+
+
+def test_an_endpoint_refusing_audio_parts_is_ignored_not_unverified(serve: Serve) -> None:
+    """Every audio question of a run would be refused the same way: the run must stop, not fail each one."""
+    server = serve(reject_parts=("input_audio",))
+    result = probe(server)
+    assert result.code == 1, result.stdout
+    assert verdict_lines(result) == {"audio": "ignored", "image": "counted", "video": "counted"}
+    assert "refuses the question with the audio: HTTP 400: Unsupported content part type" in result.stdout
+    assert server.rejected == 1  # refused at once, not retried; the question without it was answered
+
+
+def test_usage_of_all_zeros_is_no_count_and_never_ignored() -> None:
+    server = _ZeroUsage(responder=seeing)
+    with server.run_in_thread():
+        result = probe(server)
+    assert result.code == 0, result.stdout
+    assert verdict_lines(result) == {"audio": "counted", "image": "counted", "video": "counted"}
+    assert result.stdout.count("no usage reported; both answers right") == 3
+
+
+def test_a_rejected_key_names_the_setting_and_exits_1(serve: Serve) -> None:
+    from avibench.testing.fake_openai import Fault, FaultPlan
+
+    server = serve(plan=FaultPlan(rate=1.0, random_faults=(Fault("401"),)))
+    result = probe(server)
+    assert result.code != 0 and server.count == 3
+    assert (
+        "rejects the API key (HTTP 401): check OPENAI_API_KEY" in result.stderr and KEY not in result.stderr
+    )
+
+
+class _ShrinkingUsage(FakeOpenAIServer):
+    """A gateway whose prompt counts are noise: fewer tokens for a prompt with media than for the text alone."""
+
+    def _completion(self, body, text, fault):  # type: ignore[override]
+        completion = super()._completion(body, text, fault)
+        completion["usage"]["prompt_tokens"] = (
+            40 if "input_audio" in str(body) or "data:" in str(body) else 100
+        )
+        return completion
+
+
+def test_usage_that_shrinks_with_the_media_is_unverified_not_ignored() -> None:
+    """'ignored' stops a run; counts that fall when media are added prove nothing either way."""
+    server = _ShrinkingUsage(responder=seeing)
+    with server.run_in_thread():
+        result = probe(server)
+    assert result.code == 0, result.stdout
+    assert verdict_lines(result) == {"audio": "unverified", "image": "unverified", "video": "unverified"}
+    assert "fewer with the audio, so the counts say nothing" in result.stdout

@@ -132,7 +132,8 @@ def test_a_failed_probe_question_is_asked_again_next_run(serve: Serve, root: Pat
     server.plan = FaultPlan()
     second = infer(server, root, tmp_path, "AMIC")
     assert second.code == 0 and "media probe: audio: counted" in second.stderr
-    assert probe_requests(server) == 1 + 2
+    # the refused question with the audio, then the one without it (refused too: the marker is in the question)
+    assert probe_requests(server) == 2 + 2
 
 
 def test_skip_probe_sends_no_probe_request(serve: Serve, root: Path, tmp_path: Path) -> None:
@@ -164,3 +165,37 @@ def test_pages_state_the_verdicts_or_that_media_were_not_verified(root: Path, tm
     assert invoke(["leaderboard", "--output-dir", str(tmp_path)]).code == 0
     board = (tmp_path / "leaderboard.md").read_text()
     assert "; media: audio n/a" in board and "; media not verified (--skip-probe)" in board
+
+
+def test_an_endpoint_refusing_a_needed_modality_stops_the_run_after_the_probe(
+    serve: Serve, root: Path, tmp_path: Path
+) -> None:
+    """A server without an audio encoder answers every audio question with a 400: the probe's one refused question
+    stops the run, instead of a run that asks (and fails) every audio question."""
+    refusing = serve(reject_parts=("input_audio",))
+    result = infer(refusing, root, tmp_path, "AMIC")
+    assert result.code == 1
+    assert refusing.rejected == 1 and refusing.count == probe_requests(refusing) == 2
+    assert answers(tmp_path, "AMIC") == 0
+    assert "stopped before asking any question: the audio does not reach model m" in result.stderr
+    assert run_json(tmp_path)["media_probe"] == {"audio": "ignored"}
+
+
+def test_a_rejected_key_stops_the_run_at_the_probe_with_the_setting_to_fix(
+    serve: Serve, root: Path, tmp_path: Path
+) -> None:
+    """A failure no request gets past, met by the probe, is not an 'unverified' modality to warn about and run on."""
+    from avibench.testing.fake_openai import Fault, FaultPlan
+
+    server = serve(plan=FaultPlan(rate=1.0, random_faults=(Fault("401"),)))
+    result = infer(server, root, tmp_path, "AMIC,VMIC")
+    assert result.code == 1
+    assert server.count == 2  # one probe question per modality, no question of the run
+    stop = [line for line in result.stderr.splitlines() if line.startswith("stopped before asking")]
+    assert len(stop) == 1 and "HTTP 401" in stop[0] and "check OPENAI_API_KEY" in stop[0]
+    assert answers(tmp_path, "AMIC") == answers(tmp_path, "VMIC") == 0
+
+    fixed = serve()  # nothing about the failed probe was kept as a verdict: the next run probes and goes on
+    again = infer(fixed, root, tmp_path, "AMIC")
+    assert again.code == 0, again.stderr
+    assert probe_requests(fixed) == 2 and answers(tmp_path, "AMIC") == COUNTS["AMIC"]

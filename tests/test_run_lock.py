@@ -90,3 +90,18 @@ def test_which_shards_share_questions() -> None:
 
     assert overlaps((0, 1), (1, 2)) and overlaps((1, 2), (1, 2)) and overlaps((1, 4), (3, 6))
     assert not overlaps((0, 2), (1, 2)) and not overlaps((0, 3), (1, 3)) and not overlaps((1, 4), (0, 6))
+
+
+def test_credentials_in_a_url_on_the_command_line_stay_out_of_the_lock_file(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The lock file outlives the run and its holder line is shown to whoever runs next."""
+    from avibench.run_lock import run_lock
+
+    argv = ["avibench", "infer", "--base-url", "https://user:sk-in-url-123@example.com/v1", "--model", "m"]
+    monkeypatch.setattr(sys, "argv", argv)
+    with run_lock(tmp_path, "infer", "m"):
+        pass
+    command = json.loads((tmp_path / ".lock-infer-0of1").read_text())["command"]
+    assert "sk-in-url-123" not in command and "user" not in command
+    assert "https://example.com/v1" in command

@@ -9,6 +9,7 @@ past the client's timeout, a malformed body, empty or null content, a content-fi
 ``Authorization`` header (to prove that callers scrub secrets), and extra latency. ``usage`` picks how the
 prompt is counted, as the media probe meets real servers: ``media`` (each media part counts, the default),
 ``text`` (media parts are dropped unread and only text counts) or ``none`` (no usage in the reply).
+``reject_parts`` names content part types the server refuses with a 400, as a server without that encoder does.
 
 Use it in the test's event loop (``async with FakeOpenAIServer() as server``), in a background thread
 (``with FakeOpenAIServer().run_in_thread() as server``, which survives a killed client process), or as a
@@ -146,6 +147,7 @@ class FakeOpenAIServer:
         first_token_delay: float = 0.0,
         token_delay: float = 0.0,
         usage: str = "media",
+        reject_parts: tuple[str, ...] = (),
     ):
         """``latency`` delays every answer; a streamed answer also waits ``first_token_delay`` before its first
         content chunk (a prefill) and ``token_delay`` before each further one (decoding)."""
@@ -156,6 +158,8 @@ class FakeOpenAIServer:
         if usage not in USAGE_MODES:
             raise ValueError(f"unknown usage mode {usage!r}; known: {', '.join(USAGE_MODES)}")
         self.usage = usage
+        self.reject_parts = reject_parts
+        self.rejected = 0
         self.token_delay = token_delay
         self.record_bodies = record_bodies
         self.hang_seconds = hang_seconds
@@ -262,6 +266,12 @@ class FakeOpenAIServer:
             return web.json_response(
                 {"error": {"message": "invalid JSON body", "type": "invalid_request"}}, status=400
             )
+        rejected = [kind for kind in self.reject_parts if _media_parts(body, kind)]
+        if rejected:
+            with self._lock:
+                self.rejected += 1
+            error = {"message": f"Unsupported content part type: {rejected[0]}", "type": "BadRequestError"}
+            return web.json_response({"error": error}, status=400)
         if fault is not None:
             response = await self._fault(request, fault, bool(body.get("stream")))
             if response is not None:
