@@ -228,6 +228,7 @@ def eval_command(
             "allow_other_data": allow_other_data,
             "judge": [judge_model, judge_base_url, judge_concurrency, judge_template, judge_temperature],
         },
+        run_root=run.paths.root,
     )
     # where eval.json cannot be written, eval runs and fails as it always did, naming the path
     done = reuse.reusable(target, stamp) if os.access(target.parent, os.W_OK) else None
