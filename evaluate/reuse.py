@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,6 +39,40 @@ def _file_state(path: Path) -> list[int] | None:
     except OSError:
         return None
     return [st.st_size, st.st_mtime_ns]
+
+
+#: The packages whose code computes an eval (the plug-ins, scorers, estimators, prompts and judge templates).
+CODE_PACKAGES = (
+    "avibench",
+    "avibench.benchmarks",
+    "avibench.evaluate",
+    "avibench.infer",
+    "avibench.level_metrics",
+    "avibench.prompts",
+    "avibench.refine",
+)
+
+
+def code_roots() -> list[Path]:
+    """The folders of :data:`CODE_PACKAGES` (found without importing them)."""
+    roots: list[Path] = []
+    for name in CODE_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            roots += [Path(p) for p in spec.submodule_search_locations]
+    return roots
+
+
+def code_state() -> str:
+    """A hash of the size and time of every file of the package: a changed scorer is never replayed as the old."""
+    digest = hashlib.sha256()
+    for root in code_roots():
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names):
+                path = Path(folder) / name
+                digest.update(f"{path}\0{_file_state(path)}\n".encode())
+    return digest.hexdigest()
 
 
 #: Folder of a run where the plug-ins with an LLM judge journal its replies (one JSONL file per judged part).
@@ -76,6 +111,7 @@ def input_stamp(
     # the settings are kept as a hash: they may hold a key or a URL with credentials
     stamp: dict[str, Any] = {
         "version": __version__,
+        "code": code_state(),
         "options": dict(options),
         "env": hashlib.sha256(env.encode()).hexdigest(),
         "files": files,
