@@ -292,6 +292,22 @@ def check_data(
     return differ
 
 
+def check_model(paths: RunPaths, manifest: Mapping[str, Any] | None, model: str | None) -> None:
+    """Refuse ``--model`` naming another model than the one whose answers the run holds: eval records it as the
+    model of the scores (``meta.model``), so ``--model B --label A`` would publish A's answers as B's."""
+    if not manifest or model is None:
+        return
+    entries = manifest.get("tasks") or {}
+    bound = {manifest.get("model")} | {e.get("model") for e in entries.values() if isinstance(e, dict)}
+    models = sorted(m for m in bound if isinstance(m, str) and m)
+    if models and model not in models:
+        held = ", ".join(f'"{m}"' for m in models)
+        raise RunMismatchError(
+            f'run {paths.label!r} ({manifest_path(paths)}) holds the answers of model {held}, not "{model}"; '
+            "drop --model (--label names the run), or pass the label of the run that model made"
+        )
+
+
 def tasks_differ(differ: Sequence[str]) -> str:
     """'task MMAR differs', 'tasks AMIC, VMIC differ' or '15 tasks differ', for the refusal lines."""
     if len(differ) == 1:

@@ -31,6 +31,7 @@ from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
     OTHER_DATA_HELP,
     check_data,
+    check_model,
     load_manifest,
     manifest_path,
     record_other_data,
@@ -181,6 +182,7 @@ def eval_command(
     notice = partial(click.echo, err=True)
     run = locate(benchmark_name, model, label, output_dir, data_root, notice=notice)
     manifest = load_manifest(run.benchmark, run.paths, notice)
+    check_model(run.paths, manifest, model)
     run = use_run_data(run, manifest, data_root)
     benchmark = run.benchmark
     tasks = benchmark.select(task_names)
