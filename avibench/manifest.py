@@ -405,14 +405,21 @@ def bind_tasks(
     *,
     mixed: bool,
 ) -> None:
-    """Record each task's binding and fingerprint (a task already on record keeps its fingerprint)."""
+    """Record each task's binding and fingerprint.
+
+    A task on record made from other data (``--allow-other-data``) keeps its fingerprint. One made from the data at
+    ``root`` takes the data's fingerprint as it is now: infer checks every answer against its question before the
+    manifest is written (an edited question stops it), so what changed in place is only added questions, which
+    this run answers; keeping the old fingerprint made refine and eval refuse the run's own data afterwards."""
     entries = manifest.setdefault("tasks", {})
+    here = str(root.resolve())
     for spec in specs:
         old = entries.get(spec.name) if isinstance(entries.get(spec.name), dict) else {}
+        recorded = old.get("fingerprint") if old.get("data_root") not in (None, here) else None
         entries[spec.name] = {
             **dict(binding),
-            "data_root": old.get("data_root") or str(root.resolve()),
-            "fingerprint": old.get("fingerprint") or benchmark.fingerprint(root, [spec]),
+            "data_root": old.get("data_root") or here,
+            "fingerprint": recorded or benchmark.fingerprint(root, [spec]),
         }
     if mixed:
         manifest["mixed"] = True
