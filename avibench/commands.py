@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from avibench.errors import AvibenchError, DatasetError
-from avibench.plugin import SAMPLE_MARKER, benchmark_names, get_benchmark
+from avibench.plugin import SAMPLE_MARKER, Benchmark, benchmark_names, get_benchmark
 from avibench.run_options import benchmark_option, data_root_option, resolve_benchmark, resolve_data_root
 from avibench.store import atomic_write_text
 
@@ -94,6 +94,11 @@ def validate_data(data_root: Path | None, benchmark_name: str, task_names: str |
         sys.exit(1)
 
 
+def complete_sample(bench: Benchmark, root: Path) -> bool:
+    """Whether ``root`` holds a finished sample of ``bench``: every task, and the marker written after them."""
+    return (root / SAMPLE_MARKER).is_file() and len(bench.available(root)) == len(bench.tasks())
+
+
 @click.command(name="sample-data")
 @benchmark_option
 @click.option(
@@ -117,12 +122,18 @@ def sample_data(benchmark_name: str, out: Path | None, seed: int, full_size: boo
     if seed < 0:
         raise AvibenchError(f"--seed must be a non-negative integer, got {seed}")
     if out.exists() and any(out.iterdir()) and not force:
-        present = bench.available(out)
-        if len(present) == len(bench.tasks()):
+        if complete_sample(bench, out):
             click.echo(f"{out} already holds a dataset; keeping it (use --force to regenerate).")
             return
+        found = len(bench.available(out))
+        why = (
+            f"{found} of its {len(bench.tasks())} tasks"
+            if (out / SAMPLE_MARKER).is_file()
+            else f"no {SAMPLE_MARKER}, which sample-data writes last"
+        )
         raise AvibenchError(
-            f"{out} exists and is not a {bench.name} sample dataset; choose another --out or use --force"
+            f"{out} holds no complete {bench.name} sample ({why}): regenerate it with 'avibench sample-data "
+            f"--benchmark {bench.name} --out {out} --force', or choose another --out"
         )
     start = time.perf_counter()
     counts = bench.generate_sample(out, seed=seed, full_size=full_size)

@@ -292,6 +292,22 @@ def check_data(
     return differ
 
 
+def check_model(paths: RunPaths, manifest: Mapping[str, Any] | None, model: str | None) -> None:
+    """Refuse ``--model`` naming another model than the one whose answers the run holds: eval records it as the
+    model of the scores (``meta.model``), so ``--model B --label A`` would publish A's answers as B's."""
+    if not manifest or model is None:
+        return
+    entries = manifest.get("tasks") or {}
+    bound = {manifest.get("model")} | {e.get("model") for e in entries.values() if isinstance(e, dict)}
+    models = sorted(m for m in bound if isinstance(m, str) and m)
+    if models and model not in models:
+        held = ", ".join(f'"{m}"' for m in models)
+        raise RunMismatchError(
+            f'run {paths.label!r} ({manifest_path(paths)}) holds the answers of model {held}, not "{model}"; '
+            "drop --model (--label names the run), or pass the label of the run that model made"
+        )
+
+
 def tasks_differ(differ: Sequence[str]) -> str:
     """'task MMAR differs', 'tasks AMIC, VMIC differ' or '15 tasks differ', for the refusal lines."""
     if len(differ) == 1:
@@ -389,14 +405,21 @@ def bind_tasks(
     *,
     mixed: bool,
 ) -> None:
-    """Record each task's binding and fingerprint (a task already on record keeps its fingerprint)."""
+    """Record each task's binding and fingerprint.
+
+    A task on record made from other data (``--allow-other-data``) keeps its fingerprint. One made from the data at
+    ``root`` takes the data's fingerprint as it is now: infer checks every answer against its question before the
+    manifest is written (an edited question stops it), so what changed in place is only added questions, which
+    this run answers; keeping the old fingerprint made refine and eval refuse the run's own data afterwards."""
     entries = manifest.setdefault("tasks", {})
+    here = str(root.resolve())
     for spec in specs:
         old = entries.get(spec.name) if isinstance(entries.get(spec.name), dict) else {}
+        recorded = old.get("fingerprint") if old.get("data_root") not in (None, here) else None
         entries[spec.name] = {
             **dict(binding),
-            "data_root": old.get("data_root") or str(root.resolve()),
-            "fingerprint": old.get("fingerprint") or benchmark.fingerprint(root, [spec]),
+            "data_root": old.get("data_root") or here,
+            "fingerprint": recorded or benchmark.fingerprint(root, [spec]),
         }
     if mixed:
         manifest["mixed"] = True

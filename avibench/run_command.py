@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from avibench.cli import UNWRITABLE, unwritable_message
+from avibench.commands import complete_sample
 from avibench.config import default_output_dir, label_for
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
@@ -184,8 +185,7 @@ def choose_data(
             "use the generated sample",
         )
     root = benchmark.sample_root
-    present = root.is_dir() and len(benchmark.available(root)) == len(benchmark.tasks())
-    return root, not present, None
+    return root, not complete_sample(benchmark, root), None
 
 
 def call_stage(command: click.Command, name: str, args: list[str]) -> int:

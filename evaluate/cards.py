@@ -4,6 +4,8 @@ A row per card (``<output dir>/<label>/card.json``), a column per benchmark any 
 benchmark's headline in the chosen profile with the leaderboards' marks: ``incomplete`` when it rests on
 incomplete tasks, ``<kind> data, not comparable`` when the run was not on the official data, and the row's
 status (``not run``, ``failed``) where it has no number. Written as ``<output dir>/cards.{md,html,json}``.
+A benchmark evaluated again after its card was written (its eval.json newer than card.json) is shown from that
+eval.json, with a note, never with the card's earlier numbers.
 """
 
 from __future__ import annotations
@@ -14,8 +16,17 @@ from typing import Any
 import click
 
 from avibench.config import default_output_dir
+from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
-from avibench.evaluate.card import CARD_NAMES, CARD_SCHEMA, CARD_SCHEMA_VERSION, headline_cell
+from avibench.evaluate.card import (
+    CARD_NAMES,
+    CARD_SCHEMA,
+    CARD_SCHEMA_VERSION,
+    BenchmarkOutcome,
+    benchmark_row,
+    card_status,
+    headline_cell,
+)
 from avibench.evaluate.document import (
     DASH,
     Cell,
@@ -27,7 +38,7 @@ from avibench.evaluate.document import (
     write_document,
 )
 from avibench.evaluate.run_files import read_json
-from avibench.plugin import PROFILES
+from avibench.plugin import PROFILES, benchmark_names, get_benchmark
 from avibench.run_options import output_dir_option
 from avibench.store import atomic_write_json
 
@@ -53,18 +64,59 @@ def read_card(path: Path) -> dict[str, Any]:
     return card
 
 
+def _modified(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+def current_card(path: Path, card: dict[str, Any], output_dir: Path) -> dict[str, Any]:
+    """The card with each row whose eval.json was written (or removed) after the card rebuilt from the run as it
+    is now: an eval run again after ``avibench run`` must not be shown with the card's earlier numbers."""
+    written = _modified(path)
+    installed = set(benchmark_names())
+    rows = []
+    for row in card["benchmarks"]:
+        name = row["benchmark"]
+        paths = RunPaths(output_dir, card["label"], name)
+        evaluated = _modified(paths.eval_json)
+        stale = (evaluated is not None and written is not None and evaluated > written) or (
+            evaluated is None and as_dict(row.get("links")).get("eval") is not None
+        )
+        if not stale or name not in installed:
+            rows.append(row)
+            continue
+        click.echo(
+            f"note: {paths.eval_json} {'is newer than' if evaluated else 'is gone since'} {path}: its row is "
+            f"taken from the run as it is now (re-run 'avibench run --label {card['label']}' to refresh the card)",
+            err=True,
+        )
+        stages = row.get("stages") if isinstance(row.get("stages"), dict) else {}
+        data_root = row.get("data_root") if isinstance(row.get("data_root"), str) else None
+        outcome = BenchmarkOutcome(name, data_root=data_root, stages=dict(stages))
+        rows.append(benchmark_row(get_benchmark(name), paths, outcome))
+    if all(new is old for new, old in zip(rows, card["benchmarks"], strict=True)):
+        return card
+    return {**card, "status": card_status(rows), "benchmarks": rows}
+
+
 def find_cards(output_dir: Path, labels: tuple[str, ...] | None) -> list[dict[str, Any]]:
-    """The selected labels' cards (every card under the output dir when none are named)."""
+    """The selected labels' cards (every card under the output dir when none are named), each as the runs are now
+    (see :func:`current_card`)."""
     found = {p.parent.name: p for p in sorted(Path(output_dir).glob(f"*/{CARD_NAMES[0]}"))}
     if labels is None:
-        return [read_card(p) for p in found.values()]
+        return [current_card(p, read_card(p), Path(output_dir)) for p in found.values()]
     unknown = [label for label in labels if label not in found]
     if unknown:
         raise AvibenchError(
             f"--labels: no card under {output_dir} for {', '.join(unknown)} "
             f"(cards: {', '.join(found) or 'none'}; 'avibench run' writes them)"
         )
-    return [read_card(found[label]) for label in dict.fromkeys(labels)]
+    return [
+        current_card(found[label], read_card(found[label]), Path(output_dir))
+        for label in dict.fromkeys(labels)
+    ]
 
 
 def side_by_side(cards: list[dict[str, Any]], profile: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
     OTHER_DATA_HELP,
     check_data,
+    check_model,
     load_manifest,
     manifest_path,
     record_other_data,
@@ -181,6 +182,7 @@ def eval_command(
     notice = partial(click.echo, err=True)
     run = locate(benchmark_name, model, label, output_dir, data_root, notice=notice)
     manifest = load_manifest(run.benchmark, run.paths, notice)
+    check_model(run.paths, manifest, model)
     run = use_run_data(run, manifest, data_root)
     benchmark = run.benchmark
     tasks = benchmark.select(task_names)
@@ -228,6 +230,7 @@ def eval_command(
             "allow_other_data": allow_other_data,
             "judge": [judge_model, judge_base_url, judge_concurrency, judge_template, judge_temperature],
         },
+        run_root=run.paths.root,
     )
     # where eval.json cannot be written, eval runs and fails as it always did, naming the path
     done = reuse.reusable(target, stamp) if os.access(target.parent, os.W_OK) else None

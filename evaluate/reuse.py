@@ -1,7 +1,8 @@
 """Eval of an unchanged run: when nothing eval reads has changed since it wrote eval.json, its result stands.
 
 A stamp beside eval.json records what the result was computed from: the size and modification time of every file
-eval reads (the selected tasks' data files, the run's journals and run.json, or the prediction files), the
+eval reads (the selected tasks' data files, the run's journals and run.json, or the prediction files, and the
+judge journals of the plug-ins with an LLM judge, as this eval left them), the
 command's options, the environment settings that change scores, the package version, and the size and time of
 the eval.json and samples.jsonl it wrote with the lines it printed and its exit code. A later eval with the same
 stamp prints those lines again and exits the same way without loading or scoring anything; any difference (an
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -39,6 +41,50 @@ def _file_state(path: Path) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns]
 
 
+#: The packages whose code computes an eval (the plug-ins, scorers, estimators, prompts and judge templates).
+CODE_PACKAGES = (
+    "avibench",
+    "avibench.benchmarks",
+    "avibench.evaluate",
+    "avibench.infer",
+    "avibench.level_metrics",
+    "avibench.prompts",
+    "avibench.refine",
+)
+
+
+def code_roots() -> list[Path]:
+    """The folders of :data:`CODE_PACKAGES` (found without importing them)."""
+    roots: list[Path] = []
+    for name in CODE_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            roots += [Path(p) for p in spec.submodule_search_locations]
+    return roots
+
+
+def code_state() -> str:
+    """A hash of the size and time of every file of the package: a changed scorer is never replayed as the old."""
+    digest = hashlib.sha256()
+    for root in code_roots():
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names):
+                path = Path(folder) / name
+                digest.update(f"{path}\0{_file_state(path)}\n".encode())
+    return digest.hexdigest()
+
+
+#: Folder of a run where the plug-ins with an LLM judge journal its replies (one JSONL file per judged part).
+JUDGE_DIR = "judge"
+
+
+def _judge_journals(run_root: str) -> dict[str, list[int] | None]:
+    """The run's judge journals: eval takes a judge's replies from them, so one deleted or edited is judged (or
+    scored) again rather than replayed."""
+    return {str(p): _file_state(p) for p in sorted((Path(run_root) / JUDGE_DIR).glob("*.jsonl"))}
+
+
 def _tree(path: Path) -> Iterable[Path]:
     """A prediction path: the file itself, or every file under the folder."""
     if path.is_file():
@@ -50,20 +96,29 @@ def _tree(path: Path) -> Iterable[Path]:
 
 
 def input_stamp(
-    inputs: Sequence[Path], predictions: Path | None, options: Mapping[str, Any]
+    inputs: Sequence[Path],
+    predictions: Path | None,
+    options: Mapping[str, Any],
+    *,
+    run_root: Path | None = None,
 ) -> dict[str, Any]:
-    """What an eval reads, as it is now (see the module docstring)."""
+    """What an eval reads, as it is now (see the module docstring); ``run_root``: the run whose judge journals
+    eval reads (and :func:`record` stamps as the eval leaves them, since judging appends to them)."""
     files = {str(p): _file_state(p) for p in inputs}
     if predictions is not None:
         files.update({str(p): _file_state(p) for p in _tree(predictions)})
     env = json.dumps({k: v for k, v in sorted(os.environ.items()) if k.startswith(ENV_PREFIXES)})
     # the settings are kept as a hash: they may hold a key or a URL with credentials
-    return {
+    stamp: dict[str, Any] = {
         "version": __version__,
+        "code": code_state(),
         "options": dict(options),
         "env": hashlib.sha256(env.encode()).hexdigest(),
         "files": files,
     }
+    if run_root is not None:
+        stamp["judge"] = {"run": str(run_root), "files": _judge_journals(str(run_root))}
+    return stamp
 
 
 def reusable(target: Path, stamp: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -97,6 +152,9 @@ def record(
 ) -> None:
     """Write the stamp after the outputs (a crash before it leaves none, so the next eval runs in full), with the
     lines eval printed (``True`` for stderr) and its exit code."""
+    judge = stamp.get("judge")
+    if isinstance(judge, dict):
+        stamp = {**stamp, "judge": {**judge, "files": _judge_journals(judge["run"])}}
     record = {
         "inputs": stamp,
         "outputs": {str(p): _file_state(p) for p in outputs},

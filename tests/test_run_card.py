@@ -22,6 +22,7 @@ from avibench.evaluate.card import (
     SCORED_KEYS,
     build_card,
     card_document,
+    write_card,
 )
 from avibench.evaluate.document import to_markdown
 from avibench.infer.backends.baselines import OracleBackend
@@ -397,3 +398,31 @@ def test_a_broken_card_is_a_user_error_naming_the_file_and_field(
     result = invoke(["cards", "--output-dir", str(tmp_path)])
     assert result.code == 2, result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def _mmar_eval(paths: RunPaths, headline: float) -> None:
+    by_profile = {p: {"tasks": {"MMAR": headline}, "headline": headline} for p in PROFILES}
+    summary = {"profile": "reference", "headline": headline, "by_profile": by_profile}
+    coverage = {"MMAR": {"status": "scored", "questions": 10, "scored": 10}}
+    doc = {"summary": summary, "meta": {"model": "m", "profile": "reference"}, "coverage": coverage}
+    paths.eval_json.write_text(json.dumps(doc))
+
+
+def test_cards_show_an_eval_run_again_after_the_card_not_the_cards_numbers(tmp_path: Path) -> None:
+    paths = RunPaths(tmp_path, "m", "mmar")
+    paths.root.mkdir(parents=True)
+    _mmar_eval(paths, 67.0)
+    write_card(build_card(tmp_path, "m", [get_benchmark("mmar")]), tmp_path / "m")
+    card_time = (tmp_path / "m" / "card.json").stat().st_mtime_ns
+    _mmar_eval(paths, 41.0)  # 'avibench eval' again, after the card
+    os.utime(paths.eval_json, ns=(card_time + 10**9, card_time + 10**9))
+    result = invoke(["cards", "--output-dir", str(tmp_path)])
+    assert result.code == 0, result.stderr
+    (row,) = json.loads((tmp_path / "cards.json").read_text())["rows"]
+    assert row["cells"]["mmar"]["headline"] == 41.0
+    assert "eval.json is newer than" in result.stderr
+    paths.eval_json.unlink()
+    gone = invoke(["cards", "--output-dir", str(tmp_path)])
+    assert gone.code == 0, gone.stderr
+    (row,) = json.loads((tmp_path / "cards.json").read_text())["rows"]
+    assert row["cells"]["mmar"]["headline"] is None and "is gone since" in gone.stderr

@@ -295,3 +295,19 @@ def test_mmar_runs_are_bound_too_and_comparisons_of_two_benchmarks_keep_apart(ro
         assert set(data["comparisons"][0]["differences"]) >= (
             {"MMAR"} if bench == "mmar" else {"AMIC", "VMIC"}
         )
+
+
+def test_eval_refuses_a_model_other_than_the_runs(roots, tmp_path: Path) -> None:
+    """--label names the run and eval records --model as the scores' model: another model would mislabel them."""
+    root, _ = roots
+    run = oracle_run(root, tmp_path)
+    before = run.eval_json.read_text()
+    common = ["--label", "o1", "--output-dir", str(tmp_path), "--tasks", "AMIC,VMIC"]
+    wrong = invoke(["eval", "--model", "random", *common])
+    assert wrong.code == 2
+    assert '"oracle", not "random"' in wrong.stderr and MANIFEST_NAME in wrong.stderr
+    assert len(wrong.stderr.strip().splitlines()) == 1
+    assert run.eval_json.read_text() == before
+    right = invoke(["eval", "--model", "oracle", *common])
+    assert right.code == 0, right.stderr
+    assert json.loads(run.eval_json.read_text())["meta"]["model"] == "oracle"

@@ -74,7 +74,8 @@ class AudioMarathon(Benchmark):
         if task.name == "ASR":
             return tuple(sorted((Path(root) / "ASR" / layout.ASR_SPLIT).glob("*/*/*.txt")))
         if task.name == "SD":
-            return ()
+            # its questions are the folders' listings: a folder's time changes when a clip is added or removed
+            return tuple(Path(root) / "SD" / label for label in layout.HAD_FOLDERS)
         return (Path(root) / task.name / layout.JSON_TASKS[task.name].metadata,)
 
     def fingerprint(self, root: Path, tasks: Sequence[Task]) -> str:
