@@ -139,6 +139,11 @@ def reusable(target: Path, stamp: Mapping[str, Any]) -> dict[str, Any] | None:
     code = recorded.get("exit")
     if not isinstance(lines, list) or not isinstance(code, int):
         return None
+    if not all(
+        isinstance(line, list) and len(line) == 2 and isinstance(line[0], bool) and isinstance(line[1], str)
+        for line in lines
+    ):
+        return None  # a stamp edited by hand or torn: score again rather than replay what cannot be read
     return {"lines": lines, "exit": code}
 
 

@@ -15,6 +15,7 @@ from avibench.benchmarks.avibench import scoring
 from avibench.benchmarks.avibench.dataset import load_task
 from avibench.benchmarks.avibench.sample_data import generate
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.evaluate.reuse import stamp_path
 from avibench.evaluate.samples import _relative
 from avibench.level_metrics.chance import ESTIMATOR_VERSION
 from avibench.plugin import get_benchmark
@@ -216,7 +217,7 @@ def test_an_unchanged_eval_is_not_computed_again(
     assert eval_json.read_text() == written
 
 
-@pytest.mark.parametrize("change", ["prediction", "option", "output", "environment"])
+@pytest.mark.parametrize("change", ["prediction", "option", "output", "environment", "stamp"])
 def test_eval_runs_again_when_what_it_reads_changed(
     sample_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
@@ -240,6 +241,9 @@ def test_eval_runs_again_when_what_it_reads_changed(
         extra = ("--profile", "strict")
     elif change == "output":
         eval_json.write_text(eval_json.read_text().replace('"reference"', '"edited"', 1))
+    elif change == "stamp":  # a stamp whose printed lines were edited by hand: scored again, no traceback
+        stamp = stamp_path(eval_json)
+        stamp.write_text(json.dumps(json.loads(stamp.read_text()) | {"lines": [["stderr", 3]]}))
     else:
         monkeypatch.setenv("AVIBENCH_FENSE", "stand-in")
     again = _eval(sample_root, preds, tmp_path / "out", *extra)
