@@ -12,6 +12,7 @@ import click
 
 from avibench import __version__
 from avibench.config import label_for
+from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.evaluate.completeness import (
     EXIT_INCOMPLETE,
@@ -40,6 +41,16 @@ def _label_from_predictions(path: Path) -> str:
     if folder.name == "reference" and any((folder.parent / stage).is_dir() for stage in ("infer", "refine")):
         folder = folder.parent.parent  # <label>/<benchmark>/reference
     return label_for(folder.name)
+
+
+def recorded_template(paths: RunPaths) -> str | None:
+    """The prompt template the run was asked with, as infer recorded it in run.json (``None``: unrecorded)."""
+    try:
+        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    template = run.get("template") if isinstance(run, dict) else None
+    return str(template) if template else None
 
 
 @click.command(name="eval")
@@ -152,6 +163,7 @@ def eval_command(
         predictions=pred_path,
         options=options,
         model=model,
+        template=None if pred_path is not None else recorded_template(run.paths),
     )
     scored = benchmark.evaluate(request)
     document = scored.document
@@ -162,6 +174,9 @@ def eval_command(
     meta.setdefault("label", run.label)
     meta.setdefault("source", "predictions" if pred_path is not None else "refine")
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
+    meta.setdefault("data_root", str(run.data_root))
+    if request.template is not None:
+        meta.setdefault("template", request.template)
     meta["benchmark"] = benchmark.name
     meta["dataset"] = benchmark.dataset_kind(run.data_root, tasks)
     journals = pred_path is None
@@ -174,12 +189,13 @@ def eval_command(
         document,
         data_root=run.data_root,
         journals=journals,
-        explicit=task_names is not None,
     )
-    incomplete = incomplete_summary(benchmark, gaps)
+    incomplete = incomplete_summary(benchmark, gaps, tasks)
     if incomplete is not None:
         document.setdefault("summary", {})["incomplete"] = incomplete
-    rows = list(build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile))
+    rows = list(
+        build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile, scored.values)
+    )
     if rows and isinstance(document.get("summary"), dict):
         document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
     target = out_file or run.paths.eval_json
@@ -194,5 +210,5 @@ def eval_command(
     click.echo(f"wrote {target}")
     if scored.errors:
         sys.exit(1)
-    if incomplete is not None and not allow_partial:
+    if any(gap.incomplete for gap in gaps.values()) and not allow_partial:
         sys.exit(EXIT_INCOMPLETE)

@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 import click
 
+from avibench.contracts import RunPaths
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import OUTCOMES, read_samples
 from avibench.evaluate.viewer_page import BODY, SCRIPT, STYLE
@@ -80,6 +81,19 @@ def viewer_html(
             "",
         ]
     )
+
+
+def run_data_root(paths: RunPaths, meta: Mapping[str, Any], fallback: Path) -> Path:
+    """Where the run's media are: the data root eval recorded, else the one infer recorded, else ``fallback``."""
+    if meta.get("data_root"):
+        return Path(str(meta["data_root"]))
+    try:
+        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        run = None
+    if isinstance(run, dict) and run.get("data_root"):
+        return Path(str(run["data_root"]))
+    return fallback
 
 
 def media_base_for(page: Path, data_root: Path) -> str:
@@ -163,7 +177,7 @@ def view(
     run = locate(benchmark_name, model, label, output_dir, None, notice=lambda t: click.echo(t, err=True))
     doc = load_eval(run.paths)
     meta, summary = doc.get("meta") or {}, doc.get("summary") or {}
-    root = data_root or Path(str(meta.get("data_root") or run.data_root))
+    root = data_root or run_data_root(run.paths, meta, run.data_root)
     rows = read_samples(run.paths)
     page_path = out or run.paths.root / VIEWER_NAME
     title = f"{run.benchmark.title or run.benchmark.name} samples: {run.label}"

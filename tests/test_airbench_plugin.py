@@ -156,8 +156,9 @@ def test_one_part_data_root_reports_the_other_as_absent(tmp_path: Path) -> None:
     args = run_args(root, tmp_path / "out", "oracle")
     assert invoke(["infer", *args]).code == 0
     evaluated = invoke(["eval", *args])
-    assert evaluated.code == 0, evaluated.stderr
+    assert evaluated.code == 3 and "chat: no chat data under" in evaluated.stderr, evaluated.stderr
     doc = json.loads((tmp_path / "out" / "oracle" / "airbench" / "eval.json").read_text())
+    assert doc["summary"]["incomplete"]["numbers"]["headline"]["tasks"] == ["chat"]
     assert doc["chat"] is None and doc["summary"]["tasks"] == {"foundation": 100.0, "chat": None}
     assert (
         doc["coverage"]["chat"]["status"] == "absent"
@@ -177,7 +178,7 @@ def test_clean_template_is_sent_and_recorded(data: Path, tmp_path: Path) -> None
     assert any("from options A and B to respond" in t for t in texts)
     records = journal_lines(tmp_path / "m" / "airbench" / "infer" / "foundation.jsonl")
     assert {r["params"]["template"] for r in records} == {"air-clean"}
-    assert invoke(["eval", *run_args(data, tmp_path, "m")]).code == 0
+    assert invoke(["eval", *run_args(data, tmp_path, "m"), "--tasks", "foundation"]).code == 0
     doc = json.loads((tmp_path / "m" / "airbench" / "eval.json").read_text())
     assert doc["meta"]["template"] == "air-clean"
     bad = invoke(["infer", *run_args(data, tmp_path, "x"), "--prompt-template", "nope"])
@@ -229,6 +230,8 @@ def test_rescoring_exported_files_reproduces_each_profile(data: Path, tmp_path: 
                 str(target / "Foundation_result_modelx.jsonl"),
                 "--out",
                 str(tmp_path / f"{stage}.json"),
+                "--tasks",
+                "foundation",
             ]
         )
         assert rescored.code == 0, rescored.stderr
