@@ -574,7 +574,7 @@ def task_score(task: str, records: Sequence[Record], profile: str | MarathonProf
     profile = get_profile(profile)
     if task == "ASR":
         pairs = [(r.gold, r.pred or "") for r in records]
-        kept = [_cached_wer(ref, hyp) for ref, hyp in pairs if ref and hyp or not profile.drop_unparsed]
+        kept = [_cached_wer(ref, hyp) for ref, hyp in pairs if (ref and hyp) or not profile.drop_unparsed]
         return 100.0 - (fmean(kept) if kept else 100.0)
     truth, guess = classes(task, records, profile)
     if task == "SD" and profile.had_fake_binary_f1:
