@@ -356,6 +356,11 @@ class Benchmark(ABC):
         """Write responses in the official pipeline's output format (``export --format reference``)."""
         raise AvibenchError(f"benchmark {self.name} has no official prediction format to export")
 
+    def eval_options(self) -> list[Any]:
+        """The plug-in's own ``eval`` options (``click.Option`` objects), listed under the benchmark in
+        ``avibench eval --help``; their values reach :attr:`EvalRequest.options` by their names."""
+        return []
+
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The few lines ``eval`` prints (default: task scores of the primary profile)."""
         summary = document.get("summary", {})

@@ -23,11 +23,9 @@ from avibench.evaluate.completeness import (
 )
 from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
 from avibench.evaluate.uncertainty import run_intervals
-from avibench.plugin import PROFILES, EvalRequest
+from avibench.plugin import PROFILES, Benchmark, EvalRequest, benchmark_names, get_benchmark
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
-
-FENSE_MODES = ("real", "stand-in", "off")
 
 
 def _label_from_predictions(path: Path) -> str:
@@ -53,7 +51,55 @@ def recorded_template(paths: RunPaths) -> str | None:
     return str(template) if template else None
 
 
-@click.command(name="eval")
+class PluginOptionsCommand(click.Command):
+    """A command that also takes every installed benchmark's own options, listed under each benchmark in
+    ``--help``; the command itself names none of them."""
+
+    def plugin_options(self) -> dict[str, list[click.Option]]:
+        """Benchmark name -> its options (an option several benchmarks share is parsed once)."""
+        out: dict[str, list[click.Option]] = {}
+        for name in benchmark_names():
+            try:
+                out[name] = list(get_benchmark(name).eval_options())
+            except AvibenchError:
+                continue  # a plug-in that does not load is reported when it is asked for
+        return out
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = list(super().get_params(ctx))
+        seen = {p.name for p in params}
+        for options in self.plugin_options().values():
+            for option in options:
+                if option.name not in seen:
+                    seen.add(option.name)
+                    params.insert(-1, option)  # before --help
+        return params
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        own = [p.get_help_record(ctx) for p in super().get_params(ctx)]
+        with formatter.section("Options"):
+            formatter.write_dl([r for r in own if r is not None])
+        for name, options in self.plugin_options().items():
+            records = [r for o in options if (r := o.get_help_record(ctx)) is not None]
+            if records:
+                title = get_benchmark(name).title or name
+                with formatter.section(f"Options of {title} (--benchmark {name})"):
+                    formatter.write_dl(records)
+
+
+def own_options(benchmark: Benchmark, given: dict[str, Any]) -> dict[str, Any]:
+    """The plug-in options ``benchmark`` declares, by name; another benchmark's option given is a usage error."""
+    names = {o.name for o in benchmark.eval_options()}
+    foreign = sorted(name for name, value in given.items() if value is not None and name not in names)
+    if foreign:
+        flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
+        raise click.UsageError(
+            f"{flags}: not an option of benchmark {benchmark.name} (see 'avibench eval --help')"
+        )
+    return {name: value for name, value in given.items() if name in names}
+
+
+@click.command(name="eval", cls=PluginOptionsCommand)
 @run_options
 @click.option(
     "--predictions",
@@ -70,40 +116,19 @@ def recorded_template(paths: RunPaths) -> str | None:
     show_default=True,
     help="Profile written at the top level; both are computed and kept in summary.by_profile.",
 )
-@click.option("--tasks", "task_names", default=None, help="Comma-separated tasks (or groups). Default: all.")
 @click.option(
-    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="eval.json path."
+    "--tasks",
+    "task_names",
+    default=None,
+    help="Comma-separated tasks (or groups). Default: the benchmark's default task set.",
 )
 @click.option(
-    "--fense",
-    "fense_mode",
-    type=click.Choice(FENSE_MODES),
-    default=None,
-    help="AVI-Bench only: FENSE models for AVC: real (configured local files), stand-in (packaged, not "
-    "comparable) or off. Default: the FENSE mode set in the environment (README), else real.",
+    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="eval.json path."
 )
 @click.option(
     "--allow-partial",
     is_flag=True,
     help=f"Exit 0 even when a selected task is incomplete (default: exit {EXIT_INCOMPLETE} after the warning).",
-)
-@click.option(
-    "--judge-model",
-    default=None,
-    help="Benchmarks with an LLM judge: the judge model (default: the benchmark's published judge).",
-)
-@click.option(
-    "--judge-base-url",
-    default=None,
-    help="Benchmarks with an LLM judge: OpenAI-compatible base URL(s), comma-separated (default: "
-    "$JUDGE_BASE_URL, else $OPENAI_BASE_URL, else the OpenAI API); the key is read from $JUDGE_API_KEY, "
-    "else $OPENAI_API_KEY.",
-)
-@click.option(
-    "--judge-concurrency",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Benchmarks with an LLM judge: judge requests in flight (default 16).",
 )
 def eval_command(
     benchmark_name: str,
@@ -115,11 +140,8 @@ def eval_command(
     profile: str,
     task_names: str | None,
     out_file: Path | None,
-    fense_mode: str | None,
     allow_partial: bool,
-    judge_model: str | None,
-    judge_base_url: str | None,
-    judge_concurrency: int | None,
+    **plugin_options: Any,
 ) -> None:
     """Score answers against the dataset and write eval.json.
 
@@ -141,6 +163,7 @@ def eval_command(
         benchmark_name, model, label, output_dir, data_root, notice=lambda t: click.echo(t, err=True)
     )
     benchmark = run.benchmark
+    options = own_options(benchmark, plugin_options)
     tasks = benchmark.select(task_names)
     if pred_path is None and not any(
         run.paths.refine_journal(t.name).is_file() or run.paths.infer_journal(t.name).is_file() for t in tasks
@@ -149,12 +172,6 @@ def eval_command(
             f"no journals for the selected tasks in {run.paths.root}; run 'avibench infer' and "
             f"'avibench refine --benchmark {benchmark.name} --label {run.label}' first"
         )
-    options: dict[str, Any] = {
-        "fense": fense_mode,
-        "judge_model": judge_model,
-        "judge_base_url": judge_base_url,
-        "judge_concurrency": judge_concurrency,
-    }
     request = EvalRequest(
         data_root=run.data_root,
         tasks=tasks,

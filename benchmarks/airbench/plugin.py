@@ -141,6 +141,12 @@ class AIRBench(Benchmark):
                 inputs.responses[task.name] = journal_responses(request.paths, task.name, items)
         return inputs
 
+    def eval_options(self) -> list[Any]:
+        from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL
+        from avibench.evaluate.judge import JudgeSettings
+
+        return JudgeSettings.cli_options(DEFAULT_JUDGE_MODEL)
+
     def evaluate(self, request: EvalRequest) -> Scored:
         from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL, JUDGE_TEMPLATE, judge_chat
         from avibench.benchmarks.airbench.scoring import build_document, per_sample
