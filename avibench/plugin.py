@@ -430,6 +430,17 @@ class Benchmark(ABC):
         return write_leaderboard(self, output_dir, options)
 
 
+def deprecation_notice(benchmark: Benchmark) -> str | None:
+    """The one-line notice for a third-party plug-in that scores itself instead of declaring its task metrics
+    (the benchmarks shipped here are being ported and print none)."""
+    if benchmark.declared or type(benchmark).__module__.startswith("avibench."):
+        return None
+    return (
+        f"notice: benchmark {benchmark.name} scores itself (score()/evaluate()), which is deprecated; declare "
+        "Task(name, metric=...) and aggregates instead (docs/plugins.md)"
+    )
+
+
 def _entry_points() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 

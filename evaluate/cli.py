@@ -23,7 +23,14 @@ from avibench.evaluate.completeness import (
 )
 from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
 from avibench.evaluate.uncertainty import run_intervals
-from avibench.plugin import PROFILES, Benchmark, EvalRequest, benchmark_names, get_benchmark
+from avibench.plugin import (
+    PROFILES,
+    Benchmark,
+    EvalRequest,
+    benchmark_names,
+    deprecation_notice,
+    get_benchmark,
+)
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
 
@@ -164,6 +171,8 @@ def eval_command(
     )
     benchmark = run.benchmark
     options = own_options(benchmark, plugin_options)
+    if (notice := deprecation_notice(benchmark)) is not None:
+        click.echo(notice, err=True)
     tasks = benchmark.select(task_names)
     if pred_path is None and not any(
         run.paths.refine_journal(t.name).is_file() or run.paths.infer_journal(t.name).is_file() for t in tasks
