@@ -103,6 +103,7 @@ def test_oracle_is_perfect_on_foundation_and_chat_is_judged_in_both_orders(
     with judge.run_in_thread():
         doc = pipeline(data, tmp_path, "oracle", judge)
     by_profile = doc["summary"]["by_profile"]
+    assert set(doc["summary"]["intervals"]["tasks"]) == {"foundation", "chat"}
     assert by_profile["reference"]["tasks"]["foundation"] == 100.0
     assert by_profile["strict"]["tasks"]["foundation"] == 100.0
     assert doc["foundation"]["fail_num"] == 0 and doc["foundation"]["total_sum"] == 50
