@@ -95,14 +95,13 @@ class PluginOptionsCommand(click.Command):
 
 
 def own_options(benchmark: Benchmark, given: dict[str, Any]) -> dict[str, Any]:
-    """The plug-in options ``benchmark`` declares, by name; another benchmark's option given is a usage error."""
+    """The plug-in options ``benchmark`` declares, by name. Another benchmark's option is left out with a note
+    (a script that runs several benchmarks may pass one benchmark's options to all of them)."""
     names = {o.name for o in benchmark.eval_options()}
     foreign = sorted(name for name, value in given.items() if value is not None and name not in names)
     if foreign:
         flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
-        raise click.UsageError(
-            f"{flags}: not an option of benchmark {benchmark.name} (see 'avibench eval --help')"
-        )
+        click.echo(f"note: {flags}: not an option of benchmark {benchmark.name}, ignored", err=True)
     return {name: value for name, value in given.items() if name in names}
 
 
