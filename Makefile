@@ -1,6 +1,7 @@
 # avibench: every target bootstraps .venv itself, so on a bare machine `make demo` and `make test` are enough.
 #   make infer  MODEL=gemini-2.5-pro [BENCH=avibench] [DATA=data/levels] [TASKS=AMIC,AVL] [N=20] [CONCURRENCY=16]
 #   make refine MODEL=gemini-2.5-pro [MODE=rules]     make eval MODEL=gemini-2.5-pro [PROFILE=strict] [FENSE=stand-in]
+#   make run    MODEL=gemini-2.5-pro [BENCH=all|mmar,airbench] [SAMPLE=1]   every stage of every benchmark, then the card
 #   ARGS="..." is passed on to the command as it is.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -17,6 +18,7 @@ PROFILE     ?=
 BENCH       ?=
 MODE        ?=
 FENSE       ?=
+SAMPLE      ?=
 ARGS        ?=
 
 export HF_HUB_OFFLINE ?= 1
@@ -34,16 +36,18 @@ bench_arg  = $(if $(BENCH),--benchmark $(BENCH))
 mode_arg   = $(if $(MODE),--mode $(MODE))
 fense_arg  = $(if $(FENSE),--fense $(FENSE))
 
-.PHONY: help setup demo test test-browser lint format bench infer refine eval report leaderboard sample-data validate clean
+.PHONY: help setup demo test test-browser lint format bench run infer refine eval report leaderboard cards sample-data validate clean
 
 help:
 	@echo "make demo        set up, generate the sample benchmark, run oracle and random end to end"
 	@echo "make test        run the test suite"
 	@echo "make test-browser        open the report, leaderboard, viewer and comparison in headless chromium"
+	@echo "make run    MODEL=... [BENCH=all] [SAMPLE=1]   every stage of every benchmark, then the card"
 	@echo "make infer  MODEL=...   ask a model (OPENAI_API_KEY / OPENAI_BASE_URL; MODEL=random|oracle offline)"
 	@echo "make refine MODEL=...   normalise the answers     make eval MODEL=...   score and write the report"
-	@echo "make leaderboard        rank every run in outputs/   make lint / make bench / make sample-data"
-	@echo "variables: MODEL LABEL BENCH DATA TASKS N CONCURRENCY PROFILE MODE FENSE ARGS"
+	@echo "make leaderboard        rank every run in outputs/   make cards   models side by side from their cards"
+	@echo "make lint / make bench / make sample-data"
+	@echo "variables: MODEL LABEL BENCH DATA TASKS N CONCURRENCY PROFILE MODE FENSE SAMPLE ARGS"
 
 # torch and torchvision first, as a matching pair: the Qwen-Omni processors need torchvision, and a torchvision
 # that does not match the installed torch fails to import
@@ -87,6 +91,10 @@ sample-data: $(STAMP)
 validate: $(STAMP)
 	$(BIN)/avibench validate-data $(DATA) $(bench_arg)
 
+# DATA=BENCH=DIR names one benchmark's data (several: ARGS="--data-root a=DIR --data-root b=DIR")
+run: $(STAMP)
+	$(BIN)/avibench run $(model_arg) $(label_arg) --benchmarks $(or $(BENCH),all) $(data_arg) $(if $(SAMPLE),--sample) $(n_arg) $(conc_arg) $(prof_arg) $(mode_arg) $(fense_arg) $(ARGS)
+
 infer: $(STAMP)
 	$(BIN)/avibench infer $(model_arg) $(label_arg) $(bench_arg) $(data_arg) $(tasks_arg) $(n_arg) $(conc_arg) $(ARGS)
 
@@ -102,6 +110,9 @@ report: $(STAMP)
 
 leaderboard: $(STAMP)
 	$(BIN)/avibench leaderboard $(bench_arg) $(ARGS)
+
+cards: $(STAMP)
+	$(BIN)/avibench cards $(ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -17,12 +17,15 @@ COMMANDS: dict[str, str] = {
     "tasks": "avibench.commands:tasks",
     "validate-data": "avibench.commands:validate_data",
     "sample-data": "avibench.commands:sample_data",
+    "probe": "avibench.infer.probe_cli:probe_command",
     "infer": "avibench.infer.cli:infer",
     "export": "avibench.infer.cli:export",
     "refine": "avibench.refine.cli:refine",
     "eval": "avibench.evaluate.cli:eval_command",
     "report": "avibench.evaluate.report_cli:report",
     "leaderboard": "avibench.evaluate.report_cli:leaderboard",
+    "run": "avibench.run_command:run",
+    "cards": "avibench.evaluate.cards:cards",
     "view": "avibench.evaluate.viewer:view",
     "compare": "avibench.evaluate.compare:compare",
     "runs": "avibench.evaluate.runs:runs",
@@ -34,12 +37,15 @@ SHORT_HELP: dict[str, str] = {
     "tasks": "List the benchmark's tasks and the samples found under a dataset root.",
     "validate-data": "Check a dataset folder and report every problem with file, entry and field.",
     "sample-data": "Generate the synthetic sample benchmark (real media) in the official layout.",
+    "probe": "Check with a few tiny requests that the model reads the audio, images and video it is sent.",
     "infer": "Ask a model every selected sample; resumable.",
     "export": "Write a run's answers in the reference pipeline's format.",
     "refine": "Normalise raw answers to each task family's canonical format; resumable.",
     "eval": "Score refined answers (or reference-format files) and write eval.json.",
     "report": "Write report.md and report.html for one run.",
     "leaderboard": "Rank every run in outputs/ beside the published results.",
+    "run": "One model through every stage of several benchmarks, then its card (card.json/.md/.html).",
+    "cards": "Models side by side across benchmarks, from their cards.",
     "view": "Browse every sample of a run (question, media, answers, scores) in one HTML page.",
     "compare": "Compare runs: per-task and per-stage differences with paired intervals, flipped samples.",
     "runs": "List every run under the output dir with its stages' state and last activity.",
@@ -88,6 +94,8 @@ def cli() -> None:
       avibench infer  --model M     ask the model      -> outputs/<label>/infer/<TASK>.jsonl
       avibench refine --model M     normalise answers  -> outputs/<label>/refine/<TASK>.jsonl
       avibench eval   --model M     score              -> outputs/<label>/eval.json
+    'avibench run --model M --benchmarks all' takes a model through every stage of every benchmark and writes
+    its card (outputs/<label>/card.html).
     Re-running a stage carries on where it stopped. Run 'avibench COMMAND --help' for details.
     """
 

@@ -23,6 +23,7 @@ from avibench.evaluate.completeness import (
 )
 from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
 from avibench.evaluate.uncertainty import run_intervals
+from avibench.infer.probe_record import recorded_verdicts
 from avibench.plugin import (
     PROFILES,
     Benchmark,
@@ -207,6 +208,7 @@ def eval_command(
     journals = pred_path is None
     if journals:
         meta.update(answer_provenance(run.paths, tasks))
+        meta["media_probe"] = recorded_verdicts(run.paths.infer_dir)
     gaps = task_gaps(
         benchmark,
         run.paths,

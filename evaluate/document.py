@@ -46,9 +46,8 @@ class Cell:
     href: str = ""
 
     def __str__(self) -> str:
-        if self.href:
-            return f"[{self.text}]({self.href})"
-        return f"{self.text} ({self.badge})" if self.badge else self.text
+        text = f"[{self.text}]({self.href})" if self.href else self.text
+        return f"{text} ({self.badge})" if self.badge else text
 
 
 @dataclass(frozen=True)

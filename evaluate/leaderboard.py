@@ -38,6 +38,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.infer.probe_record import media_note
 from avibench.store import atomic_write_json
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ def run_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -> l
             {
                 "name": label,
                 "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
-                + (f" [{mark}]" if mark else ""),
+                + (f" [{mark}]" if mark else "")
+                + f"; {media_note(meta.get('media_probe'))}",
                 "headline": as_number(summary.get("headline")),
                 "tasks": {k: as_number(v) for k, v in as_dict(summary.get("tasks")).items()},
                 "interval": interval_of(summary, "aggregates", "headline"),

@@ -43,6 +43,7 @@ from avibench.evaluate.sections import (
 )
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.infer.probe_record import media_note, sentence
 
 if TYPE_CHECKING:
     from avibench.plugin import Benchmark
@@ -209,7 +210,8 @@ def intro(meta: Mapping[str, Any], summary: Mapping[str, Any], label: str) -> Pa
         f"Model: {meta.get('model') or label}. Primary profile: {summary.get('profile') or meta.get('profile') or DASH}. "
         f"Prompt template: {meta.get('template') or DASH}. Data: {meta.get('data_root') or DASH} "
         f"({kind}: {dataset['why']}). "
-        f"Created: {meta.get('created') or DASH}. Per-question results: samples.jsonl beside eval.json "
+        f"Created: {meta.get('created') or DASH}. {sentence(media_note(meta.get('media_probe')))} "
+        f"Per-question results: samples.jsonl beside eval.json "
         f"(browse them with `avibench view --label {label}`)."
     )
 

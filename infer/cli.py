@@ -19,6 +19,8 @@ from avibench.failures import Advice, FailureGuard, MaxFailures, commonest
 from avibench.infer.backends.base import Backend, BackendSettings, InferRequest, MediaStrategy, load_backend
 from avibench.infer.journal import Shard, TaskPlan, generation_settings, now_iso, plan_task
 from avibench.infer.media import AUDIO_FORMATS, AUDIO_RATE
+from avibench.infer.probe import RunProbe, endpoint_key, needed_modalities
+from avibench.infer.probe_record import probe_path
 from avibench.infer.progress import RunLog, StageProgress, summary_table
 from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
 from avibench.llm import RetryPolicy, Scrubber, host_of
@@ -84,9 +86,12 @@ class RunSetup:
     max_failures: MaxFailures | None = None
 
     @property
+    def host_list(self) -> list[str]:
+        return [host_of(u) for u in self.settings.base_urls] if self.backend_cls.needs_credentials else []
+
+    @property
     def hosts(self) -> str:
-        hosts = [host_of(u) for u in self.settings.base_urls] if self.backend_cls.needs_credentials else []
-        return ", ".join(hosts) or f"the {self.backend_name} backend"
+        return ", ".join(self.host_list) or f"the {self.backend_name} backend"
 
 
 def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
@@ -116,13 +121,25 @@ def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _execute(
-    setup: RunSetup, plans: list[TaskPlan], concurrency: int, scrub: Scrubber, progress: StageProgress
+    setup: RunSetup,
+    plans: list[TaskPlan],
+    concurrency: int,
+    scrub: Scrubber,
+    progress: StageProgress,
+    media_probe: RunProbe,
 ) -> tuple[dict[str, TaskOutcome], str | None]:
-    """Per-task outcomes and, when the run stopped early, why."""
+    """Per-task outcomes and, when the run stopped early, why. The media probe goes first, on the same backend."""
     if not any(p.pending for p in plans):  # nothing to ask: do not even start the backend
+        media_probe.settle("the run had nothing left to ask and no verdict on file")
         return initial_outcomes(plans), None
     guard = FailureGuard(advice=Advice(setup.request.model, setup.hosts), limit=setup.max_failures)
     async with setup.backend_cls(setup.settings) as backend:
+        await media_probe.run(backend, setup.request)
+        for line in media_probe.lines():
+            _notice(line)
+        stop = media_probe.stop_reason(setup.request.model)
+        if stop is not None:
+            return initial_outcomes(plans), stop
         runner = Runner(
             backend,
             setup.backend_name,
@@ -290,6 +307,12 @@ async def _execute(
     is_flag=True,
     help="Reproduce the reference: do not send a sample's audio files when it has a video.",
 )
+@click.option(
+    "--skip-probe",
+    is_flag=True,
+    help="Do not check first that the model reads the run's audio, images and video (see 'avibench probe'); "
+    "the pages then say 'media not verified'.",
+)
 def infer(**opts: Any) -> None:
     """Ask a model every selected sample and journal its answers; re-running carries on where it stopped.
 
@@ -300,11 +323,22 @@ def infer(**opts: Any) -> None:
     few identical ones, with what to fix; so does --max-failures. Every invocation is appended to
     infer/runs.jsonl, and progress, new kinds of failure and the summary to infer/run.log.
 
+    Before the first question, a media probe checks with a few tiny requests that the model reads each
+    modality the questions send (see 'avibench probe'; verdicts are kept in infer/probe.json, so a re-run asks
+    nothing again): a modality it ignores stops the run, one it cannot verify is a warning; --skip-probe skips it.
+
     The openai backend reads the key from OPENAI_API_KEY and the endpoint from --base-url or OPENAI_BASE_URL;
     --model random and --model oracle are offline baselines that need neither.
     """
     setup, plans, options = _prepare(opts)
     paths = setup.run.paths
+    media_probe = RunProbe(
+        probe_path(paths.infer_dir),
+        endpoint_key(setup.request.model, setup.backend_name, setup.host_list, setup.request),
+        needed_modalities((item for p in plans for item in p.pending), setup.request),
+        skip=opts["skip_probe"],
+        offline=not setup.backend_cls.reads_media,
+    )
     scrub = Scrubber([setup.settings.api_key or ""])
     mixed = {p.task: dict(p.mixed) for p in plans if p.mixed}
     meta = {
@@ -322,7 +356,9 @@ def infer(**opts: Any) -> None:
     total = sum(p.already_done + len(p.pending) for p in plans)
     progress = StageProgress("infer", total, sum(p.already_done for p in plans), log=log)
     try:
-        outcomes, stopped = asyncio.run(_execute(setup, plans, opts["concurrency"], scrub, progress))
+        outcomes, stopped = asyncio.run(
+            _execute(setup, plans, opts["concurrency"], scrub, progress, media_probe)
+        )
     except KeyboardInterrupt:
         progress.close()
         line = (
@@ -337,7 +373,7 @@ def infer(**opts: Any) -> None:
     counts = {
         name: {"done": o.done, "failed": o.failed, "skipped": o.skipped} for name, o in outcomes.items()
     }
-    end = {"finished": now_iso(), "counts": counts, "stopped": stopped}
+    end = {"finished": now_iso(), "counts": counts, "stopped": stopped, "media_probe": media_probe.verdicts()}
     atomic_write_json(paths.run_json, {**meta, **end})
     append_records(paths.runs_log, [{"event": "end", **end}])
     table = summary_table(outcomes.values())

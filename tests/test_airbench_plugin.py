@@ -172,6 +172,7 @@ def test_clean_template_is_sent_and_recorded(data: Path, tmp_path: Path) -> None
     model = FakeOpenAIServer(responder=lambda body: "A")
     with model.run_in_thread():
         args = [*run_args(data, tmp_path, "m"), "--base-url", model.base_url, "--tasks", "foundation"]
+        args += ["--skip-probe"]  # every body below is a question's
         result = invoke(["infer", *args, "--prompt-template", "air-clean"], {"OPENAI_API_KEY": "sk-m"})
         assert result.code == 0, result.stderr
     texts = [json.dumps(b) for b in model.bodies()]

@@ -47,6 +47,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def infer(data: Path, out: Path, base_url: str, *extra: str):
     args = [
         "infer",
+        "--skip-probe",  # request counts and bodies are the questions' only
         "--benchmark",
         "audiomarathon",
         "--model",

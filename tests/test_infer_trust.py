@@ -15,7 +15,7 @@ from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke
 
 KEY = "sk-trust-test-1234"
-FAST = ["--retry-delay", "0.001", "--timeout", "2", "--concurrency", "2"]
+FAST = ["--retry-delay", "0.001", "--timeout", "2", "--concurrency", "2", "--skip-probe"]
 
 
 @pytest.fixture(scope="module")

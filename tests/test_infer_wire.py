@@ -35,6 +35,7 @@ def run(server: FakeOpenAIServer, data_root: Path, out: Path, task: str, *extra:
     env = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url}
     args = [
         "infer",
+        "--skip-probe",  # the questions' bodies only: tests/test_probe*.py check the probe's
         "--model",
         "m",
         "--data-root",

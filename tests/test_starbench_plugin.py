@@ -132,6 +132,7 @@ def test_requests_carry_every_clip_in_the_official_order(root: Path, tmp_path: P
     with server.run_in_thread():
         args = [*_common(root, tmp_path / "out", "wire"), "--tasks", "pc+tr_uncut+sr_ch"]
         args += ["--model", "m", "--base-url", server.base_url, "--concurrency", "1", "--n-samples", "6"]
+        args += ["--skip-probe"]
         assert invoke(["infer", *args], {"OPENAI_API_KEY": KEY}).code == 0
     bodies = server.bodies()
     journal = tmp_path / "out" / "wire" / "starbench" / "infer"
@@ -200,7 +201,7 @@ def test_first_variants_only_is_scored_as_rotations_off_and_resumes_to_all(
     server = FakeOpenAIServer(responder=lambda body: "Answer: A")
     with server.run_in_thread():
         args = [*_common(root, out, "r0"), "--tasks", "sr+pc"]
-        infer = ["infer", *args, "--model", "m", "--base-url", server.base_url]
+        infer = ["infer", *args, "--model", "m", "--base-url", server.base_url, "--skip-probe"]
         assert invoke([*infer, "--variants", "first"], {"OPENAI_API_KEY": KEY}).code == 0
         asked = len(server.requests)
         keys = {r["key"] for r in journal_lines(out / "r0" / "starbench" / "infer" / "sr.jsonl")}
@@ -236,6 +237,7 @@ def _failing_run(root: Path, out: Path) -> list[str]:
     with server.run_in_thread():
         args = [*_common(root, out, "run"), "--tasks", "starbench_default"]
         infer = ["infer", *args, "--model", "m", "--base-url", server.base_url, "--concurrency", "1"]
+        infer += ["--skip-probe"]
         assert invoke([*infer, "--retry-delay", "0.001"], {"OPENAI_API_KEY": KEY}).code == 1
         assert server.count == 36 + 30 + 18 + 2  # the 503 and the reset were retried, the 400s are not
     return args

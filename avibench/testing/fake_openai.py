@@ -6,7 +6,9 @@ It answers ``POST /v1/chat/completions`` like a provider would (a chat completio
 a marker string appears in the request's text: 429 with ``Retry-After``, 5xx, a connection reset, a hang
 past the client's timeout, a malformed body, empty or null content, a content-filtered reply (no content,
 ``finish_reason`` ``content_filter``), a 400 that echoes the request's
-``Authorization`` header (to prove that callers scrub secrets), and extra latency.
+``Authorization`` header (to prove that callers scrub secrets), and extra latency. ``usage`` picks how the
+prompt is counted, as the media probe meets real servers: ``media`` (each media part counts, the default),
+``text`` (media parts are dropped unread and only text counts) or ``none`` (no usage in the reply).
 
 Use it in the test's event loop (``async with FakeOpenAIServer() as server``), in a background thread
 (``with FakeOpenAIServer().run_in_thread() as server``, which survives a killed client process), or as a
@@ -143,6 +145,7 @@ class FakeOpenAIServer:
         hang_seconds: float = 3600.0,
         first_token_delay: float = 0.0,
         token_delay: float = 0.0,
+        usage: str = "media",
     ):
         """``latency`` delays every answer; a streamed answer also waits ``first_token_delay`` before its first
         content chunk (a prefill) and ``token_delay`` before each further one (decoding)."""
@@ -150,6 +153,9 @@ class FakeOpenAIServer:
         self.responder = responder
         self.latency = latency
         self.first_token_delay = first_token_delay
+        if usage not in USAGE_MODES:
+            raise ValueError(f"unknown usage mode {usage!r}; known: {', '.join(USAGE_MODES)}")
+        self.usage = usage
         self.token_delay = token_delay
         self.record_bodies = record_bodies
         self.hang_seconds = hang_seconds
@@ -284,7 +290,7 @@ class FakeOpenAIServer:
             await asyncio.sleep(self.first_token_delay if i == 0 else self.token_delay)
             await send([{"index": 0, "delta": {"content": piece}, "finish_reason": None}])
         await send([{"index": 0, "delta": {}, "finish_reason": "stop"}])
-        if (body.get("stream_options") or {}).get("include_usage"):
+        if (body.get("stream_options") or {}).get("include_usage") and "usage" in completion:
             await send([], usage=completion["usage"])
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
@@ -322,9 +328,10 @@ class FakeOpenAIServer:
         elif fault is not None and fault.kind in ("null", "filtered"):
             content = None
             finish_reason = "content_filter" if fault.kind == "filtered" else finish_reason
-        prompt_tokens = _estimate_prompt_tokens(body)
+        media = self.usage == "media"
+        prompt_tokens = _estimate_prompt_tokens(body) if media else len(request_text(body).split())
         completion_tokens = max(1, len(text.split()))
-        return {
+        completion: dict[str, Any] = {
             "id": f"chatcmpl-{self.count}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -340,11 +347,17 @@ class FakeOpenAIServer:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-                "prompt_tokens_details": {"audio_tokens": MEDIA_TOKENS * _media_parts(body, "input_audio")},
+                "prompt_tokens_details": {
+                    "audio_tokens": MEDIA_TOKENS * _media_parts(body, "input_audio") if media else 0
+                },
             },
         }
+        if self.usage == "none":
+            del completion["usage"]
+        return completion
 
 
+USAGE_MODES = ("media", "text", "none")
 MEDIA_TOKENS = 256
 """The prompt tokens the server counts for each media part."""
 
@@ -375,6 +388,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--port-file", type=Path, help="write the bound port here once listening")
+    parser.add_argument(
+        "--usage", choices=USAGE_MODES, default="media", help="count media parts, text only, or send no usage"
+    )
     args = parser.parse_args(argv)
 
     async def serve() -> None:
@@ -383,6 +399,7 @@ def main(argv: list[str] | None = None) -> None:
             latency=args.latency,
             port=args.port,
             record_bodies=False,
+            usage=args.usage,
         )
         await server.start()
         if args.port_file:

@@ -59,6 +59,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.infer.probe_record import media_note
 from avibench.store import atomic_write_json
 
 SCHEMA_VERSION = 2
@@ -500,7 +501,9 @@ def run_rows(output_dir: Path, options: BoardOptions | None = None) -> list[Row]
         rows.append(
             Row(
                 name=label,
-                origin=f"run of {meta.get('model') or label}" + (f" [{mark}]" if mark else ""),
+                origin=f"run of {meta.get('model') or label}"
+                + (f" [{mark}]" if mark else "")
+                + f"; {media_note(meta.get('media_probe'))}",
                 params=None,
                 overall=as_number(summary.get("overall")),
                 stages={k: as_number(stages.get(k)) for k in STAGE_KEYS},

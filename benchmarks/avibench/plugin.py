@@ -198,6 +198,22 @@ class AVIBench(Benchmark):
             "l4_domain": every,
         }
 
+    def published(self) -> list[dict[str, Any]]:
+        """The paper's results, headline = Overall (the human reference included, as the paper lists it)."""
+        from avibench.benchmarks.avibench.published import PAPER_URL, PUBLISHED
+
+        return [
+            {
+                "model": r.model,
+                "headline": r.overall,
+                "tasks": {},
+                "stages": r.stages or {},
+                "source": PAPER_URL,
+            }
+            for r in PUBLISHED
+            if r.overall is not None
+        ]
+
     def build_report(self, paths: RunPaths, options: Any = None) -> Any:
         from avibench.benchmarks.avibench.report import build_report
 

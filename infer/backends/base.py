@@ -166,12 +166,19 @@ class Backend(ABC):
 
     #: Whether the backend needs OPENAI_API_KEY-style credentials (checked by the CLI up front).
     needs_credentials: ClassVar[bool] = False
+    #: Whether the backend reads the media it is given (the media probe has nothing to check where it does not).
+    reads_media: ClassVar[bool] = True
 
     def __init__(self, settings: BackendSettings):
         self.settings = settings
 
     @abstractmethod
     async def answer(self, item: Item, request: InferRequest) -> BackendAnswer: ...
+
+    async def prompt_tokens(self, item: Item, request: InferRequest) -> int | None:
+        """The prompt tokens the model would read for ``item``, counted from the inputs it builds without asking
+        it (in-process models); ``None`` where only an answer's usage can tell (the media probe then asks)."""
+        return None
 
     async def aclose(self) -> None:  # noqa: B027 (optional hook: most backends hold nothing)
         """Release connections or models."""

@@ -23,6 +23,7 @@ class _BaselineBackend(Backend):
     """Answers from the benchmark plug-in's random or oracle answerer, without any network."""
 
     answerer: ClassVar[str]
+    reads_media: ClassVar[bool] = False
 
     async def answer(self, item: Item, request: InferRequest) -> BackendAnswer:
         benchmark = self.settings.benchmark

@@ -91,5 +91,9 @@ class TransformersBackend(Backend):
             (prompt, sampling), key=(sampling, prompt.audio_in_video), length=prompt.length
         )
 
+    async def prompt_tokens(self, item: Item, request: InferRequest) -> int | None:
+        """The input tokens the processor builds for the item (audio and image tokens included)."""
+        return (await asyncio.to_thread(self.prepare, item, request)).length
+
     async def aclose(self) -> None:
         await asyncio.to_thread(self.batcher.close)

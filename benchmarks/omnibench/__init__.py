@@ -1,0 +1,1 @@
+"""The omnibench benchmark plug-in."""

@@ -1,0 +1,240 @@
+"""OmniBench in its official layout: the question file, the media, the prompt, and the items.
+
+``dataset/batch-5_1142_20240817.jsonl`` under the data root holds one JSON object per line (``task type``,
+``audio type``, ``question``, ``answer``, ``options``: four strings, ``audio_path``, ``image_path``, ``index``, and
+the annotations ``audio content`` / ``image content``); the media are ``mm_data/audio/<audio_path>`` and
+``mm_data/image/<image_path>``. The official scorer identifies a question by its line (counting from 0), which is
+also its id here and the ``index`` of its inference row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from avibench.definitions import prompt_resource
+from avibench.errors import DatasetError
+from avibench.items import Item, Part
+from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
+from avibench.plugin import Problem
+from avibench.refine.omnibench import official_letter
+
+BENCHMARK = "omnibench"
+TASK = "OmniBench"
+DATASET = Path("dataset") / "batch-5_1142_20240817.jsonl"
+AUDIO_DIR = Path("mm_data") / "audio"
+IMAGE_DIR = Path("mm_data") / "image"
+#: Questions in the official release.
+OFFICIAL_COUNT = 1142
+#: Fields kept out of ``Item.meta`` (long annotations, and what the item holds elsewhere).
+_NOT_META = ("audio content", "image content", "options", "answer", "question")
+
+
+@cache
+def _catalogue() -> dict[str, Any]:
+    return yaml.safe_load(prompt_resource("omnibench.yaml"))
+
+
+def template_ids() -> tuple[str, ...]:
+    """The template ids, the official one first."""
+    catalogue = _catalogue()
+    default = catalogue["default"]
+    return (default, *(t for t in catalogue["templates"] if t != default))
+
+
+DEFAULT_TEMPLATE: str = template_ids()[0]
+
+
+def option_lines(options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:
+    """The options as the prompt shows them, one lettered line each."""
+    spec = _template(template)
+    return "\n".join(
+        spec["option"].format(letter=letter, text=text) for letter, text in zip(LETTERS, options, strict=True)
+    )
+
+
+def _template(template: str) -> dict[str, Any]:
+    templates = _catalogue()["templates"]
+    if template not in templates:
+        raise KeyError(f"unknown OmniBench template {template!r}; known templates: {', '.join(templates)}")
+    return templates[template]
+
+
+def build_prompt(question: str, options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:
+    """The user message for one question."""
+    return _template(template)["text"].format(question=question, options=option_lines(options, template))
+
+
+def _text(value: Any) -> str | None:
+    return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
+
+
+def _options(value: Any) -> str | None:
+    if not isinstance(value, list) or len(value) != 4 or not all(isinstance(v, str) for v in value):
+        return "must be a list of four strings (the official scorer reads options A-D)"
+    return None
+
+
+def _audio_type(value: Any) -> str | None:
+    if not isinstance(value, str) or value.strip().lower() not in AUDIO_TYPES:
+        return f"{value!r} is not one of {', '.join(AUDIO_TYPES)} (the official scorer knows no other)"
+    return None
+
+
+CHECKS = {
+    "task type": _text,
+    "audio type": _audio_type,
+    "question": _text,
+    "answer": _text,
+    "options": _options,
+    "audio_path": _text,
+    "image_path": _text,
+}
+
+
+def record_problems(path: Path, index: int, record: Any) -> Iterator[Problem]:
+    """What keeps one record from being asked or scored."""
+    if not isinstance(record, dict):
+        yield Problem(str(path), f"must be a JSON object, found {type(record).__name__}", index)
+        return
+    for name, check in CHECKS.items():
+        if name not in record:
+            yield Problem(str(path), "is missing", index, name)
+            continue
+        message = check(record[name])
+        if message:
+            yield Problem(str(path), message, index, name)
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def gold_position(answer: str, options: Sequence[str]) -> int | None:
+    """The answer's position among the options: the option equal to it, else the one option equal to it up to
+    case and spacing; ``None`` when there is none (the official scorer, which parses the answer text, still scores
+    such a question; the strict profile counts it wrong)."""
+    if answer in options:
+        return list(options).index(answer)
+    matches = [k for k, option in enumerate(options) if _normalised(option) == _normalised(answer)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def read_dataset(path: Path) -> list[Any]:
+    """The records of the question file, one JSON value per non-blank line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(path, "does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(path, f"cannot be read ({exc})") from None
+    records = []
+    for number, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                path, f"line {number + 1} is not valid JSON ({exc.msg})", index=number
+            ) from None
+    return records
+
+
+def audio_type(record: Mapping[str, Any]) -> str:
+    """The audio type as the official scorer reads it (trimmed, lowercase)."""
+    return str(record["audio type"]).strip().lower()
+
+
+def _item(root: Path, index: int, record: Mapping[str, Any], template: str) -> Item:
+    options = tuple(record["options"])
+    meta = {k: v for k, v in record.items() if k not in _NOT_META}
+    meta["audio type"] = audio_type(record)
+    return Item(
+        benchmark=BENCHMARK,
+        task=TASK,
+        item_id=str(index),
+        parts=(
+            Part.image(root / IMAGE_DIR / record["image_path"]),
+            Part.audio(root / AUDIO_DIR / record["audio_path"]),
+            Part.text(build_prompt(record["question"], options, template)),
+        ),
+        answer=record["answer"],
+        index=index,
+        options=options,
+        template=template,
+        meta=meta,
+        source=record,
+    )
+
+
+def load(root: Path, template: str = DEFAULT_TEMPLATE) -> list[Item]:
+    """Every question as an :class:`Item` (image, audio, prompt) in file order; raises DatasetError for the first
+    record that cannot be asked or scored."""
+    path = Path(root) / DATASET
+    items = []
+    for index, record in enumerate(read_dataset(path)):
+        problem = next(record_problems(path, index, record), None)
+        if problem is not None:
+            raise DatasetError(problem.path, problem.message, index=problem.index, field=problem.field)
+        items.append(_item(Path(root), index, record, template))
+    return items
+
+
+def _quirk_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Iterator[Problem]:
+    """What the official scorer accepts but scores unlike the answer's position."""
+    options = record["options"]
+    found = gold_position(record["answer"], options)
+    if found is None:
+        message = "is not one of the options (the strict profile counts the question wrong)"
+        yield Problem(str(path), message, index, "answer")
+        return
+    position = LETTERS[found]
+    if record["answer"] not in options:
+        message = f"equals option {position} only up to case and spacing"
+        yield Problem(str(path), message, index, "answer", "warning")
+    parsed = official_letter(record["answer"], options)
+    if parsed != position:
+        message = (
+            f"the official parser reads the answer text as {parsed or 'N/A'}, not {position} (its position)"
+        )
+        if parsed is None:
+            message += ": only replies it also reads as N/A score correct"
+        yield Problem(str(path), message, index, "answer", "warning")
+    if record.get("index", index) != index:
+        message = f"is {record['index']!r}; the official scorer uses the line position {index}"
+        yield Problem(str(path), message, index, "index", "warning")
+
+
+def validate(root: Path) -> list[Problem]:
+    """Every problem of the data under ``root``: fields, answers, media; warnings where the official scorer reads
+    a gold answer as another letter or as none."""
+    root = Path(root)
+    path = root / DATASET
+    try:
+        records = read_dataset(path)
+    except DatasetError as exc:
+        return [Problem(exc.path, exc.message, exc.index, exc.field)]
+    problems: list[Problem] = []
+    for index, record in enumerate(records):
+        found = list(record_problems(path, index, record))
+        problems += found
+        if found:
+            continue
+        problems += _quirk_warnings(path, index, record)
+        for field, folder in (("audio_path", AUDIO_DIR), ("image_path", IMAGE_DIR)):
+            media = root / folder / record[field]
+            if not media.is_file():
+                problems.append(Problem(str(path), f"{media} does not exist", index, field))
+    return problems
+
+
+def fingerprint(path: Path) -> str:
+    """The data version: the first 16 hex digits of the question file's SHA-256."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]

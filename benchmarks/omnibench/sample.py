@@ -1,0 +1,190 @@
+"""A small, deterministic OmniBench in the official layout, with real media, and the offline baselines.
+
+Every question needs both media and its answer is true of them by construction: the picture (png) shows one to
+three shapes of one kind and colour, the audio (wav) sounds one to four times, and the question asks for both
+counts. The audio is a sound event (beeps), music (the notes of a scale) or speech-like (voiced syllables), cycling
+over the official audio types, and the task types cycle over the paper's eight. Two answer wordings recur because
+the official scorer reads them unlike their position: a short answer without a letter (read as no letter) and
+options that begin "A picture of ..." (read as A wherever the answer stands). The default sample has 24
+questions; ``full_size`` writes the real benchmark's 1,142, with tiny media.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from avibench.benchmarks.avibench.sample_data.media import (
+    SR,
+    grid_cells,
+    picture,
+    timeline,
+    tone,
+    write_image,
+    write_wav,
+)
+from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT, gold_position
+from avibench.items import Item
+from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
+from avibench.refine.omnibench import official_letter, strict_choice
+
+SMALL_SIZE = 24
+#: The length of one sound (and of the gap after it) in seconds.
+SMALL_UNIT = 0.12
+FULL_UNIT = 0.04
+SMALL_WH = (96, 48)
+FULL_WH = (48, 24)
+TASK_TYPES: tuple[str, ...] = (
+    "Action and Activity", "Story Description", "Plot Inference", "Object Identification and Description",
+    "Contextual and Environmental", "Identity and Relationship", "Text and Symbols", "Count and Quantity",
+)  # fmt: skip
+SHAPES: tuple[str, ...] = ("circle", "square", "triangle")
+COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (220, 40, 40),
+    "green": (40, 200, 60),
+    "blue": (50, 90, 230),
+}
+WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four")
+SCALE_HZ: tuple[float, ...] = (262.0, 330.0, 392.0, 523.0)
+#: Every 8th question (from the 4th) has short answers, every 8th from the 7th answers beginning "A picture".
+SHORT_WORDING, A_WORDING = 3, 6
+
+
+@dataclass(frozen=True)
+class Question:
+    """One generated question with its media."""
+
+    record: dict[str, Any]
+    image: Any
+    audio: np.ndarray
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{WORDS[n]} {noun}" if n == 1 else f"{WORDS[n]} {noun}s"
+
+
+def _wording(k: int, shapes: int, shape: str, sounds: int) -> str:
+    if k % 8 == SHORT_WORDING:
+        return f"{_plural(shapes, shape).capitalize()}, {_plural(sounds, 'sound')}"
+    if k % 8 == A_WORDING:
+        return f"A picture of {_plural(shapes, shape)} with {_plural(sounds, 'sound')}"
+    return f"The picture shows {_plural(shapes, shape)} and the audio has {_plural(sounds, 'sound')}."
+
+
+def _sound(kind: str, unit: float, rng: random.Random) -> list[np.ndarray]:
+    """Four sounds of one audio type, one of which is used per repetition."""
+    n = int(unit * SR)
+    if kind == "speech":
+        t = np.arange(n) / SR
+        f0 = 130 + 30 * np.sin(2 * np.pi * 3 * t)  # a gliding voice pitch
+        phase = 2 * np.pi * np.cumsum(f0) / SR
+        voiced = sum(np.sin(k * phase) / k for k in range(1, 8))
+        return [0.3 * voiced * np.hanning(n)] * 4
+    if kind == "music":
+        return [tone(f, unit) for f in SCALE_HZ]
+    return [tone(rng.choice((880.0, 1000.0)), unit)] * 4
+
+
+def _audio(kind: str, count: int, unit: float, rng: random.Random) -> np.ndarray:
+    sounds = _sound(kind, unit, rng)
+    return timeline((2 * count + 1) * unit, [((2 * k + 1) * unit, sounds[k]) for k in range(count)])
+
+
+def _question(k: int, rng: random.Random, unit: float, wh: tuple[int, int]) -> Question:
+    shapes, sounds = rng.randint(1, 3), rng.randint(1, 4)
+    shape, colour = rng.choice(SHAPES), rng.choice(sorted(COLOURS))
+    pairs = [(s, n) for s in (1, 2, 3) for n in (1, 2, 3, 4) if (s, n) != (shapes, sounds)]
+    distractors = rng.sample(pairs, 3)
+    gold = (k // 8) % 3 + 1 if k % 8 == A_WORDING else rng.randrange(4)
+    chosen = [*distractors[:gold], (shapes, sounds), *distractors[gold:]]
+    options = [_wording(k, s, shape, n) for s, n in chosen]
+    audio_kind = AUDIO_TYPES[k % len(AUDIO_TYPES)]
+    stored_kind = (
+        audio_kind.capitalize() + " " if k % 10 == 9 else audio_kind
+    )  # upstream trims and lowercases
+    size = wh[1] // 2
+    cells = grid_cells(3, 1, size, wh)
+    image = picture(wh, [(shape, cells[c], COLOURS[colour]) for c in range(shapes)])
+    record = {
+        "task type": TASK_TYPES[k % len(TASK_TYPES)],
+        "audio type": stored_kind,
+        "question": f"How many {shape}s does the picture show, and how many times does the audio sound?",
+        "audio content": f"{WORDS[sounds].capitalize()} {audio_kind} sounds, one after another.",
+        "image content": f"{_plural(shapes, colour + ' ' + shape).capitalize()} on a dark background.",
+        "audio_path": f"sample_{k:04d}.wav",
+        "image_path": f"sample_{k:04d}.png",
+        "index": k,
+        "answer": options[gold],
+        "options": options,
+    }
+    return Question(record, image, _audio(audio_kind, sounds, unit, rng))
+
+
+def questions(
+    count: int, seed: int = 0, unit: float = SMALL_UNIT, wh: tuple[int, int] = SMALL_WH
+) -> list[Question]:
+    """The sample's questions in file order."""
+    rng = random.Random(seed)
+    return [_question(k, rng, unit, wh) for k in range(count)]
+
+
+def generate(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
+    """Write the sample under ``root`` in the official layout; returns the number of questions."""
+    root = Path(root)
+    count, unit, wh = (
+        (OFFICIAL_COUNT, FULL_UNIT, FULL_WH) if full_size else (SMALL_SIZE, SMALL_UNIT, SMALL_WH)
+    )
+    found = questions(count, seed, unit, wh)
+    for q in found:
+        write_wav(root / AUDIO_DIR / q.record["audio_path"], q.audio)
+        write_image(root / IMAGE_DIR / q.record["image_path"], q.image)
+    path = root / DATASET
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(q.record, ensure_ascii=False) + "\n" for q in found), encoding="utf-8")
+    return len(found)
+
+
+# Baselines ---------------------------------------------------------------------------------------------------------
+
+
+def random_answer(item: Item, rng: random.Random) -> str:
+    """A uniform guess: one of the four letters, alone (both parsers read it)."""
+    return rng.choice(LETTERS[: len(item.options)])
+
+
+ORACLE_STYLES: tuple[str, ...] = (
+    "{t}",
+    "{l}",
+    "({l}) {t}",
+    "The answer is ({l}).",
+    "**{l}**",
+    "Answer: {l}",
+    "The correct answer is {l}. {t}",
+    "Based on the image and the audio, the answer is: {t}",
+    "<think>I counted the shapes and the sounds.</think>\n({l})",
+)
+
+
+def oracle_answer(item: Item, rng: random.Random) -> str:
+    """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both the
+    official parser (against the letter it reads from the answer text) and the strict extractor score correct;
+    the answer text itself at worst (which the official parser always scores correct)."""
+    gold = gold_position(str(item.answer), item.options)
+    if gold is None:
+        return str(item.answer)
+    official_gold = official_letter(str(item.answer), item.options)
+    styles = list(ORACLE_STYLES)
+    rng.shuffle(styles)
+    for style in styles:
+        reply = style.format(t=item.answer, l=LETTERS[gold])
+        if (
+            official_letter(reply, item.options) == official_gold
+            and strict_choice(reply, item.options) == gold
+        ):
+            return reply
+    return str(item.answer)

@@ -1,0 +1,158 @@
+"""Official output files as responses (``eval --predictions``) and responses as official output files (export).
+
+The official ``main.py`` writes ``<model>-<subset>-<split>-<modality>.jsonl``: one row per dataset row, in dataset
+order, with every column but the audio and the model's ``response``; ``api_judge.py`` writes the same rows with
+the judge's replies (``score``, a list) to ``result-<that name>``. ``--predictions`` takes such a file or a folder
+of them; where both files of a split are present the ``result-`` one is read, and its recorded replies are
+scored as they are (no judge request). Rows are matched to the dataset by position and must agree on ``prompt``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from avibench.benchmarks.voicebench.layout import BY_NAME, Subset
+from avibench.errors import AvibenchError, DatasetError
+from avibench.items import Item, Response
+
+RESULT_PREFIX = "result-"
+MODALITY = "audio"
+
+
+@dataclass
+class Predictions:
+    """Responses per subset, and the judge replies the files recorded (subset -> item key -> replies)."""
+
+    responses: dict[str, list[Response]] = field(default_factory=dict)
+    recorded: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    files: dict[str, list[str]] = field(default_factory=dict)
+
+
+def file_split(path: Path, subsets: Sequence[Subset]) -> tuple[Subset, str] | None:
+    """The (subset, split) an official output file name stands for, or ``None``."""
+    stem = path.name.removesuffix(".jsonl").removeprefix(RESULT_PREFIX)
+    for subset in sorted(subsets, key=lambda s: -len(s.name)):
+        for split in subset.splits:
+            for modality in ("audio", "text", "ttft"):
+                if stem.endswith(f"-{subset.name}-{split}-{modality}"):
+                    return subset, split
+    return None
+
+
+def output_files(path: Path, subsets: Sequence[Subset]) -> dict[tuple[str, str], Path]:
+    """(subset, split) -> the file to read under ``path`` (a file or a folder)."""
+    path = Path(path)
+    candidates = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    found: dict[tuple[str, str], Path] = {}
+    for candidate in candidates:
+        hit = file_split(candidate, subsets)
+        if hit is None:
+            if not path.is_dir():
+                raise AvibenchError(
+                    f"{candidate}: cannot tell subset and split from its name "
+                    "(expected <model>-<subset>-<split>-<modality>.jsonl, optionally prefixed result-)"
+                )
+            continue
+        key = (hit[0].name, hit[1])
+        if key not in found or candidate.name.startswith(RESULT_PREFIX):
+            found[key] = candidate
+    if not found:
+        raise AvibenchError(f"{path}: no official VoiceBench output file for the selected subsets")
+    return found
+
+
+def _rows(path: Path) -> list[dict]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise DatasetError(path, f"not JSON ({exc})", index=number) from None
+            if not isinstance(row, dict):
+                raise DatasetError(path, "not a JSON object", index=number)
+            rows.append(row)
+    return rows
+
+
+def _match(source: Path | None, rows: list[dict], items: Sequence[Item]) -> list[dict | None]:
+    """Each item's row: rows follow the dataset order and may skip questions, so each row takes the next item
+    with its prompt; a row that matches none is an error naming its line."""
+    matched: list[dict | None] = [None] * len(items)
+    position = 0
+    for line, row in enumerate(rows):
+        while position < len(items) and items[position].source["prompt"] != row.get("prompt"):
+            position += 1
+        if position == len(items):
+            raise DatasetError(
+                source,
+                f"prompt {row.get('prompt')!r} is not the next question of the split",
+                index=line,
+                field="prompt",
+            )
+        matched[position] = {**row, "_line": line}
+        position += 1
+    return matched
+
+
+def read(path: Path, items_by_subset: Mapping[str, Sequence[Item]]) -> Predictions:
+    """Responses for the subsets in ``items_by_subset`` from the official files under ``path``."""
+    subsets = [BY_NAME[name] for name in items_by_subset]
+    files = output_files(path, subsets)
+    out = Predictions()
+    for subset in subsets:
+        items = items_by_subset[subset.name]
+        mine = {split: p for (name, split), p in files.items() if name == subset.name}
+        if not mine:
+            continue
+        responses, recorded = [], {}
+        for split in subset.splits:
+            split_items = [i for i in items if i.meta["split"] == split]
+            source = mine.get(split)
+            rows = _rows(source) if source is not None else []
+            matched = _match(source, rows, split_items)
+            for item, row in zip(split_items, matched, strict=True):
+                if row is None:
+                    responses.append(Response(item, "missing"))
+                    continue
+                text = row.get("response")
+                if not isinstance(text, str):
+                    responses.append(Response(item, "failed", method="failed"))
+                    continue
+                responses.append(Response(item, "answered", raw=text, method="passthrough"))
+                if "score" in row:
+                    if not isinstance(row["score"], list):
+                        raise DatasetError(
+                            source, "is not a list of judge replies", index=row["_line"], field="score"
+                        )
+                    recorded[item.key] = [str(s) for s in row["score"]]
+        out.responses[subset.name] = responses
+        out.recorded[subset.name] = recorded
+        out.files[subset.name] = [str(p) for p in mine.values()]
+    return out
+
+
+def write(
+    responses: Mapping[str, Sequence[Response]], out: Path, *, model: str = "avibench"
+) -> dict[str, Path]:
+    """The official output file of every split, answered rows only, in dataset order; returns one per subset."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for task, answers in responses.items():
+        by_split: dict[str, list[str]] = {}
+        for response in answers:
+            if response.status != "answered":
+                continue
+            row = {k: v for k, v in response.item.source.items() if k != "audio"} | {"response": response.raw}
+            by_split.setdefault(response.item.meta["split"], []).append(json.dumps(row, ensure_ascii=False))
+        for split, lines in by_split.items():
+            path = out / f"{model}-{task}-{split}-{MODALITY}.jsonl"
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            written.setdefault(task, path)
+    return written

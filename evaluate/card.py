@@ -1,0 +1,376 @@
+"""The model card: one model's results on every benchmark it was run on, in one table.
+
+``avibench run`` writes it as ``<output dir>/<label>/card.json`` (the stable, documented form other tools read;
+see docs/card.md), ``card.md`` and ``card.html``. A card is built from the files on disk (each benchmark's
+eval.json), so it can be rebuilt at any time; a benchmark that was asked for but has no eval.json keeps a row
+that says why it was not run. Nothing here knows a benchmark by name: the headline is the benchmark's own
+(``headline``, else ``overall``), its chance level goes through the benchmark's own aggregation, and the closest
+published models come from :meth:`avibench.plugin.Benchmark.published`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from avibench import __version__
+from avibench.contracts import RunPaths
+from avibench.evaluate.badges import task_statuses
+from avibench.evaluate.board_runs import data_mark, dataset_of
+from avibench.evaluate.document import (
+    DASH,
+    Cell,
+    Document,
+    Heading,
+    Paragraph,
+    Table,
+    as_dict,
+    as_number,
+    fmt_score,
+    write_document,
+)
+from avibench.evaluate.run_files import load_eval
+from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.evaluate.viewer import VIEWER_NAME
+from avibench.plugin import PROFILES, Benchmark
+from avibench.store import atomic_write_json
+
+#: ``card.json``'s ``schema``; ``schema_version`` grows only when a field changes meaning or disappears.
+CARD_SCHEMA = "avibench-card"
+CARD_SCHEMA_VERSION = 1
+CARD_NAMES = ("card.json", "card.md", "card.html")
+#: How many published models the card names beside each benchmark's headline.
+CLOSEST = 3
+#: A benchmark row's status: every selected task scored, part of it scored, nothing scored, or the stages failed.
+STATUSES = ("complete", "partial", "not run", "failed")
+MEDIA_NOT_VERIFIED = "media not verified"
+#: The keys of a benchmark row that come from its eval.json (``null`` in a row that has none).
+SCORED_KEYS = (
+    "model",
+    "headline_name",
+    "profile",
+    "headline",
+    "interval",
+    "chance",
+    "tasks",
+    "completeness",
+    "closest_published",
+    "dataset",
+    "media_probe",
+    "settings",
+)
+
+
+@dataclass
+class BenchmarkOutcome:
+    """What ``avibench run`` knows about one benchmark beyond its files: the exit code of each stage it ran, the
+    data root it used, and why it was not run or failed (``None`` when it ran)."""
+
+    benchmark: str
+    data_root: str | None = None
+    stages: dict[str, int] = field(default_factory=dict)
+    not_run: str | None = None
+    error: str | None = None
+
+
+def headline_name(summary: Mapping[str, Any]) -> str:
+    """The key of the benchmark's headline number in its eval.json summary (AVI-Bench calls it ``overall``)."""
+    return "headline" if "headline" in summary or "overall" not in summary else "overall"
+
+
+def _profile_number(summary: Mapping[str, Any], profile: str, key: str) -> float | None:
+    block = as_dict(as_dict(summary.get("by_profile")).get(profile))
+    if key in block:
+        return as_number(block.get(key))
+    return as_number(summary.get(key)) if summary.get("profile", "reference") == profile else None
+
+
+def chance_headline(benchmark: Benchmark, summary: Mapping[str, Any], key: str) -> float | None:
+    """The headline a chance-level model would get, through the benchmark's own aggregation of task chances."""
+    chance = {k: as_number(v) for k, v in as_dict(summary.get("chance")).items()}
+    if not chance or any(v is None for v in chance.values()):
+        return None
+    try:
+        return as_number(benchmark.aggregate_scores(chance).get(key))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def closest_published(benchmark: Benchmark, headline: float | None) -> list[dict[str, Any]]:
+    """The published models whose headline is nearest the run's, nearest first."""
+    rows = [
+        {
+            "model": str(r["model"]),
+            "headline": as_number(r.get("headline")),
+            "source": str(r.get("source") or ""),
+        }
+        for r in benchmark.published()
+        if as_number(r.get("headline")) is not None
+    ]
+    if headline is None:
+        return []
+    rows.sort(key=lambda r: (abs(r["headline"] - headline), -r["headline"]))
+    return rows[:CLOSEST]
+
+
+def _completeness(benchmark: Benchmark, doc: Mapping[str, Any]) -> dict[str, Any]:
+    incomplete = as_dict(as_dict(doc.get("summary")).get("incomplete"))
+    tasks = {
+        name: str(as_dict(info).get("text") or "incomplete")
+        for name, info in as_dict(incomplete.get("tasks")).items()
+    }
+    for name, status in task_statuses(benchmark, as_dict(doc.get("coverage"))).items():
+        if status.status != "scored" and name not in tasks:
+            tasks[name] = f"{status.status.replace('_', ' ')}: {status.hint}".rstrip(": ")
+    return {
+        "complete": not tasks,
+        "incomplete_tasks": tasks,
+        "numbers": sorted(as_dict(incomplete.get("numbers"))),
+    }
+
+
+def _settings(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """What made the numbers: generation settings (with the answers each made), refine, profile, extras."""
+    settings: dict[str, Any] = {
+        "profile": meta.get("profile"),
+        "template": meta.get("template"),
+        "infer": meta.get("infer_settings") or [],
+        "mixed_settings": bool(meta.get("mixed_settings")),
+        "refine_modes": as_dict(as_dict(meta.get("refine")).get("modes")),
+        "refine_models": as_dict(as_dict(meta.get("refine")).get("models")),
+    }
+    for extra in ("fense", "judge"):
+        if extra in meta:
+            settings[extra] = meta[extra]
+    return settings
+
+
+def benchmark_row(
+    benchmark: Benchmark, paths: RunPaths, outcome: BenchmarkOutcome | None = None
+) -> dict[str, Any]:
+    """One benchmark's row of the card, from its eval.json (or why there is none)."""
+    outcome = outcome or BenchmarkOutcome(benchmark.name)
+    base: dict[str, Any] = {
+        "benchmark": benchmark.name,
+        "title": benchmark.title or benchmark.name,
+        "data_root": outcome.data_root,
+        "stages": dict(outcome.stages),
+        "reason": outcome.not_run or outcome.error,
+    }
+    if outcome.not_run is not None or not paths.eval_json.is_file():
+        status = "not run" if outcome.not_run is not None or not outcome.stages else "failed"
+        reason = base["reason"] or f"no eval.json at {paths.eval_json}"
+        return {**base, **dict.fromkeys(SCORED_KEYS), "status": status, "reason": reason, "links": {}}
+    doc = load_eval(paths)
+    summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
+    key = headline_name(summary)
+    primary = str(summary.get("profile") or meta.get("profile") or PROFILES[0])
+    headline = {p: _profile_number(summary, p, key) for p in PROFILES}
+    completeness = _completeness(benchmark, doc)
+    status = "complete" if completeness["complete"] else "partial"
+    if outcome.error is not None:
+        status = "failed"
+    links = {"eval": f"{benchmark.name}/{paths.eval_json.name}"}
+    for name, path in (("report", paths.report_html), ("viewer", paths.root / VIEWER_NAME)):
+        if path.is_file():
+            links[name] = f"{benchmark.name}/{path.name}"
+    probe = meta.get("media_probe")
+    return {
+        **base,
+        "status": status,
+        "model": meta.get("model"),
+        "headline_name": key,
+        "profile": primary,
+        "headline": headline,
+        "interval": list(interval) if (interval := interval_of(summary, "aggregates", key)) else None,
+        "chance": chance_headline(benchmark, summary, key),
+        "tasks": {
+            p: as_dict(as_dict(as_dict(summary.get("by_profile")).get(p)).get("tasks")) for p in PROFILES
+        },
+        "completeness": completeness,
+        "closest_published": closest_published(benchmark, headline.get(primary)),
+        "dataset": dataset_of(meta),
+        "media_probe": dict(probe) if isinstance(probe, Mapping) else None,
+        "settings": _settings(meta),
+        "links": links,
+    }
+
+
+def build_card(
+    output_dir: Path,
+    label: str,
+    benchmarks: Sequence[Benchmark],
+    *,
+    model: str | None = None,
+    outcomes: Mapping[str, BenchmarkOutcome] | None = None,
+) -> dict[str, Any]:
+    """The card of run ``label`` over ``benchmarks``, in that order."""
+    outcomes = outcomes or {}
+    rows = [benchmark_row(b, RunPaths(output_dir, label, b.name), outcomes.get(b.name)) for b in benchmarks]
+    if model is None:
+        model = next((r["model"] for r in rows if r.get("model")), None)
+    return {
+        "schema": CARD_SCHEMA,
+        "schema_version": CARD_SCHEMA_VERSION,
+        "label": label,
+        "model": model,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "version": __version__,
+        "status": card_status(rows),
+        "benchmarks": rows,
+    }
+
+
+def card_status(rows: Sequence[Mapping[str, Any]]) -> str:
+    """``complete`` when every benchmark is; else the worst row status."""
+    statuses = {str(r.get("status")) for r in rows}
+    for status in ("failed", "not run", "partial"):
+        if status in statuses:
+            return status
+    return "complete"
+
+
+def _media_text(probe: Mapping[str, Any] | None) -> str:
+    """The probe's verdicts (``audio counted, image unverified``); a media kind whose probe was skipped, or a run
+    never probed, is not verified."""
+    verdicts = dict(probe or {})
+    told = {kind: verdict for kind, verdict in verdicts.items() if verdict != "skipped"}
+    if not told:
+        return MEDIA_NOT_VERIFIED
+    skipped = [str(kind) for kind, verdict in verdicts.items() if verdict == "skipped"]
+    text = ", ".join(f"{kind} {verdict}" for kind, verdict in told.items())
+    return text + (f"; {', '.join(skipped)} not verified" if skipped else "")
+
+
+def _settings_text(settings: Mapping[str, Any]) -> str:
+    parts = []
+    for made in settings.get("infer") or ():
+        gen = as_dict(as_dict(made).get("settings"))
+        shown = ", ".join(
+            f"{k} {v}" for k, v in gen.items() if v is not None and v is not False and k != "model"
+        )
+        parts.append(f"{shown} ({as_dict(made).get('answers', '?')} answers)")
+    if settings.get("mixed_settings"):
+        parts.append("mixed settings")
+    modes = as_dict(settings.get("refine_modes"))
+    if modes:
+        parts.append("refine " + ", ".join(f"{m} {n}" for m, n in modes.items()))
+    fense = as_dict(settings.get("fense")).get("status")
+    if fense:
+        parts.append(f"FENSE {fense}")
+    judge = as_dict(settings.get("judge")).get("model")
+    if judge:
+        parts.append(f"judge {judge}")
+    return "; ".join(parts) or DASH
+
+
+def _closest_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(f"{r['model']} {fmt_score(r['headline'])}" for r in rows) or DASH
+
+
+def _gaps_hint(row: Mapping[str, Any]) -> str:
+    gaps = as_dict(as_dict(row.get("completeness")).get("incomplete_tasks"))
+    return "rests on incomplete tasks: " + "; ".join(f"{t}: {why}" for t, why in gaps.items())
+
+
+def headline_cell(row: Mapping[str, Any], profile: str) -> Cell:
+    """A row's headline in one profile, with the incomplete badge when it rests on incomplete tasks and the
+    data badge when the run was not on the official data (the leaderboards' marks)."""
+    if row.get("headline") is None:
+        return Cell(DASH, str(row.get("status") or "not run"), str(row.get("reason") or ""))
+    text = fmt_score(as_dict(row["headline"]).get(profile))
+    badges, hints = [], []
+    if row["headline_name"] in as_dict(row.get("completeness")).get("numbers", ()):
+        badges.append("incomplete")
+        hints.append(_gaps_hint(row))
+    mark = data_mark(as_dict(row.get("dataset")) or {"kind": "other"})
+    if mark:
+        badges.append(mark)
+        hints.append(str(as_dict(row.get("dataset")).get("why") or ""))
+    return Cell(text, "; ".join(badges), "; ".join(h for h in hints if h))
+
+
+def _row_cells(row: Mapping[str, Any]) -> list[str | Cell]:
+    links = as_dict(row.get("links"))
+    link_cells = [
+        Cell(name, href=links[name]) if name in links else Cell(DASH) for name in ("report", "viewer")
+    ]
+    if row.get("headline") is None:
+        reason = str(row.get("reason") or "")
+        return [row["title"], Cell(row["status"], "", reason), *[DASH] * 9, *link_cells]
+    gaps = as_dict(as_dict(row.get("completeness")).get("incomplete_tasks"))
+    status = Cell(row["status"], ", ".join(gaps), _gaps_hint(row)) if gaps else Cell(row["status"])
+    dataset = as_dict(row.get("dataset"))
+    return [
+        row["title"],
+        status,
+        *(headline_cell({**row, "dataset": {"kind": "official"}}, p) for p in PROFILES),
+        fmt_interval(tuple(row["interval"]) if row.get("interval") else None),
+        fmt_score(row.get("chance")),
+        f"{row['profile']} ({row['headline_name']})",
+        _closest_text(row.get("closest_published") or ()),
+        Cell(str(dataset.get("kind")), "not comparable", str(dataset.get("why") or ""))
+        if data_mark(dataset or {"kind": "other"})
+        else Cell("official"),
+        _media_text(row.get("media_probe")),
+        _settings_text(as_dict(row.get("settings"))),
+        *link_cells,
+    ]
+
+
+CARD_HEADERS = (
+    "Benchmark",
+    "Status",
+    *(f"Headline ({p})" for p in PROFILES),
+    "95% CI",
+    "Chance",
+    "Primary",
+    "Closest published",
+    "Data",
+    "Media",
+    "Settings",
+    "Report",
+    "Viewer",
+)
+
+
+def card_document(card: Mapping[str, Any]) -> Document:
+    """card.md and card.html: the card's table and what its marks mean."""
+    doc = Document(f"Model card: {card['label']}")
+    rows = card["benchmarks"]
+    doc.add(
+        Paragraph(
+            f"Model {card.get('model') or card['label']}; {len(rows)} benchmark(s), status {card['status']}. "
+            "Scores on 0–100; the headline is each benchmark's own, in both profiles (reference reproduces the "
+            "official scorer, strict fixes its defects), with the 95% bootstrap interval of the primary profile "
+            "and the headline a chance-level model gets. An incomplete badge marks a number that rests on "
+            "missing, failed, unrefined or unscored questions; a data badge a run on a generated sample or other "
+            "data, not comparable with the published models named beside it. 'media not verified': the run "
+            "recorded no media probe."
+        ),
+        Table(
+            list(CARD_HEADERS),
+            [_row_cells(r) for r in rows],
+            align="ll" + "r" * 4 + "lwllwll",
+        ),
+    )
+    not_run = [r for r in rows if r["status"] in ("not run", "failed")]
+    if not_run:
+        doc.add(
+            Heading("Not run or failed"),
+            Paragraph(
+                "; ".join(f"{r['benchmark']}: {r['status']}: {r.get('reason') or DASH}" for r in not_run)
+            ),
+        )
+    return doc
+
+
+def write_card(card: Mapping[str, Any], label_dir: Path) -> tuple[Path, ...]:
+    """card.json, card.md and card.html in the run's label folder."""
+    paths = tuple(Path(label_dir) / name for name in CARD_NAMES)
+    atomic_write_json(paths[0], dict(card))
+    write_document(card_document(card), paths[1], paths[2])
+    return paths

@@ -1,0 +1,147 @@
+"""``avibench cards``: models side by side across benchmarks, from the cards ``avibench run`` wrote.
+
+A row per card (``<output dir>/<label>/card.json``), a column per benchmark any card holds, each cell the
+benchmark's headline in the chosen profile with the leaderboards' marks: ``incomplete`` when it rests on
+incomplete tasks, ``<kind> data, not comparable`` when the run was not on the official data, and the row's
+status (``not run``, ``failed``) where it has no number. Written as ``<output dir>/cards.{md,html,json}``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from avibench.config import default_output_dir
+from avibench.errors import AvibenchError
+from avibench.evaluate.card import CARD_NAMES, CARD_SCHEMA, CARD_SCHEMA_VERSION, headline_cell
+from avibench.evaluate.document import DASH, Cell, Document, Paragraph, Table, as_dict, write_document
+from avibench.plugin import PROFILES
+from avibench.store import atomic_write_json
+
+
+def read_card(path: Path) -> dict[str, Any]:
+    """A card.json; one that is unreadable or of another schema is a user error naming the file."""
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise AvibenchError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AvibenchError(f"{path}: cannot read: {exc}") from None
+    if not isinstance(card, dict) or card.get("schema") != CARD_SCHEMA:
+        raise AvibenchError(f"{path}: not an avibench card (no schema {CARD_SCHEMA!r})")
+    version = card.get("schema_version")
+    if not isinstance(version, int) or version > CARD_SCHEMA_VERSION:
+        raise AvibenchError(
+            f"{path}: card schema version {version!r} is newer than this avibench reads ({CARD_SCHEMA_VERSION})"
+        )
+    return card
+
+
+def find_cards(output_dir: Path, labels: tuple[str, ...] | None) -> list[dict[str, Any]]:
+    """The selected labels' cards (every card under the output dir when none are named)."""
+    found = {p.parent.name: p for p in sorted(Path(output_dir).glob(f"*/{CARD_NAMES[0]}"))}
+    if labels is None:
+        return [read_card(p) for p in found.values()]
+    unknown = [label for label in labels if label not in found]
+    if unknown:
+        raise AvibenchError(
+            f"--labels: no card under {output_dir} for {', '.join(unknown)} "
+            f"(cards: {', '.join(found) or 'none'}; 'avibench run' writes them)"
+        )
+    return [read_card(found[label]) for label in dict.fromkeys(labels)]
+
+
+def side_by_side(cards: list[dict[str, Any]], profile: str) -> dict[str, Any]:
+    """cards.json: the benchmarks (first seen first) and a row per model with its cell per benchmark."""
+    titles: dict[str, str] = {}
+    for card in cards:
+        for row in card.get("benchmarks") or ():
+            titles.setdefault(str(row["benchmark"]), str(row.get("title") or row["benchmark"]))
+    rows = []
+    for card in cards:
+        by_name = {str(r["benchmark"]): r for r in card.get("benchmarks") or ()}
+        cells = {}
+        for name in titles:
+            row = by_name.get(name)
+            if row is None:
+                cells[name] = None
+                continue
+            cell = headline_cell(row, profile)
+            cells[name] = {
+                "headline": as_dict(row.get("headline")).get(profile),
+                "status": row.get("status"),
+                "marks": [m for m in cell.badge.split("; ") if m],
+                "link": f"{card['label']}/{as_dict(row.get('links'))['report']}"
+                if "report" in as_dict(row.get("links"))
+                else None,
+            }
+        rows.append(
+            {"label": card["label"], "model": card.get("model"), "status": card.get("status"), "cells": cells}
+        )
+    return {"profile": profile, "benchmarks": titles, "rows": rows}
+
+
+def _cell(cell: dict[str, Any] | None) -> Cell:
+    if cell is None:
+        return Cell(DASH, "not in card")
+    if cell["headline"] is None:
+        return Cell(DASH, str(cell["status"]))
+    text = f"{cell['headline']:.2f}"
+    return Cell(text, "; ".join(cell["marks"]), "", cell["link"] or "")
+
+
+def cards_document(table: dict[str, Any]) -> Document:
+    """cards.md and cards.html: a row per model, a column per benchmark."""
+    names = list(table["benchmarks"])
+    doc = Document("Models across benchmarks")
+    doc.add(
+        Paragraph(
+            f"Each benchmark's headline on 0–100, {table['profile']} profile, from the models' cards. An "
+            "incomplete badge marks a number that rests on missing, failed, unrefined or unscored questions; a "
+            "data badge a run on a generated sample or other data, not comparable with published numbers; "
+            "'not run' a benchmark the run could not take (its card says why); 'not in card' one it was not "
+            "asked for. Each number links to its report."
+        ),
+        Table(
+            ["Model", "Status", *(table["benchmarks"][n] for n in names)],
+            [
+                [row["label"], str(row["status"]), *(_cell(row["cells"][n]) for n in names)]
+                for row in table["rows"]
+            ],
+            align="ll" + "r" * len(names),
+        ),
+    )
+    return doc
+
+
+def write_cards(output_dir: Path, labels: tuple[str, ...] | None, profile: str) -> tuple[Path, ...]:
+    cards = find_cards(output_dir, labels)
+    if not cards:
+        raise AvibenchError(f"no card under {output_dir}: write one with 'avibench run --model M'")
+    table = side_by_side(cards, profile)
+    stem = Path(output_dir) / "cards"
+    paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))
+    write_document(cards_document(table), paths[0], paths[1])
+    atomic_write_json(paths[2], table)
+    return paths
+
+
+@click.command(name="cards")
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder holding the runs (default: $OUTPUT_DIR or outputs).",
+)
+@click.option(
+    "--labels", default=None, metavar="A,B", help="The runs to show, in order (default: every card)."
+)
+@click.option("--profile", type=click.Choice(PROFILES), default=PROFILES[0], show_default=True)
+def cards(output_dir: Path | None, labels: str | None, profile: str) -> None:
+    """Set models side by side across benchmarks from their cards (cards.md/.html/.json in the output dir)."""
+    chosen = tuple(x.strip() for x in labels.split(",") if x.strip()) if labels else None
+    for path in write_cards(output_dir or default_output_dir(), chosen, profile):
+        click.echo(f"wrote {path}")

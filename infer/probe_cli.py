@@ -1,0 +1,168 @@
+"""``avibench probe``: does the model read the audio, images and video it is sent? Checked with a few tiny requests."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any
+
+import click
+
+from avibench.errors import AvibenchError
+from avibench.infer.backends.base import BackendSettings, InferRequest, MediaStrategy, load_backend
+from avibench.infer.cli import BASELINES, DEFAULT_BASE_URL, _extra_body, select_tasks
+from avibench.infer.media import AUDIO_FORMATS
+from avibench.infer.probe import MODALITIES, ProbeResult, fix_line, needed_modalities, probe
+from avibench.llm import RetryPolicy
+from avibench.run_options import DEFAULT_BENCHMARK, data_root_option, resolve_benchmark, resolve_data_root
+
+
+def _modalities(
+    benchmark_name: str | None, data_root: Any, tasks: str | None, request: InferRequest
+) -> list[str]:
+    """The modalities the benchmark's selected tasks send, or all three when no benchmark is named."""
+    if benchmark_name is None:
+        if tasks:
+            raise click.UsageError("--tasks needs --benchmark")
+        return list(MODALITIES)
+    benchmark = resolve_benchmark(benchmark_name)
+    root = resolve_data_root(benchmark, data_root)
+    items = (item for spec in select_tasks(benchmark, root, tasks) for item in benchmark.load(root, spec))
+    return needed_modalities(items, request)
+
+
+async def _probe(backend_name: str, settings: BackendSettings, request: InferRequest, modalities: list[str]):
+    backend_cls = load_backend(backend_name)
+    async with backend_cls(settings) as backend:
+        return await probe(backend, request, modalities, offline=not backend_cls.reads_media)
+
+
+@click.command(name="probe")
+@click.option("--model", required=True, help="Model id (or a checkpoint with --backend transformers).")
+@click.option(
+    "--backend",
+    "backend_name",
+    help="Backend from the avibench.backends entry points (default openai; random/oracle follow --model).",
+)
+@click.option(
+    "--base-url",
+    "base_urls",
+    multiple=True,
+    help="Endpoint base URL; repeatable (default $OPENAI_BASE_URL).",
+)
+@click.option(
+    "--benchmark",
+    "benchmark_name",
+    default=None,
+    help="Probe only the modalities this benchmark's tasks send (default: audio, image and video).",
+)
+@data_root_option
+@click.option("--tasks", help="Probe only the modalities these tasks send (needs --benchmark).")
+@click.option(
+    "--media",
+    default="data-uri",
+    show_default=True,
+    help="How videos are sent, as in infer: data-uri, video-url (vLLM) or frames:N.",
+)
+@click.option(
+    "--audio-format",
+    type=click.Choice(AUDIO_FORMATS),
+    default=None,
+    help="Convert the probe's audio to this format before sending, as infer would.",
+)
+@click.option(
+    "--extra-body", default=None, metavar="JSON", help="Provider options merged into every request body."
+)
+@click.option("--max-tokens", type=click.IntRange(min=1), help="Answer length limit sent with every request.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds per request.",
+)
+@click.option(
+    "--max-attempts", type=click.IntRange(min=1), default=3, show_default=True, help="Requests per question."
+)
+@click.option(
+    "--device", default="auto", show_default=True, help="transformers backend: auto, cuda, cuda:N or cpu."
+)
+@click.option(
+    "--dtype",
+    type=click.Choice(["auto", "bfloat16", "float16", "float32"]),
+    default="auto",
+    show_default=True,
+    help="transformers backend: weights' dtype.",
+)
+def probe_command(**opts: Any) -> None:
+    """Check that a model reads the audio, images and video it is sent, before a run spends money on it.
+
+    \b
+    For each modality (those the benchmark's tasks send with --benchmark, else audio, image and video) the same
+    tiny question is asked with a generated clip of known content (a count of beeps, a solid colour) and without
+    it. One line per modality:
+      counted     the prompt tokens the endpoint reports grew with the media (or, with no usage reported,
+                  the answers only the media can give were right for two clips)
+      ignored     the prompt did not grow, or an answer says there was no media: the model never got it
+      unverified  neither could be told (no usage and unconvincing answers, a failed request); says why
+      n/a         the backend reads no media (the random and oracle baselines)
+    A modality costs 2 requests when usage comes back, 3 when it does not; each is a few dozen text tokens
+    plus the media's own tokens. The transformers backend counts the tokens its processor builds and
+    generates nothing. The exit code is 1 when a modality is ignored.
+
+    infer runs the same probe before its first question. The openai backend reads the key from OPENAI_API_KEY
+    and the endpoint from --base-url or OPENAI_BASE_URL.
+    """
+    model: str = opts["model"].strip()
+    backend_name = opts["backend_name"] or (model if model in BASELINES else "openai")
+    backend_cls = load_backend(backend_name)
+    try:
+        media = MediaStrategy.parse(opts["media"])
+    except ValueError as exc:
+        raise AvibenchError(str(exc)) from None
+    api_key = os.environ.get("OPENAI_API_KEY") or None
+    base_urls = tuple(opts["base_urls"]) or tuple(
+        u for u in os.environ.get("OPENAI_BASE_URL", "").split(",") if u.strip()
+    )
+    if backend_cls.needs_credentials:
+        if not api_key:
+            raise AvibenchError(
+                f"the {backend_name} backend needs OPENAI_API_KEY (and --base-url or OPENAI_BASE_URL)"
+            )
+        base_urls = base_urls or (DEFAULT_BASE_URL,)
+    request = InferRequest(
+        model=model,
+        max_tokens=opts["max_tokens"],
+        media=media,
+        extra_body=_extra_body(opts["extra_body"]),
+        audio_format=opts["audio_format"],
+    )
+    modalities = _modalities(opts["benchmark_name"], opts["data_root"], opts["tasks"], request)
+    if not modalities:
+        click.echo("no media to probe: the selected tasks send text only")
+        return
+    settings = BackendSettings(
+        model=model,
+        api_key=api_key,
+        base_urls=base_urls,
+        timeout=opts["timeout"],
+        retry=RetryPolicy(max_attempts=opts["max_attempts"]),
+        max_connections=4,
+        benchmark=resolve_benchmark(opts["benchmark_name"] or DEFAULT_BENCHMARK),
+        device=opts["device"],
+        dtype=opts["dtype"],
+        batch_size=1,
+    )
+    results: dict[str, ProbeResult] = asyncio.run(_probe(backend_name, settings, request, modalities))
+    for result in results.values():
+        click.echo(result.line())
+    requests = sum(r.requests for r in results.values())
+    tokens = sum(r.tokens for r in results.values())
+    if requests:
+        click.echo(f"cost: {requests} request(s), {tokens} tokens")
+    ignored = [r for r in results.values() if r.verdict == "ignored"]
+    for result in ignored:
+        click.echo(fix_line(result), err=True)
+    if ignored:
+        sys.exit(1)

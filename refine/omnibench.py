@@ -1,0 +1,95 @@
+"""OmniBench answer parsing: the official letter parser (reference) and the strict choice (strict).
+
+:func:`official_letter` behaves as the official ``parse_multi_choice_response`` (OmniBench's
+``inference/answer_parsing.py``, adapted from MMMU) called as ``calculate_metrics.py`` calls it: no stripping, a
+fixed answer of "N/A" (here ``None``) instead of a random letter when nothing is found. It reads substrings, not
+words, which is what makes it quirky:
+
+1. any ``(X)`` in the reply (X = A-D); several: the one whose last ``(X)`` comes last;
+2. else any ``X`` followed by a space ("A man is ..." names option A), else any ``X.`` ("... plan D."); several:
+   the one whose last `` X `` (spaces both sides) comes last, and when none has one, the first letter A-D found;
+3. else, for a reply of more than five words, every option whose text (lowercased) is a substring of the reply;
+   several: the one whose text occurs last.
+
+The scorer parses the gold answer *text* with the same function, so a gold answer may read as another option's
+letter, or as nothing.
+
+:func:`strict_choice` is the project's strict extractor (:func:`avibench.refine.choice.choose`) with the letters
+A-D shown: hedges, refusals and answers naming two options are unparsed; bold letters are read; and a lowercase
+letter given as the whole answer or right after "answer"/"option"/"choice" is read as that letter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from avibench.refine.choice import choose
+
+#: The letters the official prompt shows, in option order.
+LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
+
+#: The official parser needs more words than this before it matches option texts.
+CONTENT_MIN_WORDS = 5
+
+
+def _latest(candidates: Sequence[str], positions: Sequence[int]) -> str:
+    """The candidate at the greatest position; the first such on a tie (all -1 included)."""
+    best = 0
+    for k, position in enumerate(positions):
+        if position > positions[best]:
+            best = k
+    return candidates[best]
+
+
+def official_letter(response: str, options: Sequence[str]) -> str | None:
+    """The letter the official parser reads from ``response`` given the four ``options``; ``None`` for its
+    "N/A" (nothing found)."""
+    padded = f" {response} "
+    letters = LETTERS[: len(options)]
+    bracketed = [c for c in letters if f"({c})" in padded]
+    if bracketed:
+        return _latest(bracketed, [padded.rfind(f"({c})") for c in bracketed])
+    spaced = [c for c in letters if f"{c} " in padded] or [c for c in letters if f"{c}." in padded]
+    if spaced:
+        return _latest(spaced, [padded.rfind(f" {c} ") for c in spaced])
+    if len(padded.split()) <= CONTENT_MIN_WORDS:
+        return None
+    lowered = padded.lower()
+    texts = dict(zip(letters, (str(o).lower() for o in options), strict=True))
+    named = [c for c in letters if texts[c] in lowered]
+    if not named:
+        return None
+    return _latest(named, [lowered.rfind(texts[c]) for c in named])
+
+
+_MARKS = r"[\s*_`]*"
+_LONE_LETTER = re.compile(rf"^{_MARKS}[(\[]?{_MARKS}([a-d]){_MARKS}[)\].:]?{_MARKS}$")
+_DECLARED_LETTER = re.compile(
+    rf"\b(?:answer|option|choice)(?:\s+is|\s*:)?{_MARKS}[(\[]?{_MARKS}([a-d])"
+    rf"(?=[)\].:]|{_MARKS}[)\].:,;!]?{_MARKS}$)",
+    re.I,
+)
+
+
+def _capitalised(text: str) -> str:
+    """``text`` with a lowercase answer letter capitalised, where it can only be a letter: the whole reply ("b",
+    "**c**", "(d)") or right after "answer", "option" or "choice" and ending the reply or followed by ")", "]",
+    "." or ":" ("the answer is b.", "Answer: c) ...")."""
+    lone = _LONE_LETTER.match(text)
+    if lone:
+        return text[: lone.start(1)] + lone.group(1).upper() + text[lone.end(1) :]
+    return _DECLARED_LETTER.sub(lambda m: m.group(0)[:-1] + m.group(1).upper(), text)
+
+
+def strict_choice(text: str | None, options: Sequence[str]) -> int | None:
+    """The index of the option the reply commits to, or ``None`` (no reply, a hedge, a refusal, two options)."""
+    if text is None:
+        return None
+    letters = LETTERS[: len(options)]
+    chosen = choose(text, options, letters)
+    if chosen is None:
+        capitalised = _capitalised(text)
+        if capitalised != text:
+            chosen = choose(capitalised, options, letters)
+    return chosen
