@@ -101,9 +101,11 @@ infer: $(STAMP)
 refine: $(STAMP)
 	$(BIN)/avibench refine $(model_arg) $(label_arg) $(bench_arg) $(data_arg) $(tasks_arg) $(mode_arg) $(ARGS)
 
+# the report is written whatever eval's exit code (an incomplete eval still writes eval.json, or a file beside it),
+# so the pages never disagree with eval.json; make then exits with eval's code
 eval: $(STAMP)
-	$(BIN)/avibench eval $(model_arg) $(label_arg) $(bench_arg) $(data_arg) $(tasks_arg) $(prof_arg) $(fense_arg) $(ARGS)
-	$(BIN)/avibench report $(model_arg) $(label_arg) $(bench_arg)
+	$(BIN)/avibench eval $(model_arg) $(label_arg) $(bench_arg) $(data_arg) $(tasks_arg) $(prof_arg) $(fense_arg) $(ARGS); \
+	status=$$?; $(BIN)/avibench report $(model_arg) $(label_arg) $(bench_arg) || exit $$?; exit $$status
 
 report: $(STAMP)
 	$(BIN)/avibench report $(model_arg) $(label_arg) $(bench_arg)

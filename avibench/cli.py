@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 
@@ -53,7 +54,42 @@ SHORT_HELP: dict[str, str] = {
 }
 
 
+#: OS errors that mean "this path cannot be written here": said in one line with what to pass instead.
+UNWRITABLE = frozenset(
+    {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
+)
+#: What each command takes to write somewhere else.
+WRITE_ELSEWHERE: dict[str, str] = {
+    "infer": "pass --output-dir DIR, a folder you can write",
+    "refine": "copy the run into a folder you can write and pass --output-dir DIR",
+    "eval": "pass --out FILE to write eval.json (and its samples) where you can write",
+    "report": "pass --out DIR to write the report pages where you can write",
+    "view": "pass --out FILE to write the page where you can write",
+    "compare": "pass --out DIR to write the comparison where you can write",
+    "export": "pass --out DIR to write the predictions where you can write",
+    "leaderboard": "pass --out DIR to write the leaderboard where you can write",
+    "demo": "pass --output-dir DIR, a folder you can write",
+    "sample-data": "pass --out DIR, a folder you can write",
+    "run": "pass --output-dir DIR, a folder you can write",
+}
+
+
+def unwritable_message(command: str | None, exc: OSError) -> str:
+    """One line: the path that cannot be written, why, and the option that writes elsewhere."""
+    where = f" {exc.filename}" if exc.filename else ""
+    hint = WRITE_ELSEWHERE.get(command or "", "write to a folder you can write")
+    return f"cannot write{where} ({exc.strerror or exc}); {hint}"
+
+
 class LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno not in UNWRITABLE:
+                raise
+            raise AvibenchError(unwritable_message(ctx.invoked_subcommand, exc)) from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 

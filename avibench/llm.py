@@ -207,6 +207,8 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: float = 0.5
     retry_after_cap: float = 120.0
+    empty_retries: int = 1
+    """How many times an empty or filtered answer is asked again (a judge that keeps every reply asks none)."""
 
     def backoff(self, retry: int, rng: random.Random | None = None) -> float:
         """Delay before retry number ``retry`` (1-based) when the server gave no ``Retry-After``."""
@@ -504,7 +506,11 @@ class ChatClient:
                 return await self._attempt(body, stream, attempts)
             except _Attempt as failure:
                 empty += failure.kind == "empty"
-                if not failure.retryable or attempts >= self.retry.max_attempts or empty > 1:
+                if (
+                    not failure.retryable
+                    or attempts >= self.retry.max_attempts
+                    or empty > self.retry.empty_retries
+                ):
                     raise self._error(failure, attempts) from None
                 wait = self.retry.backoff(attempts, self._rng)
                 if failure.wait is not None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from avibench.cli import UNWRITABLE, unwritable_message
 from avibench.config import default_output_dir, label_for
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
@@ -204,6 +205,9 @@ def call_stage(command: click.Command, name: str, args: list[str]) -> int:
     except (click.exceptions.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:  # one benchmark's crash must not stop the others; say what it was
+        if isinstance(exc, OSError) and exc.errno in UNWRITABLE:
+            click.echo(f"error: {unwritable_message(name, exc)}", err=True)
+            return EXIT_USAGE
         click.echo(f"error: avibench {name} failed: {type(exc).__name__}: {exc}", err=True)
         return EXIT_ERROR
     return code if isinstance(code, int) else 0

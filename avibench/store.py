@@ -85,7 +85,7 @@ class JournalWriter:
     def append_many(self, records: Iterable[dict[str, Any]]) -> None:
         """Append records under one lock, with at most one sync."""
         text = "".join(_dumps(record) + "\n" for record in records)
-        with self._locked():
+        with _naming(self.path), self._locked():
             self._fh.write(text)
             self._fh.flush()
             self._dirty = True
@@ -148,10 +148,27 @@ def _umask() -> int:
     return mask
 
 
+@contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """Name ``path`` in an OS error that names no file or only a temporary one (a full disk, a read-only folder),
+    so the message says which file could not be written."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None or Path(exc.filename).name.endswith(".tmp"):
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
+
+
 def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     """Write a whole file through a temporary file and a rename; it gets the mode any new file gets (umask)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    with _naming(target):
+        _replace(target, data)
+
+
+def _replace(target: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())

@@ -54,8 +54,8 @@ def chat_judgements(rng: random.Random) -> list[ChatJudgement]:
     judgements = []
     for e in chat_entries(200, seed=0):
         for order in ORDERS:
-            scores = None if rng.random() < 0.02 else (rng.randint(1, 10), rng.randint(1, 10))
-            judgements.append(ChatJudgement(str(e["uniq_id"]), e["task_name"], order, scores))
+            reply = "n/a" if rng.random() < 0.02 else f"{rng.randint(1, 10)} {rng.randint(1, 10)}"
+            judgements.append(ChatJudgement(str(e["uniq_id"]), e["task_name"], order, reply))
     return judgements
 
 

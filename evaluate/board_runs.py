@@ -21,10 +21,12 @@ UNRECORDED = {"kind": "other", "why": "eval.json records no dataset kind; re-run
 
 @dataclass(frozen=True)
 class BoardOptions:
-    """``runs``: the labels to show (None: every run); ``include_unofficial``: rank runs on other data too."""
+    """``runs``: the labels to show (None: every run); ``include_unofficial``: rank runs on other data too;
+    ``out``: where the pages go (None: the output dir)."""
 
     runs: tuple[str, ...] | None = None
     include_unofficial: bool = False
+    out: Path | None = None
 
 
 def run_labels(output_dir: Path, benchmark: str, options: BoardOptions) -> list[str]:
@@ -42,7 +44,12 @@ def run_labels(output_dir: Path, benchmark: str, options: BoardOptions) -> list[
 
 
 def dataset_of(meta: Mapping[str, Any]) -> dict[str, str]:
-    """``meta.dataset`` of an eval.json, or :data:`UNRECORDED`."""
+    """``meta.dataset`` of an eval.json, or :data:`UNRECORDED`; a run scored on other data than its own by
+    ``--allow-other-data`` is other data whatever that data is."""
+    uses = as_dict(meta.get("run")).get("other_data")
+    if uses:
+        roots = ", ".join(sorted({str(as_dict(u).get("data_root")) for u in uses}))
+        return {"kind": "other", "why": f"scored on {roots}, not the run's own data (--allow-other-data)"}
     dataset = as_dict(meta.get("dataset"))
     if dataset.get("kind") in ("official", "sample", "other"):
         return {"kind": str(dataset["kind"]), "why": str(dataset.get("why") or "")}

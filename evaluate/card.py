@@ -35,6 +35,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.evaluate.viewer import VIEWER_NAME
+from avibench.manifest import caveats
 from avibench.plugin import PROFILES, Benchmark
 from avibench.store import atomic_write_json
 
@@ -141,6 +142,7 @@ def _settings(meta: Mapping[str, Any]) -> dict[str, Any]:
         "mixed_settings": bool(meta.get("mixed_settings")),
         "refine_modes": as_dict(as_dict(meta.get("refine")).get("modes")),
         "refine_models": as_dict(as_dict(meta.get("refine")).get("models")),
+        "run": caveats(meta),
     }
     for extra in ("fense", "judge"):
         if extra in meta:
@@ -255,6 +257,7 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
         parts.append(f"{shown} ({as_dict(made).get('answers', '?')} answers)")
     if settings.get("mixed_settings"):
         parts.append("mixed settings")
+    parts.extend(settings.get("run") or ())
     modes = as_dict(settings.get("refine_modes"))
     if modes:
         parts.append("refine " + ", ".join(f"{m} {n}" for m, n in modes.items()))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +22,22 @@ from avibench.evaluate.completeness import (
     task_gaps,
     warning_lines,
 )
-from avibench.evaluate.samples import SAMPLES_NAME, build_rows, write_samples
+from avibench.evaluate.samples import build_rows, samples_file, write_samples
 from avibench.evaluate.uncertainty import run_intervals
 from avibench.infer.probe_record import recorded_verdicts
+from avibench.manifest import (
+    OTHER_DATA_HELP,
+    check_data,
+    load_manifest,
+    record_other_data,
+    run_meta,
+    use_run_data,
+)
 from avibench.plugin import (
     PROFILES,
     Benchmark,
     EvalRequest,
+    Task,
     benchmark_names,
     deprecation_notice,
     get_benchmark,
@@ -137,6 +147,13 @@ def own_options(benchmark: Benchmark, given: dict[str, Any]) -> dict[str, Any]:
     is_flag=True,
     help=f"Exit 0 even when a selected task is incomplete (default: exit {EXIT_INCOMPLETE} after the warning).",
 )
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="Write the run's eval.json even when this eval scores less of it than the eval.json there (default: "
+    "write such an eval beside it, named after what it scored).",
+)
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 def eval_command(
     benchmark_name: str,
     model: str | None,
@@ -148,6 +165,8 @@ def eval_command(
     task_names: str | None,
     out_file: Path | None,
     allow_partial: bool,
+    replace: bool,
+    allow_other_data: bool,
     **plugin_options: Any,
 ) -> None:
     """Score answers against the dataset and write eval.json.
@@ -166,14 +185,28 @@ def eval_command(
         raise click.UsageError("give --model or --label (score a run's journals) or --predictions PATH")
     if label is None and model is None:
         label = _label_from_predictions(pred_path)  # type: ignore[arg-type]
-    run = locate(
-        benchmark_name, model, label, output_dir, data_root, notice=lambda t: click.echo(t, err=True)
-    )
+    notice = partial(click.echo, err=True)
+    run = locate(benchmark_name, model, label, output_dir, data_root, notice=notice)
+    manifest = load_manifest(run.benchmark, run.paths, notice)
+    run = use_run_data(run, manifest, data_root)
     benchmark = run.benchmark
     options = own_options(benchmark, plugin_options)
-    if (notice := deprecation_notice(benchmark)) is not None:
-        click.echo(notice, err=True)
+    if (deprecated := deprecation_notice(benchmark)) is not None:
+        click.echo(deprecated, err=True)
     tasks = benchmark.select(task_names)
+    scored_here = [t for t in tasks if pred_path is not None or run.paths.infer_journal(t.name).is_file()]
+    other = check_data(
+        benchmark,
+        run.paths,
+        manifest,
+        run.data_root,
+        scored_here,
+        stage="score",
+        allow_other_data=allow_other_data,
+    )
+    other_entry = (
+        record_other_data(run.paths, manifest, "eval", run.data_root, other) if manifest and other else None
+    )
     if pred_path is None and not any(
         run.paths.refine_journal(t.name).is_file() or run.paths.infer_journal(t.name).is_file() for t in tasks
     ):
@@ -205,6 +238,8 @@ def eval_command(
         meta.setdefault("template", request.template)
     meta["benchmark"] = benchmark.name
     meta["dataset"] = benchmark.dataset_kind(run.data_root, tasks)
+    if manifest:
+        meta["run"] = run_meta(manifest, other_entry)
     journals = pred_path is None
     if journals:
         meta.update(answer_provenance(run.paths, tasks))
@@ -226,8 +261,11 @@ def eval_command(
     if rows and isinstance(document.get("summary"), dict):
         document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
     target = out_file or run.paths.eval_json
+    kept = None if replace or target != run.paths.eval_json else _scores_less(benchmark, target, document)
+    if kept is not None:
+        target = target.with_name(f"eval-{_scored_name(tasks) if task_names else 'partial'}.json")
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
-    write_samples(target.parent / SAMPLES_NAME, rows)
+    write_samples(samples_file(target), rows)
     for line in benchmark.summary_lines(document):
         click.echo(line)
     for error in scored.errors:
@@ -235,7 +273,42 @@ def eval_command(
     for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial):
         click.echo(line, err=True)
     click.echo(f"wrote {target}")
+    if kept is not None:
+        click.echo(
+            f"note: kept {run.paths.eval_json}, which scores more ({kept}); this eval is in {target} "
+            "(pass --replace to replace eval.json with it)",
+            err=True,
+        )
     if scored.errors:
         sys.exit(1)
     if any(gap.incomplete for gap in gaps.values()) and not allow_partial:
         sys.exit(EXIT_INCOMPLETE)
+
+
+def complete_tasks(benchmark: Benchmark, document: dict[str, Any]) -> set[str]:
+    """The reported tasks an eval.json scored completely: a score and nothing missing, failed or unrefined."""
+    summary = document.get("summary") if isinstance(document.get("summary"), dict) else {}
+    scores = summary.get("tasks") if isinstance(summary.get("tasks"), dict) else {}
+    incomplete = summary.get("incomplete") if isinstance(summary.get("incomplete"), dict) else {}
+    partial = {benchmark.reported_task(folder) for folder in incomplete.get("tasks") or {}}
+    return {task for task, score in scores.items() if score is not None} - partial
+
+
+def _scores_less(benchmark: Benchmark, path: Path, document: dict[str, Any]) -> str | None:
+    """What the eval.json at ``path`` scores completely that ``document`` does not (None: nothing)."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(old, dict):
+        return None
+    lost = sorted(complete_tasks(benchmark, old) - complete_tasks(benchmark, document))
+    if not lost:
+        return None
+    return f"{', '.join(lost) if len(lost) <= 4 else f'{len(lost)} tasks'} complete there, not here"
+
+
+def _scored_name(tasks: tuple[Task, ...] | list[Task]) -> str:
+    """A file-name part for the selected tasks: their names, or their count when there are many."""
+    names = [t.name for t in tasks]
+    return label_for("-".join(names) if len(names) <= 4 else f"{len(names)}tasks")

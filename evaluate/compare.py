@@ -4,11 +4,14 @@ Each run after the first is compared with the first (the baseline) in one profil
 bootstrap intervals (the same items drawn for both runs, see
 :func:`avibench.level_metrics.bootstrap.paired_bootstrap`); a difference whose interval excludes 0 is marked
 significant (``*``). The samples whose score changed are listed, each linked into its run's viewer page (written
-beside its eval.json if missing). Output: ``<output dir>/compare-<A>-vs-<B>[-vs-<C>...].{md,html,json}``.
+beside its eval.json if missing). Output: ``<output dir>/compare-<benchmark>-<A>-vs-<B>[-vs-<C>...].{md,html,json}``.
+
+Runs of different benchmarks or made from different data are refused unless ``--force`` (the page then says so).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -19,6 +22,7 @@ import click
 
 from avibench.config import default_output_dir
 from avibench.contracts import RunPaths
+from avibench.errors import AvibenchError
 from avibench.evaluate.document import (
     DASH,
     Cell,
@@ -39,6 +43,7 @@ from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import aggregator, interval_of, question_counts, task_units
 from avibench.evaluate.viewer import VIEWER_NAME, media_base_for, run_data_root, viewer_html
 from avibench.level_metrics.bootstrap import Difference, paired_bootstrap
+from avibench.manifest import load_manifest, page_caveats
 from avibench.run_options import benchmark_option, resolve_benchmark
 from avibench.store import atomic_write_json, atomic_write_text
 
@@ -115,7 +120,38 @@ def ensure_viewer(run: Run, title: str, tasks: Sequence[str]) -> None:
     html = viewer_html(
         title, run.rows, tasks=tasks, profile=run.profile, media_base=media_base_for(page, root)
     )
-    atomic_write_text(page, html)
+    with contextlib.suppress(OSError):  # a run folder that cannot be written keeps its links dangling
+        atomic_write_text(page, html)
+
+
+def data_identity(benchmark: Any, run: Run) -> dict[str, str]:
+    """Per task, the fingerprint of the data a run was made from: its manifest's, else its eval.json's data root's."""
+    manifest = load_manifest(benchmark, run.paths)
+    if manifest:
+        entries = as_dict(manifest.get("tasks"))
+        return {t: str(e["fingerprint"]) for t, e in entries.items() if as_dict(e).get("fingerprint")}
+    root = as_dict(run.doc.get("meta")).get("data_root")
+    if not isinstance(root, str) or not Path(root).is_dir():
+        return {}
+    return {t.name: benchmark.fingerprint(Path(root), [t]) for t in benchmark.available(Path(root))}
+
+
+def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
+    """Why these runs are not comparable: another benchmark, or other data for a task both have."""
+    reasons = []
+    for run in runs:
+        recorded = as_dict(run.doc.get("meta")).get("benchmark")
+        if recorded and recorded != benchmark.name:
+            reasons.append(f"{run.label}'s eval.json scores {recorded}, not {benchmark.name}")
+    base = runs[0]
+    base_data = data_identity(benchmark, base)
+    for other in runs[1:]:
+        data = data_identity(benchmark, other)
+        differ = sorted(t for t in set(base_data) & set(data) if base_data[t] != data[t])
+        if differ:
+            which = ", ".join(differ) if len(differ) <= 4 else f"{len(differ)} tasks"
+            reasons.append(f"{base.label} and {other.label} were made from different data ({which} differ)")
+    return reasons
 
 
 def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[Document, dict[str, Any]]:
@@ -219,8 +255,24 @@ def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[D
 @click.option(
     "--profile", type=click.Choice(("reference", "strict")), default=None, help="Default: the baseline's."
 )
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the comparison (default: the output dir).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Compare runs of different benchmarks or data, or scored on other data than their own (stated on the page).",
+)
 def compare(
-    labels: tuple[str, ...], benchmark_name: str, output_dir: Path | None, profile: str | None
+    labels: tuple[str, ...],
+    benchmark_name: str,
+    output_dir: Path | None,
+    profile: str | None,
+    out: Path | None,
+    force: bool,
 ) -> None:
     """Compare runs LABEL_A LABEL_B [...]: per-task and per-stage differences with paired bootstrap intervals,
     a significance mark, and the samples whose score changed (linked into the viewer)."""
@@ -230,7 +282,20 @@ def compare(
     output_dir = output_dir or default_output_dir()
     base = Run(RunPaths(output_dir, labels[0], benchmark.name), profile)
     runs = [base, *(Run(RunPaths(output_dir, label, benchmark.name), base.profile) for label in labels[1:])]
-    stem = output_dir / ("compare-" + "-vs-".join(labels))
+    notes = [
+        f"{run.label}: {note}"
+        for run in runs
+        for note in page_caveats(
+            benchmark, run.paths, as_dict(run.doc.get("meta")), stage="compare", allow_other_data=force
+        )
+    ]
+    reasons = mismatches(benchmark, runs)
+    if reasons and not force:
+        raise AvibenchError(
+            f"compare: {'; '.join(reasons)}; compare runs of one benchmark and dataset, or pass --force"
+        )
+    notes += [f"Compared anyway (--force): {reason}." for reason in reasons]
+    stem = (out or output_dir) / f"compare-{benchmark.name}-{'-vs-'.join(labels)}"
     html_path = stem.with_suffix(".html")
     for run in runs:
         ensure_viewer(
@@ -239,6 +304,9 @@ def compare(
             [t.name for t in benchmark.tasks()],
         )
     doc, data = build_comparison(benchmark, runs, html_path)
+    doc.blocks[1:1] = [Paragraph(note) for note in notes]
+    if notes:
+        data["notes"] = notes
     write_document(doc, stem.with_suffix(".md"), html_path)
     atomic_write_json(stem.with_suffix(".json"), data)
     for path in (stem.with_suffix(".md"), html_path, stem.with_suffix(".json")):

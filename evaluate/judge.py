@@ -3,6 +3,8 @@
 Every job is sent through the shared chat client (its retry policy: 429 and 5xx retried, ``Retry-After``
 honoured) with bounded concurrency on one event loop. A reply the benchmark does not accept (``accept``) is asked
 again up to ``reasks`` times and then kept as an invalid reply, which the benchmark reports as a judge failure.
+An empty (or content-filtered) answer, once the client's retries of it (``RetryPolicy.empty_retries``) are spent,
+is such a reply too: the empty string, kept on record like any other reply, never a failed request.
 
 Each finished job is appended (and fsynced) to a journal, the latest record per key winning. A job is done when its
 latest record was made from the same request (judge model, messages and sampling parameters: ``request`` hash)
@@ -67,9 +69,11 @@ class JudgeSettings:
         )
 
     @staticmethod
-    def cli_options(default_model: str) -> list[click.Option]:
-        """The judge's command-line options, for a judged benchmark's :meth:`Benchmark.eval_options`."""
-        return [
+    def cli_options(default_model: str, *, template_and_temperature: bool = False) -> list[click.Option]:
+        """The judge's command-line options, for a judged benchmark's :meth:`Benchmark.eval_options`;
+        ``template_and_temperature`` adds ``--judge-template`` and ``--judge-temperature`` for a plug-in that
+        applies them (they reach it as ``request.options``)."""
+        common = [
             click.Option(
                 ["--judge-model"],
                 default=None,
@@ -86,6 +90,22 @@ class JudgeSettings:
                 type=click.IntRange(min=1),
                 default=None,
                 help=f"Judge requests in flight (default {DEFAULT_CONCURRENCY}).",
+            ),
+        ]
+        if not template_and_temperature:
+            return common
+        return [
+            *common,
+            click.Option(
+                ["--judge-template"],
+                default=None,
+                help="The judge prompt template id (default: the benchmark's official one).",
+            ),
+            click.Option(
+                ["--judge-temperature"],
+                type=click.FloatRange(min=0.0, max=2.0),
+                default=None,
+                help="The judge's sampling temperature (default: the benchmark's).",
             ),
         ]
 
@@ -169,9 +189,12 @@ class _Judging:
                 result = await client.chat(self.settings.model, list(job.messages), **self.settings.params())
             except ChatError as exc:
                 self.requests += exc.attempts
-                return JudgeReply(None, False, str(exc))
-            self.requests += result.attempts
-            reply = result.text
+                if exc.kind != "empty":
+                    return JudgeReply(None, False, str(exc))
+                reply = ""  # an empty or withheld answer is still the judge's reply, kept like any other
+            else:
+                self.requests += result.attempts
+                reply = result.text
             if self.accept(reply):
                 return JudgeReply(reply, True)
         return JudgeReply(reply, False)

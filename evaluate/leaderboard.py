@@ -39,6 +39,7 @@ from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.infer.probe_record import media_note
+from avibench.manifest import binding_mark
 from avibench.store import atomic_write_json
 
 if TYPE_CHECKING:
@@ -58,7 +59,8 @@ def run_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -> l
                 "name": label,
                 "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
                 + (f" [{mark}]" if mark else "")
-                + f"; {media_note(meta.get('media_probe'))}",
+                + f"; {media_note(meta.get('media_probe'))}"
+                + binding_mark(meta),
                 "headline": as_number(summary.get("headline")),
                 "tasks": {k: as_number(v) for k, v in as_dict(summary.get("tasks")).items()},
                 "interval": interval_of(summary, "aggregates", "headline"),
@@ -147,7 +149,7 @@ def write_leaderboard(
             ),
             _table(apart, tasks, ranks=False),
         )
-    stem = Path(output_dir) / f"leaderboard-{benchmark.name}"
+    stem = Path((options and options.out) or output_dir) / f"leaderboard-{benchmark.name}"
     paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))
     write_document(doc, paths[0], paths[1])
     atomic_write_json(

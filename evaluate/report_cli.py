@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import click
@@ -11,8 +12,10 @@ from avibench.config import default_output_dir
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.evaluate.board_runs import BoardOptions, entry_refusals
-from avibench.evaluate.document import as_dict, write_document
+from avibench.evaluate.document import Paragraph, as_dict, write_document
+from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.sections import ReportOptions
+from avibench.manifest import OTHER_DATA_HELP, page_caveats
 from avibench.run_options import benchmark_option, locate, resolve_benchmark
 
 #: The flag that sets each user-supplied entry field, named in validation messages.
@@ -64,6 +67,13 @@ def _output_dir_option(func):
     metavar="NAMES",
     help="Comma-separated published models to draw beside the run (default: the three best).",
 )
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for report.md and report.html (default: beside eval.json).",
+)
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 def report(
     benchmark_name: str,
     model: str | None,
@@ -72,17 +82,28 @@ def report(
     price_in: float | None,
     price_out: float | None,
     published_names: str | None,
+    out: Path | None,
+    allow_other_data: bool,
 ) -> None:
-    """Write report.md and a self-contained report.html beside the run's eval.json."""
+    """Write report.md and a self-contained report.html beside the run's eval.json (or into --out)."""
     if (price_in is None) != (price_out is None):
         raise click.UsageError("give both --price-in and --price-out, or neither")
-    run = locate(benchmark_name, model, label, output_dir, None, notice=lambda t: click.echo(t, err=True))
+    notice = partial(click.echo, err=True)
+    run = locate(benchmark_name, model, label, output_dir, None, notice=notice)
+    meta = as_dict(load_eval(run.paths).get("meta"))
+    notes = page_caveats(
+        run.benchmark, run.paths, meta, stage="report", allow_other_data=allow_other_data, notice=notice
+    )
     names = tuple(n.strip() for n in published_names.split(",") if n.strip()) if published_names else None
     options = ReportOptions(price_in=price_in, price_out=price_out, published=names)
     doc = run.benchmark.build_report(run.paths, options)
-    write_document(doc, run.paths.report_md, run.paths.report_html)
-    click.echo(f"wrote {run.paths.report_md}")
-    click.echo(f"wrote {run.paths.report_html}")
+    doc.blocks[1:1] = [Paragraph(note) for note in notes]  # right under the run's introduction
+    md, page = (
+        (out / "report.md", out / "report.html") if out else (run.paths.report_md, run.paths.report_html)
+    )
+    write_document(doc, md, page)
+    click.echo(f"wrote {md}")
+    click.echo(f"wrote {page}")
 
 
 def _with_flags(problems: list[str]) -> list[str]:
@@ -127,6 +148,12 @@ def _with_flags(problems: list[str]) -> list[str]:
     help="Check a leaderboard results.json file against schema v2.",
 )
 @click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the leaderboard pages (default: the output dir).",
+)
+@click.option(
     "--id", "entry_id", default=None, help="Entry id slug (default: from model name and benchmark version)."
 )
 @click.option("--model-name", default=None, help="Display name (default: eval.json meta.model).")
@@ -158,6 +185,7 @@ def leaderboard(
     include_unofficial: bool,
     force: bool,
     validate_path: Path | None,
+    out: Path | None,
     **fields: object,
 ) -> None:
     """Rank every run in the output dir beside the published results (leaderboard.md/.html/.json).
@@ -184,7 +212,7 @@ def leaderboard(
         raise click.UsageError("--force only applies with --entry LABEL")
     if entry_label is None and validate_path is None:
         runs = tuple(r.strip() for r in run_list.split(",") if r.strip()) if run_list else None
-        options = BoardOptions(runs=runs, include_unofficial=include_unofficial)
+        options = BoardOptions(runs=runs, include_unofficial=include_unofficial, out=out)
         for path in benchmark.write_leaderboard(output_dir, options):
             click.echo(f"wrote {path}")
         return

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from avibench.contracts import RunPaths, is_answered, latest_by_key
+from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_by_key
 from avibench.errors import AvibenchError
 from avibench.items import Item
 from avibench.store import atomic_write_text, read_records
@@ -32,6 +32,14 @@ OUTCOMES = ("correct", "partial", "incorrect", "unparsed", "failed", "missing", 
 
 def samples_path(paths: RunPaths) -> Path:
     return paths.root / SAMPLES_NAME
+
+
+def samples_file(eval_file: Path) -> Path:
+    """The samples file of an eval file: ``samples.jsonl`` beside ``eval.json``, ``<stem>.samples.jsonl`` beside
+    any other name, so two eval files in one folder never share one."""
+    if eval_file.name == EVAL_NAME:
+        return eval_file.with_name(SAMPLES_NAME)
+    return eval_file.with_name(f"{eval_file.stem}.{SAMPLES_NAME}")
 
 
 def _relative(path: Path, root: Path) -> str:

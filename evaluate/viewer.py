@@ -25,6 +25,7 @@ from avibench.contracts import RunPaths
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import OUTCOMES, read_samples
 from avibench.evaluate.viewer_page import BODY, SCRIPT, STYLE
+from avibench.manifest import OTHER_DATA_HELP, check_data, load_manifest, page_caveats
 from avibench.run_options import benchmark_option, locate
 from avibench.store import atomic_write_text
 
@@ -61,9 +62,16 @@ def _json_script(element_id: str, value: Any) -> str:
 
 
 def viewer_html(
-    title: str, rows: Sequence[Mapping[str, Any]], *, tasks: Sequence[str], profile: str, media_base: str
+    title: str,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    tasks: Sequence[str],
+    profile: str,
+    media_base: str,
+    notes: Sequence[str] = (),
 ) -> str:
-    """The viewer page for ``rows`` (samples.jsonl lines); ``media_base`` prefixes every media path."""
+    """The viewer page for ``rows`` (samples.jsonl lines); ``media_base`` prefixes every media path; ``notes``
+    are stated under the title (what the run mixes, or other data it was scored on)."""
     slim = [{k: row.get(k) for k in FIELDS} for row in rows]
     meta = {"tasks": list(tasks), "outcomes": list(OUTCOMES), "profile": profile, "media_base": media_base}
     return "\n".join(
@@ -73,6 +81,7 @@ def viewer_html(
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{html.escape(title)}</title><style>{STYLE}</style><script>{_ERROR_HOOK}</script></head>",
             f"<body><h1>{html.escape(title)}</h1>",
+            *(f'<p class="run-note">{html.escape(note)}</p>' for note in notes),
             BODY,
             _json_script("samples", {"rows": slim}),
             _json_script("meta", meta),
@@ -160,6 +169,7 @@ def make_server(page: str, data_root: Path, port: int) -> ThreadingHTTPServer:
 @click.option(
     "--port", type=int, default=8765, show_default=True, help="Port for --serve (0: any free port)."
 )
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 def view(
     benchmark_name: str,
     model: str | None,
@@ -169,15 +179,35 @@ def view(
     out: Path | None,
     serve: bool,
     port: int,
+    allow_other_data: bool,
 ) -> None:
     """Write (and with --serve, serve) a page listing every sample of a run: question, media, answers, scores.
 
     Filter by task, outcome, refine method and free text, sort, and link to a sample with #sample=TASK/KEY.
     """
-    run = locate(benchmark_name, model, label, output_dir, None, notice=lambda t: click.echo(t, err=True))
+    notice = partial(click.echo, err=True)
+    run = locate(benchmark_name, model, label, output_dir, None, notice=notice)
     doc = load_eval(run.paths)
     meta, summary = doc.get("meta") or {}, doc.get("summary") or {}
+    notes = page_caveats(
+        run.benchmark, run.paths, meta, stage="view", allow_other_data=allow_other_data, notice=notice
+    )
     root = data_root or run_data_root(run.paths, meta, run.data_root)
+    if data_root is not None:
+        manifest = load_manifest(run.benchmark, run.paths)
+        other = check_data(
+            run.benchmark,
+            run.paths,
+            manifest,
+            data_root,
+            list((manifest or {}).get("tasks") or {}),
+            stage="view",
+            allow_other_data=allow_other_data,
+        )
+        if other:
+            notes.append(
+                f"Media from other data than the run's (--allow-other-data): {root} for {', '.join(other)}"
+            )
     rows = read_samples(run.paths)
     page_path = out or run.paths.root / VIEWER_NAME
     title = f"{run.benchmark.title or run.benchmark.name} samples: {run.label}"
@@ -189,6 +219,7 @@ def view(
         tasks=tasks,
         profile=profile,
         media_base=SERVE_MEDIA if serve else media_base_for(page_path, root),
+        notes=notes,
     )
     if not serve:
         atomic_write_text(page_path, page)

@@ -24,7 +24,20 @@ from avibench.infer.probe_record import probe_path
 from avibench.infer.progress import RunLog, StageProgress, summary_table
 from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
 from avibench.llm import RetryPolicy, Scrubber, host_of
+from avibench.manifest import (
+    OTHER_DATA_HELP,
+    bind_tasks,
+    binding_of,
+    check_binding,
+    check_data,
+    load_manifest,
+    manifest_path,
+    new_manifest,
+    record_other_data,
+    use_run_data,
+)
 from avibench.plugin import Benchmark, Task
+from avibench.run_lock import run_lock
 from avibench.run_options import RunLocation, locate, run_options
 from avibench.store import append_records, atomic_write_json
 
@@ -299,9 +312,10 @@ async def _execute(
 @click.option(
     "--allow-mixed",
     is_flag=True,
-    help="Add answers to a label whose answers were made with other generation settings (temperature, max "
-    "tokens, media, template, system prompt); the report states the mix.",
+    help="Add answers to a label whose answers were made with another model, backend or other generation "
+    "settings (temperature, max tokens, media, template, system prompt); every page states the mix per task.",
 )
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 @click.option(
     "--drop-audio-with-video",
     is_flag=True,
@@ -434,6 +448,8 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
     run = locate(
         opts["benchmark_name"], model, opts["label"], opts["output_dir"], opts["data_root"], notice=_notice
     )
+    manifest = load_manifest(run.benchmark, run.paths, _notice)
+    run = use_run_data(run, manifest, opts["data_root"])
     template = _template(run.benchmark, opts["template"])
     api_key = os.environ.get("OPENAI_API_KEY") or None
     base_urls = tuple(opts["base_urls"]) or tuple(
@@ -476,6 +492,10 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         stream=opts["stream"],
     )
     specs = select_tasks(run.benchmark, run.data_root, opts["tasks"])
+    click.get_current_context().with_resource(  # held until the command ends: nobody else plans these questions
+        run_lock(run.paths.root, "infer", run.label, (shard.index, shard.count))
+    )
+    manifest = _bind(run, manifest, binding_of(model, backend_name, request.provenance()), specs, opts)
     setup = RunSetup(
         run=run,
         backend_name=backend_name,
@@ -499,6 +519,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         )
         for spec in specs
     ]
+    atomic_write_json(manifest_path(run.paths), manifest)
     options = {
         "n_samples": opts["n_samples"],
         "variants": opts["variants"],
@@ -510,6 +531,45 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         "retry_delay": opts["retry_delay"],
     }
     return setup, plans, options
+
+
+def _bind(
+    run: RunLocation,
+    manifest: dict[str, Any] | None,
+    binding: dict[str, Any],
+    specs: tuple[Task, ...],
+    opts: dict[str, Any],
+) -> dict[str, Any]:
+    """Check this invocation against the run's manifest (a new run gets one); the manifest with its tasks.
+
+    Data changed in place under the run is left to the journal check, which names the question that changed."""
+    names = [s.name for s in specs]
+    if manifest is None:
+        manifest = new_manifest(run.paths, binding, run.data_root, created_by="infer")
+        mixed = False
+    else:
+        recorded = [t for t in manifest.get("tasks") or {} if t in {s.name for s in run.benchmark.tasks()}]
+        same_root = Path(str(manifest.get("data_root"))).resolve() == run.data_root.resolve()
+        other = (
+            []
+            if same_root
+            else check_data(
+                run.benchmark,
+                run.paths,
+                manifest,
+                run.data_root,
+                list(dict.fromkeys([*recorded, *names])),
+                stage="answer",
+                allow_other_data=opts["allow_other_data"],
+            )
+        )
+        if other:
+            record_other_data(run.paths, manifest, "infer", run.data_root, other)
+        mixed = bool(check_binding(run.paths, manifest, binding, names, allow_mixed=opts["allow_mixed"]))
+        if mixed:
+            _notice(f"note: --allow-mixed: {manifest_path(run.paths)} now records the binding of each task")
+    bind_tasks(manifest, binding, run.benchmark, run.data_root, specs, mixed=mixed)
+    return manifest
 
 
 @click.command(name="export")
@@ -528,6 +588,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
     help="Where to write (default: OUTPUT_DIR/<label>/<benchmark>/reference).",
 )
 @click.option("--tasks", help="Tasks to export (default: every task with a journal).")
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 def export(fmt: str, stage: str, out: Path | None, tasks: str | None, **opts: Any) -> None:
     """Write a run's answers in the official pipeline's prediction format (nothing where missing or failed)."""
     from avibench.contracts import journal_responses
@@ -549,6 +610,13 @@ def export(fmt: str, stage: str, out: Path | None, tasks: str | None, **opts: An
     ]
     if not specs:
         raise AvibenchError(f"{run.paths.infer_dir}: no journal for the selected tasks")
+    manifest = load_manifest(run.benchmark, run.paths, _notice)
+    run = use_run_data(run, manifest, opts["data_root"])
+    allowed = opts["allow_other_data"]
+    if check_data(
+        run.benchmark, run.paths, manifest, run.data_root, specs, stage="export", allow_other_data=allowed
+    ):
+        _notice(f"note: --allow-other-data: exporting run {run.label!r} against the data at {run.data_root}")
     responses = {
         t.name: journal_responses(run.paths, t.name, run.benchmark.load(run.data_root, t)) for t in specs
     }

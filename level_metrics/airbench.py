@@ -45,6 +45,15 @@ class AirBenchProfile:
     so a judge failure in one order silently changes which items count on that side. When True an item counts
     only when both orders parsed, as the mean of its two orders."""
 
+    judge_reply_as_int: bool = True
+    """Reference (Chat): a judge reply is read as the official parser reads it: stripped, its newlines removed and
+    split on single spaces; it must give exactly two tokens, each read by Python's ``int()``, so a sign ("+7",
+    "-3"), underscores between digits ("1_0"), leading zeros ("07"), whitespace other than a space around a
+    token ("7\t") and non-ASCII decimal digits ("\u0667") are all accepted and a score of 0 or below counts as
+    it is; a score above 10 is a judge failure (the official script's ``exit(1)`` there is caught by its own bare
+    ``except``). When False a token must also be ASCII digits only and each score within the 1-10 scale the
+    judge is asked for; anything else is a judge failure."""
+
 
 REFERENCE = AirBenchProfile(name="reference")
 STRICT = AirBenchProfile(
@@ -53,6 +62,7 @@ STRICT = AirBenchProfile(
     unparsed_leaves_denominator=False,
     missing_counts_as_wrong=True,
     judge_orders_per_item=True,
+    judge_reply_as_int=False,
 )
 PROFILES: dict[str, AirBenchProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 

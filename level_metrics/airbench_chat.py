@@ -1,16 +1,18 @@
-"""AIR-Bench Chat scoring: pairwise judge scores aggregated per category. Pure.
+"""AIR-Bench Chat scoring: judge replies parsed and pairwise judge scores aggregated per category. Pure.
 
 Every answer is judged twice against the reference answer, once with the reference as the first assistant (the
-official order) and once swapped. A category's score is the mean of the model's judge score over both orders;
-``reference_score`` is the same for the reference answer, and ``win_rate`` the share of judgements where the model
-scored strictly higher. Mixed audio is the mean of the two mixed categories, and the Chat average the mean of
-speech, sound, music and mixed.
+official order) and once swapped (the official README asks for the swap). Each order is what one run of the
+official ``cal_score.py`` reports: per category the parsed replies (``n``), the model's and the reference's mean
+score and the share of replies where the model scored strictly higher (``win_rate``). A category's score,
+reference score and win rate are the means of the two orders' values (the README: "the final score is the
+average of the model prediction scores" of both runs). Mixed audio is the mean of the two mixed categories, and
+the Chat average the mean of speech, sound, music and mixed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from statistics import fmean
 from typing import Literal
 
@@ -18,8 +20,10 @@ from avibench.level_metrics.airbench import REFERENCE, AirBenchProfile
 
 JudgeOrder = Literal["reference_first", "model_first"]
 ORDERS: tuple[JudgeOrder, ...] = ("reference_first", "model_first")
-#: The top of the judge's score scale (scores divided by it give 0-1).
+#: The top of the judge's score scale (scores divided by it give 0-1); a parsed score above it is a judge failure.
 JUDGE_SCALE = 10
+#: The bottom of the scale the judge is asked for (the strict profile's parser rejects scores below it).
+JUDGE_MIN = 1
 
 CHAT_CATEGORY_OF_TASK: dict[str, str] = {
     "speech_QA": "speech",
@@ -34,21 +38,48 @@ CHAT_CATEGORY_OF_TASK: dict[str, str] = {
 CHAT_CATEGORIES = ("speech", "sound", "music", "speech_and_sound", "speech_and_music")
 
 
+def parse_judge_reply(reply: str, profile: AirBenchProfile = REFERENCE) -> tuple[int, int] | None:
+    """The two scores of a judge reply (first assistant, second assistant), or ``None`` for a judge failure.
+
+    The reply is stripped, its newlines removed and split on single spaces, which must give exactly two tokens.
+    How a token is read is the profile's ``judge_reply_as_int`` switch (see :class:`AirBenchProfile`): the
+    reference reads it as Python's ``int()`` does, the strict profile wants ASCII digits within 1-10.
+    """
+    tokens = reply.strip().replace("\n", "").split(" ")
+    if len(tokens) != 2:
+        return None
+    if profile.judge_reply_as_int:
+        try:
+            first, second = int(tokens[0]), int(tokens[1])
+        except ValueError:
+            return None
+        return None if first > JUDGE_SCALE or second > JUDGE_SCALE else (first, second)
+    if not all(t.isascii() and t.isdigit() for t in tokens):
+        return None
+    first, second = int(tokens[0]), int(tokens[1])
+    if not (JUDGE_MIN <= first <= JUDGE_SCALE and JUDGE_MIN <= second <= JUDGE_SCALE):
+        return None
+    return first, second
+
+
 @dataclass(frozen=True)
 class ChatJudgement:
-    """One judge verdict: ``scores`` are (first assistant, second assistant) as parsed, ``None`` on a failure."""
+    """One judge verdict: the judge's ``reply`` as received (``None`` when no reply came: the request failed).
+
+    Any reply, the empty one included, is a judgement on record; whether it gives scores is the profile's
+    parser's call."""
 
     item_id: str
     task_name: str
     order: JudgeOrder
-    scores: tuple[int, int] | None
+    reply: str | None
 
-    @property
-    def model_and_reference(self) -> tuple[int, int]:
-        """The parsed scores as (model, reference)."""
-        if self.scores is None:
-            raise ValueError("a failed judgement has no scores")
-        first, second = self.scores
+    def model_and_reference(self, profile: AirBenchProfile = REFERENCE) -> tuple[int, int] | None:
+        """The parsed scores as (model, reference), ``None`` for a judge failure."""
+        scores = None if self.reply is None else parse_judge_reply(self.reply, profile)
+        if scores is None:
+            return None
+        first, second = scores
         return (second, first) if self.order == "reference_first" else (first, second)
 
 
@@ -59,9 +90,23 @@ def chat_category(task_name: str) -> str:
         raise ValueError(f"{task_name!r} is not an AIR-Bench Chat task") from None
 
 
+@dataclass(frozen=True)
+class OrderScore:
+    """One judge order of one category, as one run of the official ``cal_score.py`` prints it: ``n`` parsed
+    replies (its ``Sum``), the model's and the reference's mean score and the model's win rate."""
+
+    n: int
+    score: float | None
+    reference_score: float | None
+    win_rate: float | None
+
+
 @dataclass
 class CategoryScore:
-    """One category: scores on the judge's 1-10 scale, ``win_rate`` 0-1 (``None`` when nothing was scored)."""
+    """One category: scores on the judge's 1-10 scale, ``win_rate`` 0-1 (``None`` when nothing was scored).
+
+    ``n`` counts the answers sent to the judge (plus, when missing answers count, the unanswered ones); ``orders``
+    holds each order's own figures."""
 
     score: float | None = None
     reference_score: float | None = None
@@ -69,6 +114,7 @@ class CategoryScore:
     n: int = 0
     judge_failures: int = 0
     missing: int = 0
+    orders: dict[str, OrderScore] = field(default_factory=dict)
 
 
 @dataclass
@@ -84,16 +130,27 @@ def _mean(values: list[float]) -> float | None:
     return fmean(values) if values else None
 
 
-def _per_order(pairs: _Pairs) -> tuple[float | None, float | None, float | None]:
-    """Reference: each order averaged over its own parsed replies, then the orders' means averaged."""
-    model, reference, wins = [], [], []
+def _order_scores(pairs: _Pairs) -> dict[str, OrderScore]:
+    """Each order over its own parsed replies (what ``cal_score.py`` gives for that order's reply file)."""
+    out = {}
     for order in ORDERS:
         judged = [p[order] for p in pairs.by_item.values() if order in p]
-        if judged:
-            model.append(fmean(m for m, _ in judged))
-            reference.append(fmean(r for _, r in judged))
-            wins.append(fmean(float(m > r) for m, r in judged))
-    return _mean(model), _mean(reference), _mean(wins)
+        out[order] = OrderScore(
+            len(judged),
+            _mean([m for m, _ in judged]),
+            _mean([r for _, r in judged]),
+            _mean([float(m > r) for m, r in judged]),
+        )
+    return out
+
+
+def _per_order(orders: Mapping[str, OrderScore]) -> tuple[float | None, float | None, float | None]:
+    """Reference: the two orders' means averaged (an order with no parsed reply is left out)."""
+    return (
+        _mean([o.score for o in orders.values() if o.score is not None]),
+        _mean([o.reference_score for o in orders.values() if o.reference_score is not None]),
+        _mean([o.win_rate for o in orders.values() if o.win_rate is not None]),
+    )
 
 
 def _per_item(pairs: _Pairs, profile: AirBenchProfile) -> tuple[float | None, float | None, float | None]:
@@ -129,8 +186,9 @@ def answer_scores(
     orders: dict[str, dict[JudgeOrder, tuple[int, int]]] = {}
     for judgement in judgements:
         parsed = orders.setdefault(judgement.item_id, {})
-        if judgement.scores is not None:
-            parsed[judgement.order] = judgement.model_and_reference
+        scores = judgement.model_and_reference(profile)
+        if scores is not None:
+            parsed[judgement.order] = scores
     out: dict[str, float | None] = dict.fromkeys(missing, 0.0 if profile.missing_counts_as_wrong else None)
     for key, parsed in orders.items():
         score = model_score(parsed, profile)
@@ -145,8 +203,9 @@ def score_chat(
 ) -> dict[str, CategoryScore]:
     """Scores per category from the judge verdicts; ``missing`` lists the task name of each unanswered item.
 
-    ``n`` counts the items judged at least once (plus, when missing answers count, the unanswered ones);
-    ``judge_failures`` counts the replies that did not parse, over both orders.
+    ``n`` counts the answers sent to the judge (plus, when missing answers count, the unanswered ones);
+    ``judge_failures`` counts the judgements without scores over both orders: replies the profile's parser
+    rejects and requests that got no reply.
     """
     groups = {c: _Pairs() for c in CHAT_CATEGORIES}
     for task_name in missing:
@@ -155,22 +214,28 @@ def score_chat(
     for judgement in judgements:
         category = chat_category(judgement.task_name)
         judged[category].add(judgement.item_id)
-        if judgement.scores is None:
+        scores = judgement.model_and_reference(profile)
+        if scores is None:
             groups[category].failures += 1
         else:
-            groups[category].by_item.setdefault(judgement.item_id, {})[judgement.order] = (
-                judgement.model_and_reference
-            )
-    scores = {}
+            groups[category].by_item.setdefault(judgement.item_id, {})[judgement.order] = scores
+    out = {}
     for category, pairs in groups.items():
+        orders = _order_scores(pairs)
         model, reference, win = (
-            _per_item(pairs, profile) if profile.judge_orders_per_item else _per_order(pairs)
+            _per_item(pairs, profile) if profile.judge_orders_per_item else _per_order(orders)
         )
         counted_missing = pairs.missing if profile.missing_counts_as_wrong else 0
-        scores[category] = CategoryScore(
-            model, reference, win, len(judged[category]) + counted_missing, pairs.failures, pairs.missing
+        out[category] = CategoryScore(
+            model,
+            reference,
+            win,
+            len(judged[category]) + counted_missing,
+            pairs.failures,
+            pairs.missing,
+            orders,
         )
-    return scores
+    return out
 
 
 def _mean_or_none(values: Iterable[float | None]) -> float | None:
@@ -179,8 +244,9 @@ def _mean_or_none(values: Iterable[float | None]) -> float | None:
 
 
 def chat_block(scores: Mapping[str, CategoryScore], profile: AirBenchProfile = REFERENCE) -> dict:
-    """The Chat score block: per category ``{score, reference_score, win_rate, n, judge_failures}``, ``mixed`` and
-    ``average``. The strict profile adds ``missing`` per category (unanswered items, scored 0)."""
+    """The Chat score block: per category ``{score, reference_score, win_rate, n, judge_failures, orders}``
+    (``orders``: per order ``{n, score, reference_score, win_rate}``), ``mixed`` and ``average``. The strict
+    profile adds ``missing`` per category (unanswered items, scored 0)."""
     categories = {}
     for name in CHAT_CATEGORIES:
         s = scores[name]
@@ -190,6 +256,7 @@ def chat_block(scores: Mapping[str, CategoryScore], profile: AirBenchProfile = R
             "win_rate": s.win_rate,
             "n": s.n,
             "judge_failures": s.judge_failures,
+            "orders": {order: asdict(o) for order, o in s.orders.items()},
         }
         if profile.missing_counts_as_wrong:
             row["missing"] = s.missing

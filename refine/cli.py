@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import click
 
 from avibench.errors import AvibenchError
 from avibench.failures import commonest
+from avibench.manifest import OTHER_DATA_HELP, check_data, load_manifest, record_other_data, use_run_data
 from avibench.refine.llm_fallback import LLMSettings
 from avibench.refine.runner import METHODS, TaskSummary, refine_run
+from avibench.run_lock import run_lock
 from avibench.run_options import locate, run_options
 
 
@@ -49,6 +52,7 @@ def _summary_line(s: TaskSummary) -> str:
     "paid for are re-read, never asked again.",
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar for LLM work.")
+@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
 def refine(
     benchmark_name: str,
     model: str | None,
@@ -62,6 +66,7 @@ def refine(
     concurrency: int | None,
     reparse: bool,
     progress: bool,
+    allow_other_data: bool,
 ) -> None:
     """Normalise raw answers to each task family's canonical format; resumable per sample.
 
@@ -71,14 +76,28 @@ def refine(
     <output dir>/.refine-cache.jsonl, shared by every label. Before using infer's endpoint (OPENAI_BASE_URL without REFINE_BASE_URL) refine checks
     that it serves the refine model; a rejected key or an unknown model stops refine at the first request.
     """
-    run = locate(
-        benchmark_name, model, label, output_dir, data_root, notice=lambda text: click.echo(text, err=True)
-    )
+    notice = partial(click.echo, err=True)
+    run = locate(benchmark_name, model, label, output_dir, data_root, notice=notice)
     selected = run.benchmark.select(tasks) if tasks else run.benchmark.tasks()
     if not run.paths.infer_dir.is_dir():
         raise AvibenchError(
             f"{run.paths.infer_dir}: no infer results for run {run.label!r}; run 'avibench infer' first"
         )
+    manifest = load_manifest(run.benchmark, run.paths, notice)
+    run = use_run_data(run, manifest, data_root)
+    answered = [t for t in selected if run.paths.infer_journal(t.name).is_file()]
+    other = check_data(
+        run.benchmark,
+        run.paths,
+        manifest,
+        run.data_root,
+        answered,
+        stage="refine",
+        allow_other_data=allow_other_data,
+    )
+    if manifest and other:
+        record_other_data(run.paths, manifest, "refine", run.data_root, other)
+    click.get_current_context().with_resource(run_lock(run.paths.root, "refine", run.label))
     settings = LLMSettings.from_env(model=refine_model, base_urls=refine_base_url, concurrency=concurrency)
     if mode == "llm" and not settings.configured:
         raise AvibenchError(

@@ -7,35 +7,84 @@ import pytest
 from avibench.benchmarks.airbench import published
 from avibench.items import Item, Part
 from avibench.level_metrics.airbench import REFERENCE, STRICT
-from avibench.level_metrics.airbench_chat import ChatJudgement, chat_block, score_chat
-from avibench.refine.airbench_judge import judge_messages, parse_judge_reply
+from avibench.level_metrics.airbench_chat import ChatJudgement, chat_block, parse_judge_reply, score_chat
+from avibench.refine.airbench_judge import judge_messages
 
 
 @pytest.mark.parametrize(
-    ("reply", "scores"),
+    ("reply", "reference", "strict"),
     [
-        ("8 7", (8, 7)),
-        (" 8 7\n", (8, 7)),
-        ("10 9", (10, 9)),
-        ("0 10", (0, 10)),
-        ("11 7", None),
-        ("8 12", None),
-        ("8  7", None),
-        ("8\t7", None),
-        ("8\n7", None),  # newlines are removed: "87" is one number
-        ("8, 7", None),
-        ("8 7 6", None),
-        ("Assistant 1: 8", None),
-        ("", None),
-        ("+7 8", None),
-        ("-3 5", None),
-        ("7.5 8", None),
-        ("1_0 5", None),
-        ("\uff18 \uff17", None),  # full-width digits
+        ("8 7", (8, 7), (8, 7)),
+        (" 8 7\n", (8, 7), (8, 7)),
+        ("10 9", (10, 9), (10, 9)),
+        ("0 10", (0, 10), None),  # the strict parser holds the judge to the 1-10 scale it was asked for
+        (
+            "11 7",
+            None,
+            None,
+        ),  # above 10: a failure in both (the official exit(1) is caught by its bare except)
+        ("8 12", None, None),
+        ("8  7", None, None),
+        ("8\t7", None, None),
+        ("8\n7", None, None),  # newlines are removed: "87" is one token
+        ("8 \n7", (8, 7), (8, 7)),
+        ("8\r\n 7", (8, 7), None),  # only "\n" is removed: "8\r" is a token, and int() reads it
+        ("8\t 7", (8, 7), None),  # int("8\t") is 8
+        ("8, 7", None, None),
+        ("8 7 6", None, None),
+        ("Assistant 1: 8", None, None),
+        ("", None, None),
+        ("   ", None, None),
+        ("+7 8", (7, 8), None),
+        ("-3 5", (-3, 5), None),
+        ("7 -12", (7, -12), None),
+        ("7.5 8", None, None),
+        ("1_0 5", (10, 5), None),
+        ("1__0 5", None, None),
+        ("_1 5", None, None),
+        ("007 08", (7, 8), (7, 8)),
+        ("\uff18 \uff17", (8, 7), None),  # full-width digits
+        ("\u0667 \u0968", (7, 2), None),  # Arabic-Indic and Devanagari digits
+        ("\u00b2 3", None, None),  # a superscript is a digit to str.isdigit() but not to int()
+        ("7\u00a0 8", (7, 8), None),  # int() strips the no-break space
+        ("0x7 8", None, None),
+        ("\u2167 8", None, None),  # Roman numeral eight
     ],
 )
-def test_parse_judge_reply(reply: str, scores: tuple[int, int] | None) -> None:
-    assert parse_judge_reply(reply) == scores
+def test_parse_judge_reply(
+    reply: str, reference: tuple[int, int] | None, strict: tuple[int, int] | None
+) -> None:
+    assert parse_judge_reply(reply, REFERENCE) == reference
+    assert parse_judge_reply(reply, STRICT) == strict
+
+
+def test_reference_parser_agrees_with_python_int_on_every_two_token_reply() -> None:
+    """The reference parser is the official reading: each token as int() reads it, then at most 10."""
+    tokens = [
+        "7",
+        "+7",
+        "-7",
+        "07",
+        "1_0",
+        "7\t",
+        "\u0667",
+        "\uff17",
+        "seven",
+        "7.0",
+        "",
+        "11",
+        "10",
+        "\u00b2",
+    ]
+    for first in tokens:
+        for second in tokens:
+            try:
+                expected = (int(first), int(second))
+                if max(expected) > 10:
+                    expected = None
+            except ValueError:
+                expected = None
+            assert parse_judge_reply(f"{first} {second}", REFERENCE) == expected, (first, second)
 
 
 ITEM = Item(
@@ -65,7 +114,9 @@ def test_judge_messages_reject_unknown_order() -> None:
 
 
 def _j(item: str, task: str, order: str, scores: tuple[int, int] | None) -> ChatJudgement:
-    return ChatJudgement(item, task, order, scores)
+    """A judgement whose reply gives ``scores``, or (``None``) a reply without scores."""
+    reply = "Both answers are fine." if scores is None else f"{scores[0]} {scores[1]}"
+    return ChatJudgement(item, task, order, reply)
 
 
 FIXTURE = [
@@ -96,6 +147,15 @@ def test_reference_chat_block() -> None:
         "win_rate": pytest.approx((1 / 3 + 1 / 2) / 2),
         "n": 3,
         "judge_failures": 1,
+        "orders": {
+            "reference_first": {
+                "n": 3,
+                "score": pytest.approx(19 / 3),
+                "reference_score": pytest.approx(6.0),
+                "win_rate": pytest.approx(1 / 3),
+            },
+            "model_first": {"n": 2, "score": 5.5, "reference_score": 6.0, "win_rate": 0.5},
+        },
     }
     assert block["categories"]["sound"] == {
         "score": 7.0,
@@ -103,6 +163,10 @@ def test_reference_chat_block() -> None:
         "win_rate": 1.0,
         "n": 1,
         "judge_failures": 0,
+        "orders": {
+            "reference_first": {"n": 1, "score": 7.0, "reference_score": 5.0, "win_rate": 1.0},
+            "model_first": {"n": 1, "score": 7.0, "reference_score": 5.0, "win_rate": 1.0},
+        },
     }
     assert block["mixed"] == pytest.approx(6.0)
     assert block["average"] == pytest.approx(((19 / 3 + 5.5) / 2 + 7 + 6 + 6) / 4)
@@ -110,7 +174,8 @@ def test_reference_chat_block() -> None:
 
 def test_strict_chat_block() -> None:
     block = chat_block(score_chat(FIXTURE, STRICT, MISSING), STRICT)
-    assert block["categories"]["speech"] == {
+    speech = block["categories"]["speech"]
+    assert {k: v for k, v in speech.items() if k != "orders"} == {
         "score": pytest.approx(4.0),
         "reference_score": pytest.approx(6.0),
         "win_rate": pytest.approx(1 / 3),

@@ -33,9 +33,13 @@ REFERENCE_START = "The recording mainly features"
 
 def answers_shown(body: dict) -> tuple[str, str]:
     content = body["messages"][0]["content"]
-    first = content.split("[Answer of Assistant 1]\n")[1].split("\n[End of Answer of Assistant 1]")[0]
-    second = content.split("[Answer of Assistant 2]\n")[1].split("\n[End of Answer of Assistant 2]")[0]
-    return first, second
+    first = content.split("[The Start of Assistant 1s Answer]\n")[1].split(
+        "\n[The End of Assistant 1s Answer]"
+    )
+    second = content.split("[The Start of Assistant 2s Answer]\n")[1].split(
+        "\n[The End of Assistant 2s Answer]"
+    )
+    return first[0], second[0]
 
 
 def judge_replies(body: dict) -> str:
@@ -89,17 +93,27 @@ def unsure_by_category(root: Path, out: Path) -> dict[str, tuple[int, int]]:
     return {c: (n, u) for c, (n, u) in counts.items()}
 
 
-def test_malformed_replies_are_judge_failures_after_one_retry(run: tuple[Path, Path]) -> None:
+def test_malformed_replies_are_judge_failures_asked_once_and_leave_chat_partial(
+    run: tuple[Path, Path],
+) -> None:
     root, out = run
     server = FakeOpenAIServer(responder=judge_replies)
     with server.run_in_thread():
         result = evaluate(root, out, server)
-    assert result.code == 0, result.stderr
+        assert result.code == 3, result.stderr  # Chat rests on fewer judgements than asked: incomplete
+        assert evaluate(root, out, server, "--allow-partial").code == 0
     doc = json.loads((out / "random" / "airbench" / "eval.json").read_text())
     strict_chat = doc["summary"]["by_profile"]["strict"]["chat"]["categories"]
     counts = unsure_by_category(root, out)
     unsure = sum(u for _, u in counts.values())
-    assert 0 < unsure < 10 and server.count == 20 + unsure  # each malformed reply was asked exactly once more
+    # as in the official script, the first reply is the judgement: nothing is asked again, not even on a re-run
+    assert 1 < unsure < 10 and server.count == 20
+    reason = doc["coverage"]["chat"]["reason"]
+    assert doc["coverage"]["chat"]["status"] == "partial"
+    assert reason == f"{unsure} of 20 judge replies give no scores (reference parser); the judge replied " + (
+        f"'Assistant 2 is better.' x{unsure}"
+    )
+    assert f"chat: partial: {reason}" in result.stdout and "chat" in doc["summary"]["incomplete"]["tasks"]
     differs = 0
     for category, (n, u) in counts.items():
         row = doc["chat"]["categories"][category]
@@ -125,13 +139,12 @@ def test_faults_are_retried_and_a_finished_eval_sends_nothing(run: tuple[Path, P
         by_request={1: Fault("429", "0.01"), 4: Fault("500", "0.01"), 6: Fault("503", "0")}
     )
     with server.run_in_thread():
-        first = evaluate(root, out, server, "--judge-concurrency", "3")
+        first = evaluate(root, out, server, "--judge-concurrency", "3", "--allow-partial")
         assert first.code == 0, first.stderr
-        unsure = sum(u for _, u in unsure_by_category(root, out).values())
-        assert server.count == 20 + unsure + 3
+        assert server.count == 20 + 3
         before = json.loads((out / "random" / "airbench" / "eval.json").read_text())
-        again = evaluate(root, out, server)
-        assert again.code == 0 and server.count == 20 + unsure + 3
+        again = evaluate(root, out, server, "--allow-partial")
+        assert again.code == 0 and server.count == 20 + 3
     after = json.loads((out / "random" / "airbench" / "eval.json").read_text())
     assert after["chat"] == before["chat"] and after["meta"]["judge"]["requests_sent"] == 0
     assert after["meta"]["judge"]["replies_reused"] == 20
@@ -150,10 +163,9 @@ def test_a_failed_request_is_reported_then_retried_and_the_key_is_written_nowher
         assert doc["coverage"]["chat"]["status"] == "partial"
         failed = [r for r in journal_lines(journal_path(out / "random" / "airbench")) if r["error"]]
         assert len(failed) == 1 and "HTTP 400" in failed[0]["error"] and "***" in failed[0]["error"]
-        second = evaluate(root, out, server)
+        second = evaluate(root, out, server, "--allow-partial")
         assert second.code == 0, second.stderr
-        unsure = sum(u for _, u in unsure_by_category(root, out).values())
-        assert server.count == 20 + unsure + 1  # only the failed job was asked again
+        assert server.count == 20 + 1  # only the failed job was asked again
     assert all(r.authorization == f"Bearer {KEY}" for r in server.requests)
     for path in (root.parent).rglob("*"):
         if path.is_file():
@@ -206,12 +218,11 @@ def test_kill_mid_judging_then_resume(run: tuple[Path, Path], tmp_path: Path) ->
         assert 6 <= judged_before < 20
         with journal.open("ab") as fh:  # a record torn by the kill: ignored, then cut before the next append
             fh.write(b'{"key": "0@model_first", "reply": "9 ')
-        resumed = evaluate(root, out, server)
+        resumed = evaluate(root, out, server, "--allow-partial")
         assert resumed.code == 0, resumed.stderr
-        unsure = sum(u for _, u in unsure_by_category(root, out).values())
-        assert server.count <= 20 + unsure + 2  # at most the two requests in flight at the kill were lost
+        assert server.count <= 20 + 2  # at most the two requests in flight at the kill were lost
         count = server.count
-        assert evaluate(root, out, server).code == 0 and server.count == count
+        assert evaluate(root, out, server, "--allow-partial").code == 0 and server.count == count
     keys = Counter(r["key"] for r in journal_lines(journal))
     assert len(keys) == 20 and set(keys.values()) == {1}
 

@@ -6,11 +6,14 @@ computed by hand from the answers the run recorded.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+from importlib import resources
 from pathlib import Path
 
 import pytest
+import yaml
 
 from avibench.benchmarks.airbench import sample
 from avibench.benchmarks.airbench.layout import FOUNDATION_SECTION, load_foundation
@@ -22,15 +25,18 @@ from avibench.testing.harness import invoke, journal_lines
 
 JUDGE_KEY = "sk-judge-air-7c41d2"
 REFERENCE_START = "The recording mainly features"
-FIRST, SECOND = "[Answer of Assistant 1]\n", "[Answer of Assistant 2]\n"
 
 
 def judge_answers(body: dict) -> tuple[str, str]:
-    """The two answers a judge request shows, in order."""
+    """The two answers a judge request shows, in order (the official template's markers)."""
     content = body["messages"][0]["content"]
-    first = content.split(FIRST)[1].split("\n[End of Answer of Assistant 1]")[0]
-    second = content.split(SECOND)[1].split("\n[End of Answer of Assistant 2]")[0]
-    return first, second
+    first = content.split("[The Start of Assistant 1s Answer]\n")[1].split(
+        "\n[The End of Assistant 1s Answer]"
+    )
+    second = content.split("[The Start of Assistant 2s Answer]\n")[1].split(
+        "\n[The End of Assistant 2s Answer]"
+    )
+    return first[0], second[0]
 
 
 def fixed_judge(body: dict) -> str:
@@ -121,10 +127,15 @@ def test_oracle_is_perfect_on_foundation_and_chat_is_judged_in_both_orders(
     assert doc["chat"]["average"] == 5.5 and doc["summary"]["tasks"]["chat"] == 55.0
     assert doc["summary"]["headline"] == 77.5
     assert doc["meta"]["template"] == "air-official"
-    assert (
-        doc["meta"]["judge"]["model"] == "gpt-4-0125-preview" and doc["meta"]["judge"]["temperature"] == 0.0
-    )
-    assert {b["temperature"] for b in judge.bodies()} == {0.0}
+    judge_meta = doc["meta"]["judge"]
+    official = yaml.safe_load(resources.files("avibench.prompts").joinpath("airbench/judge.yaml").read_text())
+    digest = hashlib.sha256(official["templates"]["air-judge-official"].encode()).hexdigest()
+    assert judge_meta["model"] == "gpt-4-0125-preview" and judge_meta["temperature"] == 1.0
+    assert judge_meta["max_tokens"] == 1024 and judge_meta["departures"] == []
+    assert judge_meta["template"] == "air-judge-official" and judge_meta["template_sha256"] == digest
+    assert {(b["model"], b["temperature"], b["max_tokens"]) for b in judge.bodies()} == {
+        ("gpt-4-0125-preview", 1.0, 1024)
+    }
     assert doc["coverage"]["chat"]["status"] == "scored" and doc["coverage"]["foundation"]["scored"] == 50
 
     report = invoke(["report", "--benchmark", "airbench", "--label", "oracle", "--output-dir", str(tmp_path)])
@@ -132,6 +143,10 @@ def test_oracle_is_perfect_on_foundation_and_chat_is_judged_in_both_orders(
     page = (tmp_path / "oracle" / "airbench" / "report.md").read_text()
     assert "| Audio grounding | sound | 100.00 | 100.00 |" in page
     assert "| speech_and_music | 5.50 | 5.50 | 5.50 | 50.00 | 2 | 0 |" in page
+    assert (
+        f"Judge: gpt-4-0125-preview, template air-judge-official (sha256 {digest}), temperature 1.0, "
+        "max tokens 1024, both answer orders; departures from the official judge: none." in page
+    )
     assert "Prompt template: air-official." in page
 
 

@@ -26,7 +26,7 @@ from avibench.testing.harness import invoke, journal_lines
 
 PROFILES = {"reference", "strict"}
 REFERENCE_START = "The recording mainly features"
-FIRST = "[Answer of Assistant 1]\n"
+FIRST = "[The Start of Assistant 1s Answer]\n"
 
 
 def reference_first(body: dict) -> bool:

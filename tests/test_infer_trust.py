@@ -89,7 +89,7 @@ def test_other_generation_settings_are_refused_unless_allowed(data_root: Path, t
     assert first.code == 0
     mixed = run(None, data_root, tmp_path, "--temperature", "0.7", model="oracle")
     assert mixed.code == 2
-    assert "other generation settings (temperature 0.0 on record, 0.7 now)" in mixed.stderr
+    assert "is bound to temperature 0.0, not temperature 0.7" in mixed.stderr
     assert "--allow-mixed" in mixed.stderr
     allowed = run(None, data_root, tmp_path, "--temperature", "0.7", "--allow-mixed", model="oracle")
     assert allowed.code == 0

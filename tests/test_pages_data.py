@@ -133,13 +133,13 @@ def test_compare_reports_paired_differences_and_flipped_samples(tmp_path: Path, 
     _scored_run(tmp_path, "a", [0.0] * 30 + [1.0] * 10)
     _scored_run(tmp_path, "b", [1.0] * 30 + [1.0] * 10)
     main(["compare", "a", "b", "--output-dir", str(tmp_path)])
-    assert "compare-a-vs-b.html" in capsys.readouterr().out
-    data = json.loads((tmp_path / "compare-a-vs-b.json").read_text())
+    assert "compare-avibench-a-vs-b.html" in capsys.readouterr().out
+    data = json.loads((tmp_path / "compare-avibench-a-vs-b.json").read_text())
     (comparison,) = data["comparisons"]
     avm = comparison["differences"]["AVM"]
     assert avm["delta"] == 75.0 and avm["significant"] and avm["items"] == 40
     assert [c["key"] for c in comparison["changed"]] == sorted((str(i) for i in range(30)), key=str)
-    html = (tmp_path / "compare-a-vs-b.html").read_text()
+    html = (tmp_path / "compare-avibench-a-vs-b.html").read_text()
     assert (
         'href="a/avibench/viewer.html#sample=AVM/0"' in html
         and (tmp_path / "b/avibench/viewer.html").is_file()

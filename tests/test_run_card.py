@@ -41,7 +41,7 @@ def perfect_judge(body: dict) -> str:
     """The top mark in each judge protocol: AIR-Bench's pairwise scores (both answers 10, the oracle answering
     with the reference), a yes/no judgement against a reference answer, else a 1-5 rating."""
     content = " ".join(str(m.get("content")) for m in body["messages"])
-    if "[Answer of Assistant 1]" in content:
+    if "Assistant 1s Answer]" in content:
         return "10 10"
     return "Yes" if "Reference answer" in content else "5"
 

@@ -149,7 +149,7 @@ def test_viewer_filters_and_links_on_the_full_size_sample(
 
 
 def test_comparison_links_into_the_viewer(browser: Browser, runs: Path) -> None:
-    _open(browser, runs / "compare-random-vs-oracle.html", "compare")
+    _open(browser, runs / "compare-avibench-random-vs-oracle.html", "compare")
     assert _chart_series(browser) == ["random,oracle"]
     assert browser.eval("document.body.innerText").count("*") > 5
     link = browser.eval("document.querySelector('table.flips a').href")

@@ -1,9 +1,12 @@
 """Judging the Chat answers: two pairwise requests per answered item, through the shared judge runner.
 
 Each answer is judged with the reference answer first (the official order) and with the two swapped; the clip's
-``meta_info`` description stands in for the audio. A reply that is not exactly two integers of at most 10 is asked
-once more and then kept as a judge failure, never scored as a number. Judge replies are journaled per (item, order)
-under ``<run>/judge/chat.jsonl`` (see :mod:`avibench.evaluate.judge`).
+``meta_info`` description stands in for the audio. An answer is judged whatever it holds, blank included: only
+a question without an answer (a null ``response``) is not, as in the official script. A judge reply, whatever it
+is (an empty one included), is a judgement on record: it is never asked again, and one that gives no scores is a
+judge failure, never scored as a number. Only a request that got no reply at all is asked again by the next eval.
+Judge replies are journaled per (item, order) under ``<run>/judge/chat.jsonl`` (see
+:mod:`avibench.evaluate.judge`).
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ from pathlib import Path
 
 from avibench.evaluate.judge import JudgeJob, JudgeSettings, run_judge
 from avibench.items import Response
-from avibench.level_metrics.airbench_chat import ORDERS, ChatJudgement
-from avibench.refine.airbench_judge import OFFICIAL_JUDGE, judge_messages, parse_judge_reply
+from avibench.level_metrics.airbench import REFERENCE
+from avibench.level_metrics.airbench_chat import ORDERS, ChatJudgement, parse_judge_reply
+from avibench.refine.airbench_judge import OFFICIAL_JUDGE, JudgeTemplate, judge_messages
 
-JUDGE_TEMPLATE = "airbench/judge.txt"
 DEFAULT_JUDGE_MODEL = str(OFFICIAL_JUDGE["model"])
-REASKS = 1
+#: The official judge's temperature, the default here too (``--judge-temperature`` overrides it).
+DEFAULT_JUDGE_TEMPERATURE = float(str(OFFICIAL_JUDGE["temperature"]))
+#: A reply that gives no scores is not asked again: the official script keeps the first reply it gets.
+REASKS = 0
 
 
 def journal_path(run_root: Path) -> Path:
@@ -28,8 +34,8 @@ def journal_path(run_root: Path) -> Path:
 
 @dataclass
 class ChatJudging:
-    """The verdicts of one eval: per (item, order), ``scores`` ``None`` for a failure; ``errors`` counts the jobs
-    whose requests failed (asked again by the next eval); ``requests`` and ``reused`` say where replies came from."""
+    """The verdicts of one eval, per (item, order); ``errors`` counts the jobs whose requests got no reply
+    (asked again by the next eval); ``requests`` and ``reused`` say where replies came from."""
 
     judgements: list[ChatJudgement] = field(default_factory=list)
     errors: int = 0
@@ -39,17 +45,21 @@ class ChatJudging:
 
 
 def _accept(reply: str) -> bool:
-    return parse_judge_reply(reply) is not None
+    """Whether the reference parser reads the reply (recorded as ``valid`` in the journal; nothing is re-asked)."""
+    return parse_judge_reply(reply, REFERENCE) is not None
 
 
-def judge_chat(responses: Sequence[Response], run_root: Path, settings: JudgeSettings) -> ChatJudging:
+def judge_chat(
+    responses: Sequence[Response], run_root: Path, settings: JudgeSettings, template: JudgeTemplate
+) -> ChatJudging:
     """Judge every answered Chat response in both orders (from the journal where already judged)."""
     jobs, origin = [], {}
     for response in responses:
         if response.status != "answered" or response.raw is None:
             continue
         for order in ORDERS:
-            job = JudgeJob(f"{response.item.key}@{order}", judge_messages(response.item, response.raw, order))
+            messages = judge_messages(response.item, response.raw, order, template)
+            job = JudgeJob(f"{response.item.key}@{order}", messages)
             jobs.append(job)
             origin[job.key] = (response.item, order)
     outcome = run_judge(jobs, journal_path(run_root), settings, accept=_accept, reasks=REASKS)
@@ -59,6 +69,5 @@ def judge_chat(responses: Sequence[Response], run_root: Path, settings: JudgeSet
         reply = outcome.replies[job.key]
         if reply.error is not None and judging.first_error is None:
             judging.first_error = reply.error
-        scores = parse_judge_reply(reply.reply) if reply.valid and reply.reply is not None else None
-        judging.judgements.append(ChatJudgement(item.key, item.meta["task_name"], order, scores))
+        judging.judgements.append(ChatJudgement(item.key, item.meta["task_name"], order, reply.reply))
     return judging

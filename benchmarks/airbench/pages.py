@@ -33,6 +33,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.level_metrics.airbench import CATEGORIES, FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
+from avibench.manifest import binding_mark
 from avibench.store import atomic_write_json
 
 if TYPE_CHECKING:
@@ -133,10 +134,14 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
         ]
         blocks += [Heading("Chat: judge score (1–10) per category"), Table(headers, rows)]
         judge = as_dict(as_dict(document.get("meta")).get("judge"))
+        departures = judge.get("departures")
+        departed = ", ".join(map(str, departures)) if isinstance(departures, list) and departures else "none"
         blocks.append(
             Paragraph(
-                f"Judge: {judge.get('model')} with {judge.get('template')}, temperature {judge.get('temperature')}, "
-                f"both answer orders; {judge.get('requests_sent')} requests sent by this eval, "
+                f"Judge: {judge.get('model')}, template {judge.get('template')} "
+                f"(sha256 {judge.get('template_sha256')}), temperature {judge.get('temperature')}, "
+                f"max tokens {judge.get('max_tokens')}, both answer orders; departures from the official judge: "
+                f"{departed}. {judge.get('requests_sent')} requests sent by this eval, "
                 f"{judge.get('replies_reused')} replies taken from the judge journal."
             )
         )
@@ -164,7 +169,8 @@ def _local_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -
                 "model": label,
                 "tasks": as_dict(summary.get("tasks")),
                 "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
-                + (f" [{mark}]" if mark else ""),
+                + (f" [{mark}]" if mark else "")
+                + binding_mark(meta),
                 "dataset": dataset,
                 "foundation": as_dict(foundation.get("categories"))
                 | {"average": as_dict(summary.get("tasks")).get("foundation")},
@@ -234,7 +240,7 @@ def write_leaderboard(
         for part, columns in (("foundation", FOUNDATION_COLUMNS), ("chat", CHAT_COLUMNS)):
             table, other[part] = _part_table(apart, part, columns)
             doc.add(table)
-    stem = Path(output_dir) / f"leaderboard-{benchmark.name}"
+    stem = Path(options.out or output_dir) / f"leaderboard-{benchmark.name}"
     paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))
     write_document(doc, paths[0], paths[1])
     atomic_write_json(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -28,6 +29,7 @@ from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
 
 if TYPE_CHECKING:
     from avibench.benchmarks.airbench.scoring import EvalInputs
+    from avibench.evaluate.judge import JudgeSettings
 
 FOUNDATION = Task(
     "foundation", "Foundation: 19 single-choice tasks over speech, sound and music", "foundation"
@@ -44,6 +46,24 @@ FULL_PER_SUBSET = {FOUNDATION.name: 760, CHAT.name: 200}
 @cache
 def _refine_template() -> str:
     return prompt_resource("airbench", "refine.txt")
+
+
+def judge_departures(settings: JudgeSettings, template_id: str) -> list[str]:
+    """How a run's judge differs from the official one (empty: the official settings). The official script's
+    temperature 2.0 for a random half of its requests is never reproduced, so it is not listed."""
+    from avibench.refine.airbench_judge import OFFICIAL_JUDGE, default_judge_template
+
+    found = []
+    if template_id != default_judge_template():
+        found.append(f"template {template_id}")
+    for name, value in (
+        ("model", settings.model),
+        ("temperature", settings.temperature),
+        ("max_tokens", settings.max_tokens),
+    ):
+        if value != OFFICIAL_JUDGE[name]:
+            found.append(f"{name} {value} (official {OFFICIAL_JUDGE[name]})")
+    return found
 
 
 class AIRBench(Benchmark):
@@ -145,38 +165,70 @@ class AIRBench(Benchmark):
         from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL
         from avibench.evaluate.judge import JudgeSettings
 
-        return JudgeSettings.cli_options(DEFAULT_JUDGE_MODEL)
+        return JudgeSettings.cli_options(DEFAULT_JUDGE_MODEL, template_and_temperature=True)
 
     def evaluate(self, request: EvalRequest) -> Scored:
-        from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL, JUDGE_TEMPLATE, judge_chat
+        from avibench.benchmarks.airbench.judging import (
+            DEFAULT_JUDGE_MODEL,
+            DEFAULT_JUDGE_TEMPERATURE,
+            judge_chat,
+        )
         from avibench.benchmarks.airbench.scoring import build_document, per_sample
         from avibench.evaluate.judge import JudgeSettings
+        from avibench.refine.airbench_judge import TEMPLATE_FILE, judge_template
 
+        try:
+            template = judge_template(request.options.get("judge_template"))
+        except ValueError as exc:
+            raise AvibenchError(str(exc)) from None
         inputs = self._inputs(request)
+        temperature = request.options.get("judge_temperature")
         settings = JudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL)
+        settings = replace(
+            settings,
+            temperature=DEFAULT_JUDGE_TEMPERATURE if temperature is None else float(temperature),
+            retry=replace(
+                settings.retry, empty_retries=0
+            ),  # the official script keeps an empty reply at once
+        )
         errors: list[str] = []
         if CHAT.name in inputs.responses:
             try:
-                inputs.judging = judge_chat(inputs.responses[CHAT.name], request.paths.root, settings)
+                inputs.judging = judge_chat(
+                    inputs.responses[CHAT.name], request.paths.root, settings, template
+                )
             except AvibenchError as exc:
                 inputs.unjudged = str(exc)
                 errors.append(f"chat not scored: {exc}")
         document = build_document(inputs, request.profile)
         judging = inputs.judging
         if judging is not None and judging.errors:
-            errors.append(f"chat: {document['coverage']['chat']['reason']}")
+            errors.append(f"chat: {judging.errors} judge requests failed ({judging.first_error})")
         document["meta"] = {"template": self._template_used(request)}
         if CHAT.name in inputs.responses:
             document["meta"]["judge"] = {
                 "model": settings.model,
-                "template": JUDGE_TEMPLATE,
+                "template": template.id,
+                "template_sha256": template.sha256,
+                "template_file": f"prompts/airbench/{TEMPLATE_FILE}",
                 "temperature": settings.temperature,
                 "max_tokens": settings.max_tokens,
                 "orders": list(ORDERS),
+                "departures": judge_departures(settings, template.id),
                 "requests_sent": judging.requests if judging else 0,
                 "replies_reused": judging.reused if judging else 0,
             }
         return Scored(document=document, errors=errors, per_sample=per_sample(inputs))
+
+    def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
+        """The task scores, then why a part that was scored is partial (judge failures quote the judge)."""
+        lines = super().summary_lines(document)
+        coverage = document.get("coverage") or {}
+        for part in (FOUNDATION.name, CHAT.name):
+            cover = coverage.get(part) or {}
+            if cover.get("status") == "partial" and cover.get("reason"):
+                lines.append(f"{part}: partial: {cover['reason']}")
+        return lines
 
     @staticmethod
     def _template_used(request: EvalRequest) -> str | None:

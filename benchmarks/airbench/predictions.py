@@ -2,7 +2,9 @@
 
 Rescoring matches each result row to its meta entry by ``uniq_id``, so questions absent from the file are known
 (``missing``) without reading any audio; a row must agree with its meta entry on the fields the scorer reads. A
-row whose ``response`` is null or empty is a question asked without an answer (``failed``).
+row whose ``response`` is null is a question asked without an answer (``failed``); any string, the empty one
+included, is an answer, as the official scorers read it: a blank Chat answer is judged, and a blank or "None"
+Foundation answer is one that fails to parse (counted in ``fail_num``).
 
 Export writes one row per answered question. With ``--stage infer`` the response is the model's raw answer, which
 the official scorer reads as it is (rescoring it reproduces the run's reference numbers). With ``--stage refine``
@@ -86,7 +88,7 @@ def responses_from_results(path: Path, task: str, items: Sequence[Item], root: P
             responses.append(Response(item, "missing"))
             continue
         text = rows[item.item_id][1]["response"]
-        if isinstance(text, str) and text.strip():
+        if isinstance(text, str):
             responses.append(Response(item, "answered", raw=text))
         else:
             responses.append(Response(item, "failed", method="failed"))

@@ -2,8 +2,10 @@
 
 The top level holds the official scorers' output in the primary profile: ``foundation`` (per
 ``<task_name>_<dataset_name>`` subset ``{correct, n, accuracy}`` with accuracy 0-1, ``fail_num``, ``total_sum``)
-and ``chat`` (per category ``{score, reference_score, win_rate, n, judge_failures}`` on the judge's 1-10 scale,
-``mixed`` and ``average``); a part without data is ``null``.
+and ``chat`` (per category ``{score, reference_score, win_rate, n, judge_failures, orders}`` on the judge's 1-10
+scale, ``orders`` holding each judge order's own figures, then ``mixed`` and ``average``); a part without data is
+``null``. Chat is ``partial`` in ``coverage`` (eval exits 3 unless ``--allow-partial``) when a judgement gives no
+scores or a judge request got no reply: its numbers then rest on fewer judgements than the answers asked for.
 
 On 0-100 (``summary``): Foundation is the leaderboard average, the mean of the speech, sound and music means of
 the task accuracies (the categories present, when some are not). Chat is its average judge score times 10 (the
@@ -22,6 +24,7 @@ the raw answer through the strict extractor.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
@@ -42,9 +45,13 @@ from avibench.level_metrics.airbench import (
     summarize,
     task_accuracy,
 )
-from avibench.level_metrics.airbench_chat import answer_scores, chat_block, score_chat
+from avibench.level_metrics.airbench_chat import answer_scores, chat_block, parse_judge_reply, score_chat
 
 PARTS = ("foundation", "chat")
+#: The share of judge failures above which the coverage reason quotes what the judge replied.
+SMALL_FAILURE_SHARE = 0.05
+QUOTED_REPLIES = 3
+QUOTE_CHARS = 80
 MIXED = ("speech_and_sound", "speech_and_music")
 
 
@@ -131,14 +138,42 @@ def _counts(responses: Sequence[Response]) -> dict[str, int]:
 
 
 def _status(counts: Mapping[str, int], problem: str | None) -> tuple[str, str | None]:
-    if problem is not None:
-        return "partial", problem
-    if counts["answered"] == counts["questions"]:
-        return "scored", None
-    return "partial", f"{counts['failed']} failed, {counts['missing']} never asked"
+    reasons = [] if problem is None else [problem]
+    if counts["answered"] != counts["questions"]:
+        reasons.insert(0, f"{counts['failed']} failed, {counts['missing']} never asked")
+    return ("partial", "; ".join(reasons)) if reasons else ("scored", None)
 
 
-def _coverage(inputs: EvalInputs, blocks: Mapping[str, Any]) -> dict[str, Any]:
+def _judge_problem(judging: ChatJudging, profile: AirBenchProfile) -> str | None:
+    """Why the Chat numbers rest on fewer judgements than were asked for, or ``None`` when every one gave scores.
+
+    Requests that got no reply are named with their first error; replies that give no scores are counted, and
+    when they are more than :data:`SMALL_FAILURE_SHARE` of the judgements the most frequent ones are quoted."""
+    problems = []
+    if judging.errors:
+        problems.append(
+            f"{judging.errors} judge requests failed ({judging.first_error}); re-run eval to retry them"
+        )
+    replies = [j.reply for j in judging.judgements if j.reply is not None]
+    unread = [r for r in replies if parse_judge_reply(r, profile) is None]
+    if unread:
+        text = (
+            f"{len(unread)} of {len(judging.judgements)} judge replies give no scores ({profile.name} parser)"
+        )
+        if len(unread) > SMALL_FAILURE_SHARE * len(judging.judgements):
+            common = Counter(unread).most_common(QUOTED_REPLIES)
+            quoted = ", ".join(f"{_quote(reply)} x{n}" for reply, n in common)
+            text += f"; the judge replied {quoted}"
+        problems.append(text)
+    return "; ".join(problems) or None
+
+
+def _quote(reply: str) -> str:
+    shown = repr(reply)
+    return shown if len(shown) <= QUOTE_CHARS else shown[: QUOTE_CHARS - 3] + "..."
+
+
+def _coverage(inputs: EvalInputs, blocks: Mapping[str, Any], profile: AirBenchProfile) -> dict[str, Any]:
     coverage: dict[str, Any] = {}
     for part in PARTS:
         responses = inputs.responses.get(part)
@@ -156,19 +191,14 @@ def _coverage(inputs: EvalInputs, blocks: Mapping[str, Any]) -> dict[str, Any]:
             continue
         judging = inputs.judging
         assert judging is not None
-        failed_items = {j.item_id for j in judging.judgements if j.scores is None}
+        failed_items = {j.item_id for j in judging.judgements if j.model_and_reference(profile) is None}
         categories = blocks["chat"]["categories"].values()
-        problem = None
-        if judging.errors:
-            problem = (
-                f"{judging.errors} judge requests failed ({judging.first_error}); re-run eval to retry them"
-            )
         coverage[part] = {
             **counts,
             "unparsed": len(failed_items),
             "scored": sum(c["n"] for c in categories),
             "judge_failures": sum(c["judge_failures"] for c in categories),
-            **dict(zip(("status", "reason"), _status(counts, problem), strict=True)),
+            **dict(zip(("status", "reason"), _status(counts, _judge_problem(judging, profile)), strict=True)),
         }
     return coverage
 
@@ -184,7 +214,7 @@ def build_document(inputs: EvalInputs, primary: str) -> dict[str, Any]:
         "headline": summary["headline"],
         "by_profile": {name: view[1] for name, view in views.items()},
     }
-    document["coverage"] = _coverage(inputs, blocks)
+    document["coverage"] = _coverage(inputs, blocks, PROFILES[primary])
     return document
 
 

@@ -60,6 +60,7 @@ from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.infer.probe_record import media_note
+from avibench.manifest import binding_mark
 from avibench.store import atomic_write_json
 
 SCHEMA_VERSION = 2
@@ -503,7 +504,8 @@ def run_rows(output_dir: Path, options: BoardOptions | None = None) -> list[Row]
                 name=label,
                 origin=f"run of {meta.get('model') or label}"
                 + (f" [{mark}]" if mark else "")
-                + f"; {media_note(meta.get('media_probe'))}",
+                + f"; {media_note(meta.get('media_probe'))}"
+                + binding_mark(meta),
                 params=None,
                 overall=as_number(summary.get("overall")),
                 stages={k: as_number(stages.get(k)) for k in STAGE_KEYS},
@@ -708,7 +710,8 @@ def write_leaderboard(output_dir: Path, options: BoardOptions | None = None) -> 
     """Write ``leaderboard.{md,html,json}`` into ``output_dir``; returns their paths."""
     output_dir = Path(output_dir)
     doc, data = build_leaderboard(output_dir, options)
-    paths = (output_dir / "leaderboard.md", output_dir / "leaderboard.html", output_dir / "leaderboard.json")
+    out = Path((options and options.out) or output_dir)
+    paths = (out / "leaderboard.md", out / "leaderboard.html", out / "leaderboard.json")
     write_document(doc, paths[0], paths[1])
     atomic_write_json(paths[2], data)
     return paths

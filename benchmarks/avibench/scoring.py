@@ -7,6 +7,7 @@ silently, which is what the reference evaluator does when a scorer raises.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -409,7 +410,8 @@ def chance_levels(
         formal = sum(not s.is_pre for s in task.samples)
         weighted.setdefault(spec.paper_task, []).append((level, formal))
     if cache is not None and fresh != stored:
-        atomic_write_json(cache, fresh)
+        with contextlib.suppress(OSError):  # a cache a read-only output dir cannot keep only costs time
+            atomic_write_json(cache, fresh)
     return {
         name: rounded(sum(c * n for c, n in parts) / max(1, sum(n for _, n in parts)))
         for name, parts in weighted.items()
