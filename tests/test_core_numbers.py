@@ -93,7 +93,7 @@ def test_comparison_headline_difference_is_the_eval_files_difference(marathon: t
     out = marathon[1]
     result = invoke(["compare", "oracle", "random", "--benchmark", "audiomarathon", "--output-dir", str(out)])
     assert result.code == 0, result.stderr
-    data = json.loads((out / "compare-oracle-vs-random.json").read_text())
+    data = json.loads((out / "compare-audiomarathon-oracle-vs-random.json").read_text())
     differences = data["comparisons"][0]["differences"]
     a, b = (_eval(out, label)["summary"] for label in ("oracle", "random"))
     assert differences["headline"]["delta"] == pytest.approx(round(b["headline"] - a["headline"], 2))

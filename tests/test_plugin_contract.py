@@ -112,7 +112,9 @@ def test_toy_runs_every_stage_with_resume(toy_installed: None, tmp_path: Path) -
     oracle = ["--benchmark", "toy", "--data-root", str(root), "--output-dir", str(out), "--model", "oracle"]
     assert all(invoke([stage, *oracle]).code == 0 for stage in ("infer", "eval"))
     assert invoke(["compare", "run", "oracle", "--benchmark", "toy", "--output-dir", str(out)]).code == 0
-    compared = json.loads((out / "compare-run-vs-oracle.json").read_text())["comparisons"][0]["differences"]
+    compared = json.loads((out / "compare-toy-run-vs-oracle.json").read_text())["comparisons"][0][
+        "differences"
+    ]
     assert compared["headline"]["delta"] == 50.0 and compared["temporal"]["delta"] == 100.0
 
 
