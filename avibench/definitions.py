@@ -30,3 +30,24 @@ def prompt_resource(*parts: str) -> str:
     for part in parts:
         node = node.joinpath(part)
     return node.read_text(encoding="utf-8")
+
+
+@cache
+def template_catalogue(*parts: str) -> dict[str, Any]:
+    """A benchmark's prompt templates under ``avibench.prompts``: a YAML file with ``default`` (a template id)
+    and ``templates`` (id -> fields)."""
+    return yaml.safe_load(prompt_resource(*parts))
+
+
+def template_ids(catalogue: dict[str, Any]) -> tuple[str, ...]:
+    """The catalogue's template ids, the default one first."""
+    default = catalogue["default"]
+    return (default, *(t for t in catalogue["templates"] if t != default))
+
+
+def template_fields(catalogue: dict[str, Any], template: str, benchmark: str) -> dict[str, Any]:
+    """The fields of one template; KeyError names the benchmark's known templates."""
+    templates = catalogue["templates"]
+    if template not in templates:
+        raise KeyError(f"unknown {benchmark} template {template!r}; known templates: {', '.join(templates)}")
+    return templates[template]

@@ -27,7 +27,7 @@ from avibench.evaluate.card import BenchmarkOutcome, build_card, write_card
 from avibench.evaluate.completeness import EXIT_INCOMPLETE
 from avibench.evaluate.document import fmt_score
 from avibench.plugin import Benchmark, benchmark_names, get_benchmark
-from avibench.run_options import DEFAULT_BENCHMARK
+from avibench.run_options import DEFAULT_BENCHMARK, label_option, output_dir_option
 
 #: The stage commands a benchmark goes through, in order.
 STAGES = ("infer", "refine", "eval", "report", "view")
@@ -140,15 +140,14 @@ def select_benchmarks(names: str) -> list[Benchmark]:
                     f"warning: {name}: cannot be loaded ({type(exc).__name__}: {exc}); not run", err=True
                 )
         return loaded
-    else:
-        wanted = list(dict.fromkeys(n.strip().lower() for n in names.split(",") if n.strip()))
-        if not wanted:
-            raise click.UsageError("--benchmarks: name at least one benchmark, or 'all'")
-        unknown = [n for n in wanted if n not in installed]
-        if unknown:
-            raise click.UsageError(
-                f"--benchmarks: unknown {', '.join(unknown)}; installed: {', '.join(installed)}"
-            )
+    wanted = list(dict.fromkeys(n.strip().lower() for n in names.split(",") if n.strip()))
+    if not wanted:
+        raise click.UsageError("--benchmarks: name at least one benchmark, or 'all'")
+    unknown = [n for n in wanted if n not in installed]
+    if unknown:
+        raise click.UsageError(
+            f"--benchmarks: unknown {', '.join(unknown)}; installed: {', '.join(installed)}"
+        )
     return [get_benchmark(n) for n in wanted]
 
 
@@ -299,18 +298,8 @@ def summary_lines(card: Mapping[str, Any]) -> Iterator[str]:
     metavar="all|NAME,NAME",
     help="Benchmarks to run, in order ('avibench benchmarks' lists them).",
 )
-@click.option(
-    "--label",
-    envvar="MODEL_LABEL",
-    default=None,
-    help="Run label: the folder under the output dir (default: from --model; $MODEL_LABEL).",
-)
-@click.option(
-    "--output-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where runs are kept (default: $OUTPUT_DIR or outputs).",
-)
+@label_option
+@output_dir_option
 @click.option(
     "--data-root",
     "data_roots",

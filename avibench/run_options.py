@@ -46,24 +46,32 @@ def data_root_option(func: F) -> F:
     )(func)
 
 
+def label_option(func: F) -> F:
+    return click.option(
+        "--label",
+        envvar="MODEL_LABEL",
+        default=None,
+        help="Run label: the run's folder under the output dir (default: from --model; $MODEL_LABEL).",
+    )(func)
+
+
+def output_dir_option(func: F) -> F:
+    return click.option(
+        "--output-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Where runs are kept (default: $OUTPUT_DIR or outputs).",
+    )(func)
+
+
 def run_options(func: F) -> F:
     """``--benchmark --model --label --output-dir --data-root``."""
     for option in reversed(
         (
             benchmark_option,
             click.option("--model", default=None, help="Model id of the run (its label is derived from it)."),
-            click.option(
-                "--label",
-                envvar="MODEL_LABEL",
-                default=None,
-                help="Run label: the run's folder under the output dir (default: from --model; $MODEL_LABEL).",
-            ),
-            click.option(
-                "--output-dir",
-                type=click.Path(file_okay=False, path_type=Path),
-                default=None,
-                help="Where runs are kept (default: $OUTPUT_DIR or outputs).",
-            ),
+            label_option,
+            output_dir_option,
             data_root_option,
         )
     ):

@@ -14,6 +14,8 @@ from typing import Any
 
 from avibench.errors import AvibenchError
 from avibench.evaluate.document import as_dict
+from avibench.infer.probe_record import media_note
+from avibench.manifest import binding_mark
 
 OTHER_DATA_HEADING = "Runs on other data (not comparable)"
 UNRECORDED = {"kind": "other", "why": "eval.json records no dataset kind; re-run eval to record it"}
@@ -59,6 +61,20 @@ def dataset_of(meta: Mapping[str, Any]) -> dict[str, str]:
 def data_mark(dataset: Mapping[str, str]) -> str:
     """The marker a run on other data carries wherever it is shown ("" for the official data)."""
     return "" if dataset["kind"] == "official" else f"{dataset['kind']} data, not comparable"
+
+
+def run_origin(meta: Mapping[str, Any], label: str, profile: str | None = None) -> str:
+    """How a local run is named in a leaderboard's origin column: its model (and profile), the data mark, the
+    media probe's verdicts and the run's binding overrides, the same on every benchmark's board."""
+    who = meta.get("model") or label
+    head = f"run ({who}, {profile} profile)" if profile else f"run of {who}"
+    mark = data_mark(dataset_of(meta))
+    return (
+        head
+        + (f" [{mark}]" if mark else "")
+        + f"; {media_note(meta.get('media_probe'))}"
+        + binding_mark(meta)
+    )
 
 
 def other_data_note(runs: Sequence[tuple[str, Mapping[str, str]]]) -> str:

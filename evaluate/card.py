@@ -35,6 +35,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.evaluate.viewer import VIEWER_NAME
+from avibench.infer.probe_record import media_verdicts
 from avibench.manifest import caveats
 from avibench.plugin import PROFILES, Benchmark
 from avibench.store import atomic_write_json
@@ -45,7 +46,8 @@ CARD_SCHEMA_VERSION = 1
 CARD_NAMES = ("card.json", "card.md", "card.html")
 #: How many published models the card names beside each benchmark's headline.
 CLOSEST = 3
-#: A benchmark row's status: every selected task scored, part of it scored, nothing scored, or the stages failed.
+#: A benchmark row's status, best to worst: every selected task scored, part of it scored, nothing scored, or the
+#: stages failed.
 STATUSES = ("complete", "partial", "not run", "failed")
 MEDIA_NOT_VERIFIED = "media not verified"
 #: The keys of a benchmark row that come from its eval.json (``null`` in a row that has none).
@@ -229,7 +231,7 @@ def build_card(
 def card_status(rows: Sequence[Mapping[str, Any]]) -> str:
     """``complete`` when every benchmark is; else the worst row status."""
     statuses = {str(r.get("status")) for r in rows}
-    for status in ("failed", "not run", "partial"):
+    for status in reversed(STATUSES[1:]):  # the worst first
         if status in statuses:
             return status
     return "complete"
@@ -238,13 +240,7 @@ def card_status(rows: Sequence[Mapping[str, Any]]) -> str:
 def _media_text(probe: Mapping[str, Any] | None) -> str:
     """The probe's verdicts (``audio counted, image unverified``); a media kind whose probe was skipped, or a run
     never probed, is not verified."""
-    verdicts = dict(probe or {})
-    told = {kind: verdict for kind, verdict in verdicts.items() if verdict != "skipped"}
-    if not told:
-        return MEDIA_NOT_VERIFIED
-    skipped = [str(kind) for kind, verdict in verdicts.items() if verdict == "skipped"]
-    text = ", ".join(f"{kind} {verdict}" for kind, verdict in told.items())
-    return text + (f"; {', '.join(skipped)} not verified" if skipped else "")
+    return media_verdicts(probe) or MEDIA_NOT_VERIFIED
 
 
 def _settings_text(settings: Mapping[str, Any]) -> str:
@@ -303,7 +299,8 @@ def _row_cells(row: Mapping[str, Any]) -> list[str | Cell]:
     ]
     if row.get("headline") is None:
         reason = str(row.get("reason") or "")
-        return [row["title"], Cell(row["status"], "", reason), *[DASH] * 9, *link_cells]
+        blank = [DASH] * (len(CARD_HEADERS) - 2 - len(link_cells))  # all but benchmark, status and the links
+        return [row["title"], Cell(row["status"], "", reason), *blank, *link_cells]
     gaps = as_dict(as_dict(row.get("completeness")).get("incomplete_tasks"))
     status = Cell(row["status"], ", ".join(gaps), _gaps_hint(row)) if gaps else Cell(row["status"])
     dataset = as_dict(row.get("dataset"))

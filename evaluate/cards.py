@@ -8,7 +8,6 @@ status (``not run``, ``failed``) where it has no number. Written as ``<output di
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,19 +16,25 @@ import click
 from avibench.config import default_output_dir
 from avibench.errors import AvibenchError
 from avibench.evaluate.card import CARD_NAMES, CARD_SCHEMA, CARD_SCHEMA_VERSION, headline_cell
-from avibench.evaluate.document import DASH, Cell, Document, Paragraph, Table, as_dict, write_document
+from avibench.evaluate.document import (
+    DASH,
+    Cell,
+    Document,
+    Paragraph,
+    Table,
+    as_dict,
+    fmt_score,
+    write_document,
+)
+from avibench.evaluate.run_files import read_json
 from avibench.plugin import PROFILES
+from avibench.run_options import output_dir_option
 from avibench.store import atomic_write_json
 
 
 def read_card(path: Path) -> dict[str, Any]:
     """A card.json; one that is unreadable or of another schema is a user error naming the file."""
-    try:
-        card = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise AvibenchError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AvibenchError(f"{path}: cannot read: {exc}") from None
+    card = read_json(path)
     if not isinstance(card, dict) or card.get("schema") != CARD_SCHEMA:
         raise AvibenchError(f"{path}: not an avibench card (no schema {CARD_SCHEMA!r})")
     version = card.get("schema_version")
@@ -37,6 +42,14 @@ def read_card(path: Path) -> dict[str, Any]:
         raise AvibenchError(
             f"{path}: card schema version {version!r} is newer than this avibench reads ({CARD_SCHEMA_VERSION})"
         )
+    if not isinstance(card.get("label"), str):
+        raise AvibenchError(f"{path} field label: missing or not a string")
+    rows = card.get("benchmarks")
+    if not isinstance(rows, list):
+        raise AvibenchError(f"{path} field benchmarks: missing or not a list")
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("benchmark"), str):
+            raise AvibenchError(f"{path} entry {index} of benchmarks: not an object with a benchmark name")
     return card
 
 
@@ -89,8 +102,7 @@ def _cell(cell: dict[str, Any] | None) -> Cell:
         return Cell(DASH, "not in card")
     if cell["headline"] is None:
         return Cell(DASH, str(cell["status"]))
-    text = f"{cell['headline']:.2f}"
-    return Cell(text, "; ".join(cell["marks"]), "", cell["link"] or "")
+    return Cell(fmt_score(cell["headline"]), "; ".join(cell["marks"]), "", cell["link"] or "")
 
 
 def cards_document(table: dict[str, Any]) -> Document:
@@ -130,12 +142,7 @@ def write_cards(output_dir: Path, labels: tuple[str, ...] | None, profile: str) 
 
 
 @click.command(name="cards")
-@click.option(
-    "--output-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder holding the runs (default: $OUTPUT_DIR or outputs).",
-)
+@output_dir_option
 @click.option(
     "--labels", default=None, metavar="A,B", help="The runs to show, in order (default: every card)."
 )

@@ -16,9 +16,9 @@ from avibench.evaluate.badges import number_cell
 from avibench.evaluate.board_runs import (
     OTHER_DATA_HEADING,
     BoardOptions,
-    data_mark,
     dataset_of,
     run_labels,
+    run_origin,
     split_runs,
 )
 from avibench.evaluate.document import (
@@ -38,8 +38,6 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
-from avibench.infer.probe_record import media_note
-from avibench.manifest import binding_mark
 from avibench.store import atomic_write_json
 
 if TYPE_CHECKING:
@@ -53,14 +51,10 @@ def run_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -> l
         doc = load_eval(RunPaths(Path(output_dir), label, benchmark.name))
         summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
         dataset = dataset_of(meta)
-        mark = data_mark(dataset)
         rows.append(
             {
                 "name": label,
-                "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
-                + (f" [{mark}]" if mark else "")
-                + f"; {media_note(meta.get('media_probe'))}"
-                + binding_mark(meta),
+                "origin": run_origin(meta, label, str(summary.get("profile"))),
                 "headline": as_number(summary.get("headline")),
                 "tasks": {k: as_number(v) for k, v in as_dict(summary.get("tasks")).items()},
                 "interval": interval_of(summary, "aggregates", "headline"),

@@ -17,6 +17,16 @@ from avibench.evaluate.document import DASH, as_number
 from avibench.store import read_records
 
 
+def read_json(path: Path) -> Any:
+    """A JSON file's value; an unreadable file or invalid JSON is a user error naming the file (and the line)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise AvibenchError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AvibenchError(f"{path}: cannot read: {exc}") from None
+
+
 def load_eval(paths: RunPaths) -> dict[str, Any]:
     """The run's eval.json; a missing or unreadable file is a user error that says what to do."""
     path, label = paths.eval_json, paths.label
@@ -25,12 +35,7 @@ def load_eval(paths: RunPaths) -> dict[str, Any]:
             f"{path}: no eval.json for run '{label}'; run `avibench eval --benchmark {paths.benchmark} "
             f"--label {label}` first"
         )
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise AvibenchError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AvibenchError(f"{path}: cannot read: {exc}") from None
+    doc = read_json(path)
     if not isinstance(doc, dict):
         raise AvibenchError(f"{path}: expected a JSON object at the top level")
     if not isinstance(doc.get("summary"), dict):

@@ -26,12 +26,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import av
 import numpy as np
 from PIL import Image
 
+from avibench.benchmarks.avibench.sample_data import media
 from avibench.infer.backends.base import Backend, InferRequest
-from avibench.infer.media import pcm16_wav_bytes, sent_parts
+from avibench.infer.media import sent_parts
 from avibench.infer.probe_record import read_probe
 from avibench.infer.runner import describe_error
 from avibench.items import Item, Part
@@ -46,8 +46,7 @@ MIN_GROWTH = 16
 template's placeholder costs when the media itself was dropped."""
 PLACEHOLDER_GROWTH = 2
 """At most this many extra prompt tokens: the media was dropped (a server may still count its part's marker)."""
-RATE = 16_000
-FPS = 8
+RATE = media.SR
 VIDEO_SIZE = 128
 IMAGE_SIZE = 256
 #: The content of each clip: a count of beeps (audio), a colour (image, video), two of each.
@@ -170,7 +169,7 @@ def beeps(count: int, seconds: float = 3.0) -> np.ndarray:
 
 
 def write_wav(path: Path, audio: np.ndarray) -> Path:
-    path.write_bytes(pcm16_wav_bytes(np.round(np.clip(audio, -1, 1) * 32767).astype("<i2"), RATE))
+    media.write_wav(path, audio)
     return path
 
 
@@ -181,22 +180,8 @@ def write_png(path: Path, colour: str) -> Path:
 
 def write_mp4(path: Path, colour: str, audio: np.ndarray, seconds: float = 2.0) -> Path:
     """An H.264 clip of one solid colour with a mono AAC soundtrack of ``audio``."""
-    frame = np.ascontiguousarray(np.full((VIDEO_SIZE, VIDEO_SIZE, 3), COLOURS[colour], dtype=np.uint8))
-    with av.open(str(path), "w", format="mp4") as container:
-        video = container.add_stream("libx264", rate=FPS, options={"preset": "veryfast"})
-        video.width, video.height, video.pix_fmt = VIDEO_SIZE, VIDEO_SIZE, "yuv420p"
-        sound = container.add_stream("aac", rate=RATE, layout="mono")
-        for _ in range(round(seconds * FPS)):
-            container.mux(video.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")))
-        container.mux(video.encode())
-        samples = audio[: round(seconds * RATE)].astype(np.float32)
-        for start in range(0, len(samples), 1024):
-            chunk = av.AudioFrame.from_ndarray(
-                samples[None, start : start + 1024], format="fltp", layout="mono"
-            )
-            chunk.sample_rate, chunk.pts = RATE, start
-            container.mux(sound.encode(chunk))
-        container.mux(sound.encode())
+    frame = np.full((VIDEO_SIZE, VIDEO_SIZE, 3), COLOURS[colour], dtype=np.uint8)
+    media.write_mp4(path, [frame] * round(seconds * media.FPS), audio[: round(seconds * RATE)])
     return path
 
 

@@ -32,7 +32,9 @@ def _modalities(
     return needed_modalities(items, request)
 
 
-async def _probe(backend_name: str, settings: BackendSettings, request: InferRequest, modalities: list[str]):
+async def _probe(
+    backend_name: str, settings: BackendSettings, request: InferRequest, modalities: list[str]
+) -> dict[str, ProbeResult]:
     backend_cls = load_backend(backend_name)
     async with backend_cls(settings) as backend:
         return await probe(backend, request, modalities, offline=not backend_cls.reads_media)
@@ -121,16 +123,7 @@ def probe_command(**opts: Any) -> None:
         media = MediaStrategy.parse(opts["media"])
     except ValueError as exc:
         raise AvibenchError(str(exc)) from None
-    api_key = os.environ.get("OPENAI_API_KEY") or None
-    base_urls = tuple(opts["base_urls"]) or tuple(
-        u for u in os.environ.get("OPENAI_BASE_URL", "").split(",") if u.strip()
-    )
-    if backend_cls.needs_credentials:
-        if not api_key:
-            raise AvibenchError(
-                f"the {backend_name} backend needs OPENAI_API_KEY (and --base-url or OPENAI_BASE_URL)"
-            )
-        base_urls = base_urls or (DEFAULT_BASE_URL,)
+    api_key, base_urls = _endpoint(backend_name, backend_cls.needs_credentials, opts["base_urls"])
     request = InferRequest(
         model=model,
         max_tokens=opts["max_tokens"],
@@ -154,7 +147,29 @@ def probe_command(**opts: Any) -> None:
         dtype=opts["dtype"],
         batch_size=1,
     )
-    results: dict[str, ProbeResult] = asyncio.run(_probe(backend_name, settings, request, modalities))
+    results = asyncio.run(_probe(backend_name, settings, request, modalities))
+    if _report(results):
+        sys.exit(1)
+
+
+def _endpoint(
+    backend_name: str, needs_credentials: bool, base_urls: tuple[str, ...]
+) -> tuple[str | None, tuple[str, ...]]:
+    """The API key (OPENAI_API_KEY) and the base URLs (--base-url, else OPENAI_BASE_URL, comma separated; the
+    default endpoint for a backend that needs credentials)."""
+    api_key = os.environ.get("OPENAI_API_KEY") or None
+    urls = tuple(base_urls) or tuple(u for u in os.environ.get("OPENAI_BASE_URL", "").split(",") if u.strip())
+    if needs_credentials:
+        if not api_key:
+            raise AvibenchError(
+                f"the {backend_name} backend needs OPENAI_API_KEY (and --base-url or OPENAI_BASE_URL)"
+            )
+        urls = urls or (DEFAULT_BASE_URL,)
+    return api_key, urls
+
+
+def _report(results: dict[str, ProbeResult]) -> bool:
+    """Print a line per modality, the cost, and how to fix an ignored modality; whether one was ignored."""
     for result in results.values():
         click.echo(result.line())
     requests = sum(r.requests for r in results.values())
@@ -164,5 +179,4 @@ def probe_command(**opts: Any) -> None:
     ignored = [r for r in results.values() if r.verdict == "ignored"]
     for result in ignored:
         click.echo(fix_line(result), err=True)
-    if ignored:
-        sys.exit(1)
+    return bool(ignored)

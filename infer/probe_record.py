@@ -32,16 +32,25 @@ def recorded_verdicts(infer_dir: Path) -> dict[str, str] | None:
     return {m: str(v) for m, v in found.items() if isinstance(v, str)} or None
 
 
+def media_verdicts(verdicts: Any) -> str | None:
+    """The verdicts a probe gave (``audio counted, image unverified``, then the media kinds it skipped as not
+    verified); ``None`` when the run was never probed or every kind was skipped."""
+    if not isinstance(verdicts, Mapping):
+        return None
+    told = {m: str(v) for m, v in verdicts.items() if v != "skipped"}
+    if not told:
+        return None
+    missing = [str(m) for m, v in verdicts.items() if v == "skipped"]
+    text = ", ".join(f"{m} {v}" for m, v in told.items())
+    return text + (f"; {', '.join(missing)} not verified" if missing else "")
+
+
 def media_note(verdicts: Any) -> str:
     """How a page states the probe: ``media: audio counted, image unverified``, or ``media not verified``."""
     if not isinstance(verdicts, Mapping) or not verdicts:
         return "media not verified (no media probe on record)"
-    told = {m: str(v) for m, v in verdicts.items() if v != "skipped"}
-    if not told:
-        return "media not verified (--skip-probe)"
-    missing = [str(m) for m, v in verdicts.items() if v == "skipped"]
-    text = "media: " + ", ".join(f"{m} {v}" for m, v in told.items())
-    return text + (f"; {', '.join(missing)} not verified" if missing else "")
+    told = media_verdicts(verdicts)
+    return "media not verified (--skip-probe)" if told is None else f"media: {told}"
 
 
 def sentence(text: str) -> str:

@@ -20,8 +20,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from avibench.level_metrics.profile import lookup_profile
+
 #: The audio types the official scorer knows, in its order (any other crashes it; loading rejects them).
 AUDIO_TYPES: tuple[str, ...] = ("music", "speech", "sound event")
+#: The letters the official prompt shows, in option order.
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 VERDICTS: tuple[str, ...] = ("correct", "invalid", "wrong")
 
@@ -68,12 +71,7 @@ PROFILES: dict[str, OmniBenchProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 
 def get_profile(name: str | OmniBenchProfile) -> OmniBenchProfile:
     """The profile called ``name`` (a profile passes through); KeyError lists the known names."""
-    if isinstance(name, OmniBenchProfile):
-        return name
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise KeyError(f"unknown scoring profile {name!r}; known profiles: {', '.join(PROFILES)}") from None
+    return lookup_profile(name, PROFILES)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,11 @@ turns them off. All scorers read these switches; there is one implementation per
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
+
+P = TypeVar("P")
 
 
 @dataclass(frozen=True)
@@ -144,11 +148,16 @@ STRICT = ScoringProfile(
 PROFILES: dict[str, ScoringProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 
 
-def get_profile(name: str | ScoringProfile) -> ScoringProfile:
-    """The profile called ``name`` (a profile passes through); KeyError lists the known names."""
-    if isinstance(name, ScoringProfile):
+def lookup_profile(name: str | P, profiles: Mapping[str, P]) -> P:
+    """The profile called ``name`` among ``profiles`` (a profile passes through); KeyError lists the known names."""
+    if not isinstance(name, str):
         return name
     try:
-        return PROFILES[name]
+        return profiles[name]
     except KeyError:
-        raise KeyError(f"unknown scoring profile {name!r}; known profiles: {', '.join(PROFILES)}") from None
+        raise KeyError(f"unknown scoring profile {name!r}; known profiles: {', '.join(profiles)}") from None
+
+
+def get_profile(name: str | ScoringProfile) -> ScoringProfile:
+    """The profile called ``name`` (a profile passes through); KeyError lists the known names."""
+    return lookup_profile(name, PROFILES)

@@ -239,11 +239,17 @@ def follows(instruction: str, response: str, kwargs: Mapping[str, Any]) -> bool:
     check = CHECKS.get(instruction)
     if check is None:
         raise BadInstruction(f"unknown IFEval instruction {instruction!r}")
+    if not isinstance(kwargs, Mapping):
+        raise BadInstruction(f"{instruction}: its kwargs entry is a {type(kwargs).__name__}, not an object")
     args = {k: v for k, v in kwargs.items() if v}
     try:
         return bool(response.strip()) and check(response, args)
     except KeyError as exc:
         raise BadInstruction(f"{instruction} needs the argument {exc.args[0]!r}") from None
+    except BadInstruction:
+        raise
+    except (TypeError, ValueError) as exc:  # e.g. a count given as text: the row's fault, named, not a crash
+        raise BadInstruction(f"{instruction}: an argument is invalid ({exc})") from None
 
 
 def loose_variants(response: str) -> list[str]:

@@ -24,10 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from avibench.level_metrics.omnibench import LETTERS
 from avibench.refine.choice import choose
-
-#: The letters the official prompt shows, in option order.
-LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 
 #: The official parser needs more words than this before it matches option texts.
 CONTENT_MIN_WORDS = 5

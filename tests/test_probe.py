@@ -5,9 +5,8 @@ from __future__ import annotations
 import base64
 import io
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import av
 import numpy as np
@@ -19,6 +18,9 @@ from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.infer.probe import BEEPS, COLOURS, beeps, is_right, make_case, says_missing
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import CliResult, invoke
+
+if TYPE_CHECKING:
+    from conftest import Serve
 
 KEY = "sk-probe-test"
 
@@ -75,22 +77,6 @@ def blind(body: dict[str, Any]) -> str:
     return "Sorry, I cannot see or hear any media; no audio or image was attached."
 
 
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    servers: list[Any] = []
-
-    def start(**kwargs: Any) -> FakeOpenAIServer:
-        server = FakeOpenAIServer(**kwargs)
-        context = server.run_in_thread()
-        context.__enter__()
-        servers.append(context)
-        return server
-
-    yield start
-    for context in servers:
-        context.__exit__(None, None, None)
-
-
 def probe(server: FakeOpenAIServer, *extra: str) -> CliResult:
     args = ["probe", "--model", "m", "--base-url", server.base_url, "--timeout", "20", *extra]
     return invoke(args, {"OPENAI_API_KEY": KEY})
@@ -126,7 +112,7 @@ def test_answers_are_read_for_the_first_count_or_colour(tmp_path: Path) -> None:
     assert not says_missing("No, the image is red.") and not says_missing("The video is not red")
 
 
-def test_usage_that_counts_media_is_counted(serve) -> None:
+def test_usage_that_counts_media_is_counted(serve: Serve) -> None:
     server = serve()
     result = probe(server)
     assert result.code == 0, result.stderr
@@ -137,7 +123,7 @@ def test_usage_that_counts_media_is_counted(serve) -> None:
     assert kinds == ["image_url", "image_url", "input_audio"]
 
 
-def test_dropped_media_are_ignored_and_exit_1(serve) -> None:
+def test_dropped_media_are_ignored_and_exit_1(serve: Serve) -> None:
     server = serve(usage="text")
     result = probe(server)
     assert result.code == 1
@@ -147,7 +133,7 @@ def test_dropped_media_are_ignored_and_exit_1(serve) -> None:
     assert server.count == 6
 
 
-def test_no_usage_and_answers_that_prove_nothing_are_unverified(serve) -> None:
+def test_no_usage_and_answers_that_prove_nothing_are_unverified(serve: Serve) -> None:
     server = serve(usage="none")  # answers "The answer is **yes**." to everything
     result = probe(server)
     assert result.code == 0, result.stderr
@@ -156,7 +142,7 @@ def test_no_usage_and_answers_that_prove_nothing_are_unverified(serve) -> None:
     assert server.count == 9  # a third question per modality when no usage comes back
 
 
-def test_no_usage_but_right_answers_about_two_clips_are_counted(serve) -> None:
+def test_no_usage_but_right_answers_about_two_clips_are_counted(serve: Serve) -> None:
     server = serve(usage="none", responder=seeing)
     result = probe(server)
     assert result.code == 0, result.stderr
@@ -164,7 +150,7 @@ def test_no_usage_but_right_answers_about_two_clips_are_counted(serve) -> None:
     assert "both answers right (3 and 5)" in result.stdout
 
 
-def test_no_usage_and_a_model_that_says_it_got_nothing_is_ignored(serve) -> None:
+def test_no_usage_and_a_model_that_says_it_got_nothing_is_ignored(serve: Serve) -> None:
     server = serve(usage="none", responder=blind)
     result = probe(server)
     assert result.code == 1
@@ -172,13 +158,13 @@ def test_no_usage_and_a_model_that_says_it_got_nothing_is_ignored(serve) -> None
     assert server.count == 6  # the answer with the first clip says enough
 
 
-def test_a_lucky_guess_is_not_counted(serve) -> None:
+def test_a_lucky_guess_is_not_counted(serve: Serve) -> None:
     server = serve(usage="none", responder=lambda body: "3, red, green")
     result = probe(server)
     assert verdict_lines(result) == {"audio": "unverified", "image": "unverified", "video": "unverified"}
 
 
-def test_a_failing_endpoint_is_unverified_with_why(serve) -> None:
+def test_a_failing_endpoint_is_unverified_with_why(serve: Serve) -> None:
     from avibench.testing.fake_openai import Fault, FaultPlan
 
     server = serve(plan=FaultPlan(markers={"beeps": Fault("400")}))
@@ -196,7 +182,7 @@ def test_a_failing_endpoint_is_unverified_with_why(serve) -> None:
         ("frames:3", ["image_url:data:image/jpeg"] * 3 + ["input_audio:wav"]),
     ],
 )
-def test_each_media_strategy(serve, media: str, video_parts: list[str]) -> None:
+def test_each_media_strategy(serve: Serve, media: str, video_parts: list[str]) -> None:
     """The video probe sends the clip as the run's strategy would, and reads all three server behaviours."""
     counting, dropping, silent = serve(), serve(usage="text"), serve(usage="none", responder=seeing)
     counted = probe(counting, "--media", media)
@@ -210,7 +196,7 @@ def test_each_media_strategy(serve, media: str, video_parts: list[str]) -> None:
     assert verdict_lines(read)["video"] == "counted", read.stdout
 
 
-def test_a_benchmark_probes_only_what_its_tasks_send(serve, tmp_path: Path) -> None:
+def test_a_benchmark_probes_only_what_its_tasks_send(serve: Serve, tmp_path: Path) -> None:
     root = build_dataset(tmp_path / "levels", {"AMIC": 2, "VMIC": 2})
     server = serve()
     result = probe(server, "--benchmark", "avibench", "--data-root", str(root), "--tasks", "AMIC")

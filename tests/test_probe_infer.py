@@ -4,15 +4,17 @@ unverified one, and the verdicts in run.json, probe.json, eval.json and the page
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import CliResult, invoke
+
+if TYPE_CHECKING:
+    from conftest import Serve
 
 KEY = "sk-probe-infer"
 COUNTS = {"AMIC": 4, "VMIC": 3}
@@ -22,22 +24,6 @@ PROBE_TEXTS = ("How many beeps are in the audio?", "What colour is the image?", 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_dataset(tmp_path_factory.mktemp("probe-run") / "levels", COUNTS)
-
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    contexts: list[Any] = []
-
-    def start(**kwargs: Any) -> FakeOpenAIServer:
-        server = FakeOpenAIServer(**kwargs)
-        context = server.run_in_thread()
-        context.__enter__()
-        contexts.append(context)
-        return server
-
-    yield start
-    for context in contexts:
-        context.__exit__(None, None, None)
 
 
 def infer(server: FakeOpenAIServer, root: Path, out: Path, tasks: str, *extra: str) -> CliResult:
@@ -65,7 +51,7 @@ def answers(out: Path, task: str) -> int:
     return sum(json.loads(line)["error"] is None for line in journal.read_text().splitlines())
 
 
-def test_counted_media_are_probed_once_per_run_and_endpoint(serve, root: Path, tmp_path: Path) -> None:
+def test_counted_media_are_probed_once_per_run_and_endpoint(serve: Serve, root: Path, tmp_path: Path) -> None:
     server = serve()
     first = infer(server, root, tmp_path, "AMIC", "--n-samples", "2")
     assert first.code == 0, first.stderr
@@ -89,14 +75,16 @@ def test_counted_media_are_probed_once_per_run_and_endpoint(serve, root: Path, t
     assert run_json(tmp_path)["media_probe"] == {"audio": "counted", "image": "counted"}
 
 
-def test_another_endpoint_is_probed_again(serve, root: Path, tmp_path: Path) -> None:
+def test_another_endpoint_is_probed_again(serve: Serve, root: Path, tmp_path: Path) -> None:
     assert infer(serve(), root, tmp_path, "AMIC", "--n-samples", "2").code == 0
     other = serve()
     assert infer(other, root, tmp_path, "AMIC").code == 0
     assert probe_requests(other) == 2 and other.count == 2 + 2
 
 
-def test_an_ignored_modality_stops_the_run_before_any_question(serve, root: Path, tmp_path: Path) -> None:
+def test_an_ignored_modality_stops_the_run_before_any_question(
+    serve: Serve, root: Path, tmp_path: Path
+) -> None:
     dropping = serve(usage="text")
     result = infer(dropping, root, tmp_path, "AMIC,VMIC")
     assert result.code == 1
@@ -119,7 +107,7 @@ def test_an_ignored_modality_stops_the_run_before_any_question(serve, root: Path
     assert probe_requests(fixed) == 4 and answers(tmp_path, "AMIC") == COUNTS["AMIC"]
 
 
-def test_an_unverified_modality_warns_and_the_run_goes_on(serve, root: Path, tmp_path: Path) -> None:
+def test_an_unverified_modality_warns_and_the_run_goes_on(serve: Serve, root: Path, tmp_path: Path) -> None:
     silent = serve(usage="none")
     result = infer(silent, root, tmp_path, "AMIC")
     assert result.code == 0, result.stderr
@@ -131,7 +119,7 @@ def test_an_unverified_modality_warns_and_the_run_goes_on(serve, root: Path, tmp
     assert probe_requests(silent) == 3  # an unverified verdict holds for the same endpoint
 
 
-def test_a_failed_probe_question_is_asked_again_next_run(serve, root: Path, tmp_path: Path) -> None:
+def test_a_failed_probe_question_is_asked_again_next_run(serve: Serve, root: Path, tmp_path: Path) -> None:
     from avibench.testing.fake_openai import Fault, FaultPlan
 
     server = serve(plan=FaultPlan(markers={"beeps": Fault("400")}))
@@ -147,7 +135,7 @@ def test_a_failed_probe_question_is_asked_again_next_run(serve, root: Path, tmp_
     assert probe_requests(server) == 1 + 2
 
 
-def test_skip_probe_sends_no_probe_request(serve, root: Path, tmp_path: Path) -> None:
+def test_skip_probe_sends_no_probe_request(serve: Serve, root: Path, tmp_path: Path) -> None:
     server = serve(usage="text")  # would be ignored, but nobody asks
     result = infer(server, root, tmp_path, "AMIC", "--skip-probe")
     assert result.code == 0, result.stderr

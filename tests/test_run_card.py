@@ -370,3 +370,30 @@ def test_a_card_row_reads_the_media_probe_official_data_and_the_nearest_publishe
     assert distances[0] == nearest
     line = next(x for x in to_markdown(card_document(card)).splitlines() if x.startswith("| MMAR |"))
     assert "| official |" in line and "audio counted; image not verified" in line and "incomplete" not in line
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{", "card.json: invalid JSON at line 1"),
+        ('{"schema": "other"}', "not an avibench card"),
+        (json.dumps({"schema": CARD_SCHEMA, "schema_version": CARD_SCHEMA_VERSION + 1}), "is newer than"),
+        (json.dumps({"schema": CARD_SCHEMA, "schema_version": 1, "benchmarks": []}), "card.json field label"),
+        (
+            json.dumps({"schema": CARD_SCHEMA, "schema_version": 1, "label": "m"}),
+            "card.json field benchmarks",
+        ),
+        (
+            json.dumps({"schema": CARD_SCHEMA, "schema_version": 1, "label": "m", "benchmarks": [{}]}),
+            "card.json entry 0 of benchmarks",
+        ),
+    ],
+)
+def test_a_broken_card_is_a_user_error_naming_the_file_and_field(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "card.json").write_text(text, encoding="utf-8")
+    result = invoke(["cards", "--output-dir", str(tmp_path)])
+    assert result.code == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr

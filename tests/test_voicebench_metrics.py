@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
@@ -73,7 +74,7 @@ def test_mcq_fallback_is_seeded_like_the_official_random_module() -> None:
     assert resolved == expected and fallback.decided == 3
     block = mcq_block(preds, resolved, golds)
     assert block["fail"] == 60.0
-    assert block["acc"] == 100 * sum(r == g for r, g in zip(resolved, golds, strict=True)) / 5
+    assert block["acc"] == 100 * sum(r == g for r, g in zip(expected, golds, strict=True)) / 5
     assert mcq_block(preds, resolve(preds, "ABCD", None), golds) == {"acc": 20.0, "fail": 60.0}
 
 
@@ -196,9 +197,16 @@ def test_ifeval_bad_instructions_name_the_problem() -> None:
         ifeval.follows("made:up", "x", {})
     with pytest.raises(ifeval.BadInstruction, match="needs the argument 'num_bullets'"):
         ifeval.follows("detectable_format:number_bullet_lists", "x", {"num_bullets": None})
+    nth = "length_constraints:nth_paragraph_first_word"
+    with pytest.raises(ifeval.BadInstruction, match=f"{nth}: an argument is invalid"):
+        ifeval.follows(nth, "a\n\nb", {"num_paragraphs": 2, "nth_paragraph": "second", "first_word": "b"})
+    with pytest.raises(ifeval.BadInstruction, match="kwargs entry is a list, not an object"):
+        ifeval.follows(nth, "a", ["second"])  # type: ignore[arg-type]
 
 
-def test_ifeval_checks_needing_models_say_what_to_set(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_ifeval_checks_needing_models_say_what_to_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setitem(sys.modules, "langdetect", None)
     ifeval._detector.cache_clear()
     with pytest.raises(ifeval.MissingResource, match=r"pip install langdetect"):
@@ -224,7 +232,9 @@ class _Classifier:
         return references[0] in candidate and question == question.lower()
 
 
-def test_pedant_reads_its_files_from_the_configured_folder(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_pedant_reads_its_files_from_the_configured_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import types
 
     import joblib

@@ -199,3 +199,16 @@ def test_sd_qa_panda_covers_every_answer_beside_the_judge(tmp_path: Path) -> Non
     # PEDANT reads every answer (1, 3 right of 4); the strict judge drops "Maybe" and keeps the majority "No"
     assert document["sd-qa"]["splits"]["usa"] == {"panda": 50.0, "gpt": 50.0}
     assert document["coverage"]["sd-qa"]["status"] == "partial"
+
+
+def test_an_unreadable_split_file_is_reported_not_raised(data: Path, tmp_path: Path) -> None:
+    root = Path(shutil.copytree(data, tmp_path / "data"))
+    (root / "bbh" / "test.jsonl").write_bytes(b'{"prompt": "caf\xe9"}\n')
+    lines = (root / "openbookqa" / "test.jsonl").read_text().splitlines()
+    (root / "openbookqa" / "test.jsonl").write_text("\n".join([lines[0], "", "[1]", *lines[1:]]) + "\n")
+    result = invoke(["validate-data", str(root), "--benchmark", "voicebench"])
+    assert result.code == 1 and "Traceback" not in result.stderr
+    out = result.stdout.splitlines()
+    assert any(line.startswith(f"error: {root / 'bbh' / 'test.jsonl'}: cannot be read (") for line in out)
+    # the blank line is skipped: the list is the second row (entry 1), on line 3
+    assert f"error: {root / 'openbookqa' / 'test.jsonl'} entry 1: line 3 is not a JSON object" in out

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from avibench.level_metrics.voicebench import overall
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke
 
@@ -41,6 +40,18 @@ OFFICIAL: dict[str, dict[str, float]] = {
     "sd-qa/usa": {"gpt": 46.666666666666664},
 }
 JUDGE_KEY = "sk-judge-voice-29"
+
+
+def readme_overall() -> float:
+    """The README's Overall of the official numbers above: the mean of nine, each on 0-100 (the open subsets' GPT
+    score times 20, the mean over splits for sd-qa and MMSU)."""
+    one = {key.split("/")[0]: value for key, value in OFFICIAL.items()}
+    parts = [20 * one[name]["gpt"] for name in ("alpacaeval_full", "commoneval", "wildvoice")]
+    parts.append((OFFICIAL["sd-qa/aus"]["gpt"] + OFFICIAL["sd-qa/usa"]["gpt"]) / 2)
+    parts.append((OFFICIAL["mmsu/law"]["acc"] + OFFICIAL["mmsu/physics"]["acc"]) / 2)
+    parts += [one["openbookqa"]["acc"], one["bbh"]["acc"], 100 * one["ifeval"]["final"]]
+    parts.append(100 * one["advbench"]["refusal_rate"])
+    return sum(parts) / len(parts)
 
 
 def subset_split(name: str) -> tuple[str, str]:
@@ -99,7 +110,7 @@ def test_rescoring_reproduces_the_official_evaluators(data_root: Path, tmp_path:
     assert document["mmsu"]["acc"] == pytest.approx(53.0) and document["mmsu"]["fail"] == pytest.approx(
         18.6667, abs=1e-3
     )
-    assert document["overall"] == pytest.approx(overall({k: document[k] for k in document if k != "overall"}))
+    assert document["overall"] == pytest.approx(readme_overall(), abs=1e-9)
     # the fallback decided every unparsed answer in the reference profile and none in the strict one
     meta = document["meta"]["voicebench"]
     assert meta["seed"] == 0

@@ -162,6 +162,8 @@ class FakeOpenAIServer:
         self.requests: list[RecordedRequest] = []
         self.count = 0
         self.answered = 0
+        self.in_flight = 0
+        self.peak_in_flight = 0
         self.port = port
         self._lock = threading.Lock()
         self._runner: web.AppRunner | None = None
@@ -250,7 +252,12 @@ class FakeOpenAIServer:
             )
         )
         if self.latency:
-            await asyncio.sleep(self.latency)
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            try:
+                await asyncio.sleep(self.latency)
+            finally:
+                self.in_flight -= 1
         if body is None or not isinstance(body, dict) or "messages" not in body:
             return web.json_response(
                 {"error": {"message": "invalid JSON body", "type": "invalid_request"}}, status=400

@@ -13,10 +13,10 @@ from avibench.contracts import RunPaths
 from avibench.evaluate.board_runs import (
     OTHER_DATA_HEADING,
     BoardOptions,
-    data_mark,
     dataset_of,
     other_data_note,
     run_labels,
+    run_origin,
     split_runs,
 )
 from avibench.evaluate.document import (
@@ -33,7 +33,6 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.level_metrics.airbench import CATEGORIES, FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
-from avibench.manifest import binding_mark
 from avibench.store import atomic_write_json
 
 if TYPE_CHECKING:
@@ -163,14 +162,11 @@ def _local_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -
         foundation, chat = as_dict(view.get("foundation")), as_dict(view.get("chat"))
         meta = as_dict(document.get("meta"))
         dataset = dataset_of(meta)
-        mark = data_mark(dataset)
         rows.append(
             {
                 "model": label,
                 "tasks": as_dict(summary.get("tasks")),
-                "origin": f"run ({meta.get('model') or label}, {summary.get('profile')} profile)"
-                + (f" [{mark}]" if mark else "")
-                + binding_mark(meta),
+                "origin": run_origin(meta, label, str(summary.get("profile"))),
                 "dataset": dataset,
                 "foundation": as_dict(foundation.get("categories"))
                 | {"average": as_dict(summary.get("tasks")).get("foundation")},

@@ -35,10 +35,10 @@ from avibench.evaluate.badges import number_cell
 from avibench.evaluate.board_runs import (
     OTHER_DATA_HEADING,
     BoardOptions,
-    data_mark,
     dataset_of,
     other_data_note,
     run_labels,
+    run_origin,
     split_runs,
 )
 from avibench.evaluate.document import (
@@ -59,8 +59,6 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
-from avibench.infer.probe_record import media_note
-from avibench.manifest import binding_mark
 from avibench.store import atomic_write_json
 
 SCHEMA_VERSION = 2
@@ -498,14 +496,10 @@ def run_rows(output_dir: Path, options: BoardOptions | None = None) -> list[Row]
         taxonomy = as_dict(summary.get("taxonomy"))
         cov = entry_coverage(doc)
         dataset = dataset_of(meta)
-        mark = data_mark(dataset)
         rows.append(
             Row(
                 name=label,
-                origin=f"run of {meta.get('model') or label}"
-                + (f" [{mark}]" if mark else "")
-                + f"; {media_note(meta.get('media_probe'))}"
-                + binding_mark(meta),
+                origin=run_origin(meta, label),
                 params=None,
                 overall=as_number(summary.get("overall")),
                 stages={k: as_number(stages.get(k)) for k in STAGE_KEYS},

@@ -186,30 +186,46 @@ MMAU = Layout(
 LAYOUTS: dict[str, Layout] = {layout.benchmark: layout for layout in (MMAR, MMAU)}
 
 
-def read_records(path: Path) -> list[Any]:
-    """The entries of a JSON list or, for a ``.jsonl`` file, of one JSON value per non-blank line."""
+def read_text(path: Path) -> str:
+    """A data file's text; raises DatasetError when it is missing or unreadable."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DatasetError(path, "does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(path, f"cannot be read ({exc})") from None
-    if path.suffix == ".jsonl":
-        records = []
-        for line_no, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise DatasetError(
-                    path, f"line {line_no} is not valid JSON ({exc.msg})", index=line_no - 1
-                ) from None
-        return records
+
+
+def parse_json(path: Path, text: str) -> Any:
+    """The JSON value of a file's text; raises DatasetError naming the line where it is broken."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def jsonl_entries(path: Path, text: str) -> list[tuple[int, Any]]:
+    """(line number counting from 0, value) of each non-blank line of a JSONL file's text; raises DatasetError
+    naming the first line that is not valid JSON."""
+    entries = []
+    for number, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        try:
+            entries.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                path, f"line {number + 1} is not valid JSON ({exc.msg})", index=number
+            ) from None
+    return entries
+
+
+def read_records(path: Path) -> list[Any]:
+    """The entries of a JSON list or, for a ``.jsonl`` file, of one JSON value per non-blank line."""
+    text = read_text(path)
+    if path.suffix == ".jsonl":
+        return [record for _, record in jsonl_entries(path, text)]
+    data = parse_json(path, text)
     if not isinstance(data, list):
         raise DatasetError(path, "must hold a JSON list of records")
     return data

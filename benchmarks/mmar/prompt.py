@@ -3,35 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 
-import yaml
-
-from avibench.definitions import prompt_resource
+from avibench import definitions
+from avibench.definitions import template_catalogue, template_fields
 from avibench.refine.choice import STANDARD_LETTERS
-
-
-@cache
-def _catalogue() -> dict[str, Any]:
-    return yaml.safe_load(prompt_resource("mmar.yaml"))
 
 
 def template_ids() -> tuple[str, ...]:
     """The template ids, the default (recommended) one first."""
-    catalogue = _catalogue()
-    default = catalogue["default"]
-    return (default, *(t for t in catalogue["templates"] if t != default))
+    return definitions.template_ids(template_catalogue("mmar.yaml"))
 
 
 DEFAULT_TEMPLATE: str = template_ids()[0]
 
 
 def _template(template: str) -> dict[str, Any]:
-    templates = _catalogue()["templates"]
-    if template not in templates:
-        raise KeyError(f"unknown MMAR/MMAU template {template!r}; known templates: {', '.join(templates)}")
-    return templates[template]
+    return template_fields(template_catalogue("mmar.yaml"), template, "MMAR/MMAU")
 
 
 def shown_letters(template: str, n_choices: int) -> tuple[str, ...]:

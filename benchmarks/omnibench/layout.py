@@ -10,15 +10,13 @@ also its id here and the ``index`` of its inference row.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator, Mapping, Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from avibench.definitions import prompt_resource
+from avibench import definitions
+from avibench.benchmarks.mmar.layout import jsonl_entries, read_text
+from avibench.definitions import template_catalogue, template_fields
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
@@ -36,16 +34,9 @@ OFFICIAL_COUNT = 1142
 _NOT_META = ("audio content", "image content", "options", "answer", "question")
 
 
-@cache
-def _catalogue() -> dict[str, Any]:
-    return yaml.safe_load(prompt_resource("omnibench.yaml"))
-
-
 def template_ids() -> tuple[str, ...]:
     """The template ids, the official one first."""
-    catalogue = _catalogue()
-    default = catalogue["default"]
-    return (default, *(t for t in catalogue["templates"] if t != default))
+    return definitions.template_ids(template_catalogue("omnibench.yaml"))
 
 
 DEFAULT_TEMPLATE: str = template_ids()[0]
@@ -60,10 +51,7 @@ def option_lines(options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> st
 
 
 def _template(template: str) -> dict[str, Any]:
-    templates = _catalogue()["templates"]
-    if template not in templates:
-        raise KeyError(f"unknown OmniBench template {template!r}; known templates: {', '.join(templates)}")
-    return templates[template]
+    return template_fields(template_catalogue("omnibench.yaml"), template, "OmniBench")
 
 
 def build_prompt(question: str, options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:
@@ -128,23 +116,7 @@ def gold_position(answer: str, options: Sequence[str]) -> int | None:
 
 def read_dataset(path: Path) -> list[Any]:
     """The records of the question file, one JSON value per non-blank line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
-    records = []
-    for number, line in enumerate(text.splitlines()):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                path, f"line {number + 1} is not valid JSON ({exc.msg})", index=number
-            ) from None
-    return records
+    return [record for _, record in jsonl_entries(path, read_text(path))]
 
 
 def audio_type(record: Mapping[str, Any]) -> str:

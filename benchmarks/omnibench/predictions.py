@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from avibench.benchmarks.mmar.layout import jsonl_entries, parse_json, read_text
 from avibench.benchmarks.omnibench.layout import option_lines
 from avibench.errors import DatasetError
 from avibench.items import Item
@@ -25,29 +26,10 @@ from avibench.store import atomic_write_text
 
 def _rows(path: Path) -> tuple[list[tuple[int, Any]], bool]:
     """The file's rows with their entry numbers, and whether the file is a JSON list (rows by position)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
+    text = read_text(path)
     if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-        return list(enumerate(data)), True
-    rows = []
-    for number, line in enumerate(text.splitlines()):
-        if not line.strip():
-            continue
-        try:
-            rows.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                path, f"line {number + 1} is not valid JSON ({exc.msg})", index=number
-            ) from None
-    return rows, False
+        return list(enumerate(parse_json(path, text))), True
+    return jsonl_entries(path, text), False
 
 
 def read_responses(path: Path, count: int) -> tuple[dict[int, str], list[str]]:

@@ -13,14 +13,14 @@ are checked (docs/voicebench.md shows the export).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from avibench.benchmarks.mmar.layout import jsonl_entries, read_text
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.level_metrics.voicebench import MCQ_LETTERS
 from avibench.level_metrics.voicebench_ifeval import CHECKS
 from avibench.refine.voicebench import bbh_task
 
@@ -40,7 +40,6 @@ MMSU_SPLITS = (
     "chemistry",
     "physics",
 )
-MCQ_ANSWERS = ("A", "B", "C", "D")
 BBH_ANSWERS = ("yes", "no", "(a)", "(b)")
 
 
@@ -95,21 +94,15 @@ def item_id(split: str, index: int) -> str:
     return f"{split}-{index:04d}"
 
 
-def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(index, row) of a split file; raises DatasetError naming the line of a broken row."""
-    with path.open(encoding="utf-8") as handle:
-        index = 0
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise DatasetError(path, f"line {number} is not JSON ({exc})", index=index) from None
-            if not isinstance(row, dict):
-                raise DatasetError(path, f"line {number} is not a JSON object", index=index)
-            yield index, row
-            index += 1
+def read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(index, row) of a split file, blank lines skipped; raises DatasetError naming the file and the line of a
+    broken row."""
+    rows = []
+    for index, (number, row) in enumerate(jsonl_entries(path, read_text(path))):
+        if not isinstance(row, dict):
+            raise DatasetError(path, f"line {number + 1} is not a JSON object", index=index)
+        rows.append((index, row))
+    return rows
 
 
 def row_problems(subset: Subset, row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -122,8 +115,8 @@ def row_problems(subset: Subset, row: dict[str, Any]) -> list[tuple[str, str]]:
         return problems
     if not isinstance(row["prompt"], str):
         problems.append(("prompt", "is not a string"))
-    if subset.evaluator == "mcq" and row["reference"] not in MCQ_ANSWERS:
-        problems.append(("reference", f"{row['reference']!r} is not one of {', '.join(MCQ_ANSWERS)}"))
+    if subset.evaluator == "mcq" and row["reference"] not in MCQ_LETTERS:
+        problems.append(("reference", f"{row['reference']!r} is not one of {', '.join(MCQ_LETTERS)}"))
     if subset.evaluator == "bbh":
         if str(row["reference"]).lower() not in BBH_ANSWERS:
             problems.append(("reference", f"{row['reference']!r} is not one of yes, no, (A), (B)"))

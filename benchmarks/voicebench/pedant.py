@@ -49,6 +49,14 @@ def load(env: Mapping[str, str] | None = None) -> tuple[Pedant | None, str | Non
     except ImportError:
         return None, HELP
     model = PEDANT.__new__(PEDANT)
-    model.model = joblib.load(Path(folder) / FILES[0])
-    model.tokenizer = joblib.load(Path(folder) / FILES[1])
+    try:
+        model.model = joblib.load(Path(folder) / FILES[0])
+        model.tokenizer = joblib.load(Path(folder) / FILES[1])
+    except (
+        Exception
+    ) as exc:  # a truncated or incompatible pickle is a setup problem, reported like a missing file
+        return (
+            None,
+            f"{ENV_PEDANT}={folder}: cannot load {' and '.join(FILES)} ({type(exc).__name__}: {exc}); {HELP}",
+        )
     return Pedant(model), None

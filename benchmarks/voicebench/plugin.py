@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.voicebench import layout, predictions, sample
 from avibench.contracts import journal_responses
@@ -20,6 +20,10 @@ from avibench.items import Item, Response
 from avibench.level_metrics.voicebench import OVERALL_PARTS, STRICT
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
 from avibench.refine.voicebench import bbh_answer, mcq_choice
+
+if TYPE_CHECKING:
+    from avibench.benchmarks.voicebench.judging import VoiceJudgeSettings
+    from avibench.benchmarks.voicebench.scoring import Inputs
 
 TASKS = tuple(Task(s.name, s.title, s.evaluator) for s in layout.SUBSETS)
 OVERALL_TASKS = tuple(name for name, _, _ in OVERALL_PARTS)
@@ -112,17 +116,27 @@ class VoiceBench(Benchmark):
         return VoiceJudgeSettings.cli_options(DEFAULT_JUDGE_MODEL)
 
     def evaluate(self, request: EvalRequest) -> Scored:
-        from avibench.benchmarks.voicebench import pedant
-        from avibench.benchmarks.voicebench.judging import (
-            DEFAULT_JUDGE_MODEL,
-            SAMPLES,
-            VoiceJudgeSettings,
-            judge,
-        )
+        from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, SAMPLES, VoiceJudgeSettings
         from avibench.benchmarks.voicebench.scoring import Inputs, build_document
 
         inputs = Inputs()
-        recorded: dict[str, dict[str, list[str]]] = {}
+        recorded = self._gather_responses(request, inputs)
+        settings = VoiceJudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL)
+        errors, judge_stats = self._judge_open_subsets(request, inputs, recorded, settings)
+        document, per_sample = build_document(inputs, request.profile, [t.name for t in request.tasks])
+        if inputs.judging:
+            document["meta"]["judge"] = {
+                "model": settings.model,
+                **settings.params(),
+                "samples": SAMPLES,
+                "template": "voicebench/judge.json",
+                **judge_stats,
+            }
+        return Scored(document=document, errors=errors, per_sample=per_sample)
+
+    def _gather_responses(self, request: EvalRequest, inputs: Inputs) -> dict[str, dict[str, list[str]]]:
+        """Fill ``inputs`` with each task's responses (from ``--predictions`` or the run's journals) or why it has
+        none; returns the judge replies the prediction files recorded (subset -> item key -> replies)."""
         present = [t for t in request.tasks if t in self.available(request.data_root)]
         for task in request.tasks:
             if task not in present:
@@ -130,21 +144,33 @@ class VoiceBench(Benchmark):
         if request.predictions is not None:
             items = {t.name: self.load(request.data_root, t) for t in present}
             read = predictions.read(request.predictions, items)
-            inputs.responses, recorded = read.responses, read.recorded
+            inputs.responses = read.responses
             for task in present:
                 if task.name not in inputs.responses:
                     inputs.absent[task.name] = f"no output file for {task.name} in {request.predictions}"
-        else:
-            for task in present:
-                if (
-                    request.paths.infer_journal(task.name).is_file()
-                    or request.paths.refine_journal(task.name).is_file()
-                ):
-                    items = self.load(request.data_root, task)
-                    inputs.responses[task.name] = journal_responses(request.paths, task.name, items)
-                else:
-                    inputs.absent[task.name] = f"no infer journal {request.paths.infer_journal(task.name)}"
-        settings = VoiceJudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL)
+            return read.recorded
+        for task in present:
+            if (
+                request.paths.infer_journal(task.name).is_file()
+                or request.paths.refine_journal(task.name).is_file()
+            ):
+                items = self.load(request.data_root, task)
+                inputs.responses[task.name] = journal_responses(request.paths, task.name, items)
+            else:
+                inputs.absent[task.name] = f"no infer journal {request.paths.infer_journal(task.name)}"
+        return {}
+
+    def _judge_open_subsets(
+        self,
+        request: EvalRequest,
+        inputs: Inputs,
+        recorded: Mapping[str, dict[str, list[str]]],
+        settings: VoiceJudgeSettings,
+    ) -> tuple[list[str], dict[str, int]]:
+        """Judge the open subsets and sd-qa into ``inputs``; (errors, judge request counts)."""
+        from avibench.benchmarks.voicebench import pedant
+        from avibench.benchmarks.voicebench.judging import judge
+
         errors: list[str] = []
         judge_stats = {"requests_sent": 0, "replies_reused": 0}
         for name, responses in inputs.responses.items():
@@ -162,16 +188,7 @@ class VoiceBench(Benchmark):
             judge_stats["replies_reused"] += judging.reused
             if evaluator == "qa":
                 inputs.pedant, inputs.pedant_problem = pedant.load()
-        document, per_sample = build_document(inputs, request.profile, [t.name for t in request.tasks])
-        if inputs.judging:
-            document["meta"]["judge"] = {
-                "model": settings.model,
-                **settings.params(),
-                "samples": SAMPLES,
-                "template": "voicebench/judge.json",
-                **judge_stats,
-            }
-        return Scored(document=document, errors=errors, per_sample=per_sample)
+        return errors, judge_stats
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         lines = super().summary_lines(document)

@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from avibench.benchmarks.voicebench.layout import BY_NAME, Subset
+from avibench.benchmarks.voicebench.layout import BY_NAME, Subset, read_rows
 from avibench.errors import AvibenchError, DatasetError
 from avibench.items import Item, Response
+from avibench.store import atomic_write_text
 
 RESULT_PREFIX = "result-"
 MODALITY = "audio"
@@ -64,22 +65,6 @@ def output_files(path: Path, subsets: Sequence[Subset]) -> dict[tuple[str, str],
     return found
 
 
-def _rows(path: Path) -> list[dict]:
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise DatasetError(path, f"not JSON ({exc})", index=number) from None
-            if not isinstance(row, dict):
-                raise DatasetError(path, "not a JSON object", index=number)
-            rows.append(row)
-    return rows
-
-
 def _match(source: Path | None, rows: list[dict], items: Sequence[Item]) -> list[dict | None]:
     """Each item's row: rows follow the dataset order and may skip questions, so each row takes the next item
     with its prompt; a row that matches none is an error naming its line."""
@@ -114,7 +99,7 @@ def read(path: Path, items_by_subset: Mapping[str, Sequence[Item]]) -> Predictio
         for split in subset.splits:
             split_items = [i for i in items if i.meta["split"] == split]
             source = mine.get(split)
-            rows = _rows(source) if source is not None else []
+            rows = [row for _, row in read_rows(source)] if source is not None else []
             matched = _match(source, rows, split_items)
             for item, row in zip(split_items, matched, strict=True):
                 if row is None:
@@ -153,6 +138,6 @@ def write(
             by_split.setdefault(response.item.meta["split"], []).append(json.dumps(row, ensure_ascii=False))
         for split, lines in by_split.items():
             path = out / f"{model}-{task}-{split}-{MODALITY}.jsonl"
-            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            atomic_write_text(path, "\n".join(lines) + "\n")
             written.setdefault(task, path)
     return written

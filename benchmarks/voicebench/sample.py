@@ -23,13 +23,13 @@ import numpy as np
 from avibench.benchmarks.avibench.sample_data.media import timeline, tone, write_wav
 from avibench.benchmarks.voicebench.layout import SUBSETS, Subset
 from avibench.items import Item
+from avibench.level_metrics.voicebench import MCQ_LETTERS
 from avibench.refine.voicebench import bbh_task
 
 ROWS_PER_SPLIT = 2
 ROWS_SINGLE_SPLIT = 4
 FULL_ROWS = 40
 WORD_SECONDS = 0.06
-LETTERS = ("A", "B", "C", "D")
 
 OPEN_PROMPTS = (
     "Give me three tips for staying focused while studying.",
@@ -172,8 +172,8 @@ def _qa(rng: random.Random, n: int) -> dict[str, Any]:
 def _mcq(rng: random.Random, n: int) -> dict[str, Any]:
     values = rng.sample(range(1, 30), 4)
     gold = max(values)
-    options = " ".join(f"{letter}. {v}" for letter, v in zip(LETTERS, values, strict=True))
-    return {"prompt": f"Which number is the largest? {options}", "reference": LETTERS[values.index(gold)]}
+    options = " ".join(f"{letter}. {v}" for letter, v in zip(MCQ_LETTERS, values, strict=True))
+    return {"prompt": f"Which number is the largest? {options}", "reference": MCQ_LETTERS[values.index(gold)]}
 
 
 def _bbh(rng: random.Random, n: int) -> dict[str, Any]:
@@ -324,7 +324,7 @@ def oracle_answer(item: Item, evaluator: str, rng: random.Random) -> str:
 def random_answer(item: Item, evaluator: str, rng: random.Random) -> str:
     row = item.source
     if evaluator == "mcq":
-        return f"The answer is {rng.choice(LETTERS)}."
+        return f"The answer is {rng.choice(MCQ_LETTERS)}."
     if evaluator == "bbh":
         if bbh_task(str(row["id"])) == "hyperbaton":
             return f"The answer is {rng.choice(('(A)', '(B)'))}."
