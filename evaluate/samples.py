@@ -134,7 +134,7 @@ def items_as_asked(
         for record in infer.values()
         if isinstance(record.get("params"), dict) and record["params"].get("template")
     }
-    default = {item.template for item in items}
+    default = {item.template or benchmark.templates[0] for item in items}
     other = {template: benchmark.load(data_root, task, template) for template in sorted(asked - default)}
     if not other:
         return items
