@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import errno
+import functools
+import gc
 import importlib
 import sys
 
@@ -136,8 +139,16 @@ def cli() -> None:
     """
 
 
+@functools.cache
+def _freeze_at_exit() -> None:
+    """At exit the interpreter runs one last cyclic collection over everything the command built (a fifth of a
+    full-size eval); frozen first, those objects are only freed, as they would be anyway."""
+    atexit.register(gc.freeze)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: user errors are one line on stderr and exit code 2, never a traceback."""
+    _freeze_at_exit()
     try:
         code = cli.main(args=argv, prog_name="avibench", standalone_mode=False)
     except click.exceptions.Abort:

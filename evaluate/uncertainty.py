@@ -10,20 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from avibench.evaluate.document import as_dict, as_number
-from avibench.level_metrics.bootstrap import (
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
-    Aggregator,
-    Metric,
-    TaskUnits,
-    bootstrap,
-    run_spread,
-)
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the bootstrap (numpy) is imported where intervals are computed: pages only read them
+    from avibench.level_metrics.bootstrap import Aggregator, Metric, TaskUnits
     from avibench.plugin import Benchmark
 
 METHOD = (
@@ -55,6 +45,10 @@ def task_units(
 ) -> dict[str, TaskUnits]:
     """Each reported task's items (mean score of each item's scored questions, and their metric values where
     ``metric_of`` declares the task's metric) and its reported score."""
+    import numpy as np
+
+    from avibench.level_metrics.bootstrap import TaskUnits
+
     units = _unit_scores(rows, profile)
     out = {}
     for task, groups in units.items():
@@ -87,6 +81,8 @@ def aggregator(benchmark: Benchmark, counts: Mapping[str, int]) -> Aggregator:
 
 def _spread(rows: list[Mapping[str, Any]], profile: str) -> dict[str, dict[str, float | int]]:
     """Per task asked in several runs: the spread of the per-run scores (mean of the run's question scores)."""
+    from avibench.level_metrics.bootstrap import run_spread
+
     per_run: dict[str, dict[str, list[float]]] = {}
     for row in rows:
         score = as_number(as_dict(row.get("scores")).get(profile))
@@ -106,10 +102,14 @@ def run_intervals(
     summary: Mapping[str, Any],
     profile: str,
     *,
-    resamples: int = DEFAULT_RESAMPLES,
+    resamples: int | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """The ``summary.intervals`` object of eval.json for the primary profile."""
+    """The ``summary.intervals`` object of eval.json for the primary profile (``resamples``: the bootstrap's
+    default when None)."""
+    from avibench.level_metrics.bootstrap import DEFAULT_LEVEL, DEFAULT_RESAMPLES, bootstrap
+
+    resamples = DEFAULT_RESAMPLES if resamples is None else resamples
     units = task_units(rows, profile, as_dict(summary.get("tasks")), benchmark.metric_of)
     counts = question_counts(rows, profile)
     result = bootstrap(units, aggregator(benchmark, counts), resamples=resamples, seed=seed)

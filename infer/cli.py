@@ -9,7 +9,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,12 +17,19 @@ from avibench import __version__
 from avibench.errors import AvibenchError
 from avibench.failures import Advice, FailureGuard, MaxFailures, commonest
 from avibench.infer.backends.base import Backend, BackendSettings, InferRequest, MediaStrategy, load_backend
-from avibench.infer.journal import Shard, TaskPlan, generation_settings, now_iso, plan_task
-from avibench.infer.media import AUDIO_FORMATS, AUDIO_RATE
-from avibench.infer.probe import RunProbe, endpoint_key, needed_modalities
+from avibench.infer.journal import (
+    Shard,
+    TaskPlan,
+    file_states,
+    finished_plan,
+    generation_settings,
+    now_iso,
+    plan_task,
+    remember_answered,
+    remember_finished,
+)
+from avibench.infer.media_options import AUDIO_FORMATS, AUDIO_RATE
 from avibench.infer.probe_record import probe_path
-from avibench.infer.progress import RunLog, StageProgress, summary_table
-from avibench.infer.runner import Runner, TaskOutcome, initial_outcomes
 from avibench.llm import RetryPolicy, Scrubber, host_of
 from avibench.manifest import (
     OTHER_DATA_HELP,
@@ -40,6 +47,11 @@ from avibench.plugin import Benchmark, Task
 from avibench.run_lock import run_lock
 from avibench.run_options import RunLocation, locate, run_options
 from avibench.store import append_records, atomic_write_json
+
+if TYPE_CHECKING:  # media and progress load av, numpy and tqdm: imported when a run starts, not for --help
+    from avibench.infer.probe import RunProbe
+    from avibench.infer.progress import StageProgress
+    from avibench.infer.runner import TaskOutcome
 
 BASELINES = ("random", "oracle")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -142,6 +154,8 @@ async def _execute(
     media_probe: RunProbe,
 ) -> tuple[dict[str, TaskOutcome], str | None]:
     """Per-task outcomes and, when the run stopped early, why. The media probe goes first, on the same backend."""
+    from avibench.infer.runner import Runner, initial_outcomes
+
     if not any(p.pending for p in plans):  # nothing to ask: do not even start the backend
         media_probe.settle("the run had nothing left to ask and no verdict on file")
         return initial_outcomes(plans), None
@@ -346,6 +360,8 @@ def infer(**opts: Any) -> None:
     """
     setup, plans, options = _prepare(opts)
     paths = setup.run.paths
+    from avibench.infer.probe import RunProbe, endpoint_key, needed_modalities
+
     media_probe = RunProbe(
         probe_path(paths.infer_dir),
         endpoint_key(setup.request.model, setup.backend_name, setup.host_list, setup.request),
@@ -362,6 +378,8 @@ def infer(**opts: Any) -> None:
     }
     atomic_write_json(paths.run_json, meta)
     append_records(paths.runs_log, [{"event": "start", **meta}])
+    from avibench.infer.progress import RunLog, StageProgress, summary_table
+
     log = RunLog(paths.stage_log("infer"))
     log.write(f"infer {setup.run.label}: model {setup.request.model}, backend {setup.backend_name}, tasks "
               f"{','.join(p.task for p in plans)}")  # fmt: skip
@@ -384,6 +402,11 @@ def infer(**opts: Any) -> None:
         click.echo(line, err=True)
         sys.exit(130)
     progress.close()
+    if not stopped:
+        for plan in plans:
+            outcome = outcomes.get(plan.task)
+            if outcome is not None and not outcome.failed:
+                remember_answered(plan, outcome.done)
     counts = {
         name: {"done": o.done, "failed": o.failed, "skipped": o.skipped} for name, o in outcomes.items()
     }
@@ -505,10 +528,25 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         specs=specs,
         max_failures=MaxFailures.parse(opts["max_failures"]) if opts["max_failures"] else None,
     )
-    plans = [
-        plan_task(
-            run.benchmark.load(run.data_root, spec, template),
-            run.paths.infer_journal(spec.name),
+
+    def plan(spec: Task) -> TaskPlan:
+        """The task's plan; a task found finished before, with nothing it rests on changed, is not checked again."""
+        journal = run.paths.infer_journal(spec.name)
+        inputs = {
+            "version": __version__,
+            "benchmark": run.benchmark.name,
+            "data": file_states(run.benchmark.data_files(run.data_root, spec)),
+            "model": model,
+            "request": request.provenance(),
+            "selection": [opts["n_samples"], str(shard), opts["variants"], opts["allow_mixed"]],
+        }
+        finished = finished_plan(journal, spec.name, inputs)
+        if finished is not None:
+            return finished
+        items = run.benchmark.load(run.data_root, spec, template)
+        planned = plan_task(
+            items,
+            journal,
             spec.name,
             model,
             n_samples=opts["n_samples"],
@@ -517,8 +555,11 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
             settings=lambda item: generation_settings({**request.provenance(), **request.for_item(item)}),
             allow_mixed=opts["allow_mixed"],
         )
-        for spec in specs
-    ]
+        remember_finished(planned, items, inputs)
+        planned.stamp = (items, inputs)
+        return planned
+
+    plans = [plan(spec) for spec in specs]
     atomic_write_json(manifest_path(run.paths), manifest)
     options = {
         "n_samples": opts["n_samples"],

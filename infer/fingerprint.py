@@ -31,10 +31,13 @@ def _file_fingerprint(path: str, size: int, mtime_ns: int) -> str:
     return digest.hexdigest()[:16]
 
 
-def media_fingerprint(path: Path) -> str:
-    """Size and edge hash of one media file; ``missing`` when it is not there (the request will say so)."""
+def media_fingerprint(path: Path | str) -> str:
+    """Size and edge hash of one media file; ``missing`` when it is not there (the request will say so).
+
+    The file is stat'ed on every call, so an edit is seen; it is read again only when its size or time changed.
+    """
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except OSError:
         return "missing"
     return _file_fingerprint(str(path), stat.st_size, stat.st_mtime_ns)
@@ -47,10 +50,21 @@ def media_name(path: Path) -> str:
     return text[cut + 1 :] if cut >= 0 else path.name
 
 
+@lru_cache(maxsize=65536)
+def _media_name_of(value: str) -> str:
+    return media_name(Path(value))
+
+
 def content_hash(item: Item) -> str:
-    """A short hash of the question as the dataset gives it: text, media names and channels, media fingerprints."""
+    """A short hash of the question as the dataset gives it: text, media names and channels, media fingerprints.
+
+    Planning a resumed run hashes every answered question, so this works on the parts' path strings (a path
+    object per media file cost more than the hashing itself).
+    """
     media = [
-        [media_name(p.path), p.channel, media_fingerprint(p.path)] for p in item.parts if p.kind != "text"
+        [_media_name_of(p.value), p.channel, media_fingerprint(p.value)]
+        for p in item.parts
+        if p.kind != "text"
     ]
     payload = [item.system, item.text, media]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:16]

@@ -9,9 +9,11 @@ recorded and reported), and lists what is still to do.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +24,7 @@ from avibench.contracts import InferRecord, is_answered, latest_by_key
 from avibench.errors import JournalMismatchError
 from avibench.infer import fingerprint
 from avibench.items import Item, first_variants
+from avibench.store import atomic_write_json
 
 #: The request parameters that change what a model answers; answers made with different values are not mixed
 #: under one label unless asked (the seed, the provider options and the media encoding details are not among them).
@@ -75,6 +78,8 @@ class TaskPlan:
     other_shards: int = 0
     mixed: Counter[str] = field(default_factory=Counter)
     """Answers on record made with other generation settings (``--allow-mixed``), by the setting that differs."""
+    stamp: tuple[Sequence[Item], Mapping[str, Any]] | None = None
+    """The task's items and planning inputs, for :func:`remember_finished` once the run has answered the rest."""
 
 
 def record_id(item: Item) -> str:
@@ -246,3 +251,88 @@ def make_record(
     if request_bytes is not None:
         record["request_bytes"] = request_bytes
     return record
+
+
+#: Folder (beside the journals) of the stamps of finished tasks, see :func:`finished_plan`.
+FINISHED_DIR = ".finished"
+
+
+def _state(path: str | Path) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+def file_states(paths: Sequence[Path]) -> dict[str, list[int] | None]:
+    """Size and modification time (ns) of each file, ``None`` for one that is not there."""
+    return {str(p): _state(p) for p in paths}
+
+
+def _finished_path(journal: Path) -> Path:
+    return journal.parent / FINISHED_DIR / f"{journal.stem}.json"
+
+
+def finished_plan(journal: Path, task: str, inputs: Mapping[str, Any]) -> TaskPlan | None:
+    """The plan of a task that was finished and checked when nothing it depends on has changed since, else None.
+
+    Planning a resumed run loads the task, reads its journal and checks every answer against the dataset (ids,
+    content hashes, model, settings). When a plan found nothing left to ask, :func:`remember_finished` records
+    what that verdict rested on: ``inputs`` (the data files' sizes and times and the run's settings), the
+    journal's size and time, and the size and time of every media file. The same inputs, an untouched journal
+    and unchanged media give the same verdict, so a no-op resume stats files instead of hashing every question;
+    an edit to any of them plans the task in full.
+    """
+    try:
+        stamp = json.loads(_finished_path(journal).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stamp, dict) or stamp.get("inputs") != json.loads(json.dumps(inputs)):
+        return None
+    if stamp.get("journal") != _state(journal):
+        return None
+    media = stamp.get("media")
+    if not isinstance(media, dict) or any(_state(p) != state for p, state in media.items()):
+        return None
+    done = stamp.get("done")
+    if not isinstance(done, int):
+        return None
+    mixed = stamp.get("mixed")
+    return TaskPlan(
+        task=task,
+        path=journal,
+        selected=done,
+        already_done=done,
+        mixed=Counter(mixed if isinstance(mixed, dict) else {}),
+    )
+
+
+def remember_answered(plan: TaskPlan, answered: int) -> None:
+    """After a run: a task whose pending questions were all answered now is finished (its new records were made
+    by this run, from these items and settings), so the next resume need not check it again."""
+    if plan.stamp is None or plan.other_shards or answered != len(plan.pending):
+        return
+    items, inputs = plan.stamp
+    done = TaskPlan(plan.task, plan.path, plan.selected, plan.already_done + answered, mixed=plan.mixed)
+    remember_finished(done, items, inputs)
+
+
+def remember_finished(plan: TaskPlan, items: Sequence[Item], inputs: Mapping[str, Any]) -> None:
+    """Record a finished plan (nothing pending, no other shard's share) for :func:`finished_plan`; an unfinished
+    plan removes any earlier record."""
+    path = _finished_path(plan.path)
+    if plan.pending or plan.other_shards or plan.already_done != plan.selected:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
+        return
+    media = {p.value: _state(p.value) for item in items for p in item.parts if p.kind != "text"}
+    stamp = {
+        "inputs": inputs,
+        "journal": _state(plan.path),
+        "media": media,
+        "done": plan.already_done,
+        "mixed": dict(plan.mixed),
+    }
+    with contextlib.suppress(OSError):  # a read-only run folder only costs the full check next time
+        atomic_write_json(path, stamp)

@@ -28,14 +28,13 @@ from PIL import Image
 
 from avibench.infer.backends.base import InferRequest, MediaStrategy
 from avibench.infer.fingerprint import media_name
+from avibench.infer.media_options import AUDIO_RATE
 from avibench.items import Item, Part
 from avibench.llm import Base64
 
 T = TypeVar("T")
 SYSTEM_PROMPT = "You are a helpful assistant."
-AUDIO_RATE = 16000
 JPEG_QUALITY = 90
-AUDIO_FORMATS = ("wav", "flac", "mp3")
 """What ``--audio-format`` converts clips to."""
 _CODECS = {"wav": "pcm_s16le", "flac": "flac", "mp3": "libmp3lame"}
 MP3_BIT_RATE = 64_000

@@ -5,23 +5,27 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from avibench.errors import AvibenchError
 from avibench.infer.backends.base import BackendSettings, InferRequest, MediaStrategy, load_backend
 from avibench.infer.cli import BASELINES, DEFAULT_BASE_URL, _extra_body, select_tasks
-from avibench.infer.media import AUDIO_FORMATS
-from avibench.infer.probe import MODALITIES, ProbeResult, fix_line, needed_modalities, probe
+from avibench.infer.media_options import AUDIO_FORMATS
 from avibench.llm import RetryPolicy
 from avibench.run_options import DEFAULT_BENCHMARK, data_root_option, resolve_benchmark, resolve_data_root
+
+if TYPE_CHECKING:  # the probe builds media with numpy, PIL and av: imported when it runs, not for --help
+    from avibench.infer.probe import ProbeResult
 
 
 def _modalities(
     benchmark_name: str | None, data_root: Any, tasks: str | None, request: InferRequest
 ) -> list[str]:
     """The modalities the benchmark's selected tasks send, or all three when no benchmark is named."""
+    from avibench.infer.probe import MODALITIES, needed_modalities
+
     if benchmark_name is None:
         if tasks:
             raise click.UsageError("--tasks needs --benchmark")
@@ -35,6 +39,8 @@ def _modalities(
 async def _probe(
     backend_name: str, settings: BackendSettings, request: InferRequest, modalities: list[str]
 ) -> dict[str, ProbeResult]:
+    from avibench.infer.probe import probe
+
     backend_cls = load_backend(backend_name)
     async with backend_cls(settings) as backend:
         return await probe(backend, request, modalities, offline=not backend_cls.reads_media)
@@ -170,6 +176,8 @@ def _endpoint(
 
 def _report(results: dict[str, ProbeResult]) -> bool:
     """Print a line per modality, the cost, and how to fix an ignored modality; whether one was ignored."""
+    from avibench.infer.probe import fix_line
+
     for result in results.values():
         click.echo(result.line())
     requests = sum(r.requests for r in results.values())

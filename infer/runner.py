@@ -18,7 +18,6 @@ from avibench.failures import FailureGuard, RunStopped, commonest
 from avibench.infer.backends.base import Backend, InferRequest
 from avibench.infer.fingerprint import content_hash
 from avibench.infer.journal import TaskPlan, make_record
-from avibench.infer.media import MediaError, prompt_hash
 from avibench.infer.progress import Answered
 from avibench.items import Item
 from avibench.llm import FILTERED_REASONS, ChatError
@@ -45,6 +44,10 @@ class TaskOutcome:
 
 def describe_error(exc: BaseException) -> str:
     """A one-line description of a failed request (ChatError messages are already clean)."""
+    from avibench.infer.media import (
+        MediaError,
+    )  # av and numpy: loaded once a request is built, not on a no-op
+
     if isinstance(exc, ChatError | MediaError):
         return str(exc)
     text = " ".join(str(exc).split())
@@ -84,6 +87,8 @@ class Runner:
         """Why the run stopped early (a permanent failure, ``--max-failures``), else ``None``."""
 
     async def _ask(self, item: Item) -> tuple[dict[str, Any], BaseException | None]:
+        from avibench.infer import media
+
         start = time.perf_counter()
         predict: str | None = None
         error: str | None = None
@@ -117,7 +122,7 @@ class Runner:
             backend=self.backend_name,
             model=self.request.model,
             params={**self.params, **self.request.for_item(item)},
-            prompt_hash=prompt_hash(item, self.request),
+            prompt_hash=media.prompt_hash(item, self.request),
             content_hash=content_hash(item),
             latency_s=latency,
             usage=usage,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import copy
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,7 +18,17 @@ _NUMBER = (int, float)
 
 
 def literal(text: str) -> Any:
-    """``ast.literal_eval(text)``, or UNPARSED when it fails for any reason (syntax, nesting, size)."""
+    """``ast.literal_eval(text)``, or UNPARSED when it fails for any reason (syntax, nesting, size).
+
+    Every answer is read once per profile and again by the chance estimate, and compiling is most of the cost of
+    scoring boxes: the parse is kept per text, and each caller gets its own copy.
+    """
+    parsed = _literal(text)
+    return parsed if parsed is UNPARSED else copy.deepcopy(parsed)
+
+
+@functools.lru_cache(maxsize=8192)
+def _literal(text: str) -> Any:
     try:
         return ast.literal_eval(text)
     except Exception:

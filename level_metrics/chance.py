@@ -30,6 +30,9 @@ from avibench.level_metrics.profile import REFERENCE
 from avibench.level_metrics.types import Item
 
 PRE = "pre_"
+#: The estimator's own version, which keys cached levels: raise it whenever a change here, or in a scorer the
+#: Monte Carlo estimates run, changes any level (a test pins the sample dataset's levels to catch that).
+ESTIMATOR_VERSION = 1
 MONTE_CARLO_ROUNDS = 8
 MIN_FREE_ANSWERS = 2
 

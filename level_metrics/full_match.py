@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,6 +25,12 @@ from avibench.level_metrics.types import Item, TaskScore
 SampleScorer = Callable[[Item, str, ScoringProfile, Notes], int]
 
 
+@functools.lru_cache(maxsize=4096)
+def _option_pattern(option: str) -> re.Pattern[str]:
+    """The whole-phrase pattern of one option (option lists repeat across thousands of entries)."""
+    return re.compile(r"\b" + re.escape(strip_punctuation_lower(option)) + r"\b")
+
+
 def snap_to_option(options: Any, text: str, profile: ScoringProfile, notes: Notes, index: int) -> str | None:
     """The option mentioned earliest in ``text`` (whole-phrase match after cleaning), in its own spelling.
 
@@ -44,8 +51,7 @@ def snap_to_option(options: Any, text: str, profile: ScoringProfile, notes: Note
         if not isinstance(option, str):
             notes.add("non-string option ignored in option snapping (the reference would abort)", index)
             continue
-        pattern = r"\b" + re.escape(strip_punctuation_lower(option)) + r"\b"
-        match = re.search(pattern, haystack)
+        match = _option_pattern(option).search(haystack)
         if match:
             found.append((match.start(), option))
     if not found:

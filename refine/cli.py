@@ -6,16 +6,18 @@ import sys
 from collections import Counter
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from avibench.contracts import REFINE_METHODS as METHODS
 from avibench.errors import AvibenchError
-from avibench.failures import commonest
 from avibench.manifest import OTHER_DATA_HELP, check_data, load_manifest, record_other_data, use_run_data
-from avibench.refine.llm_fallback import LLMSettings
-from avibench.refine.runner import METHODS, TaskSummary, refine_run
 from avibench.run_lock import run_lock
 from avibench.run_options import locate, run_options
+
+if TYPE_CHECKING:  # the runner loads the LLM client and the rules: imported when refine runs, not for --help
+    from avibench.refine.runner import TaskSummary
 
 
 def _summary_line(s: TaskSummary) -> str:
@@ -83,6 +85,10 @@ def refine(
         raise AvibenchError(
             f"{run.paths.infer_dir}: no infer results for run {run.label!r}; run 'avibench infer' first"
         )
+    from avibench.failures import commonest
+    from avibench.refine.llm_fallback import LLMSettings
+    from avibench.refine.runner import refine_run
+
     manifest = load_manifest(run.benchmark, run.paths, notice)
     run = use_run_data(run, manifest, data_root)
     answered = [t for t in selected if run.paths.infer_journal(t.name).is_file()]

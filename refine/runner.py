@@ -20,9 +20,11 @@ reference scorer would have seen), ``failed`` (the LLM request failed: ``predict
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +34,7 @@ from avibench import __version__
 from avibench.contracts import REFINE_METHODS, RefineRecord, RunPaths, is_answered, latest_by_key
 from avibench.errors import JournalMismatchError
 from avibench.failures import FailureGuard, RunStopped, commonest
-from avibench.infer.journal import record_id, where
+from avibench.infer.journal import FINISHED_DIR, file_states, record_id, where
 from avibench.infer.progress import Answered, RunLog, StageProgress
 from avibench.items import Item
 from avibench.llm import ChatError
@@ -40,7 +42,7 @@ from avibench.plugin import Benchmark, Task
 from avibench.refine.cache import LLMCache
 from avibench.refine.llm_fallback import LLMRefiner, LLMSettings, advice
 from avibench.scheduler import run_jobs
-from avibench.store import JournalSink, JournalWriter
+from avibench.store import JournalSink, JournalWriter, atomic_write_json
 
 Mode = Literal["auto", "rules", "llm"]
 METHODS = REFINE_METHODS
@@ -301,10 +303,19 @@ def refine_task(
         return None
     passthrough = benchmark.passthrough(task.name)
     use_llm = settings.configured and mode != "rules" and not passthrough
+    refine_path = paths.refine_journal(task.name)
+    inputs = {
+        "version": __version__,
+        "data": file_states(benchmark.data_files(data_root, task)),
+        "mode": mode,
+        "llm": use_llm,
+        "reparse": reparse,
+    }
+    finished = _finished_summary(task.name, refine_path, infer_path, inputs)
+    if finished is not None:
+        return finished
     items = benchmark.load(data_root, task)
-    work, kept, answered = _collect(
-        items, infer_path, paths.refine_journal(task.name), passthrough, mode, use_llm, reparse
-    )
+    work, kept, answered = _collect(items, infer_path, refine_path, passthrough, mode, use_llm, reparse)
     refiner = LLMRefiner(settings, cache) if use_llm else None
     with JournalWriter(paths.refine_journal(task.name), sync_interval=SYNC_INTERVAL) as writer:
         refining = TaskRefiner(benchmark, task.name, writer, mode, refiner, reparse)
@@ -320,7 +331,60 @@ def refine_task(
                 refining.summary.methods[record["method"]] += 1
         if pending and refiner is not None:
             asyncio.run(_drive(refining, pending, refiner, settings.concurrency, monitor))
+    if work:  # a run that refined everything it found leaves nothing for the next one: look once more
+        work, kept, answered = _collect(items, infer_path, refine_path, passthrough, mode, use_llm, reparse)
+    _remember_finished(answered, kept, refine_path, infer_path, inputs, finished=not work)
     return refining.summary
+
+
+def _finished_path(refine_path: Path) -> Path:
+    return refine_path.parent / FINISHED_DIR / f"{refine_path.stem}.json"
+
+
+def _finished_summary(
+    task: str, refine_path: Path, infer_path: Path, inputs: Mapping[str, Any]
+) -> TaskSummary | None:
+    """The summary of a task that had nothing left to refine, when neither its journals, its data nor the
+    settings have changed since (the same inputs find the same nothing), else None."""
+    try:
+        stamp = json.loads(_finished_path(refine_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stamp, dict) or stamp.get("inputs") != json.loads(json.dumps(inputs)):
+        return None
+    if stamp.get("journals") != file_states([infer_path, refine_path]):
+        return None
+    done, methods, errors = stamp.get("done"), stamp.get("methods"), stamp.get("errors")
+    if not isinstance(done, int) or not isinstance(methods, dict) or not isinstance(errors, dict):
+        return None
+    return TaskSummary(task=task, done=done, methods=Counter(methods), errors=Counter(errors))
+
+
+def _remember_finished(
+    answered: int,
+    kept: Mapping[str, Mapping[str, Any]],
+    refine_path: Path,
+    infer_path: Path,
+    inputs: Mapping[str, Any],
+    *,
+    finished: bool,
+) -> None:
+    """Record a task with nothing left to refine, and the summary a run that finds so prints (its answered
+    questions and their records' methods and errors), for :func:`_finished_summary`; else remove the record."""
+    path = _finished_path(refine_path)
+    if not finished:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
+        return
+    stamp = {
+        "inputs": inputs,
+        "journals": file_states([infer_path, refine_path]),
+        "done": answered,
+        "methods": dict(Counter(r.get("method", "unparsed") for r in kept.values())),
+        "errors": dict(Counter(r["error"] for r in kept.values() if r.get("error"))),
+    }
+    with contextlib.suppress(OSError):  # a read-only run folder only costs the full pass next time
+        atomic_write_json(path, stamp)
 
 
 async def _drive(

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Caches shared by every output dir (chance levels) go to a folder of this session, not the user's.
+os.environ.setdefault("AVIBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="avibench-test-cache-"))
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack

@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from avibench.benchmarks.avibench.prompting import PromptError, build_text, resolve_options
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec, TaskTable
 from avibench.errors import DatasetError
 
 PRE_PREFIX = "pre_"
+#: How many data.json files the per-process memos keep (AVI-Bench has 15 task folders).
+MEMO_FILES = 64
+
+T = TypeVar("T")
+FileKey = tuple[str, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -137,12 +143,53 @@ def sample_from_entry(spec: TaskSpec, folder: Path, path: Path, index: int, entr
     )
 
 
+def file_key(path: Path) -> FileKey | None:
+    """What identifies one version of a file without reading it: absolute path, size, mtime and inode."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def memoised(memo: dict[tuple[Any, ...], T], key: tuple[Any, ...] | None, build: Callable[[], T]) -> T:
+    """``memo[key]``, built once per file version; ``key`` None (the file cannot be stat'ed) is never kept.
+
+    One eval reads each data.json for scoring, per-sample rows, completeness, chance levels and the
+    fingerprint; keeping the parsed result per file version makes that one read and one parse.
+    """
+    if key is None:
+        return build()
+    if key not in memo:
+        if len(memo) >= MEMO_FILES:
+            memo.pop(next(iter(memo)))
+        memo[key] = build()
+    return memo[key]
+
+
+_SAMPLES: dict[tuple[Any, ...], tuple[Sample, ...]] = {}
+_DIGESTS: dict[tuple[Any, ...], bytes] = {}
+
+
 def load_task(data_root: Path | str, task: str | TaskSpec, benchmark: TaskTable = AVIBENCH) -> list[Sample]:
-    """All samples of one task folder, in file order."""
+    """All samples of one task folder, in file order (parsed once per version of its data.json)."""
     spec = task if isinstance(task, TaskSpec) else benchmark.task(task)
     folder = task_dir(data_root, spec)
     path = folder / "data.json"
-    return [sample_from_entry(spec, folder, path, i, e) for i, e in enumerate(read_json_array(path))]
+    key = file_key(path)
+    samples = memoised(
+        _SAMPLES,
+        None if key is None else (*key, str(folder), spec),
+        lambda: tuple(
+            sample_from_entry(spec, folder, path, i, e) for i, e in enumerate(read_json_array(path))
+        ),
+    )
+    return list(samples)
+
+
+def data_digest(path: Path) -> bytes:
+    """SHA-256 of a file's bytes, computed once per version of the file."""
+    return memoised(_DIGESTS, file_key(path), lambda: hashlib.sha256(path.read_bytes()).digest())
 
 
 def available_tasks(data_root: Path | str, benchmark: TaskTable = AVIBENCH) -> tuple[TaskSpec, ...]:
@@ -171,5 +218,5 @@ def fingerprint(data_root: Path | str, tasks: Iterable[TaskSpec]) -> str:
         path = task_dir(data_root, spec) / "data.json"
         digest.update(spec.name.encode())
         if path.is_file():
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(data_digest(path))
     return digest.hexdigest()[:16]

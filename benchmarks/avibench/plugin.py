@@ -15,18 +15,23 @@ from typing import Any, ClassVar
 from avibench.benchmarks.avibench.dataset import (
     Sample,
     available_tasks,
+    file_key,
     load_task,
+    memoised,
     task_dir,
 )
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.config import user_cache_dir
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.items import Item, Part, Response
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
 
 PRE_VARIANT = "pre"
-#: Where the chance levels are kept between evals, under the output dir (they depend on the dataset only).
-CHANCE_CACHE = Path(".cache") / "avibench-chance.json"
+#: The chance levels' cache file in the user cache folder: they depend on the dataset only, so every output dir
+#: shares them.
+CHANCE_CACHE = "avibench-chance.json"
+_ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
 
 
 def item_of(sample: Sample) -> Item:
@@ -75,7 +80,15 @@ class AVIBench(Benchmark):
         return (task_dir(root, AVIBENCH.task(task.name)) / "data.json",)
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
-        return [item_of(s) for s in load_task(root, AVIBENCH.task(task.name))]
+        spec = AVIBENCH.task(task.name)
+        folder = task_dir(root, spec)
+        key = file_key(folder / "data.json")
+        items = memoised(
+            _ITEMS,
+            None if key is None else (*key, str(folder), spec),
+            lambda: tuple(item_of(s) for s in load_task(root, spec)),
+        )
+        return list(items)
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         from avibench.benchmarks.avibench.validate import validate_dataset
@@ -156,7 +169,7 @@ class AVIBench(Benchmark):
             model=request.model,
             label=request.paths.label,
             fense_fn=request.options.get("fense_fn"),
-            chance_cache=request.paths.output_dir / CHANCE_CACHE,
+            chance_cache=user_cache_dir() / CHANCE_CACHE,
         )
         return Scored(document=result.document, errors=result.errors, per_sample=result.per_sample)
 

@@ -8,7 +8,6 @@ silently, which is what the reference evaluator does when a scorer raises.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -19,7 +18,7 @@ from typing import Any, Literal
 
 from avibench import __version__
 from avibench.benchmarks.avibench.baselines import candidates
-from avibench.benchmarks.avibench.dataset import Sample, fingerprint, load_task, task_dir
+from avibench.benchmarks.avibench.dataset import Sample, data_digest, fingerprint, load_task, task_dir
 from avibench.benchmarks.avibench.fense import FenseConfig, FenseUnavailable, load_scorer
 from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.benchmarks.avibench.predictions import (
@@ -31,6 +30,7 @@ from avibench.benchmarks.avibench.predictions import (
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
 from avibench.errors import DatasetError
 from avibench.level_metrics.aggregate import TAXONOMY_NOTE, aggregate, rounded
+from avibench.level_metrics.chance import ESTIMATOR_VERSION
 from avibench.store import atomic_write_json
 
 Source = Literal["refine", "predictions"]
@@ -367,9 +367,9 @@ def _fense(
 
 
 def _chance_key(data_root: Path, spec: TaskSpec) -> str:
-    """What a folder's chance level depends on: its data.json, and the code that estimates it."""
-    data = (task_dir(data_root, spec) / "data.json").read_bytes()
-    return f"{spec.name}:{__version__}:{hashlib.sha256(data).hexdigest()[:24]}"
+    """What a folder's chance level depends on: its data.json, and the version of the estimator."""
+    digest = data_digest(task_dir(data_root, spec) / "data.json").hex()[:24]
+    return f"{spec.name}:{ESTIMATOR_VERSION}:{digest}"
 
 
 def _folder_chance(task: TaskInput) -> float:
@@ -386,15 +386,17 @@ def chance_levels(
     """Per paper-level task chance level (0-100) from the dataset, for judging a baseline or head-normalising.
 
     A pooled task (VSQA) weights its folders by their number of formal entries. The structured tasks' levels
-    are Monte Carlo estimates that cost most of an eval; with ``cache`` (a JSON file) each folder's level is kept
-    under the hash of its data.json and the version, and computed again only when either changes.
+    are Monte Carlo estimates that would cost most of an eval; with ``cache`` (a JSON file, shared by every
+    output dir) each folder's level is kept under the hash of its data.json and the estimator's version, and
+    computed again only when either changes. Levels of other estimator versions are dropped when the file is
+    written; a cache that cannot be read or written is ignored.
     """
     stored: dict[str, float] = {}
-    if cache is not None and cache.is_file():
+    if cache is not None:
         try:
             stored = {k: float(v) for k, v in json.loads(cache.read_text(encoding="utf-8")).items()}
-        except (ValueError, TypeError, AttributeError):
-            stored = {}  # a damaged cache is rebuilt
+        except (OSError, ValueError, TypeError, AttributeError):
+            stored = {}  # a missing or damaged cache is rebuilt
     fresh = dict(stored)
     weighted: dict[str, list[tuple[float, int]]] = {}
     for task in inputs.values():
@@ -410,8 +412,9 @@ def chance_levels(
         formal = sum(not s.is_pre for s in task.samples)
         weighted.setdefault(spec.paper_task, []).append((level, formal))
     if cache is not None and fresh != stored:
-        with contextlib.suppress(OSError):  # a cache a read-only output dir cannot keep only costs time
-            atomic_write_json(cache, fresh)
+        current = f":{ESTIMATOR_VERSION}:"
+        with contextlib.suppress(OSError):  # a read-only cache folder only costs the estimate next time
+            atomic_write_json(cache, {k: v for k, v in fresh.items() if current in k})
     return {
         name: rounded(sum(c * n for c, n in parts) / max(1, sum(n for _, n in parts)))
         for name, parts in weighted.items()
