@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.contracts import RunPaths, journal_responses
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
-from avibench.level_metrics.task_metrics import Aggregate, Metric, aggregate_all
+
+if TYPE_CHECKING:  # the metrics package imports numpy, which --help never needs
+    from avibench.level_metrics.task_metrics import Aggregate, Metric
 
 ENTRY_POINT_GROUP = "avibench.benchmarks"
 PROFILES: tuple[str, ...] = ("reference", "strict")
@@ -300,6 +302,8 @@ class Benchmark(ABC):
     ) -> dict[str, float | None]:
         """Every summary number from the reported task scores and the questions each was scored on."""
         if self.aggregates:
+            from avibench.level_metrics.task_metrics import aggregate_all
+
             return aggregate_all(self.aggregates, tasks, counts)
         return self.aggregate_scores(tasks)
 

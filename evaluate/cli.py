@@ -74,14 +74,30 @@ def recorded_template(paths: RunPaths) -> str | None:
     return str(template) if template else None
 
 
-class PluginOptionsCommand(click.Command):
-    """A command that also takes every installed benchmark's own options, listed under each benchmark in
-    ``--help``; the command itself names none of them."""
+HELP_FOR = "avibench.help_for"
+"""``ctx.meta`` key: set when ``--help`` is asked, to the benchmark named on the command line (``None``: none)."""
 
-    def plugin_options(self) -> dict[str, list[click.Option]]:
-        """Benchmark name -> its options (an option several benchmarks share is parsed once)."""
+
+class PluginOptionsCommand(click.Command):
+    """A command that also takes every installed benchmark's own options; the command itself names none of them.
+
+    ``--help`` lists the options of the benchmark named with ``--benchmark`` under it, and loads no plug-in when
+    none is named (plug-ins import numeric and media libraries, which help never needs)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if any(a in ("--help", "-h") for a in args):
+            named = [a.partition("=")[2] for a in args if a.startswith("--benchmark=")]
+            named += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--benchmark"]
+            ctx.meta[HELP_FOR] = named[-1] if named else None
+        return super().parse_args(ctx, args)
+
+    def plugin_options(self, ctx: click.Context) -> dict[str, list[click.Option]]:
+        """Benchmark name -> its options: every installed benchmark's, or only the one asked for help."""
+        names = benchmark_names()
+        if HELP_FOR in ctx.meta:
+            names = [n for n in names if n == ctx.meta[HELP_FOR]]
         out: dict[str, list[click.Option]] = {}
-        for name in benchmark_names():
+        for name in names:
             try:
                 out[name] = list(get_benchmark(name).eval_options())
             except AvibenchError:
@@ -91,9 +107,9 @@ class PluginOptionsCommand(click.Command):
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         params = list(super().get_params(ctx))
         seen = {p.name for p in params}
-        for options in self.plugin_options().values():
+        for options in self.plugin_options(ctx).values():
             for option in options:
-                if option.name not in seen:
+                if option.name not in seen:  # an option several benchmarks share is parsed once
                     seen.add(option.name)
                     params.insert(-1, option)  # before --help
         return params
@@ -102,12 +118,18 @@ class PluginOptionsCommand(click.Command):
         own = [p.get_help_record(ctx) for p in super().get_params(ctx)]
         with formatter.section("Options"):
             formatter.write_dl([r for r in own if r is not None])
-        for name, options in self.plugin_options().items():
+        if ctx.meta.get(HELP_FOR) is None:
+            with formatter.section("Options of a benchmark"):
+                formatter.write_text("Each benchmark's own options: avibench eval --benchmark NAME --help")
+            return
+        for name, options in self.plugin_options(ctx).items():
             records = [r for o in options if (r := o.get_help_record(ctx)) is not None]
-            if records:
-                title = get_benchmark(name).title or name
-                with formatter.section(f"Options of {title} (--benchmark {name})"):
+            title = get_benchmark(name).title or name
+            with formatter.section(f"Options of {title} (--benchmark {name})"):
+                if records:
                     formatter.write_dl(records)
+                else:
+                    formatter.write_text("none")
 
 
 def own_options(benchmark: Benchmark, given: dict[str, Any]) -> dict[str, Any]:
