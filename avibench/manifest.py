@@ -277,19 +277,26 @@ def check_data(
         return []
     own = _run_root(manifest, differ)
     if not allow_other_data:
-        which = ", ".join(differ) if len(differ) <= 4 else f"{len(differ)} tasks"
+        which = tasks_differ(differ)
         if own == str(root.resolve()):
             raise RunMismatchError(
-                f"the data at {root} changed since run {paths.label!r} ({paths.root}) was made from it ({which} "
-                f"differ); restore it, use another --label, or pass --allow-other-data to {stage} the run on it "
+                f"the data at {root} changed since run {paths.label!r} ({paths.root}) was made from it ({which}); "
+                f"restore it, use another --label, or pass --allow-other-data to {stage} the run on it "
                 "anyway (recorded and stated on every page)"
             )
         fix = fix or f"pass --data-root {own} to {stage} it on its own data"
         raise RunMismatchError(
-            f"run {paths.label!r} ({paths.root}) was made from the data at {own}, not {root} ({which} differ); "
+            f"run {paths.label!r} ({paths.root}) was made from the data at {own}, not {root} ({which}); "
             f"{fix}, or --allow-other-data to {stage} it on {root} anyway (recorded and stated on every page)"
         )
     return differ
+
+
+def tasks_differ(differ: Sequence[str]) -> str:
+    """'task MMAR differs', 'tasks AMIC, VMIC differ' or '15 tasks differ', for the refusal lines."""
+    if len(differ) == 1:
+        return f"task {differ[0]} differs"
+    return f"tasks {', '.join(differ)} differ" if len(differ) <= 4 else f"{len(differ)} tasks differ"
 
 
 def check_scored_data(

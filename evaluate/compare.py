@@ -41,7 +41,7 @@ from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import read_samples
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.viewer import VIEWER_NAME, media_base_for, run_data_root, viewer_html
-from avibench.manifest import load_manifest, page_caveats
+from avibench.manifest import load_manifest, page_caveats, tasks_differ
 from avibench.run_options import benchmark_option, resolve_benchmark
 from avibench.store import atomic_write_json, atomic_write_text
 
@@ -150,8 +150,9 @@ def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
         data = data_identity(benchmark, other)
         differ = sorted(t for t in set(base_data) & set(data) if base_data[t] != data[t])
         if differ:
-            which = ", ".join(differ) if len(differ) <= 4 else f"{len(differ)} tasks"
-            reasons.append(f"{base.label} and {other.label} were made from different data ({which} differ)")
+            reasons.append(
+                f"{base.label} and {other.label} were made from different data ({tasks_differ(differ)})"
+            )
     return reasons
 
 

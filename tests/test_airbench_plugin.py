@@ -320,7 +320,9 @@ def test_leaderboard_sets_runs_beside_both_published_tables(data: Path, tmp_path
     assert invoke(argv).code == 0
     board = json.loads((tmp_path / "leaderboard-airbench.json").read_text())
     assert board["foundation"][0]["name"] == "oracle" and board["foundation"][0]["average"] == 100.0
-    assert "; media: audio n/a" in board["foundation"][0]["origin"]  # the media probe's verdict beside the numbers
+    assert (
+        "; media: audio n/a" in board["foundation"][0]["origin"]
+    )  # the media probe's verdict beside the numbers
     assert [r["name"] for r in board["foundation"][1:3]] == ["Qwen-Audio-Turbo", "Qwen-Audio"]
     chat = {r["name"]: r for r in board["chat"]}
     assert chat["Qwen2-Audio"]["average"] == 6.93 and chat["oracle"]["average"] == 5.5

@@ -171,7 +171,7 @@ def test_compare_refuses_runs_of_different_data_and_names_files_after_the_benchm
     oracle_run(a, tmp_path, "alsoA")
     refused = invoke(["compare", "onA", "onB", "--output-dir", str(tmp_path)])
     assert refused.code == 2
-    assert "onA and onB were made from different data (AMIC, VMIC differ)" in refused.stderr
+    assert "onA and onB were made from different data (tasks AMIC, VMIC differ)" in refused.stderr
     assert "--force" in refused.stderr
     forced = invoke(["compare", "onA", "onB", "--output-dir", str(tmp_path), "--force"])
     assert forced.code == 0, forced.stderr
@@ -284,7 +284,7 @@ def test_mmar_runs_are_bound_too_and_comparisons_of_two_benchmarks_keep_apart(ro
     assert scores(mmar.eval_json) == {"MMAR": 100.0}
     other = invoke(["eval", "--benchmark", "mmar", "--label", "oracle", "--output-dir", str(out),
                     "--data-root", str(tmp_path / "mmar1")])  # fmt: skip
-    assert other.code == 2 and "(MMAR differ)" in other.stderr
+    assert other.code == 2 and "(task MMAR differs)" in other.stderr
     assert scores(mmar.eval_json) == {"MMAR": 100.0}
 
     for bench in ("avibench", "mmar"):
