@@ -22,11 +22,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.contracts import RunPaths, journal_responses
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
+
+if TYPE_CHECKING:  # the metrics package imports numpy, which --help never needs
+    from avibench.level_metrics.task_metrics import Aggregate, Metric
 
 ENTRY_POINT_GROUP = "avibench.benchmarks"
 PROFILES: tuple[str, ...] = ("reference", "strict")
@@ -34,6 +37,18 @@ PROFILES: tuple[str, ...] = ("reference", "strict")
 SAMPLE_MARKER = ".avibench-sample.json"
 #: What ``eval`` records as ``meta.dataset.kind``: only ``official`` runs are ranked beside published results.
 DATASET_KINDS = ("official", "sample", "other")
+
+
+#: The mark ``eval`` prints after a number that rests on an incomplete or unselected task.
+INCOMPLETE_MARK = "  [incomplete]"
+
+
+def incomplete_mark(document: Mapping[str, Any], number: str) -> str:
+    """:data:`INCOMPLETE_MARK` when ``summary.incomplete`` lists ``number`` (``tasks.X``, ``headline``...)."""
+    summary = document.get("summary")
+    incomplete = summary.get("incomplete") if isinstance(summary, Mapping) else None
+    numbers = incomplete.get("numbers") if isinstance(incomplete, Mapping) else None
+    return INCOMPLETE_MARK if isinstance(numbers, Mapping) and number in numbers else ""
 
 
 def sample_dataset(root: Path) -> dict[str, str] | None:
@@ -45,11 +60,22 @@ def sample_dataset(root: Path) -> dict[str, str] | None:
 
 @dataclass(frozen=True)
 class Task:
-    """One task (subset) of a benchmark: its key everywhere (CLI, journals, eval.json), title and group."""
+    """One task (subset) of a benchmark: its key everywhere (CLI, journals, eval.json), title and group.
+
+    ``metric`` is the task's score as a function of its scored questions' values (see
+    :mod:`avibench.level_metrics.task_metrics`); a benchmark that declares it gets scoring, coverage, chance,
+    intervals, comparisons and rows from the core. ``None``: the plug-in scores the task itself (deprecated)."""
 
     name: str
     title: str = ""
     group: str = ""
+    metric: Metric | None = field(default=None, compare=False, repr=False)
+
+
+def declared_metric(task: Task) -> Metric | None:
+    """A task's declared metric (a plug-in's own task type may use ``metric`` for something else)."""
+    metric = getattr(task, "metric", None)
+    return metric if callable(metric) else None
 
 
 @dataclass(frozen=True)
@@ -76,8 +102,9 @@ class EvalRequest:
     """What ``eval`` asks of a plug-in: the tasks, the primary profile, and where the answers are.
 
     ``predictions`` is an official-format predictions path (``eval --predictions``), else ``None`` and the
-    answers come from the run's journals under ``paths``. ``options`` holds benchmark-specific settings from the
-    command line (for example FENSE models for AVI-Bench).
+    answers come from the run's journals under ``paths``. ``options`` holds the plug-in's own command-line options
+    (:meth:`Benchmark.eval_options`, for example FENSE models for AVI-Bench). ``template`` is the prompt template
+    the run was asked with (``None``: unknown, e.g. official prediction files).
     """
 
     data_root: Path
@@ -87,6 +114,7 @@ class EvalRequest:
     predictions: Path | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     model: str | None = None
+    template: str | None = None
 
 
 @dataclass
@@ -96,12 +124,15 @@ class Scored:
     ``document`` holds the official scorer's output for the primary profile at its top level, plus ``summary``
     (``by_profile`` with both profiles on 0-100) and ``coverage`` (per task: counts and why it is not complete);
     the driver adds ``meta``. ``errors`` are problems that make the exit code non-zero (a broken prediction file, a
-    scorer that raised). ``per_sample`` maps task -> key -> profile -> score (0-1, ``None`` = not scored).
+    scorer that raised). ``per_sample`` maps task -> key -> profile -> score (0-1, ``None`` = not scored);
+    ``values`` maps task -> key -> profile -> the value the task's metric takes (JSON; ``None`` = not scored),
+    so intervals and comparisons recompute the metric on resampled items.
     """
 
     document: dict[str, Any]
     errors: list[str] = field(default_factory=list)
     per_sample: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
+    values: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 
 class Benchmark(ABC):
@@ -117,6 +148,12 @@ class Benchmark(ABC):
     download_root: ClassVar[Path]
     #: Where ``sample-data`` writes the generated sample benchmark by default.
     sample_root: ClassVar[Path]
+    #: The summary numbers and how task scores make them (``{"headline": mean_of_tasks(...)}``); empty: the
+    #: mean of the tasks, named ``headline`` (or the plug-in's own :meth:`aggregate_scores`).
+    aggregates: ClassVar[Mapping[str, Aggregate]] = {}
+    #: Whether the reference profile leaves unanswered and unread questions out of a task's score, as most
+    #: official scorers do; the strict profile always scores them (``item_score(None, item)``).
+    reference_drops_unanswered: ClassVar[bool] = True
 
     # -- tasks ------------------------------------------------------------------------------------------
 
@@ -226,6 +263,50 @@ class Benchmark(ABC):
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
         """The ground truth phrased the way real models answer (refine and eval must get it back to 100%)."""
 
+    # -- scoring: the declaration -------------------------------------------------------------------------
+
+    @property
+    def declared(self) -> bool:
+        """Whether the tasks declare their metrics (the core scores them) rather than :meth:`score` doing it."""
+        return all(declared_metric(t) is not None for t in self.tasks())
+
+    def read(self, response: Response, profile: str) -> Any:
+        """The answer a profile reads from a response (``None``: unanswered or unread).
+
+        The reference profile applies the official reading (:meth:`extract`) to the raw reply; the strict one
+        takes refine's answer where refine ran (its rules and LLM fallback), and the rules otherwise."""
+        if response.status != "answered":
+            return None
+        if profile == "strict" and response.method is not None:
+            return response.refined
+        return self.extract(response.item, response.raw or "")
+
+    def item_score(self, answer: Any, item: Item) -> float:
+        """One question's score in [0, 1] (``answer`` is ``None`` when the strict profile scores an unread one)."""
+        return float(answer is not None and answer == item.answer)
+
+    def item_value(self, answer: Any, item: Item) -> Any:
+        """What the task's metric takes for one question (default: its score; ``(gold, answer)`` for an F1)."""
+        return self.item_score(answer, item)
+
+    def chance(self, item: Item) -> float | None:
+        """A uniform guess's expected item score: one over the options, ``None`` without options."""
+        return 1.0 / len(item.options) if item.options else None
+
+    def metric_of(self, task: str, profile: str) -> Metric | None:
+        """The metric of a reported task in a profile (``None``: not declared, the bootstrap shifts means)."""
+        return next((declared_metric(t) for t in self.tasks() if t.name == task), None)
+
+    def aggregate_numbers(
+        self, tasks: Mapping[str, float | None], counts: Mapping[str, int]
+    ) -> dict[str, float | None]:
+        """Every summary number from the reported task scores and the questions each was scored on."""
+        if self.aggregates:
+            from avibench.level_metrics.task_metrics import aggregate_all
+
+            return aggregate_all(self.aggregates, tasks, counts)
+        return self.aggregate_scores(tasks)
+
     # -- scoring ----------------------------------------------------------------------------------------
 
     def evaluate(self, request: EvalRequest) -> Scored:
@@ -242,18 +323,32 @@ class Benchmark(ABC):
                 if request.paths.refine_journal(task.name).is_file()
                 or request.paths.infer_journal(task.name).is_file()
             }
-        return self.score(responses, profile=request.profile, options=request.options)
+        if self.declared:
+            return self.score(
+                responses, profile=request.profile, options=request.options, tasks=request.tasks
+            )
+        return self.score(responses, profile=request.profile, options=request.options)  # the older signature
 
     def score(
-        self, responses: Mapping[str, Sequence[Response]], *, profile: str, options: Mapping[str, Any]
+        self,
+        responses: Mapping[str, Sequence[Response]],
+        *,
+        profile: str,
+        options: Mapping[str, Any],
+        tasks: Sequence[Task] = (),
     ) -> Scored:
         """Score every selected task's responses in both profiles; ``profile`` is the one at the top level.
 
-        ``responses`` maps each selected task to one response per loaded item, in load order. ``options`` holds
-        benchmark-specific eval settings passed through from the command line (for example FENSE models).
-        A plug-in implements this, or overrides :meth:`evaluate` when its scorer reads its files itself.
+        ``responses`` maps each selected task that has answers to one response per loaded item, in load order;
+        ``tasks`` are the tasks selected. A benchmark that declares its task metrics gets this from the core
+        (:func:`avibench.declared.score_declared`); an older plug-in implements it (deprecated), or overrides
+        :meth:`evaluate` when its scorer reads its files itself.
         """
-        raise NotImplementedError(f"benchmark {self.name} implements neither score() nor evaluate()")
+        if not self.declared:
+            raise NotImplementedError(f"benchmark {self.name} implements neither score() nor evaluate()")
+        from avibench.declared import score_declared
+
+        return score_declared(self, responses, primary=profile, tasks=tasks or self.default_tasks())
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official pipeline's output format (``eval --predictions``); raises DatasetError."""
@@ -265,14 +360,24 @@ class Benchmark(ABC):
         """Write responses in the official pipeline's output format (``export --format reference``)."""
         raise AvibenchError(f"benchmark {self.name} has no official prediction format to export")
 
+    def eval_options(self) -> list[Any]:
+        """The plug-in's own ``eval`` options (``click.Option`` objects), listed under the benchmark in
+        ``avibench eval --help``; their values reach :attr:`EvalRequest.options` by their names."""
+        return []
+
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The few lines ``eval`` prints (default: task scores of the primary profile)."""
         summary = document.get("summary", {})
         tasks = summary.get("tasks", {})
         lines = [f"{'task':<16}{'score':>9}"]
-        lines += [f"{name:<16}{'-' if v is None else f'{v:.2f}':>9}" for name, v in tasks.items()]
-        if summary.get("headline") is not None:
-            lines.append(f"{'headline':<16}{summary['headline']:>9.2f}")
+        lines += [
+            f"{name:<16}{'-' if v is None else f'{v:.2f}':>9}{incomplete_mark(document, f'tasks.{name}')}"
+            for name, v in tasks.items()
+        ]
+        if summary.get("headline") is not None or incomplete_mark(document, "headline"):
+            value = summary.get("headline")
+            shown = "-" if value is None else f"{value:.2f}"
+            lines.append(f"{'headline':<16}{shown:>9}{incomplete_mark(document, 'headline')}")
         return lines
 
     def reported_task(self, task: str) -> str:
@@ -288,16 +393,18 @@ class Benchmark(ABC):
         return None
 
     def aggregate_scores(self, tasks: Mapping[str, float | None]) -> dict[str, float | None]:
-        """The benchmark's summary numbers (0-100) from its reported task scores, for confidence intervals.
+        """The benchmark's summary numbers (0-100) from its reported task scores (the older interface; a
+        declaration sets :attr:`aggregates`, which also weigh by questions).
 
-        The default is the unweighted mean of the scored tasks, named ``headline``; a benchmark whose headline
-        is computed otherwise (stages, weights, a taxonomy) overrides this with its own formula.
+        The default is the unweighted mean of the scored tasks, named ``headline``.
         """
         scored = [v for v in tasks.values() if v is not None]
         return {"headline": sum(scored) / len(scored) if scored else None}
 
     def aggregate_members(self) -> dict[str, tuple[str, ...]]:
-        """For each name of :meth:`aggregate_scores`, the reported tasks it rests on (for incomplete badges)."""
+        """For each summary number, the reported tasks it rests on (for incomplete badges)."""
+        if self.aggregates:
+            return {name: agg.members for name, agg in self.aggregates.items()}
         return {"headline": tuple(dict.fromkeys(self.reported_task(t.name) for t in self.tasks()))}
 
     def published(self) -> list[dict[str, Any]]:
@@ -325,6 +432,17 @@ class Benchmark(ABC):
         from avibench.evaluate.leaderboard import write_leaderboard
 
         return write_leaderboard(self, output_dir, options)
+
+
+def deprecation_notice(benchmark: Benchmark) -> str | None:
+    """The one-line notice for a third-party plug-in that scores itself instead of declaring its task metrics
+    (the benchmarks shipped here are being ported and print none)."""
+    if benchmark.declared or type(benchmark).__module__.startswith("avibench."):
+        return None
+    return (
+        f"notice: benchmark {benchmark.name} scores itself (score()/evaluate()), which is deprecated; declare "
+        "Task(name, metric=...) and aggregates instead (docs/plugins.md)"
+    )
 
 
 def _entry_points() -> dict[str, Any]:

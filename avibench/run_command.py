@@ -83,7 +83,8 @@ def stage_options(commands: Mapping[str, click.Command]) -> dict[str, StageOptio
     found: dict[str, list[str]] = {}
     value: dict[str, bool] = {}
     for stage in STAGES:
-        for param in commands[stage].params:
+        command = commands[stage]
+        for param in command.get_params(click.Context(command)):  # plug-ins' own options included
             if not isinstance(param, click.Option):
                 continue
             for name in (*param.opts, *param.secondary_opts):

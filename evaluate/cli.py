@@ -17,6 +17,7 @@ import click
 
 from avibench import __version__
 from avibench.config import label_for
+from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.evaluate import reuse
 from avibench.evaluate.completeness import (
@@ -38,11 +39,17 @@ from avibench.manifest import (
     run_meta,
     use_run_data,
 )
-from avibench.plugin import PROFILES, Benchmark, EvalRequest, Task
+from avibench.plugin import (
+    PROFILES,
+    Benchmark,
+    EvalRequest,
+    Task,
+    benchmark_names,
+    deprecation_notice,
+    get_benchmark,
+)
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
-
-FENSE_MODES = ("real", "stand-in", "off")
 
 
 def _label_from_predictions(path: Path) -> str:
@@ -56,6 +63,85 @@ def _label_from_predictions(path: Path) -> str:
     if folder.name == "reference" and any((folder.parent / stage).is_dir() for stage in ("infer", "refine")):
         folder = folder.parent.parent  # <label>/<benchmark>/reference
     return label_for(folder.name)
+
+
+def recorded_template(paths: RunPaths) -> str | None:
+    """The prompt template the run was asked with, as infer recorded it in run.json (``None``: unrecorded)."""
+    try:
+        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    template = run.get("template") if isinstance(run, dict) else None
+    return str(template) if template else None
+
+
+HELP_FOR = "avibench.help_for"
+"""``ctx.meta`` key: set when ``--help`` is asked, to the benchmark named on the command line (``None``: none)."""
+
+
+class PluginOptionsCommand(click.Command):
+    """A command that also takes every installed benchmark's own options; the command itself names none of them.
+
+    ``--help`` lists the options of the benchmark named with ``--benchmark`` under it, and loads no plug-in when
+    none is named (plug-ins import numeric and media libraries, which help never needs)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if any(a in ("--help", "-h") for a in args):
+            named = [a.partition("=")[2] for a in args if a.startswith("--benchmark=")]
+            named += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--benchmark"]
+            ctx.meta[HELP_FOR] = named[-1] if named else None
+        return super().parse_args(ctx, args)
+
+    def plugin_options(self, ctx: click.Context) -> dict[str, list[click.Option]]:
+        """Benchmark name -> its options: every installed benchmark's, or only the one asked for help."""
+        names = benchmark_names()
+        if HELP_FOR in ctx.meta:
+            names = [n for n in names if n == ctx.meta[HELP_FOR]]
+        out: dict[str, list[click.Option]] = {}
+        for name in names:
+            try:
+                out[name] = list(get_benchmark(name).eval_options())
+            except AvibenchError:
+                continue  # a plug-in that does not load is reported when it is asked for
+        return out
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = list(super().get_params(ctx))
+        seen = {p.name for p in params}
+        for options in self.plugin_options(ctx).values():
+            for option in options:
+                if option.name not in seen:  # an option several benchmarks share is parsed once
+                    seen.add(option.name)
+                    params.insert(-1, option)  # before --help
+        return params
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        own = [p.get_help_record(ctx) for p in super().get_params(ctx)]
+        with formatter.section("Options"):
+            formatter.write_dl([r for r in own if r is not None])
+        if ctx.meta.get(HELP_FOR) is None:
+            with formatter.section("Options of a benchmark"):
+                formatter.write_text("Each benchmark's own options: avibench eval --benchmark NAME --help")
+            return
+        for name, options in self.plugin_options(ctx).items():
+            records = [r for o in options if (r := o.get_help_record(ctx)) is not None]
+            title = get_benchmark(name).title or name
+            with formatter.section(f"Options of {title} (--benchmark {name})"):
+                if records:
+                    formatter.write_dl(records)
+                else:
+                    formatter.write_text("none")
+
+
+def own_options(benchmark: Benchmark, given: dict[str, Any]) -> dict[str, Any]:
+    """The plug-in options ``benchmark`` declares, by name. Another benchmark's option is left out with a note
+    (a script that runs several benchmarks may pass one benchmark's options to all of them)."""
+    names = {o.name for o in benchmark.eval_options()}
+    foreign = sorted(name for name, value in given.items() if value is not None and name not in names)
+    if foreign:
+        flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
+        click.echo(f"note: {flags}: not an option of benchmark {benchmark.name}, ignored", err=True)
+    return {name: value for name, value in given.items() if name in names}
 
 
 @contextmanager
@@ -72,7 +158,7 @@ def _without_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-@click.command(name="eval")
+@click.command(name="eval", cls=PluginOptionsCommand)
 @run_options
 @click.option(
     "--predictions",
@@ -89,17 +175,14 @@ def _without_cyclic_gc() -> Iterator[None]:
     show_default=True,
     help="Profile written at the top level; both are computed and kept in summary.by_profile.",
 )
-@click.option("--tasks", "task_names", default=None, help="Comma-separated tasks (or groups). Default: all.")
 @click.option(
-    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="eval.json path."
+    "--tasks",
+    "task_names",
+    default=None,
+    help="Comma-separated tasks (or groups). Default: the benchmark's default task set.",
 )
 @click.option(
-    "--fense",
-    "fense_mode",
-    type=click.Choice(FENSE_MODES),
-    default=None,
-    help="AVI-Bench only: FENSE models for AVC: real (configured local files), stand-in (packaged, not "
-    "comparable) or off. Default: the FENSE mode set in the environment (README), else real.",
+    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="eval.json path."
 )
 @click.option(
     "--allow-partial",
@@ -113,35 +196,6 @@ def _without_cyclic_gc() -> Iterator[None]:
     "write such an eval beside it, named after what it scored).",
 )
 @click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
-@click.option(
-    "--judge-model",
-    default=None,
-    help="Benchmarks with an LLM judge: the judge model (default: the benchmark's published judge).",
-)
-@click.option(
-    "--judge-base-url",
-    default=None,
-    help="Benchmarks with an LLM judge: OpenAI-compatible base URL(s), comma-separated (default: "
-    "$JUDGE_BASE_URL, else $OPENAI_BASE_URL, else the OpenAI API); the key is read from $JUDGE_API_KEY, "
-    "else $OPENAI_API_KEY.",
-)
-@click.option(
-    "--judge-concurrency",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Benchmarks with an LLM judge: judge requests in flight (default 16).",
-)
-@click.option(
-    "--judge-template",
-    default=None,
-    help="Benchmarks with an LLM judge: the judge prompt template id (default: the benchmark's official one).",
-)
-@click.option(
-    "--judge-temperature",
-    type=click.FloatRange(min=0.0, max=2.0),
-    default=None,
-    help="Benchmarks with an LLM judge: the judge's sampling temperature (default: the benchmark's).",
-)
 @_without_cyclic_gc()
 def eval_command(
     benchmark_name: str,
@@ -153,15 +207,10 @@ def eval_command(
     profile: str,
     task_names: str | None,
     out_file: Path | None,
-    fense_mode: str | None,
     allow_partial: bool,
     replace: bool,
     allow_other_data: bool,
-    judge_model: str | None,
-    judge_base_url: str | None,
-    judge_concurrency: int | None,
-    judge_template: str | None,
-    judge_temperature: float | None,
+    **plugin_options: Any,
 ) -> None:
     """Score answers against the dataset and write eval.json.
 
@@ -185,6 +234,9 @@ def eval_command(
     check_model(run.paths, manifest, model)
     run = use_run_data(run, manifest, data_root)
     benchmark = run.benchmark
+    options = own_options(benchmark, plugin_options)
+    if (deprecated := deprecation_notice(benchmark)) is not None:
+        click.echo(deprecated, err=True)
     tasks = benchmark.select(task_names)
     scored_here = [t for t in tasks if pred_path is not None or run.paths.infer_journal(t.name).is_file()]
     other = check_data(
@@ -224,11 +276,10 @@ def eval_command(
             "profile": profile,
             "tasks": [t.name for t in tasks],
             "explicit_tasks": task_names is not None,
-            "fense": fense_mode,
             "allow_partial": allow_partial,
             "replace": replace,
             "allow_other_data": allow_other_data,
-            "judge": [judge_model, judge_base_url, judge_concurrency, judge_template, judge_temperature],
+            "options": options,
         },
         run_root=run.paths.root,
     )
@@ -241,14 +292,6 @@ def eval_command(
             sys.exit(done["exit"])
         return
     reuse.forget(target)
-    options: dict[str, Any] = {
-        "fense": fense_mode,
-        "judge_model": judge_model,
-        "judge_base_url": judge_base_url,
-        "judge_concurrency": judge_concurrency,
-        "judge_template": judge_template,
-        "judge_temperature": judge_temperature,
-    }
     request = EvalRequest(
         data_root=run.data_root,
         tasks=tasks,
@@ -257,6 +300,7 @@ def eval_command(
         predictions=pred_path,
         options=options,
         model=model,
+        template=None if pred_path is not None else recorded_template(run.paths),
     )
     scored = benchmark.evaluate(request)
     document = scored.document
@@ -267,6 +311,9 @@ def eval_command(
     meta.setdefault("label", run.label)
     meta.setdefault("source", "predictions" if pred_path is not None else "refine")
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
+    meta.setdefault("data_root", str(run.data_root))
+    if request.template is not None:
+        meta.setdefault("template", request.template)
     meta["benchmark"] = benchmark.name
     meta["dataset"] = benchmark.dataset_kind(run.data_root, tasks)
     if manifest:
@@ -282,12 +329,13 @@ def eval_command(
         document,
         data_root=run.data_root,
         journals=journals,
-        explicit=task_names is not None,
     )
-    incomplete = incomplete_summary(benchmark, gaps)
+    incomplete = incomplete_summary(benchmark, gaps, tasks)
     if incomplete is not None:
         document.setdefault("summary", {})["incomplete"] = incomplete
-    rows = list(build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile))
+    rows = list(
+        build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile, scored.values)
+    )
     if rows and isinstance(document.get("summary"), dict):
         from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
 
@@ -314,7 +362,13 @@ def eval_command(
         )
     for err, line in lines:
         click.echo(line, err=err)
-    code = 1 if scored.errors else EXIT_INCOMPLETE if incomplete is not None and not allow_partial else 0
+    code = (
+        1
+        if scored.errors
+        else EXIT_INCOMPLETE
+        if any(g.incomplete for g in gaps.values()) and not allow_partial
+        else 0
+    )
     if not scored.errors and target == requested:  # a failed task or judge request is retried next time
         reuse.record(target, stamp, [target, samples_file(target)], lines=lines, exit_code=code)
     if code:

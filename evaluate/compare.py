@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import read_samples
 from avibench.evaluate.svg import Series, grouped_bars
-from avibench.evaluate.viewer import VIEWER_NAME, media_base_for, viewer_html
+from avibench.evaluate.viewer import VIEWER_NAME, media_base_for, run_data_root, viewer_html
 from avibench.manifest import load_manifest, page_caveats, tasks_differ
 from avibench.run_options import benchmark_option, resolve_benchmark
 from avibench.store import atomic_write_json, atomic_write_text
@@ -71,6 +72,12 @@ class Run:
             (str(r["task"]), str(r["key"])): as_number(as_dict(r.get("scores")).get(self.profile))
             for r in self.rows
         }
+
+
+def _recorded(run: Run, key: str) -> float | None:
+    """A summary number as the run's eval.json records it in the compared profile (``None``: not recorded)."""
+    view = as_dict(as_dict(run.summary.get("by_profile")).get(run.profile))
+    return as_number(view.get(key))
 
 
 def _mark(diff: Difference) -> str:
@@ -110,7 +117,7 @@ def ensure_viewer(run: Run, title: str, tasks: Sequence[str]) -> None:
     page = run.paths.root / VIEWER_NAME
     if page.is_file():
         return
-    root = Path(str(as_dict(run.doc.get("meta")).get("data_root") or "."))
+    root = run_data_root(run.paths, as_dict(run.doc.get("meta")), Path("."))
     html = viewer_html(
         title, run.rows, tasks=tasks, profile=run.profile, media_base=media_base_for(page, root)
     )
@@ -150,7 +157,7 @@ def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
 
 
 def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[Document, dict[str, Any]]:
-    from avibench.evaluate.uncertainty import interval_of, task_units
+    from avibench.evaluate.uncertainty import aggregator, interval_of, question_counts, task_units
     from avibench.level_metrics.bootstrap import paired_bootstrap
 
     base = runs[0]
@@ -178,10 +185,21 @@ def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[D
         Figures([Figure("Tasks", grouped_bars(task_names, series, chance=levels if any(levels) else None))])
     )
     data: dict[str, Any] = {"profile": base.profile, "baseline": base.label, "comparisons": []}
-    base_units = task_units(base.rows, base.profile, base.tasks)
+    base_units = task_units(base.rows, base.profile, base.tasks, benchmark.metric_of)
     for other in runs[1:]:
-        units = task_units(other.rows, base.profile, other.tasks)
-        diffs = paired_bootstrap(base_units, units, benchmark.aggregate_scores)
+        units = task_units(other.rows, base.profile, other.tasks, benchmark.metric_of)
+        diffs = paired_bootstrap(
+            base_units,
+            units,
+            aggregator(benchmark, question_counts(base.rows, base.profile)),
+            aggregate_b=aggregator(benchmark, question_counts(other.rows, base.profile)),
+            fixed_a=base.tasks,
+            fixed_b=other.tasks,
+        )
+        for key, d in diffs.items():
+            pa, pb = _recorded(base, key), _recorded(other, key)
+            if key not in task_names and pa is not None and pb is not None:
+                diffs[key] = replace(d, delta=round(pb - pa, 2))  # the eval files' own numbers
         aggregates = [k for k in diffs if k not in task_names]
         doc.add(Heading(f"{other.label} versus {base.label}"))
         doc.add(Heading("Tasks", 3), difference_table(task_names, diffs, base.label, other.label))

@@ -1,10 +1,12 @@
 """What a score leaves out, and how the answers were made: the parts of eval.json that keep a partial run honest.
 
-A score over part of a task is still a number, and the reference profile keeps the official arithmetic, which
-drops failed and missing answers from the denominators. So eval counts, per selected task, the questions
-without an answer (``missing``), with a failed request (``failed``), answered but not refined yet
-(``unrefined``, counted only where the plug-in's scorer then left them out) and the task's scoring status; it lists every summary number that rests on an incomplete task
-(``summary.incomplete``) and exits with :data:`EXIT_INCOMPLETE` unless ``--allow-partial``.
+A run is judged against the benchmark's default task set (or the subset named with ``--tasks``), for every
+benchmark alike, whatever its plug-in reports: per judged task, eval counts the questions without an answer
+(``missing``; every question of a task never run), with a failed request (``failed``), answered but not refined
+yet (``unrefined``, counted only where the plug-in's scorer then left them out), and the task's scoring status
+(``no_data`` when its data is not under the data root, else the plug-in's ``coverage`` status). It lists every
+summary number that rests on an incomplete task, or on a task outside the selection (``summary.incomplete``),
+and exits with :data:`EXIT_INCOMPLETE` when a judged task is incomplete, unless ``--allow-partial``.
 
 It also records how the answers were made: the refine modes and models, and the generation settings when a
 label mixes several (``meta.refine``, ``meta.infer_settings``).
@@ -45,6 +47,10 @@ class TaskGaps:
         return bool(self.missing or self.failed or self.unrefined) or self.status not in COMPLETE_STATUSES
 
     def describe(self) -> str:
+        if self.status == "not_run":
+            return f"never run ({self.questions} questions)"
+        if not self.questions and self.status not in COMPLETE_STATUSES:
+            return self.reason or self.status.replace("_", " ")
         parts = [
             f"{n} {what}"
             for n, what in (
@@ -92,27 +98,29 @@ def task_gaps(
     *,
     data_root: Any,
     journals: bool,
-    explicit: bool,
 ) -> dict[str, TaskGaps]:
-    """Per selected task, what its score leaves out.
+    """Per judged task (the default task set, or the ``--tasks`` subset), what its score leaves out.
 
-    Without ``--tasks`` (``explicit`` false) a run's selection is the tasks it has journals for (from journals)
-    or that were scored at all (from prediction files); named tasks always count.
+    A task without data under ``data_root`` is ``no_data``; a task never run counts every question missing;
+    from prediction files, a task the plug-in did not score keeps its coverage status (``not_scored``...).
     """
     coverage = document.get("coverage", {})
+    present = set(benchmark.available(data_root))
     gaps: dict[str, TaskGaps] = {}
     for task in tasks:
         cover = coverage.get(task.name, {})
-        has_journal = paths.infer_journal(task.name).is_file() or paths.refine_journal(task.name).is_file()
+        scored = cover.get("status") in (*COMPLETE_STATUSES, "partial")
+        if task not in present and not (scored and not journals):  # prediction files may carry everything
+            gaps[task.name] = TaskGaps(status="no_data", reason=f"no {task.name} data under {data_root}")
+            continue
         if journals:
-            if not (explicit or has_journal):
-                continue
             gap = journal_gaps(benchmark, paths, task, data_root)
+            if gap.questions and gap.missing == gap.questions:
+                cover = {"status": "not_run", "reason": "never run"}
         else:
-            if not explicit and cover.get("status") not in ("scored", "partial"):
-                continue
             gap = TaskGaps(questions=int(cover.get("formal", cover.get("questions", 0)) or 0))
-        gap.status = str(cover.get("status", "scored"))
+        default = "scored" if cover or journals else "not_scored"
+        gap.status = str(cover.get("status", default))
         gap.reason = cover.get("reason")
         if gap.status in COMPLETE_STATUSES:
             gap.unrefined = 0  # the plug-in scored them all, extracting at scoring time where it does
@@ -120,27 +128,34 @@ def task_gaps(
     return gaps
 
 
-def incomplete_summary(benchmark: Benchmark, gaps: Mapping[str, TaskGaps]) -> dict[str, Any] | None:
+def incomplete_summary(
+    benchmark: Benchmark, gaps: Mapping[str, TaskGaps], selected: Sequence[Task] | None = None
+) -> dict[str, Any] | None:
     """``summary.incomplete``: the incomplete task folders with their counts, and every number that rests on them:
     ``tasks.<reported task>`` and the names of :meth:`~avibench.plugin.Benchmark.aggregate_members` (AVI-Bench:
-    the stages, ``overall`` and ``l1_task`` ... ``l4_domain``)."""
+    the stages, ``overall`` and ``l1_task`` ... ``l4_domain``). A summary number that also rests on tasks outside
+    ``selected`` (an explicit ``--tasks`` subset) lists them as ``unselected``: it is not the benchmark's number."""
     bad = {name: gap for name, gap in gaps.items() if gap.incomplete}
-    if not bad:
-        return None
+    chosen = {t.name for t in selected} if selected is not None else set(gaps)
     folders_of: dict[str, list[str]] = {}
     for task in benchmark.tasks():
         folders_of.setdefault(benchmark.reported_task(task.name), []).append(task.name)
     rests_on = {f"tasks.{name}": folders for name, folders in folders_of.items()}
+    aggregates = set(benchmark.aggregate_members())
     for number, members in benchmark.aggregate_members().items():
         rests_on[number] = [folder for member in members for folder in folders_of.get(member, [member])]
     numbers: dict[str, Any] = {}
     for number, folders in rests_on.items():
         hit = sorted(set(folders) & set(bad))
-        if hit:
+        unselected = sorted(set(folders) - chosen) if number in aggregates else []
+        if hit or unselected:
             numbers[number] = {
                 "tasks": hit,
                 **{k: sum(getattr(bad[t], k) for t in hit) for k in ("missing", "failed", "unrefined")},
+                **({"unselected": unselected} if unselected else {}),
             }
+    if not numbers:
+        return None
     return {
         "tasks": {name: {**asdict(gap), "text": gap.describe()} for name, gap in bad.items()},
         "numbers": numbers,

@@ -102,8 +102,9 @@ def sample_row(
     refine: Mapping[str, Any] | None,
     scores: Mapping[str, float | None],
     primary: str,
+    values: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One line of samples.jsonl."""
+    """One line of samples.jsonl; ``item`` is the question as it was asked (its template's wording)."""
     answered = infer is not None and is_answered(dict(infer))
     raw = infer.get("predict") if answered and infer else None
     current = refine if refine is not None and answered and refine.get("raw") == raw else None
@@ -122,6 +123,7 @@ def sample_row(
         "group": f"{reported}/{item.item_id}",
         "run": benchmark.run_of(item),
         "question": item.text,
+        "template": item.template,
         "system": item.system,
         "options": list(item.options),
         "media": [
@@ -134,12 +136,37 @@ def sample_row(
         "refined": (current or {}).get("predict"),
         "method": method,
         "scores": dict(scores),
+        **({"values": _json_safe(dict(values))} if values else {}),
         "outcome": outcome_of(infer or None, method, scores.get(primary)),
         "error": infer.get("error") or (current or {}).get("error"),
         "latency_s": infer.get("latency_s"),
         "usage": infer.get("usage"),
         "attempts": _attempts(infer) if infer else 0,
     }
+
+
+def items_as_asked(
+    benchmark: Benchmark, data_root: Path, task: Task, infer: Mapping[str, Mapping[str, Any]]
+) -> list[Item]:
+    """The task's questions in load order, each in the wording it was asked with: an infer record names its
+    prompt template, and a question asked with another template than the default is loaded with that one."""
+    items = benchmark.load(data_root, task)
+    asked = {
+        str(record["params"]["template"])
+        for record in infer.values()
+        if isinstance(record.get("params"), dict) and record["params"].get("template")
+    }
+    default = {item.template or benchmark.templates[0] for item in items}
+    other = {template: benchmark.load(data_root, task, template) for template in sorted(asked - default)}
+    if not other:
+        return items
+    by_template = {t: {item.key: item for item in loaded} for t, loaded in other.items()}
+    out = []
+    for item in items:
+        params = infer.get(item.key, {}).get("params")
+        template = params.get("template") if isinstance(params, dict) else None
+        out.append(by_template.get(str(template), {}).get(item.key, item))
+    return out
 
 
 def build_rows(
@@ -149,8 +176,9 @@ def build_rows(
     tasks: Sequence[Task],
     per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]],
     primary: str,
+    values: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Every question of the tasks that have a journal or scores, in load order."""
+    """Every question of the tasks that have a journal or scores, in load order, as it was asked."""
     for task in tasks:
         has_journal = paths.infer_journal(task.name).is_file() or paths.refine_journal(task.name).is_file()
         if not has_journal and task.name not in per_sample:
@@ -158,7 +186,8 @@ def build_rows(
         infer = latest_by_key(paths.infer_journal(task.name))
         refine = latest_by_key(paths.refine_journal(task.name))
         scores = per_sample.get(task.name, {})
-        for item in benchmark.load(data_root, task):
+        task_values = (values or {}).get(task.name, {})
+        for item in items_as_asked(benchmark, data_root, task, infer):
             yield sample_row(
                 benchmark,
                 item,
@@ -167,6 +196,7 @@ def build_rows(
                 refine.get(item.key),
                 scores.get(item.key, {}),
                 primary,
+                task_values.get(item.key),
             )
 
 

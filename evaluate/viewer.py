@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 import click
 
+from avibench.contracts import RunPaths
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import OUTCOMES, read_samples
 from avibench.evaluate.viewer_page import BODY, SCRIPT, STYLE
@@ -89,6 +90,19 @@ def viewer_html(
             "",
         ]
     )
+
+
+def run_data_root(paths: RunPaths, meta: Mapping[str, Any], fallback: Path) -> Path:
+    """Where the run's media are: the data root eval recorded, else the one infer recorded, else ``fallback``."""
+    if meta.get("data_root"):
+        return Path(str(meta["data_root"]))
+    try:
+        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        run = None
+    if isinstance(run, dict) and run.get("data_root"):
+        return Path(str(run["data_root"]))
+    return fallback
 
 
 def media_base_for(page: Path, data_root: Path) -> str:
@@ -178,7 +192,7 @@ def view(
     notes = page_caveats(
         run.benchmark, run.paths, meta, stage="view", allow_other_data=allow_other_data, notice=notice
     )
-    root = data_root or Path(str(meta.get("data_root") or run.data_root))
+    root = data_root or run_data_root(run.paths, meta, run.data_root)
     if data_root is not None:
         manifest = load_manifest(run.benchmark, run.paths)
         other = check_data(

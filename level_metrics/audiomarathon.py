@@ -13,6 +13,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from statistics import fmean, pstdev
 from types import ModuleType
 from typing import Any, Literal
@@ -539,6 +540,50 @@ def _asr_block(records: Sequence[Record], profile: MarathonProfile) -> dict[str,
     else:
         block["corpus_wer"] = corpus_wer(refs, hyps)
     return block
+
+
+# ---- the score alone, for resampling -----------------------------------------------------------------------
+
+
+def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str) -> float:
+    """sklearn's F1 (``zero_division=0``) with ``macro`` or ``weighted`` averaging, without sklearn: the bootstrap
+    recomputes it a thousand times per task. ``labels`` ``None`` means every label seen in either list."""
+    if not truth:
+        return 0.0
+    names = sorted(set(truth) | set(guess)) if labels is None else list(labels)
+    f1s, supports = [], []
+    for label in names:
+        tp = sum(t == label and g == label for t, g in zip(truth, guess, strict=True))
+        fp = sum(t != label and g == label for t, g in zip(truth, guess, strict=True))
+        fn = sum(t == label and g != label for t, g in zip(truth, guess, strict=True))
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+        supports.append(tp + fn)
+    if average == "weighted":
+        total = sum(supports)
+        return sum(f * n for f, n in zip(f1s, supports, strict=True)) / total if total else 0.0
+    return sum(f1s) / len(f1s) if f1s else 0.0
+
+
+@cache
+def _cached_wer(reference: str, hypothesis: str) -> float:
+    return utterance_wer(reference, hypothesis)
+
+
+def task_score(task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE) -> float:
+    """``score_task(task, records, profile)["score"]`` computed alone (no official sub-fields)."""
+    profile = get_profile(profile)
+    if task == "ASR":
+        pairs = [(r.gold, r.pred or "") for r in records]
+        kept = [_cached_wer(ref, hyp) for ref, hyp in pairs if (ref and hyp) or not profile.drop_unparsed]
+        return 100.0 - (fmean(kept) if kept else 100.0)
+    truth, guess = classes(task, records, profile)
+    if task == "SD" and profile.had_fake_binary_f1:
+        return 100 * had_count_f1(truth, guess)["f1_score"]
+    keep = _valid(task, truth, guess, profile)
+    vt, vg = [truth[i] for i in keep], [guess[i] for i in keep]
+    if task in COMPREHENSION and not profile.comprehension_letter_f1:
+        return 100 * accuracy(vt, vg)
+    return 100 * f1_score(vt, vg, _labels(task, truth, profile), _average(task, profile))
 
 
 # ---- tasks and benchmark -------------------------------------------------------------------------------------

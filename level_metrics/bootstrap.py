@@ -4,36 +4,48 @@ The unit of resampling is an *item*: every question that shares an item (a doubl
 one multiple-choice question, the folders of a pooled task) is drawn together, so the interval reflects how much the
 score would move with another draw of items from the same population, not with another draw of variants.
 
-A task's score is not always the mean of its items' scores (a counting error, an F1 over classes). Each resample
-therefore moves the reported score by how far the resampled mean of item scores moved from the full mean: exact for
-mean scores, and a faithful measure of item-to-item variation for the others. Summary numbers (stages, Overall,
-taxonomy) are recomputed from the resampled task scores with the benchmark's own formula, so their intervals
-carry the correlation between tasks that formula introduces.
+A task's score is not always the mean of its items' scores (an F1 over classes, a corpus WER, an official
+formula). Where the benchmark declares the task's metric as a function of its items' values, each resample
+recomputes that metric on the drawn items' values, so such a task gets a true interval. Where it declares none (a
+plug-in written against the older interface), each resample moves the reported score by how far the resampled mean
+of item scores moved from the full mean: exact for mean scores, a measure of item-to-item variation for the others.
+Summary numbers (stages, Overall, taxonomy) are recomputed from the resampled task scores with the benchmark's own
+formula, so their intervals carry the correlation between tasks that formula introduces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 Aggregator = Callable[[Mapping[str, float | None]], Mapping[str, float | None]]
+#: A task's metric: its score (0-100, ``None`` when undefined) from the values of the items scored.
+Metric = Callable[[Sequence[Any]], float | None]
 DEFAULT_RESAMPLES = 1000
 DEFAULT_LEVEL = 0.95
 
 
 @dataclass(frozen=True)
 class TaskUnits:
-    """One reported task: its items' ids, their scores (0-1, one per item) and the reported score (0-100)."""
+    """One reported task: its items' ids, their scores (0-1, one per item) and the reported score (0-100).
+
+    ``values`` (one tuple per item: the values of its scored questions) and ``metric`` are set where the benchmark
+    declares the task's metric; each resample then recomputes it from the drawn items' values."""
 
     units: tuple[str, ...]
     scores: np.ndarray
     headline: float | None
+    values: tuple[tuple[Any, ...], ...] | None = None
+    metric: Metric | None = None
 
     def subset(self, units: tuple[str, ...]) -> TaskUnits:
         position = {u: i for i, u in enumerate(self.units)}
-        return TaskUnits(units, self.scores[[position[u] for u in units]], self.headline)
+        picked = [position[u] for u in units]
+        values = None if self.values is None else tuple(self.values[i] for i in picked)
+        return TaskUnits(units, self.scores[picked], self.headline, values, self.metric)
 
 
 @dataclass
@@ -45,8 +57,12 @@ class Intervals:
 
 
 def _replicates(task: TaskUnits, draws: np.ndarray) -> np.ndarray:
-    """The task score under each row of ``draws`` (item positions), shifted to the reported score, on 0-100."""
+    """The task score under each row of ``draws`` (item positions), on 0-100 (NaN where the metric is undefined)."""
     assert task.headline is not None
+    if task.metric is not None and task.values is not None:
+        values = task.values
+        scores = [task.metric([v for i in row for v in values[i]]) for row in draws]
+        return np.asarray([np.nan if s is None else float(s) for s in scores])
     shifted = task.headline + 100.0 * (task.scores[draws].mean(axis=1) - task.scores.mean())
     return np.clip(shifted, 0.0, 100.0)
 
@@ -128,6 +144,9 @@ def paired_bootstrap(
     b: Mapping[str, TaskUnits],
     aggregate: Aggregator,
     *,
+    aggregate_b: Aggregator | None = None,
+    fixed_a: Mapping[str, float | None] | None = None,
+    fixed_b: Mapping[str, float | None] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
@@ -135,8 +154,12 @@ def paired_bootstrap(
     """Differences ``b − a`` per task and per summary number, resampling the items both runs share together.
 
     Drawing the same items for both runs removes the item-to-item variation they have in common, so the
-    interval measures the difference between the models, not the difficulty of the items drawn.
+    interval measures the difference between the models, not the difficulty of the items drawn. A summary number
+    is each run's own (every task it scored, ``fixed_*`` holding task scores without items), so its difference is
+    the difference of the two runs' numbers; tasks the runs do not share stay at their scores in every resample.
+    ``aggregate_b`` is run b's own formula where it differs from a's (its question counts), else ``aggregate``.
     """
+    aggregate_b = aggregate_b or aggregate
     shared: dict[str, tuple[TaskUnits, TaskUnits]] = {}
     for name in sorted(set(a) & set(b)):
         if a[name].headline is None or b[name].headline is None:
@@ -153,10 +176,11 @@ def paired_bootstrap(
         low, high = _interval(diff, level) or (np.nan, np.nan)
         delta = round(float(tb.headline) - float(ta.headline), 2)  # type: ignore[arg-type]
         out[name] = Difference(delta, float(low), float(high), len(ta.units))
-    agg_a = _aggregate_replicates(aggregate, list(reps_a), reps_a, {})
-    agg_b = _aggregate_replicates(aggregate, list(reps_b), reps_b, {})
-    point_a = aggregate({name: pair[0].headline for name, pair in shared.items()})
-    point_b = aggregate({name: pair[1].headline for name, pair in shared.items()})
+    whole_a = {**(fixed_a or {}), **{name: t.headline for name, t in a.items()}}
+    whole_b = {**(fixed_b or {}), **{name: t.headline for name, t in b.items()}}
+    agg_a = _aggregate_replicates(aggregate, list(reps_a), reps_a, whole_a)
+    agg_b = _aggregate_replicates(aggregate_b, list(reps_b), reps_b, whole_b)
+    point_a, point_b = aggregate(whole_a), aggregate_b(whole_b)
     for key in agg_a:
         interval = _interval(agg_b[key] - agg_a[key], level)
         pa, pb = point_a.get(key), point_b.get(key)

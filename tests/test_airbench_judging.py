@@ -77,7 +77,7 @@ def run(tmp_path: Path) -> tuple[Path, Path]:
 
 def evaluate(root: Path, out: Path, server: FakeOpenAIServer, *extra: str):
     args = ["eval", "--benchmark", "airbench", "--data-root", str(root), "--output-dir", str(out)]
-    args += ["--model", "random", "--judge-base-url", server.base_url, *extra]
+    args += ["--model", "random", "--judge-base-url", server.base_url, "--tasks", "chat", *extra]
     return invoke(args, {"JUDGE_API_KEY": KEY})
 
 

@@ -74,6 +74,8 @@ def rescore(root: Path, out: Path, results: Path, server: FakeOpenAIServer, *ext
         server.base_url,
         "--out",
         str(out / "eval.json"),
+        "--tasks",
+        "chat",
     ]
     return invoke([*args, *extra], {"JUDGE_API_KEY": KEY})
 
@@ -242,11 +244,14 @@ def test_blank_and_none_foundation_answers_count_in_fail_num(tmp_path: Path) -> 
         rows[index]["response"] = response
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     common = ["eval", "--benchmark", "airbench", "--data-root", str(root), "--output-dir", str(out)]
-    result = invoke([*common, "--predictions", str(path), "--out", str(tmp_path / "e.json")])
+    result = invoke(
+        [*common, "--predictions", str(path), "--out", str(tmp_path / "e.json"), "--tasks", "foundation"]
+    )
     assert result.code == 0, result.stderr
     doc = json.loads((tmp_path / "e.json").read_text())
     assert doc["foundation"]["fail_num"] == len(blanks) and doc["foundation"]["total_sum"] == 50 - len(blanks)
-    assert doc["coverage"]["foundation"]["status"] == "scored" and "incomplete" not in doc["summary"]
+    assert doc["coverage"]["foundation"]["status"] == "scored"
+    assert not doc["summary"]["incomplete"]["tasks"]  # the headline only names Chat, not selected
     strict = doc["summary"]["by_profile"]["strict"]["foundation"]
     assert doc["summary"]["by_profile"]["reference"]["tasks"]["foundation"] == 100.0
     assert min(strict["tasks"].values()) < 100.0

@@ -109,6 +109,7 @@ def test_oracle_is_perfect_on_foundation_and_chat_is_judged_in_both_orders(
     with judge.run_in_thread():
         doc = pipeline(data, tmp_path, "oracle", judge)
     by_profile = doc["summary"]["by_profile"]
+    assert set(doc["summary"]["intervals"]["tasks"]) == {"foundation", "chat"}
     assert by_profile["reference"]["tasks"]["foundation"] == 100.0
     assert by_profile["strict"]["tasks"]["foundation"] == 100.0
     assert doc["foundation"]["fail_num"] == 0 and doc["foundation"]["total_sum"] == 50
@@ -171,8 +172,9 @@ def test_one_part_data_root_reports_the_other_as_absent(tmp_path: Path) -> None:
     args = run_args(root, tmp_path / "out", "oracle")
     assert invoke(["infer", *args]).code == 0
     evaluated = invoke(["eval", *args])
-    assert evaluated.code == 0, evaluated.stderr
+    assert evaluated.code == 3 and "chat: no chat data under" in evaluated.stderr, evaluated.stderr
     doc = json.loads((tmp_path / "out" / "oracle" / "airbench" / "eval.json").read_text())
+    assert doc["summary"]["incomplete"]["numbers"]["headline"]["tasks"] == ["chat"]
     assert doc["chat"] is None and doc["summary"]["tasks"] == {"foundation": 100.0, "chat": None}
     assert (
         doc["coverage"]["chat"]["status"] == "absent"
@@ -193,7 +195,7 @@ def test_clean_template_is_sent_and_recorded(data: Path, tmp_path: Path) -> None
     assert any("from options A and B to respond" in t for t in texts)
     records = journal_lines(tmp_path / "m" / "airbench" / "infer" / "foundation.jsonl")
     assert {r["params"]["template"] for r in records} == {"air-clean"}
-    assert invoke(["eval", *run_args(data, tmp_path, "m")]).code == 0
+    assert invoke(["eval", *run_args(data, tmp_path, "m"), "--tasks", "foundation"]).code == 0
     doc = json.loads((tmp_path / "m" / "airbench" / "eval.json").read_text())
     assert doc["meta"]["template"] == "air-clean"
     bad = invoke(["infer", *run_args(data, tmp_path, "x"), "--prompt-template", "nope"])
@@ -245,6 +247,8 @@ def test_rescoring_exported_files_reproduces_each_profile(data: Path, tmp_path: 
                 str(target / "Foundation_result_modelx.jsonl"),
                 "--out",
                 str(tmp_path / f"{stage}.json"),
+                "--tasks",
+                "foundation",
             ]
         )
         assert rescored.code == 0, rescored.stderr

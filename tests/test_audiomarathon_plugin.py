@@ -106,6 +106,8 @@ def test_rescoring_reports_tasks_without_a_result_file(data: Path, tmp_path: Pat
     assert invoke(["export", *common, "--tasks", "MC,SD", "--out", str(tmp_path / "two")]).code == 0
     args = ["eval", *BENCH, "--data-root", str(data), "--output-dir", str(tmp_path), "--label", "two"]
     rescored = invoke([*args, "--predictions", str(tmp_path / "two")])
+    assert rescored.code == 3 and "ASR: no ASR_results.json" in rescored.stderr, rescored.stderr
+    rescored = invoke([*args, "--predictions", str(tmp_path / "two"), "--allow-partial"])
     assert rescored.code == 0, rescored.stderr
     doc = json.loads((tmp_path / "two" / "audiomarathon" / "eval.json").read_text())
     assert doc["summary"]["tasks"]["MC"] == 100.0 and doc["summary"]["tasks"]["ASR"] is None

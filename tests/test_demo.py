@@ -26,6 +26,7 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
         assert len(tasks) == 14
         assert all(abs(score - 100) <= 0.01 for task, score in tasks.items() if task != "AVC"), tasks
     assert oracle["meta"]["fense"]["status"] == "stand-in"
+    assert set(oracle["summary"]["intervals"]["tasks"]) == set(oracle["summary"]["tasks"])  # every task
     random_doc = json.loads((out / "random" / "avibench" / "eval.json").read_text())
     assert random_doc["summary"]["overall"] < 40
     for name in ("report.md", "report.html"):
@@ -35,6 +36,7 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
     assert json.loads((out / "leaderboard.json").read_text())
     mmar = json.loads((out / "oracle" / "mmar" / "eval.json").read_text())
     assert mmar["summary"]["by_profile"]["strict"]["headline"] == 100.0
+    assert set(mmar["summary"]["intervals"]["tasks"]) == {"MMAR"}
 
 
 def test_self_test_catches_an_imperfect_oracle() -> None:

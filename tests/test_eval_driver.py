@@ -186,7 +186,7 @@ def assert_shape(doc: dict[str, Any]) -> None:
     assert set(doc) == TOP_KEYS
     assert list(doc)[:4] == ["sensation", "perception", "understand", "reasoning"]
     summary = doc["summary"]
-    assert set(summary) - {"intervals"} == SUMMARY_KEYS  # the eval command adds the intervals
+    assert set(summary) - {"intervals", "incomplete"} == SUMMARY_KEYS  # the eval command adds these
     assert summary["scale"] == "0-100"
     assert set(summary["tasks"]) == set(AVIBENCH.paper_tasks())
     assert set(summary["stages"]) == {"perception", "understanding", "reasoning", "sensation"}
@@ -487,6 +487,7 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
     assert {s["task"] for s in samples} == {"ASQA", "AVM"}
     assert all(set(s["scores"]) == {"reference", "strict"} for s in samples if s["outcome"] != "not_scored")
     assert set(doc["summary"]["intervals"]["tasks"]) == {"ASQA", "AVM"}
+    assert "VMIC" in doc["summary"]["incomplete"]["numbers"]["overall"]["unselected"]  # Overall of a subset
     export = write_predictions(
         tmp_path / "outputs" / "run1" / "avibench" / "reference" / "tasks", {"AVM": TINY["AVM"]}
     )
@@ -500,6 +501,7 @@ def test_cli_writes_eval_json_atomically(tiny: Path, tmp_path: Path, monkeypatch
             str(tiny),
             "--output-dir",
             str(tmp_path / "outputs"),
+            "--allow-partial",
         ],
     )
     assert exported.exit_code == 0, exported.output

@@ -1,9 +1,11 @@
-"""The plug-in contract: a benchmark defined only in the test suite runs every stage through its entry point.
+"""The plug-in contract: benchmarks defined only in the test suite run every stage through their entry points.
 
-The toy benchmark (``toy_benchmark.py``) is registered the way a third-party package registers one, with an
-``avibench.benchmarks`` entry point in an installed distribution's metadata, and then driven through the real
-command line: sample data, validation, infer against the local server with faults (then resumed), refine, eval,
-report, export and the leaderboard. Nothing outside its own file knows it.
+The toy benchmark (``toy_benchmark.py``, a yes/no audio QA benchmark that only declares its tasks' metrics and
+headline) and an older-style plug-in that scores itself (``legacy_toy_benchmark.py``) are registered the way a
+third-party package registers one, with ``avibench.benchmarks`` entry points in an installed distribution's
+metadata, and driven through the real command line: sample data, validation, infer against the local server with
+faults (then resumed), refine, eval, report, compare, export and the leaderboard. Nothing outside their files knows
+them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke, journal_lines
 
 KEY = "sk-toy-3b1f0e"
+CATEGORIES = ("event", "attribute", "temporal")
 
 
 @pytest.fixture
@@ -29,7 +32,8 @@ def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n", encoding="utf-8")
     (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\ntoy = toy_benchmark:ToyBench\n", encoding="utf-8"
+        "[avibench.benchmarks]\ntoy = toy_benchmark:ToyBench\nlegacy-toy = legacy_toy_benchmark:LegacyToyBench\n",
+        encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
@@ -37,12 +41,13 @@ def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     yield
     get_benchmark.cache_clear()
     sys.modules.pop("toy_benchmark", None)
+    sys.modules.pop("legacy_toy_benchmark", None)
 
 
 def test_the_toy_benchmark_is_listed_and_unknown_names_list_it(toy_installed: None) -> None:
     assert "toy" in benchmark_names() and "avibench" in benchmark_names()
     listing = invoke(["benchmarks"])
-    assert listing.code == 0 and "toy: Toy audio multiple choice" in listing.stdout
+    assert listing.code == 0 and "toy: Toy yes/no audio QA" in listing.stdout
     unknown = invoke(["tasks", "--benchmark", "nope"])
     assert unknown.code == 2 and "installed benchmarks: " in unknown.stderr and "toy" in unknown.stderr
 
@@ -53,7 +58,7 @@ def test_toy_runs_every_stage_with_resume(toy_installed: None, tmp_path: Path) -
     assert invoke(["validate-data", str(root), "--benchmark", "toy"]).code == 0
     common = ["--benchmark", "toy", "--data-root", str(root), "--output-dir", str(out), "--label", "run"]
 
-    server = FakeOpenAIServer(responder=lambda body: "A")
+    server = FakeOpenAIServer(responder=lambda body: "Yes.")
     server.plan = FaultPlan(by_request={2: Fault("400"), 5: Fault("400")})
     env = {"OPENAI_API_KEY": KEY}
     with server.run_in_thread():
@@ -61,10 +66,9 @@ def test_toy_runs_every_stage_with_resume(toy_installed: None, tmp_path: Path) -
         args += ["--skip-probe"]  # the fault plan numbers the questions' requests
         first = invoke(args, env)
         assert first.code == 1, first.stderr  # two questions failed with a permanent error
-        journal = out / "run" / "toy" / "infer" / "listen.jsonl"
-        records = journal_lines(journal)
-        assert len(records) == 8 and sum(r["error"] is not None for r in records) == 2
-        assert {r["key"] for r in records} == {f"q{i}@{v}" for i in range(1, 5) for v in ("fwd", "rev")}
+        records = [r for t in CATEGORIES for r in journal_lines(out / "run" / "toy" / "infer" / f"{t}.jsonl")]
+        assert len(records) == 12 and sum(r["error"] is not None for r in records) == 2
+        assert {r["key"] for r in records} == {f"q{i}@w{k}" for i in range(1, 7) for k in (0, 1)}
         assert all(r["params"]["max_tokens"] == 16 for r in records)  # the benchmark's own limit
         requests_before = len(server.requests)
         second = invoke(args, env)
@@ -76,16 +80,24 @@ def test_toy_runs_every_stage_with_resume(toy_installed: None, tmp_path: Path) -
     assert invoke(["refine", *common, "--mode", "rules"]).code == 0
     evaluated = invoke(["eval", *common])
     assert evaluated.code == 0, evaluated.stderr
+    assert "notice" not in evaluated.stderr  # a declared benchmark is not deprecated
     assert evaluated.stdout.strip().splitlines()[-1] == f"wrote {out / 'run' / 'toy' / 'eval.json'}"
     doc = json.loads((out / "run" / "toy" / "eval.json").read_text())
-    # the server always says "A": right on fwd for q1, q3, q4 and on rev for q2 (choices reversed)
-    assert doc["summary"]["by_profile"]["reference"]["headline"] == pytest.approx(50.0)
-    assert doc["summary"]["by_profile"]["strict"]["headline"] == 0.0
-    assert doc["meta"]["benchmark"] == "toy" and doc["coverage"]["listen"]["status"] == "scored"
+    # "Yes." is right for q1, q3 and q4 (both wordings): event 1 of 2, attribute 2 of 2, temporal 0 of 2
+    for profile in ("reference", "strict"):
+        view = doc["summary"]["by_profile"][profile]
+        assert view["tasks"] == {"event": 50.0, "attribute": 100.0, "temporal": 0.0}
+        assert view["headline"] == 50.0 and view["counts"] == dict.fromkeys(CATEGORIES, 4)
+    assert doc["summary"]["chance"] == dict.fromkeys(CATEGORIES, 50.0)
+    assert set(doc["summary"]["intervals"]["tasks"]) == set(CATEGORIES)
+    assert "headline" in doc["summary"]["intervals"]["aggregates"]
+    assert doc["meta"]["benchmark"] == "toy" and doc["coverage"]["event"]["status"] == "scored"
+    samples = (out / "run" / "toy" / "samples.jsonl").read_text().splitlines()
+    assert len(samples) == 12 and "Can you hear a tone? Answer yes or no." in "".join(samples)
 
     assert invoke(["report", "--benchmark", "toy", "--label", "run", "--output-dir", str(out)]).code == 0
     html = (out / "run" / "toy" / "report.html").read_text()
-    assert "Toy audio multiple choice report: run" in html and "50.00" in html
+    assert "Toy yes/no audio QA report: run" in html and "50.00" in html
     exported = invoke(["export", *common])
     assert exported.code == 2 and "no official prediction format" in exported.stderr
     assert doc["meta"]["dataset"]["kind"] == "sample"  # the default check: the sample-data marker
@@ -96,6 +108,14 @@ def test_toy_runs_every_stage_with_resume(toy_installed: None, tmp_path: Path) -
     assert (
         board.code == 0 and json.loads((out / "leaderboard-toy.json").read_text())["rows"][0]["name"] == "run"
     )
+
+    oracle = ["--benchmark", "toy", "--data-root", str(root), "--output-dir", str(out), "--model", "oracle"]
+    assert all(invoke([stage, *oracle]).code == 0 for stage in ("infer", "eval"))
+    assert invoke(["compare", "run", "oracle", "--benchmark", "toy", "--output-dir", str(out)]).code == 0
+    compared = json.loads((out / "compare-toy-run-vs-oracle.json").read_text())["comparisons"][0][
+        "differences"
+    ]
+    assert compared["headline"]["delta"] == 50.0 and compared["temporal"]["delta"] == 100.0
 
 
 def test_toy_oracle_and_random_baselines(toy_installed: None, tmp_path: Path) -> None:
@@ -110,3 +130,30 @@ def test_toy_oracle_and_random_baselines(toy_installed: None, tmp_path: Path) ->
         for profile in ("reference", "strict"):
             score = doc["summary"]["by_profile"][profile]["headline"]
             assert score == expected if expected is not None else 0.0 <= score <= 100.0
+
+
+def test_a_plugin_that_scores_itself_still_works_with_a_notice(toy_installed: None, tmp_path: Path) -> None:
+    root, out = tmp_path / "legacydata", tmp_path / "outputs"
+    assert invoke(["sample-data", "--benchmark", "legacy-toy", "--out", str(root)]).code == 0
+    common = [
+        "--benchmark",
+        "legacy-toy",
+        "--data-root",
+        str(root),
+        "--output-dir",
+        str(out),
+        "--label",
+        "run",
+    ]
+    with (server := FakeOpenAIServer(responder=lambda body: "A")).run_in_thread():
+        infer = ["infer", *common, "--model", "m", "--base-url", server.base_url]
+        assert invoke(infer, {"OPENAI_API_KEY": KEY}).code == 0
+    assert invoke(["refine", *common, "--mode", "rules"]).code == 0
+    evaluated = invoke(["eval", *common])
+    assert evaluated.code == 0, evaluated.stderr
+    notices = [line for line in evaluated.stderr.splitlines() if "deprecated" in line]
+    assert len(notices) == 1 and "benchmark legacy-toy scores itself" in notices[0]
+    doc = json.loads((out / "run" / "legacy-toy" / "eval.json").read_text())
+    # the server always says "A": right on fwd for q1, q3, q4 and on rev for q2 (choices reversed)
+    assert doc["summary"]["by_profile"]["reference"]["headline"] == pytest.approx(50.0)
+    assert doc["summary"]["by_profile"]["strict"]["headline"] == 0.0

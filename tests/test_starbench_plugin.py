@@ -107,6 +107,7 @@ def test_oracle_and_random_on_every_dataset(root: Path, tmp_path: Path) -> None:
                 {a: [run_from_item(i) for i in its] for a, its in items.items()}, REFERENCE
             )
             assert abs(doc["Final MA"]["AA"] - chance["Final MA"]["AA"]) < 10
+            assert doc["summary"]["chance"] == {a: chance[a]["Total"]["AA"] for a in ALL}  # the red lines
             assert doc["Final MA"]["AA"] == pytest.approx(by_profile["reference"]["headline"])
     refined = journal_lines(out / "oracle" / "starbench" / "refine" / "sr_ch.jsonl")
     items = {i.key: i for i in BENCH.load(root, BENCH.task("sr_ch"))}

@@ -161,6 +161,12 @@ class AIRBench(Benchmark):
                 inputs.responses[task.name] = journal_responses(request.paths, task.name, items)
         return inputs
 
+    def eval_options(self) -> list[Any]:
+        from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL
+        from avibench.evaluate.judge import JudgeSettings
+
+        return JudgeSettings.cli_options(DEFAULT_JUDGE_MODEL, template_and_temperature=True)
+
     def evaluate(self, request: EvalRequest) -> Scored:
         from avibench.benchmarks.airbench.judging import (
             DEFAULT_JUDGE_MODEL,

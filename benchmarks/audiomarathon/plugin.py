@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from avibench.benchmarks.audiomarathon import layout, results, sample
 from avibench.contracts import RunPaths, journal_responses
 from avibench.items import Item, Response
+from avibench.level_metrics.task_metrics import Metric
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
 from avibench.refine.audiomarathon import strict_extract
 
@@ -116,7 +117,7 @@ class AudioMarathon(Benchmark):
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Score the official result files, or the run's journals (refine is optional: see the module doc)."""
-        from avibench.benchmarks.audiomarathon.scoring import build_document
+        from avibench.benchmarks.audiomarathon.scoring import build_document, per_question
 
         names = [t.name for t in request.tasks]
         absent: dict[str, str] = {}
@@ -138,7 +139,15 @@ class AudioMarathon(Benchmark):
                 else:
                     items = self.load(request.data_root, task)
                     responses[task.name] = journal_responses(request.paths, task.name, items)
-        return Scored(document=build_document(responses, names, request.profile, absent))
+        scores, values = per_question(responses)
+        document = build_document(responses, names, request.profile, absent)
+        return Scored(document=document, per_sample=scores, values=values)
+
+    def metric_of(self, task: str, profile: str) -> Metric | None:
+        """Each task's official score (F1, 100 - WER...) recomputed from the questions' records."""
+        from avibench.benchmarks.audiomarathon.scoring import task_metric
+
+        return task_metric(task, profile)
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official result files in folder ``path`` (one per task; absent tasks are left out)."""

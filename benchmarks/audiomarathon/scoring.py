@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from avibench.items import Item, Response
@@ -14,6 +15,8 @@ from avibench.level_metrics.audiomarathon import (
     chance_level,
     get_profile,
     score_task,
+    task_score,
+    utterance_wer,
 )
 from avibench.refine.audiomarathon import official_extract, strict_extract
 
@@ -59,6 +62,46 @@ def records(responses: Sequence[Response], profile: str | MarathonProfile = REFE
     """The records of ``responses`` that the profile scores."""
     out = (to_record(r, profile) for r in responses)
     return [r for r in out if r is not None]
+
+
+def record_value(record: Record | None) -> dict[str, Any] | None:
+    """A record as the JSON value samples.jsonl keeps for the task metric (``None``: left out)."""
+    return None if record is None else {**asdict(record), "options": list(record.options)}
+
+
+def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | None]:
+    """The task's official score recomputed from record values (for intervals and comparisons)."""
+
+    def metric(values: Sequence[Any]) -> float | None:
+        found = [Record(**{**v, "options": tuple(v["options"])}) for v in values]
+        return task_score(task, found, profile) if found else None
+
+    return metric
+
+
+def sample_score(task: str, record: Record | None) -> float | None:
+    """One question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0)."""
+    if record is None:
+        return None
+    if task == "ASR":
+        return max(0.0, 1.0 - utterance_wer(record.gold, record.pred or "") / 100.0)
+    return float(record.pred is not None and record.pred == record.answer)
+
+
+def per_question(
+    responses: Mapping[str, Sequence[Response]],
+) -> tuple[dict[str, dict[str, dict[str, float | None]]], dict[str, dict[str, dict[str, Any]]]]:
+    """Per task, key and profile: each question's score and the record value its task metric takes."""
+    scores: dict[str, dict[str, dict[str, float | None]]] = {}
+    values: dict[str, dict[str, dict[str, Any]]] = {}
+    for task, rs in responses.items():
+        for response in rs:
+            key = response.item.key
+            for profile in ("reference", "strict"):
+                record = to_record(response, profile)
+                scores.setdefault(task, {}).setdefault(key, {})[profile] = sample_score(task, record)
+                values.setdefault(task, {}).setdefault(key, {})[profile] = record_value(record)
+    return scores, values
 
 
 def score_responses(

@@ -173,6 +173,21 @@ class AVIBench(Benchmark):
         )
         return Scored(document=result.document, errors=result.errors, per_sample=result.per_sample)
 
+    def eval_options(self) -> list[Any]:
+        import click
+
+        from avibench.benchmarks.avibench.fense import FENSE_MODES
+
+        return [
+            click.Option(
+                ["--fense"],
+                type=click.Choice(FENSE_MODES),
+                default=None,
+                help="FENSE models for AVC: real (configured local files), stand-in (packaged, not comparable) "
+                "or off. Default: the FENSE mode set in the environment (README), else real.",
+            )
+        ]
+
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task
 

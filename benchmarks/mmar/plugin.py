@@ -175,7 +175,7 @@ class _MultipleChoiceAudio(Benchmark):
 
     def _rescore(self, request: EvalRequest) -> Scored:
         predictions = read_predictions(request.predictions, self.layout)
-        template = request.options.get("template") or DEFAULT_TEMPLATE
+        template = request.template or DEFAULT_TEMPLATE
         records = file_records(predictions, self.layout, template)
         answered = sum(r.prediction is not None for r in records)
         coverage = {

@@ -8,6 +8,7 @@ from typing import Any
 from avibench.benchmarks.starbench.published import DATA_VERSION, PUBLISHED, SOURCE
 from avibench.evaluate.document import Block, Heading, Paragraph, Table, as_dict, fmt_score
 from avibench.level_metrics.starbench import FINAL_MA
+from avibench.plugin import incomplete_mark
 
 PROFILE_NAMES = ("reference", "strict")
 
@@ -36,7 +37,9 @@ def summary_lines(document: Mapping[str, Any]) -> list[str]:
     head = "".join(f"{p + ' ' + m:>15}" for p in PROFILE_NAMES for m in ("AA", "ACR"))
     lines = [f"{'dataset':<10}{head}"]
     for name, values in _rows(as_dict(document.get("summary"))):
-        lines.append(f"{name:<10}" + "".join(f"{fmt_score(v):>15}" for v in values))
+        number = "headline" if name == FINAL_MA else f"tasks.{name}"
+        marked = "".join(f"{fmt_score(v):>15}" for v in values) + incomplete_mark(document, number)
+        lines.append(f"{name:<10}{marked}")
     rotations = as_dict(document.get("meta")).get("rotations")
     if rotations and rotations != "on":
         lines.append(f"rotations: {rotations} (datasets asked without rotations are scored on run 0)")

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from avibench.benchmarks.starbench.workdir import run_from_response
+from avibench.benchmarks.starbench.workdir import run_from_item, run_from_response
 from avibench.items import Response, first_variants
-from avibench.level_metrics.starbench import FINAL_MA, DatasetScore, score_benchmark
+from avibench.level_metrics.starbench import FINAL_MA, DatasetScore, chance_levels, score_benchmark
 from avibench.level_metrics.starbench_parse import is_error_response
 from avibench.level_metrics.starbench_profile import PROFILES, get_profile
 from avibench.plugin import Scored
@@ -118,9 +118,13 @@ def score_responses(responses: Mapping[str, Sequence[Response]], profile: str) -
     results = {name: score_benchmark(runs, get_profile(name)) for name in PROFILES}
     block, scores = results[profile]
     by_profile = {name: _profile_summary(b) for name, (b, _) in results.items()}
+    levels = chance_levels(
+        {alias: [run_from_item(r.item) for r in d.responses] for alias, d in scored.items()}
+    )
+    chance = {alias: levels[alias]["Total"]["AA"] for alias in scored}
     document = {
         **block,
-        "summary": {"profile": profile, **by_profile[profile], "by_profile": by_profile},
+        "summary": {"profile": profile, **by_profile[profile], "chance": chance, "by_profile": by_profile},
         "coverage": {alias: _coverage(d, scores.get(alias)) for alias, d in datasets.items()},
         "meta": {"rotations": _rotations(list(scored.values()))},
     }

@@ -110,6 +110,11 @@ class VoiceBench(Benchmark):
 
     # -- scoring ----------------------------------------------------------------------------------------
 
+    def eval_options(self) -> list[Any]:
+        from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, VoiceJudgeSettings
+
+        return VoiceJudgeSettings.cli_options(DEFAULT_JUDGE_MODEL)
+
     def evaluate(self, request: EvalRequest) -> Scored:
         from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, SAMPLES, VoiceJudgeSettings
         from avibench.benchmarks.voicebench.scoring import Inputs, build_document

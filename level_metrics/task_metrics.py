@@ -1,0 +1,132 @@
+"""A task's metric as a function of its items' values, and how task scores combine into summary numbers. Pure.
+
+A plug-in declares each task's metric (``Task(name, metric=accuracy)``) and its summary numbers
+(``aggregates = {"headline": mean_of_tasks(...)}``); the core then scores, bootstraps and compares every benchmark
+the same way. A metric takes the values of the questions a profile scored, in load order, and returns the task
+score on 0-100 (``None`` when undefined, e.g. no values). What a value is depends on the metric:
+
+* :func:`accuracy` (alias :func:`mean`): an item score in [0, 1];
+* :func:`macro_f1`, :func:`weighted_f1`: a ``(gold, predicted)`` label pair (``predicted`` ``None`` when unread);
+* :func:`corpus_wer`: an ``(errors, reference words)`` pair; the score is ``100 - WER`` (never below 0);
+* :func:`recall_at`: the rank (1 = first) of the right candidate, ``None`` when it is not ranked at all;
+* :func:`mean_iou`: an intersection-over-union in [0, 1].
+
+An aggregate takes task scores (0-100) and the number of questions each was scored on and returns one number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Metric = Callable[[Sequence[Any]], float | None]
+
+
+def accuracy(values: Sequence[Any]) -> float | None:
+    """100 times the mean item score."""
+    return 100.0 * sum(float(v) for v in values) / len(values) if values else None
+
+
+mean = accuracy
+
+
+def _f1_per_label(values: Sequence[Any]) -> dict[str, tuple[float, int]]:
+    """Per gold label: its F1 and its support."""
+    pairs = [(str(g), None if p is None else str(p)) for g, p in values]
+    out = {}
+    for label in sorted({g for g, _ in pairs}):
+        tp = sum(g == label and p == label for g, p in pairs)
+        fp = sum(g != label and p == label for g, p in pairs)
+        fn = sum(g == label and p != label for g, p in pairs)
+        out[label] = (2 * tp / (2 * tp + fp + fn) if tp else 0.0, tp + fn)
+    return out
+
+
+def macro_f1(values: Sequence[Any]) -> float | None:
+    """100 times the unweighted mean F1 over the gold labels present."""
+    per_label = _f1_per_label(values)
+    return 100.0 * sum(f for f, _ in per_label.values()) / len(per_label) if per_label else None
+
+
+def weighted_f1(values: Sequence[Any]) -> float | None:
+    """100 times the support-weighted mean F1 over the gold labels present."""
+    per_label = _f1_per_label(values)
+    total = sum(n for _, n in per_label.values())
+    return 100.0 * sum(f * n for f, n in per_label.values()) / total if total else None
+
+
+def corpus_wer(values: Sequence[Any]) -> float | None:
+    """``100 - WER`` where WER pools every utterance's errors over every utterance's reference words."""
+    words = sum(int(w) for _, w in values)
+    if not words:
+        return None
+    return max(0.0, 100.0 * (1 - sum(float(e) for e, _ in values) / words))
+
+
+def recall_at(k: int) -> Metric:
+    """The share (0-100) of items whose right candidate ranks within the first ``k``."""
+
+    def recall(values: Sequence[Any]) -> float | None:
+        return 100.0 * sum(r is not None and r <= k for r in values) / len(values) if values else None
+
+    recall.__name__ = f"recall_at_{k}"
+    return recall
+
+
+mean_iou = accuracy
+
+
+# ---- how tasks combine -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One summary number: the tasks it rests on and how their scores combine.
+
+    ``combine`` maps each scored member to its ``(score, questions)`` (members without a score are left out, and
+    the number is ``None`` when none is scored); ``digits`` rounds the result as the official table does."""
+
+    members: tuple[str, ...]
+    combine: Callable[[Mapping[str, tuple[float, int]]], float | None]
+    digits: int | None = None
+
+    def __call__(self, scores: Mapping[str, float | None], counts: Mapping[str, int]) -> float | None:
+        scored = {
+            m: (float(s), int(counts.get(m, 0))) for m in self.members if (s := scores.get(m)) is not None
+        }
+        value = self.combine(scored) if scored else None
+        return value if value is None or self.digits is None else round(value, self.digits)
+
+
+def _mean_of(scored: Mapping[str, tuple[float, int]]) -> float | None:
+    return sum(s for s, _ in scored.values()) / len(scored)
+
+
+def _micro(scored: Mapping[str, tuple[float, int]]) -> float | None:
+    total = sum(n for _, n in scored.values())
+    return sum(s * n for s, n in scored.values()) / total if total else None
+
+
+def mean_of_tasks(*members: str, digits: int | None = None) -> Aggregate:
+    """The unweighted mean of the member tasks' scores."""
+    return Aggregate(tuple(members), _mean_of, digits)
+
+
+def micro_mean(*members: str, digits: int | None = None) -> Aggregate:
+    """The mean over every question of the member tasks (task scores weighted by their questions scored)."""
+    return Aggregate(tuple(members), _micro, digits)
+
+
+def official(
+    formula: Callable[[Mapping[str, float]], float | None], *members: str, digits: int | None = None
+) -> Aggregate:
+    """A benchmark's own formula over the scored member tasks' scores (by name)."""
+    return Aggregate(tuple(members), lambda scored: formula({m: s for m, (s, _) in scored.items()}), digits)
+
+
+def aggregate_all(
+    aggregates: Mapping[str, Aggregate], scores: Mapping[str, float | None], counts: Mapping[str, int]
+) -> dict[str, float | None]:
+    """Every summary number of ``aggregates``."""
+    return {name: agg(scores, counts) for name, agg in aggregates.items()}
