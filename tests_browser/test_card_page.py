@@ -47,7 +47,9 @@ def test_card_shows_every_benchmark_and_opens_its_report_and_viewer(browser: Bro
     avi, mmar = (dict(zip(headers, r, strict=True)) for r in rows)
     assert avi["Status"].startswith("partial") and "incomplete" in avi["Headline (reference)"]
     assert mmar["Status"] == "complete" and mmar["Headline (strict)"] == "100.00"
-    assert "not comparable" in mmar["Data"] and mmar["Media"] == "audio n/a"  # the probe: a baseline reads no media
+    assert (
+        "not comparable" in mmar["Data"] and mmar["Media"] == "audio n/a"
+    )  # the probe: a baseline reads no media
     # the badge explains itself on hover
     hint = browser.eval("document.querySelector('tbody tr .badge').title")
     assert "AVC" in hint
