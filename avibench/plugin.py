@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.contracts import RunPaths, journal_responses
@@ -154,6 +155,9 @@ class Benchmark(ABC):
     #: Whether the reference profile leaves unanswered and unread questions out of a task's score, as most
     #: official scorers do; the strict profile always scores them (``item_score(None, item)``).
     reference_drops_unanswered: ClassVar[bool] = True
+    #: The values of :meth:`eval_options` (defaults included) of the eval being scored, by name: what
+    #: :meth:`read`, :meth:`item_score` and :meth:`item_value` of a declared plug-in consult, as they take none.
+    options: Mapping[str, Any] = MappingProxyType({})
 
     # -- tasks ------------------------------------------------------------------------------------------
 
@@ -348,6 +352,7 @@ class Benchmark(ABC):
             raise NotImplementedError(f"benchmark {self.name} implements neither score() nor evaluate()")
         from avibench.declared import score_declared
 
+        self.options = MappingProxyType(dict(options))
         return score_declared(self, responses, primary=profile, tasks=tasks or self.default_tasks())
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
