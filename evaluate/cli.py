@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from avibench import __version__
 from avibench.config import label_for
@@ -137,7 +138,14 @@ def own_options(benchmark: Benchmark, given: dict[str, Any]) -> dict[str, Any]:
     """The plug-in options ``benchmark`` declares, by name. Another benchmark's option is left out with a note
     (a script that runs several benchmarks may pass one benchmark's options to all of them)."""
     names = {o.name for o in benchmark.eval_options()}
-    foreign = sorted(name for name, value in given.items() if value is not None and name not in names)
+    ctx = click.get_current_context(silent=True)
+
+    def user_gave(name: str) -> bool:  # another benchmark's option left at its default was not given
+        return ctx is None or ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+
+    foreign = sorted(
+        name for name, value in given.items() if value is not None and name not in names and user_gave(name)
+    )
     if foreign:
         flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
         click.echo(f"note: {flags}: not an option of benchmark {benchmark.name}, ignored", err=True)
