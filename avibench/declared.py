@@ -77,6 +77,7 @@ def score_declared(
     views: dict[str, dict[str, Any]] = {}
     for profile in PROFILE_NAMES:
         scores: dict[str, float | None] = {t.name: None for t in tasks}
+        exact: dict[str, float | None] = {t.name: None for t in tasks}  # the aggregates take unrounded scores
         counts: dict[str, int] = {}
         for task in present:
             rows = list(responses[task.name])
@@ -85,12 +86,12 @@ def score_declared(
             metric = benchmark.metric_of(task.name, profile)
             assert metric is not None  # a declared benchmark declares every task's metric
             value = metric(kept) if kept else None
-            scores[task.name] = None if value is None else round(value, 2)
+            exact[task.name], scores[task.name] = value, None if value is None else round(value, 2)
             counts[task.name] = len(kept)
             for response, (v, s) in zip(rows, pairs, strict=True):
                 per_sample[task.name].setdefault(response.item.key, {})[profile] = s
                 values[task.name].setdefault(response.item.key, {})[profile] = v
-        numbers = benchmark.aggregate_numbers(scores, counts)
+        numbers = benchmark.aggregate_numbers(exact, counts)
         views[profile] = {
             "tasks": scores,
             **{k: None if v is None else round(v, 2) for k, v in numbers.items()},
