@@ -1,0 +1,128 @@
+"""A declared plug-in's own eval option reaches its reading, another plug-in's default is no option given, and
+summary numbers are made from unrounded task scores."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from avibench.declared import score_declared
+from avibench.items import Item, Response
+from avibench.level_metrics.task_metrics import Aggregate, accuracy, micro_mean
+from avibench.plugin import Benchmark, Problem, Task, get_benchmark
+from avibench.testing.fake_openai import FakeOpenAIServer
+from avibench.testing.harness import invoke
+
+
+@pytest.fixture
+def toys_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both toys registered through an installed distribution's entry points, as a third party ships them."""
+    info = tmp_path / "site" / "toys-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toys\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(
+        "[avibench.benchmarks]\ntoy = toy_benchmark:ToyBench\nstrict-toy = strict_toy_benchmark:StrictToyBench\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(info.parent))
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    get_benchmark.cache_clear()
+    yield
+    get_benchmark.cache_clear()
+    for module in ("toy_benchmark", "strict_toy_benchmark"):
+        sys.modules.pop(module, None)
+
+
+def _answered_run(benchmark: str, tmp_path: Path, reply: str) -> list[str]:
+    root, out = tmp_path / benchmark, tmp_path / "outputs"
+    assert invoke(["sample-data", "--benchmark", benchmark, "--out", str(root)]).code == 0
+    common = ["--benchmark", benchmark, "--data-root", str(root), "--output-dir", str(out), "--label", "run"]
+    server = FakeOpenAIServer(responder=lambda body: reply)
+    with server.run_in_thread():
+        args = ["infer", *common, "--model", "m", "--base-url", server.base_url, "--skip-probe"]
+        assert invoke(args, {"OPENAI_API_KEY": "sk-toy"}).code == 0
+    assert invoke(["refine", *common, "--mode", "rules"]).code == 0
+    return ["eval", *common, "--profile", "strict"]
+
+
+def test_a_declared_plugins_option_reaches_its_reading(toys_installed: None, tmp_path: Path) -> None:
+    args = _answered_run("strict-toy", tmp_path, "Yes, I hear it.")
+    scores = {}
+    for strictness in ("lenient", "exact"):
+        out = tmp_path / f"{strictness}.json"
+        result = invoke([*args, "--strictness", strictness, "--out", str(out)])
+        assert result.code == 0, result.stderr
+        scores[strictness] = json.loads(out.read_text(encoding="utf-8"))["summary"]["tasks"]
+    assert scores["lenient"] == {"event": 50.0, "attribute": 100.0, "temporal": 0.0}  # "yes" read everywhere
+    assert scores["exact"] == {"event": 0.0, "attribute": 0.0, "temporal": 0.0}  # nothing read, all scored 0
+
+
+def test_another_plugins_option_left_at_its_default_is_not_noted(
+    toys_installed: None, tmp_path: Path
+) -> None:
+    args = _answered_run("toy", tmp_path, "Yes.")
+    quiet = invoke(args)
+    assert quiet.code == 0 and "not an option" not in quiet.stderr
+    given = invoke([*args, "--strictness", "exact", "--out", str(tmp_path / "given.json")])
+    assert "note: --strictness: not an option of benchmark toy, ignored" in given.stderr
+
+
+class _Sixes(Benchmark):
+    """Two tasks of six text questions each, whose answer is always ``y``."""
+
+    name: ClassVar[str] = "sixes"
+    aggregates: ClassVar[dict[str, Aggregate]] = {"headline": micro_mean("a", "b")}
+
+    def tasks(self) -> tuple[Task, ...]:
+        return (Task("a", "a", "text", metric=accuracy), Task("b", "b", "text", metric=accuracy))
+
+    def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
+        return [
+            Item(
+                benchmark=self.name, task=task.name, item_id=str(i), variant="", index=i, parts=(), answer="y"
+            )
+            for i in range(6)
+        ]
+
+    def available(self, root: Path) -> tuple[Task, ...]:
+        return self.tasks()
+
+    def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
+        return ()
+
+    def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
+        return []
+
+    def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
+        return {}
+
+    def extract(self, item: Item, text: str) -> str | None:
+        return text
+
+    def random_answer(self, item: Item, rng: random.Random) -> str:
+        return "n"
+
+    def oracle_answer(self, item: Item, rng: random.Random) -> str:
+        return "y"
+
+
+def test_a_micro_mean_is_made_from_unrounded_task_scores() -> None:
+    bench = _Sixes()
+    right = {"a": 3, "b": 2}
+    responses = {
+        t.name: [
+            Response(item, "answered", raw=reply, refined=reply, method="rule")
+            for item in bench.load(Path("."), t)
+            for reply in ["y" if item.index < right[t.name] else "n"]
+        ]
+        for t in bench.tasks()
+    }
+    document = score_declared(bench, responses, primary="reference", tasks=bench.tasks()).document
+    assert document["summary"]["tasks"] == {"a": 50.0, "b": 33.33}
+    assert document["headline"] == 41.67  # 5 of 12 questions; from the rounded 33.33 it came out 41.66
