@@ -46,6 +46,12 @@ def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) 
         "scored": scored,
     }
     complete = counts["answered"] == counts["questions"]
+    if counts["answered"] and not scored:  # every answer unread: the task has no score, so it is not complete
+        return {
+            **counts,
+            "status": "not_scored",
+            "reason": f"none of {counts['answered']} answers could be read",
+        }
     reason = None if complete else f"{counts['failed']} failed, {counts['missing']} never asked"
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 

@@ -126,3 +126,16 @@ def test_a_micro_mean_is_made_from_unrounded_task_scores() -> None:
     document = score_declared(bench, responses, primary="reference", tasks=bench.tasks()).document
     assert document["summary"]["tasks"] == {"a": 50.0, "b": 33.33}
     assert document["headline"] == 41.67  # 5 of 12 questions; from the rounded 33.33 it came out 41.66
+
+
+def test_a_task_whose_every_answer_is_unread_is_incomplete(toys_installed: None, tmp_path: Path) -> None:
+    args = _answered_run("toy", tmp_path, "Maybe.")
+    result = invoke(["eval", *args[1:-2]])  # the reference profile, which leaves unread answers out
+    assert result.code == 3, result.stderr
+    document = json.loads((tmp_path / "outputs" / "run" / "toy" / "eval.json").read_text(encoding="utf-8"))
+    assert document["coverage"]["event"]["status"] == "not_scored"
+    assert document["summary"]["incomplete"]["numbers"]["headline"]["tasks"] == [
+        "attribute",
+        "event",
+        "temporal",
+    ]
