@@ -323,6 +323,11 @@ def eval_command(
     if request.template is not None:
         meta.setdefault("template", request.template)
     meta["benchmark"] = benchmark.name
+    if options and benchmark.declared:  # what the core read with (a self-scoring plug-in records its own)
+        meta.setdefault(
+            "options",
+            {k: v if isinstance(v, str | int | float | bool) else str(v) for k, v in options.items()},
+        )
     meta["dataset"] = benchmark.dataset_kind(run.data_root, tasks)
     if manifest:
         meta["run"] = run_meta(manifest, other_entry)

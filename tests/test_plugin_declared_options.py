@@ -58,7 +58,9 @@ def test_a_declared_plugins_option_reaches_its_reading(toys_installed: None, tmp
         out = tmp_path / f"{strictness}.json"
         result = invoke([*args, "--strictness", strictness, "--out", str(out)])
         assert result.code == 0, result.stderr
-        scores[strictness] = json.loads(out.read_text(encoding="utf-8"))["summary"]["tasks"]
+        document = json.loads(out.read_text(encoding="utf-8"))
+        assert document["meta"]["options"] == {"strictness": strictness}
+        scores[strictness] = document["summary"]["tasks"]
     assert scores["lenient"] == {"event": 50.0, "attribute": 100.0, "temporal": 0.0}  # "yes" read everywhere
     assert scores["exact"] == {"event": 0.0, "attribute": 0.0, "temporal": 0.0}  # nothing read, all scored 0
 
