@@ -16,23 +16,44 @@ from typing import TYPE_CHECKING, Any
 from avibench.items import Response
 
 if TYPE_CHECKING:
-    from avibench.plugin import Benchmark, Scored, Task
+    from avibench.plugin import Benchmark, Scored, ScoredRow, Task
 
 PROFILE_NAMES = ("reference", "strict")
 
 
-def _values(
-    benchmark: Benchmark, responses: Sequence[Response], profile: str
-) -> list[tuple[Any, float | None]]:
-    """Per response, ``(value, score)`` in ``profile``; both ``None`` where the profile leaves it out."""
-    out: list[tuple[Any, float | None]] = []
+def _rows(benchmark: Benchmark, responses: Sequence[Response], profile: str) -> list[ScoredRow]:
+    """Per response, what ``profile`` read, valued and scored; value and score ``None`` where it leaves it out."""
+    from avibench.plugin import ScoredRow
+
+    out: list[ScoredRow] = []
     for response in responses:
         answer = benchmark.read(response, profile)
         if answer is None and (profile == "reference" and benchmark.reference_drops_unanswered):
-            out.append((None, None))
+            out.append(ScoredRow(response, None, None, None))
             continue
-        out.append((benchmark.item_value(answer, response.item), benchmark.item_score(answer, response.item)))
+        value, score = (
+            benchmark.item_value(answer, response.item),
+            benchmark.item_score(answer, response.item),
+        )
+        out.append(ScoredRow(response, answer, value, score))
     return out
+
+
+def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, int]:
+    """How many questions, scored in both profiles, the profiles score differently, by which scores higher."""
+    pairs = [
+        (scores["reference"], scores["strict"])
+        for task in per_sample.values()
+        for scores in task.values()
+        if scores.get("reference") is not None and scores.get("strict") is not None
+    ]
+    reference_only = sum(ref > strict for ref, strict in pairs)  # type: ignore[operator]
+    strict_only = sum(strict > ref for ref, strict in pairs)  # type: ignore[operator]
+    return {
+        "answers": reference_only + strict_only,
+        "reference_only": reference_only,
+        "strict_only": strict_only,
+    }
 
 
 def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) -> dict[str, Any]:
@@ -61,7 +82,7 @@ def _chance(benchmark: Benchmark, responses: Sequence[Response]) -> float | None
     levels = [benchmark.chance(r.item) for r in responses]
     if not levels or any(level is None for level in levels):
         return None
-    return round(100.0 * sum(levels) / len(levels), 2)  # type: ignore[arg-type]
+    return round(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
 
 
 def score_declared(
@@ -73,50 +94,66 @@ def score_declared(
 ) -> Scored:
     """The eval document (without ``meta``) of the selected ``tasks``; tasks without responses score ``None``.
 
-    The top level holds, for the primary profile, each task's score and question count under its name and each
-    summary number; ``summary`` has both profiles, the chance levels and the counts behind each task score."""
-    from avibench.plugin import Scored
+    The top level holds, for the primary profile, the official document (:meth:`Benchmark.official_document`) or
+    else each task's score and question count under its name and each summary number; ``summary`` has both
+    profiles, the chance levels, the counts behind each task score and how many questions the profiles score
+    differently."""
+    from avibench.plugin import Scored, ScoredView
 
+    digits = benchmark.score_digits
     present = [t for t in tasks if t.name in responses]
     per_sample: dict[str, dict[str, dict[str, float | None]]] = {t.name: {} for t in present}
     values: dict[str, dict[str, dict[str, Any]]] = {t.name: {} for t in present}
     views: dict[str, dict[str, Any]] = {}
+    official: dict[str, dict[str, Any] | None] = {}
     for profile in PROFILE_NAMES:
         scores: dict[str, float | None] = {t.name: None for t in tasks}
         exact: dict[str, float | None] = {t.name: None for t in tasks}  # the aggregates take unrounded scores
         counts: dict[str, int] = {}
+        rows: dict[str, list[ScoredRow]] = {}
         for task in present:
-            rows = list(responses[task.name])
-            pairs = _values(benchmark, rows, profile)
-            kept = [v for (v, s) in pairs if s is not None]
+            rows[task.name] = _rows(benchmark, responses[task.name], profile)
+            kept = [row.value for row in rows[task.name] if row.score is not None]
             metric = benchmark.metric_of(task.name, profile)
             assert metric is not None  # a declared benchmark declares every task's metric
             value = metric(kept) if kept else None
-            exact[task.name], scores[task.name] = value, None if value is None else round(value, 2)
+            exact[task.name], scores[task.name] = value, None if value is None else round(value, digits)
             counts[task.name] = len(kept)
-            for response, (v, s) in zip(rows, pairs, strict=True):
-                per_sample[task.name].setdefault(response.item.key, {})[profile] = s
-                values[task.name].setdefault(response.item.key, {})[profile] = v
-        numbers = benchmark.aggregate_numbers(exact, counts)
+            for row in rows[task.name]:
+                per_sample[task.name].setdefault(row.response.item.key, {})[profile] = row.score
+                values[task.name].setdefault(row.response.item.key, {})[profile] = row.value
+        numbers = {
+            k: None if v is None else round(v, digits)
+            for k, v in benchmark.aggregate_numbers(exact, counts).items()
+        }
+        official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
         views[profile] = {
             "tasks": scores,
-            **{k: None if v is None else round(v, 2) for k, v in numbers.items()},
+            **numbers,
             "counts": counts,
+            **({} if official[profile] is None else {"official": official[profile]}),
         }
     view = views[primary]
     chance = {t.name: _chance(benchmark, responses[t.name]) for t in present}
+    top = official[primary]
+    if top is None:
+        top = {
+            **{
+                name: {"score": view["tasks"][name], "questions": view["counts"].get(name, 0)}
+                for name in view["tasks"]
+            },
+            **{k: v for k, v in view.items() if k not in ("tasks", "counts")},
+        }
     document: dict[str, Any] = {
-        **{
-            name: {"score": view["tasks"][name], "questions": view["counts"].get(name, 0)}
-            for name in view["tasks"]
-        },
-        **{k: v for k, v in view.items() if k not in ("tasks", "counts")},
+        **top,
         "summary": {
+            "scale": "0-100",
             "profile": primary,
             "tasks": view["tasks"],
             "headline": view.get("headline"),
             "chance": {k: v for k, v in chance.items() if v is not None},
             "by_profile": views,
+            "profiles_differ_on": _differ(per_sample),
         },
         "coverage": {
             t.name: _coverage(benchmark, responses[t.name], views[primary]["counts"][t.name]) for t in present

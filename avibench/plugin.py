@@ -118,6 +118,29 @@ class EvalRequest:
     template: str | None = None
 
 
+@dataclass(frozen=True)
+class ScoredRow:
+    """One question as a profile scored it: the response, the answer the profile read (:meth:`Benchmark.read`),
+    the value the task's metric took and the score (``None``, both: the profile left it out)."""
+
+    response: Response
+    answer: Any
+    value: Any
+    score: float | None
+
+
+@dataclass(frozen=True)
+class ScoredView:
+    """What the core computed for one profile of a declared benchmark, for :meth:`Benchmark.official_document`:
+    each task's score and questions scored, the summary numbers, and each task's rows in load order."""
+
+    profile: str
+    tasks: Mapping[str, float | None]
+    counts: Mapping[str, int]
+    numbers: Mapping[str, float | None]
+    rows: Mapping[str, Sequence[ScoredRow]]
+
+
 @dataclass
 class Scored:
     """What a plug-in's scoring returns: the eval document body and what the driver reports.
@@ -158,6 +181,9 @@ class Benchmark(ABC):
     #: The values of :meth:`eval_options` (defaults included) of the eval being scored, by name: what
     #: :meth:`read`, :meth:`item_score` and :meth:`item_value` of a declared plug-in consult, as they take none.
     options: Mapping[str, Any] = MappingProxyType({})
+    #: The decimals of task scores, summary numbers and chance levels in a declared benchmark's eval document
+    #: (as many as its official scorer reports).
+    score_digits: ClassVar[int] = 2
 
     # -- tasks ------------------------------------------------------------------------------------------
 
@@ -310,6 +336,14 @@ class Benchmark(ABC):
 
             return aggregate_all(self.aggregates, tasks, counts)
         return self.aggregate_scores(tasks)
+
+    def official_document(self, view: ScoredView) -> dict[str, Any] | None:
+        """The official scorer's own output for one profile, from what the core computed (``None``, the default:
+        the core's own top level, each task's ``score`` and ``questions`` and each summary number).
+
+        The primary profile's document is the top level of eval.json, with the official keys and units; each
+        profile's is also kept as ``summary.by_profile.<profile>.official``."""
+        return None
 
     # -- scoring ----------------------------------------------------------------------------------------
 

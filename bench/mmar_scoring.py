@@ -19,9 +19,8 @@ from pathlib import Path
 
 from avibench.benchmarks.mmar.layout import MMAR, load
 from avibench.benchmarks.mmar.sample import FULL_SIZE, FULL_UNIT, mmar_records, oracle_answer, random_answer
-from avibench.benchmarks.mmar.scoring import response_record, score_responses
 from avibench.items import Item, Response
-from avibench.level_metrics.mmar import profile_disagreements
+from avibench.plugin import get_benchmark
 
 HEDGES = ("It could be {a} or {b}.", "I'm not sure.", "I cannot determine this from the audio.")
 
@@ -46,13 +45,15 @@ def main() -> None:
         items = load(root, MMAR)
     rng = random.Random(0)
     responses = [Response(item, "answered", _answer(item, rng)) for item in items]
+    plugin = get_benchmark("mmar")
     times = []
     for _ in range(args.repeat):
         start = time.perf_counter()
-        results = score_responses(responses, MMAR)
+        summary = plugin.score({MMAR.task: responses}, profile="reference", options={}).document["summary"]
         times.append(time.perf_counter() - start)
 
-    split = profile_disagreements(response_record(r, MMAR) for r in responses)
+    results = {name: view["official"] for name, view in summary["by_profile"].items()}
+    split = summary["profiles_differ_on"]
     print(f"questions          {len(responses)}")
     print(
         f"both profiles      {min(times) * 1000:.0f} ms (best of {args.repeat}; first run {times[0] * 1000:.0f} ms)"
@@ -60,7 +61,8 @@ def main() -> None:
     for name, result in results.items():
         print(f"{name:<18} {result['total']['accuracy']:.2f}% over {result['total']['n']}")
     print(
-        f"disagreements      {split.total} ({split.reference_only} reference only, {split.strict_only} strict only)"
+        f"disagreements      {split['answers']} ({split['reference_only']} reference only, "
+        f"{split['strict_only']} strict only)"
     )
 
 

@@ -159,21 +159,22 @@ def _cell(total: float, n: int, empty_zero: bool) -> dict[str, Any]:
 
 
 def aggregate(
-    records: Sequence[Record],
+    groups: Sequence[Mapping[str, Any]],
     scores: Sequence[float | bool | None],
     breakdowns: Sequence[Breakdown],
     *,
     empty_group_zero: bool = True,
 ) -> dict[str, Any]:
-    """Accuracy per breakdown group and in total, in the official shape; ``scores[i]`` is record i's score in
-    [0, 1], or ``None`` to leave the record out (as the official scorer skips a record without prediction)."""
+    """Accuracy per breakdown group and in total, in the official shape; ``groups[i]`` maps breakdown fields to
+    question i's values and ``scores[i]`` is its score in [0, 1], or ``None`` to leave it out (as the official
+    scorer skips a record without prediction)."""
     result: dict[str, Any] = {}
     for breakdown in breakdowns:
         sums: dict[str, list[float]] = {key: [0.0, 0] for key in breakdown.fixed}
-        for record, score in zip(records, scores, strict=True):
+        for values, score in zip(groups, scores, strict=True):
             if score is None:
                 continue
-            for group in _group_values(record.groups.get(breakdown.field)):
+            for group in _group_values(values.get(breakdown.field)):
                 cell = sums.setdefault(group, [0.0, 0])
                 cell[0] += float(score)
                 cell[1] += 1
@@ -189,7 +190,9 @@ def score(
     """The official-shape result of one profile."""
     profile = get_profile(profile)
     verdicts = [is_correct(r, profile) for r in records]
-    return aggregate(records, verdicts, breakdowns, empty_group_zero=profile.empty_group_zero)
+    return aggregate(
+        [r.groups for r in records], verdicts, breakdowns, empty_group_zero=profile.empty_group_zero
+    )
 
 
 def chance_level(choice_lists: Iterable[Sequence[str]]) -> float:
@@ -199,7 +202,7 @@ def chance_level(choice_lists: Iterable[Sequence[str]]) -> float:
 
 def chance_breakdown(records: Sequence[Record], breakdowns: Sequence[Breakdown]) -> dict[str, Any]:
     """The chance level per breakdown group, in the result's shape (every record counts, answered or not)."""
-    return aggregate(records, [1.0 / len(r.choices) for r in records], breakdowns)
+    return aggregate([r.groups for r in records], [1.0 / len(r.choices) for r in records], breakdowns)
 
 
 @dataclass(frozen=True)

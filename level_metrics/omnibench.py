@@ -145,10 +145,14 @@ def _grouped(keys: Iterable[str], verdicts: Sequence[str], fixed: Sequence[str] 
     return {key: _stats(values) for key, values in groups.items()}
 
 
-def score(records: Sequence[Record], profile: OmniBenchProfile | str = REFERENCE) -> dict[str, Any]:
-    """The official-shape result of one profile."""
+def official_result(
+    verdicts: Sequence[str],
+    audio_types: Sequence[str],
+    task_types: Sequence[str],
+    profile: OmniBenchProfile | str = REFERENCE,
+) -> dict[str, Any]:
+    """The official-shape result of one profile from each question's verdict and its audio and task types."""
     profile = get_profile(profile)
-    verdicts = [verdict(r, profile) for r in records]
     whole = _stats(verdicts)
     result: dict[str, Any] = {
         "total": whole["total"],
@@ -157,27 +161,17 @@ def score(records: Sequence[Record], profile: OmniBenchProfile | str = REFERENCE
         "n_wrong_response": whole["n_wrong_response"],
         "Accuracy": whole["Correct Rate"],
         "Invalid Rate": whole["Invalid Rate"],
-        "stats_by_audio_type": _grouped((r.audio_type for r in records), verdicts, AUDIO_TYPES),
+        "stats_by_audio_type": _grouped(audio_types, verdicts, AUDIO_TYPES),
     }
     if profile.task_type_breakdown:
-        result["stats_by_task_type"] = _grouped((r.task_type for r in records), verdicts)
+        result["stats_by_task_type"] = _grouped(task_types, verdicts)
     return result
 
 
-def unparsed(records: Iterable[Record], profile: OmniBenchProfile | str = REFERENCE) -> int:
-    """Answered questions whose reply the profile reads as no letter."""
-    profile = get_profile(profile)
-    return sum(r.answered and predicted_letter(r, profile) is None for r in records)
-
-
-def profile_disagreements(records: Iterable[Record]) -> dict[str, int]:
-    """Answered questions scored correct by one profile only, by profile."""
-    reference_only = strict_only = 0
-    for record in records:
-        ref, strict = verdict(record, REFERENCE), verdict(record, STRICT)
-        reference_only += ref == "correct" != strict
-        strict_only += strict == "correct" != ref
-    return {"reference_only": reference_only, "strict_only": strict_only}
+def score(records: Sequence[Record], profile: OmniBenchProfile | str = REFERENCE) -> dict[str, Any]:
+    """The official-shape result of one profile."""
+    verdicts = [verdict(r, profile) for r in records]
+    return official_result(verdicts, [r.audio_type for r in records], [r.task_type for r in records], profile)
 
 
 def official_lines(result: Mapping[str, Any], inference_file: str) -> list[str]:

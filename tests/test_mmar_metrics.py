@@ -215,7 +215,7 @@ def test_mmau_breakdowns_and_list_categories() -> None:
 
 
 def test_list_value_counts_in_each_group() -> None:
-    result = aggregate([_mmau("Man", "sound", "easy", ["A", "B"])], [1.0], [Breakdown("category")])
+    result = aggregate([_mmau("Man", "sound", "easy", ["A", "B"]).groups], [1.0], [Breakdown("category")])
     assert result["category"] == {"A": {"accuracy": 100.0, "n": 1}, "B": {"accuracy": 100.0, "n": 1}}
 
 

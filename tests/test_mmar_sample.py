@@ -22,7 +22,6 @@ from avibench.benchmarks.mmar.sample import (
     oracle_answer,
     random_answer,
 )
-from avibench.benchmarks.mmar.scoring import score_responses
 from avibench.items import Response
 from avibench.level_metrics.mmar import (
     MMAR_CATEGORIES,
@@ -32,6 +31,7 @@ from avibench.level_metrics.mmar import (
     chance_level,
     token_set_match,
 )
+from avibench.plugin import get_benchmark
 from avibench.refine.choice import choose
 
 FRAME = 160  # 10 ms at 16 kHz
@@ -128,6 +128,13 @@ def test_audio_answers_its_question(roots: dict[str, Path]) -> None:
     assert len(checked) == 5
 
 
+def score_responses(responses: list[Response], name: str) -> dict[str, dict]:
+    """Each profile's official document of one task's responses, as the plug-in scores them."""
+    plugin = get_benchmark(name)
+    scored = plugin.score({plugin.layout.task: responses}, profile="reference", options={})
+    return {p: view["official"] for p, view in scored.document["summary"]["by_profile"].items()}
+
+
 @pytest.mark.parametrize(("name", "layout"), [("mmar", MMAR), ("mmau", MMAU)])
 @pytest.mark.parametrize("template", ["mmar-official", "mmar-lettered"])
 def test_oracle_scores_full_marks_in_both_profiles(roots, name, layout, template) -> None:
@@ -136,9 +143,7 @@ def test_oracle_scores_full_marks_in_both_profiles(roots, name, layout, template
     answers = [oracle_answer(item, rng) for item in items]
     for item, answer in zip(items, answers, strict=True):
         assert token_set_match(item.answer, answer, item.options)
-    results = score_responses(
-        [Response(i, "answered", a) for i, a in zip(items, answers, strict=True)], layout
-    )
+    results = score_responses([Response(i, "answered", a) for i, a in zip(items, answers, strict=True)], name)
     assert results["reference"]["total"] == {"accuracy": 100.0, "n": 30}
     assert results["strict"]["total"] == {"accuracy": 100.0, "n": 30}
     assert len(set(answers) - {i.answer for i in items}) >= 10  # phrased, not just the bare answers
@@ -171,7 +176,7 @@ def test_random_baseline_lands_near_chance(tmp_path: Path) -> None:
     (root / "MMAR-meta.jsonl").write_text("\n".join(json.dumps(r) for r, _ in pairs))
     items = load(root, MMAR)
     rng = random.Random(1)
-    results = score_responses([Response(i, "answered", random_answer(i, rng)) for i in items], MMAR)
+    results = score_responses([Response(i, "answered", random_answer(i, rng)) for i in items], "mmar")
     chance = chance_level(i.options for i in items)
     assert abs(results["strict"]["total"]["accuracy"] - chance) < 8
     assert results["reference"]["total"]["accuracy"] >= results["strict"]["total"]["accuracy"]

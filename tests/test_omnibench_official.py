@@ -261,7 +261,7 @@ def test_an_answer_that_is_no_option_loads_and_only_strict_counts_it_wrong(tmp_p
     doc = bench.score({"OmniBench": responses}, profile="reference", options={}).document
     # the parser reads C from the first answer text and N/A from the second, as from the replies
     assert doc["n_correct_response"] == 2
-    strict = doc["summary"]["by_profile"]["strict"]["result"]
+    strict = doc["summary"]["by_profile"]["strict"]["official"]
     assert (strict["n_correct_response"], strict["n_wrong_response"]) == (1, 1)
 
 

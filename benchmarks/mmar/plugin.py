@@ -4,7 +4,8 @@ Both are single-task benchmarks (MMAR's task is ``MMAR``, MMAU's ``test-mini``) 
 The reference profile is the official token-set match on the raw answer; the strict one scores the option the
 extractor chose (refine's answer). eval.json's top level is the official scorer's breakdowns for the primary
 profile (``modality``/``category``/``sub-category``/``total`` for MMAR; ``task``/``difficulty``/``sub-category``/
-``category``/``total`` for MMAU), each cell ``{"accuracy": percent, "n": count}``.
+``category``/``total`` for MMAU), each cell ``{"accuracy": percent, "n": count}``. The plug-in declares these (how
+each profile reads and scores an answer, the task's accuracy, the official document); the core scores them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from avibench.benchmarks.mmar import sample
 from avibench.benchmarks.mmar.predictions import read_predictions, write_predictions
 from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, template_ids
 from avibench.benchmarks.mmar.published import PUBLISHED
-from avibench.benchmarks.mmar.scoring import extract, file_records, response_record
+from avibench.benchmarks.mmar.scoring import chosen_index, extract
 from avibench.contracts import RunPaths
 from avibench.evaluate.document import (
     Figure,
@@ -32,25 +33,9 @@ from avibench.evaluate.document import (
     fmt_score,
 )
 from avibench.items import Item, Response
-from avibench.level_metrics.mmar import (
-    PROFILES,
-    Record,
-    chance_level,
-    is_correct,
-    profile_disagreements,
-    score,
-)
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
-
-
-def _headline(result: Mapping[str, Any]) -> float | None:
-    accuracy = result["total"]["accuracy"]
-    return None if accuracy is None else round(float(accuracy), 4)
-
-
-def _verdict(record: Record, profile: Any) -> float | None:
-    correct = is_correct(record, profile)
-    return None if correct is None else float(correct)
+from avibench.level_metrics.mmar import PROFILES, aggregate, token_set_match
+from avibench.level_metrics.task_metrics import accuracy
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 
 
 class _MultipleChoiceAudio(Benchmark):
@@ -64,8 +49,10 @@ class _MultipleChoiceAudio(Benchmark):
         *(t for t in template_ids() if t != DEFAULT_TEMPLATE),
     )
 
+    score_digits: ClassVar[int] = 4
+
     def _task(self) -> Task:
-        return Task(self.layout.task, self.title, "audio")
+        return Task(self.layout.task, self.title, "audio", metric=accuracy)
 
     def tasks(self) -> tuple[Task, ...]:
         return (self._task(),)
@@ -98,99 +85,76 @@ class _MultipleChoiceAudio(Benchmark):
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
         return sample.oracle_answer(item, rng)
 
-    # -- scoring ----------------------------------------------------------------------------------------
+    # -- scoring: the declaration ----------------------------------------------------------------------
 
-    def _document(
-        self, records: Sequence[Record], coverage: dict[str, Any], profile: str, meta: dict
-    ) -> Scored:
-        results = {name: score(records, self.layout.breakdowns, p) for name, p in PROFILES.items()}
-        headlines = {name: _headline(result) for name, result in results.items()}
-        differ = profile_disagreements(records)
-        task = self.layout.task
-        document = {
-            **results[profile],
-            "summary": {
-                "scale": "0-100",
-                "profile": profile,
-                "tasks": {task: headlines[profile]},
-                "headline": headlines[profile],
-                "chance": {task: round(chance_level(r.choices for r in records), 4)} if records else {},
-                "by_profile": {
-                    name: {"tasks": {task: value}, "headline": value, "breakdowns": results[name]}
-                    for name, value in headlines.items()
-                },
-                "profiles_differ_on": {
-                    "answers": differ.total,
-                    "reference_only": differ.reference_only,
-                    "strict_only": differ.strict_only,
-                },
-            },
-            "coverage": {task: coverage},
-            "meta": meta,
-        }
-        return Scored(document=document)
+    def read(self, response: Response, profile: str) -> str | int | None:
+        """The official token-set match reads the raw answer; the strict profile the index of the option chosen,
+        refine's where refine ran and the extractor's otherwise (``None``: unanswered or unread)."""
+        if response.status != "answered":
+            return None
+        item = response.item
+        if PROFILES[profile].token_set_match:
+            return response.raw
+        if response.method is not None:
+            return item.options.index(response.refined) if response.refined in item.options else None
+        return chosen_index(response.raw, item.options, item.template or DEFAULT_TEMPLATE)
 
-    def score(
-        self, responses: Mapping[str, Sequence[Response]], *, profile: str, options: Mapping[str, Any]
-    ) -> Scored:
-        task = self.layout.task
-        rows = list(responses.get(task, ()))
-        records = [response_record(r, self.layout) for r in rows]
-        answered = sum(r.status == "answered" for r in rows)
-        failed = sum(r.status == "failed" for r in rows)
-        missing = sum(r.status == "missing" for r in rows)
-        unrefined = sum(r.status == "answered" and r.method is None for r in rows)
-        coverage = {
-            "questions": len(rows),
-            "answered": answered,
-            "failed": failed,
-            "missing": missing,
-            "unparsed": sum(r.status == "answered" and r.method == "unparsed" for r in rows),
-            "unrefined": unrefined,
-            "scored": answered,
-            "status": "not_scored" if not rows else "scored" if answered == len(rows) else "partial",
-            "reason": None
-            if answered == len(rows)
-            else f"{failed} failed and {missing} never asked: the reference profile leaves them out, strict counts "
-            "them wrong",
-        }
-        templates = sorted({r.item.template for r in rows if r.item.template})
-        scored = self._document(records, coverage, profile, {"template": ", ".join(templates) or None})
-        scored.per_sample = {
-            task: {
-                row.item.key: {name: _verdict(record, p) for name, p in PROFILES.items()}
-                for row, record in zip(rows, records, strict=True)
-            }
-        }
-        return scored
+    def item_score(self, answer: str | int | None, item: Item) -> float:
+        """A raw answer (reference) scores by the official token-set match, a chosen index (strict) by its option."""
+        if answer is None:
+            return 0.0
+        if isinstance(answer, int):
+            return float(item.options[answer] == item.answer)
+        return float(token_set_match(str(item.answer), answer, item.options))
+
+    def official_document(self, view: ScoredView) -> dict[str, Any]:
+        """The official breakdowns, each group ``{"accuracy": percent, "n": count}``, and ``total``."""
+        rows = view.rows.get(self.layout.task, ())
+        return aggregate(
+            [row.response.item.meta for row in rows],
+            [row.score for row in rows],
+            self.layout.breakdowns,
+            empty_group_zero=PROFILES[view.profile].empty_group_zero,
+        )
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Score the run's journals, or an official prediction file (which needs no dataset and no audio)."""
-        scored = super().evaluate(request) if request.predictions is None else self._rescore(request)
+        if request.predictions is not None:
+            return self.rescore(request.predictions, request.profile, request.template or DEFAULT_TEMPLATE)
+        scored = super().evaluate(request)
         meta_path = self.layout.meta_path(Path(request.data_root))
-        if request.predictions is None and meta_path.is_file():
-            scored.document["meta"]["data_version"] = layouts.fingerprint(meta_path)
-            scored.document["meta"]["data_release"] = layouts.known_version(meta_path)
+        if meta_path.is_file():
+            meta = scored.document.setdefault("meta", {})
+            meta["data_version"] = layouts.fingerprint(meta_path)
+            meta["data_release"] = layouts.known_version(meta_path)
         return scored
 
-    def _rescore(self, request: EvalRequest) -> Scored:
-        predictions = read_predictions(request.predictions, self.layout)
-        template = request.template or DEFAULT_TEMPLATE
-        records = file_records(predictions, self.layout, template)
-        answered = sum(r.prediction is not None for r in records)
-        coverage = {
-            "questions": len(records),
-            "answered": answered,
-            "failed": 0,
-            "missing": len(records) - answered,
-            "unparsed": 0,
-            "scored": answered,
-            "status": "scored" if answered == len(records) else "partial",
-            "reason": None,
-            "notes": list(predictions.notes),
-        }
-        meta = {"template": template, "predictions_key": predictions.key}
-        return self._document(records, coverage, request.profile, meta)
+    def rescore(self, path: Path, profile: str = "reference", template: str = DEFAULT_TEMPLATE) -> Scored:
+        """An official prediction file scored in both profiles, ``profile`` at the top level. Its records are the
+        questions, asked in ``template`` (which letters the model was shown; the default, the recommended prompt,
+        shows none). The document carries no per-question scores: their rows would load the questions from a
+        dataset it does not need."""
+        predictions = read_predictions(path, self.layout)
+        task = self.layout.task
+        responses = []
+        for index, record in enumerate(predictions.records):
+            item = Item(
+                benchmark=self.name,
+                task=task,
+                item_id=str(index),
+                parts=(),
+                answer=record["answer"],
+                index=index,
+                options=tuple(record["choices"]),
+                template=template,
+                meta=record,
+            )
+            raw = predictions.prediction(record)
+            responses.append(Response(item, "missing" if raw is None else "answered", raw))
+        scored = self.score({task: responses}, profile=profile, options={}, tasks=self.tasks())
+        scored.document["coverage"][task]["notes"] = list(predictions.notes)
+        scored.document["meta"] = {"template": template, "predictions_key": predictions.key}
+        return Scored(document=scored.document)
 
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
@@ -220,8 +184,8 @@ class _MultipleChoiceAudio(Benchmark):
         from avibench.evaluate.svg import Series, grouped_bars
 
         by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
-        ref = as_dict(as_dict(by_profile.get("reference")).get("breakdowns"))
-        strict = as_dict(as_dict(by_profile.get("strict")).get("breakdowns"))
+        ref = as_dict(as_dict(by_profile.get("reference")).get("official"))
+        strict = as_dict(as_dict(by_profile.get("strict")).get("official"))
         blocks: list[Any] = []
         for breakdown in self.layout.breakdowns:
             groups = list(

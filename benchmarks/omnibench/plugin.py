@@ -20,46 +20,21 @@ from avibench.benchmarks.omnibench.predictions import read_responses, write_resp
 from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED, SOURCE
 from avibench.evaluate.document import Heading, Paragraph, Table, as_dict, fmt_score
 from avibench.items import Item, Response
-from avibench.level_metrics.omnibench import (
-    PROFILES,
-    STRICT,
-    Record,
-    profile_disagreements,
-    score,
-    unparsed,
-    verdict,
+from avibench.level_metrics.omnibench import PROFILES, REFERENCE, STRICT, Record, official_result, verdict
+from avibench.level_metrics.task_metrics import accuracy
+from avibench.plugin import (
+    SAMPLE_MARKER,
+    Benchmark,
+    EvalRequest,
+    Problem,
+    Scored,
+    ScoredView,
+    Task,
+    sample_dataset,
 )
-from avibench.plugin import SAMPLE_MARKER, Benchmark, EvalRequest, Problem, Scored, Task, sample_dataset
 from avibench.refine.omnibench import official_letter, strict_choice
 
-TASK = Task(layout.TASK, "OmniBench", "image+audio")
-
-
-def record_of(response: Response) -> Record:
-    """The scoring record of one response; an answer refine has not seen (no method) is extracted here."""
-    item = response.item
-    answered = response.status == "answered" and response.raw is not None
-    raw = response.raw if answered else None
-    if not answered:
-        chosen = None
-    elif response.method is not None:
-        chosen = item.options.index(response.refined) if response.refined in item.options else None
-    else:
-        chosen = strict_choice(raw, item.options)
-    return Record(
-        audio_type=str(item.meta["audio type"]),
-        task_type=str(item.meta["task type"]),
-        answered=answered,
-        gold_index=layout.gold_position(str(item.answer), item.options),
-        gold_parsed=official_letter(str(item.answer), item.options),
-        official=None if raw is None else official_letter(raw, item.options),
-        strict=chosen,
-    )
-
-
-def _headline(result: Mapping[str, Any]) -> float | None:
-    accuracy = result["Accuracy"]
-    return None if accuracy is None else round(100.0 * accuracy, 4)
+TASK = Task(layout.TASK, "OmniBench", "image+audio", metric=accuracy)
 
 
 class OmniBench(Benchmark):
@@ -70,6 +45,9 @@ class OmniBench(Benchmark):
     templates: ClassVar[tuple[str, ...]] = layout.template_ids()
     download_root: ClassVar[Path] = Path("data/omnibench")
     sample_root: ClassVar[Path] = Path("data/omnibench-sample")
+    score_digits: ClassVar[int] = 4
+    #: the official scorer counts a question without a reply as invalid, never leaves it out
+    reference_drops_unanswered: ClassVar[bool] = False
 
     def tasks(self) -> tuple[Task, ...]:
         return (TASK,)
@@ -118,55 +96,70 @@ class OmniBench(Benchmark):
 
     # -- scoring ----------------------------------------------------------------------------------------
 
+    # -- scoring: the declaration ----------------------------------------------------------------------
+
+    def read(self, response: Response, profile: str) -> str | int | None:
+        """The official parser's letter of the raw reply (``""``: it reads none, the official "N/A") in the
+        reference profile; in the strict one the index of the option chosen, refine's where refine ran and the
+        extractor's otherwise (``None``: unanswered, or unread by the strict extractor)."""
+        if response.status != "answered" or response.raw is None:
+            return None
+        item = response.item
+        if PROFILES[profile].official_parser:
+            return official_letter(response.raw, item.options) or ""
+        if response.method is not None:
+            return item.options.index(response.refined) if response.refined in item.options else None
+        return strict_choice(response.raw, item.options)
+
+    def item_score(self, answer: str | int | None, item: Item) -> float:
+        """The official verdict of a letter (reference) or of a chosen index (strict); no answer is invalid."""
+        if answer is None:
+            return 0.0
+        record = Record(
+            audio_type=str(item.meta["audio type"]),
+            task_type=str(item.meta["task type"]),
+            answered=True,
+            gold_index=layout.gold_position(str(item.answer), item.options),
+            gold_parsed=official_letter(str(item.answer), item.options),
+            official=answer or None if isinstance(answer, str) else None,
+            strict=answer if isinstance(answer, int) else None,
+        )
+        return float(verdict(record, REFERENCE if isinstance(answer, str) else STRICT) == "correct")
+
+    def official_document(self, view: ScoredView) -> dict[str, Any]:
+        """The official result: counts and rates in total and by audio type (strict: also by task type)."""
+        rows = view.rows.get(layout.TASK, ())
+        verdicts = [
+            "invalid"
+            if row.response.status != "answered" or row.response.raw is None
+            else "correct"
+            if row.score
+            else "wrong"
+            for row in rows
+        ]
+        metas = [row.response.item.meta for row in rows]
+        return official_result(
+            verdicts,
+            [str(m["audio type"]) for m in metas],
+            [str(m["task type"]) for m in metas],
+            view.profile,
+        )
+
     def score(
-        self, responses: Mapping[str, Sequence[Response]], *, profile: str, options: Mapping[str, Any]
+        self,
+        responses: Mapping[str, Sequence[Response]],
+        *,
+        profile: str,
+        options: Mapping[str, Any],
+        tasks: Sequence[Task] = (),
     ) -> Scored:
-        rows = list(responses.get(layout.TASK, ()))
-        records = [record_of(r) for r in rows]
-        results = {name: score(records, p) for name, p in PROFILES.items()}
-        headlines = {name: _headline(result) for name, result in results.items()}
-        answered = sum(r.answered for r in records)
-        failed = sum(r.status == "failed" for r in rows)
-        coverage = {
-            "questions": len(rows),
-            "answered": answered,
-            "failed": failed,
-            "missing": len(rows) - answered - failed,
-            "unparsed": unparsed(records, STRICT),
-            "unrefined": sum(r.status == "answered" and r.method is None for r in rows),
-            "scored": len(rows),
-            "status": "not_scored" if not rows else "scored" if answered == len(rows) else "partial",
-            "reason": None
-            if answered == len(rows)
-            else f"{len(rows) - answered} questions have no answer: both profiles count them invalid, as the "
-            "official scorer does",
+        """The core's scoring, plus the replies each profile reads as no letter (``summary.unparsed``)."""
+        scored = super().score(responses, profile=profile, options=options, tasks=tasks)
+        replied = [r for r in responses.get(layout.TASK, ()) if r.status == "answered" and r.raw is not None]
+        scored.document["summary"]["unparsed"] = {
+            name: sum(self.read(r, name) in (None, "") for r in replied) for name in PROFILES
         }
-        templates = sorted({r.item.template for r in rows if r.item.template})
-        document = {
-            **results[profile],
-            "summary": {
-                "scale": "0-100",
-                "profile": profile,
-                "tasks": {layout.TASK: headlines[profile]},
-                "headline": headlines[profile],
-                "chance": {layout.TASK: 25.0} if rows else {},
-                "by_profile": {
-                    name: {"tasks": {layout.TASK: value}, "headline": value, "result": results[name]}
-                    for name, value in headlines.items()
-                },
-                "profiles_differ_on": profile_disagreements(records),
-                "unparsed": {name: unparsed(records, p) for name, p in PROFILES.items()},
-            },
-            "coverage": {layout.TASK: coverage},
-            "meta": {"template": ", ".join(templates) or None},
-        }
-        per_sample = {
-            layout.TASK: {
-                row.item.key: {name: float(verdict(record, p) == "correct") for name, p in PROFILES.items()}
-                for row, record in zip(rows, records, strict=True)
-            }
-        }
-        return Scored(document=document, per_sample=per_sample)
+        return scored
 
     def _from_file(self, path: Path, root: Path) -> tuple[list[Response], list[str]]:
         items = self.load(root, TASK)
@@ -189,11 +182,18 @@ class OmniBench(Benchmark):
             scored = super().evaluate(request)
         else:
             responses, notes = self._from_file(request.predictions, request.data_root)
-            scored = self.score({layout.TASK: responses}, profile=request.profile, options=request.options)
+            scored = self.score(
+                {layout.TASK: responses},
+                profile=request.profile,
+                options=request.options,
+                tasks=request.tasks,
+            )
             scored.document["coverage"][layout.TASK]["notes"] = notes
+            templates = sorted({r.item.template for r in responses if r.item.template})
+            scored.document["meta"] = {"template": ", ".join(templates) or None}
         path = Path(request.data_root) / layout.DATASET
         if path.is_file():
-            scored.document["meta"]["data_version"] = layout.fingerprint(path)
+            scored.document.setdefault("meta", {})["data_version"] = layout.fingerprint(path)
         return scored
 
     def write_predictions(
@@ -214,8 +214,8 @@ class OmniBench(Benchmark):
     def report_blocks(self, document: Mapping[str, Any], paths: Any) -> list[Any]:
         """Accuracy by audio type and by task type in both profiles, and how many answers they score differently."""
         by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
-        ref = as_dict(as_dict(by_profile.get("reference")).get("result"))
-        strict = as_dict(as_dict(by_profile.get("strict")).get("result"))
+        ref = as_dict(as_dict(by_profile.get("reference")).get("official"))
+        strict = as_dict(as_dict(by_profile.get("strict")).get("official"))
         blocks: list[Any] = []
         for key, title in (("stats_by_audio_type", "audio type"), ("stats_by_task_type", "task type")):
             groups = list(dict.fromkeys([*as_dict(ref.get(key)), *as_dict(strict.get(key))]))
