@@ -28,7 +28,7 @@ from avibench.infer.journal import (
     remember_answered,
     remember_finished,
 )
-from avibench.infer.media_options import AUDIO_FORMATS, AUDIO_RATE
+from avibench.infer.media_options import AUDIO_RATE, request_options
 from avibench.infer.probe_record import probe_path
 from avibench.llm import ChatError, RetryPolicy, Scrubber, host_of
 from avibench.manifest import (
@@ -205,12 +205,6 @@ async def _execute(
     help="Prompt template id (default: the benchmark's official one; see 'avibench benchmarks').",
 )
 @click.option("--system-prompt", default=None, help="System prompt (default: the benchmark's own).")
-@click.option(
-    "--extra-body",
-    default=None,
-    metavar="JSON",
-    help='Provider options merged into every request body, e.g. \'{"reasoning_effort": "low"}\'.',
-)
 @click.option("--n-samples", type=click.IntRange(min=1), help="Ask at most the first N entries of each task.")
 @click.option(
     "--variants",
@@ -244,21 +238,8 @@ async def _execute(
     help="Sampling temperature sent with every request, 0-2, or 'none' to send none (as the reference does); "
     "0 makes runs repeatable.",
 )
-@click.option("--max-tokens", type=click.IntRange(min=1), help="Answer length limit sent with every request.")
 @click.option("--seed", type=int, help="Sent to the endpoint; also seeds the random baseline (default 0).")
-@click.option(
-    "--media",
-    default="data-uri",
-    show_default=True,
-    help="How videos are sent: data-uri, video-url (vLLM) or frames:N.",
-)
-@click.option(
-    "--audio-format",
-    type=click.Choice(AUDIO_FORMATS),
-    default=None,
-    help="Convert every audio clip to this format before sending (smaller uploads for long clips; "
-    "default: send the files as they are).",
-)
+@request_options
 @click.option(
     "--audio-sample-rate",
     type=click.IntRange(min=8000, max=48000),

@@ -13,7 +13,7 @@ from avibench.errors import AvibenchError
 from avibench.failures import Advice
 from avibench.infer.backends.base import BackendSettings, InferRequest, MediaStrategy, load_backend
 from avibench.infer.cli import BASELINES, DEFAULT_BASE_URL, _extra_body, select_tasks
-from avibench.infer.media_options import AUDIO_FORMATS
+from avibench.infer.media_options import request_options
 from avibench.llm import ChatError, RetryPolicy, host_of
 from avibench.run_options import DEFAULT_BENCHMARK, data_root_option, resolve_benchmark, resolve_data_root
 
@@ -72,22 +72,7 @@ async def _probe(
 )
 @data_root_option
 @click.option("--tasks", help="Probe only the modalities these tasks send (needs --benchmark).")
-@click.option(
-    "--media",
-    default="data-uri",
-    show_default=True,
-    help="How videos are sent, as in infer: data-uri, video-url (vLLM) or frames:N.",
-)
-@click.option(
-    "--audio-format",
-    type=click.Choice(AUDIO_FORMATS),
-    default=None,
-    help="Convert the probe's audio to this format before sending, as infer would.",
-)
-@click.option(
-    "--extra-body", default=None, metavar="JSON", help="Provider options merged into every request body."
-)
-@click.option("--max-tokens", type=click.IntRange(min=1), help="Answer length limit sent with every request.")
+@request_options
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
