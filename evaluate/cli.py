@@ -173,8 +173,8 @@ def _without_cyclic_gc() -> Iterator[None]:
     "pred_path",
     type=click.Path(exists=True, path_type=Path),
     default=None,
-    help="Score the official pipeline's prediction files at PATH instead of the run's journals "
-    "(AVI-Bench: DIR/<TASK>.json or DIR/tasks/<TASK>.json).",
+    help="Score the official pipeline's output at PATH instead of the run's journals; each benchmark reads its "
+    "own official format (docs/<benchmark>.md; AVI-Bench: DIR/<TASK>.json or DIR/tasks/<TASK>.json).",
 )
 @click.option(
     "--profile",
