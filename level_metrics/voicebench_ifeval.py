@@ -8,7 +8,8 @@ at run time:
   a folder holding ``tokenizers/punkt_tab`` named by ``NLTK_DATA`` (get it on a connected machine with
   ``python -m nltk.downloader -d FOLDER punkt_tab``);
 * ``language:response_language``, ``change_case:english_capital`` and ``change_case:english_lowercase`` need the
-  ``langdetect`` package (``pip install langdetect``); its detector is seeded (0), where the official one is not.
+  ``langdetect`` package (a dependency; reinstall the project if it is missing); its detector is seeded (0),
+  where the official one is not.
 
 A response is checked strictly as it is and loosely as its eight variants (first and/or last line dropped,
 ``*`` removed), the official "loose" reading. The report holds the official keys, as fractions:
@@ -31,7 +32,7 @@ NLTK_HELP = (
     "set NLTK_DATA to a folder holding tokenizers/punkt_tab "
     "(python -m nltk.downloader -d FOLDER punkt_tab, on a machine with network)"
 )
-LANGDETECT_HELP = "install langdetect (pip install langdetect)"
+LANGDETECT_HELP = "install langdetect (pip install langdetect; the project's own install brings it)"
 
 
 class MissingResource(RuntimeError):

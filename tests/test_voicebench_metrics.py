@@ -204,6 +204,17 @@ def test_ifeval_bad_instructions_name_the_problem() -> None:
         ifeval.follows(nth, "a", ["second"])  # type: ignore[arg-type]
 
 
+def test_ifeval_language_checks_run_on_the_installed_detector() -> None:
+    ifeval._detector.cache_clear()
+    english = "The weather was mild and the children played outside in the park until the evening."
+    french = "Le temps était doux et les enfants ont joué dehors dans le parc jusqu'au soir."
+    assert ifeval.follows("language:response_language", english, {"language": "en"})
+    assert not ifeval.follows("language:response_language", french, {"language": "en"})
+    assert ifeval.follows("language:response_language", french, {"language": "fr"})
+    assert ifeval.follows("change_case:english_lowercase", english.lower(), {})
+    assert not ifeval.follows("change_case:english_lowercase", french.lower(), {})
+
+
 def test_ifeval_checks_needing_models_say_what_to_set(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
