@@ -77,8 +77,17 @@ def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) 
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 
 
-def _chance(benchmark: Benchmark, responses: Sequence[Response]) -> float | None:
-    """The expected task score of a uniform guess, where every question has one (a mean of item chances)."""
+def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> float | None:
+    """The expected task score of a uniform guess, where every question has one (a mean of item chances).
+
+    The mean of item chances is the chance level of a metric that is a mean of item scores only; for any other
+    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`."""
+    from avibench.level_metrics.task_metrics import accuracy
+    from avibench.plugin import Benchmark, declared_metric
+
+    own = type(benchmark).chance is not Benchmark.chance
+    if not own and declared_metric(task) is not accuracy:
+        return None
     levels = [benchmark.chance(r.item) for r in responses]
     if not levels or any(level is None for level in levels):
         return None
@@ -134,7 +143,7 @@ def score_declared(
             **({} if official[profile] is None else {"official": official[profile]}),
         }
     view = views[primary]
-    chance = {t.name: _chance(benchmark, responses[t.name]) for t in present}
+    chance = {t.name: _chance(benchmark, t, responses[t.name]) for t in present}
     top = official[primary]
     if top is None:
         top = {

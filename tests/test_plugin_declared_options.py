@@ -7,6 +7,7 @@ import json
 import random
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -14,7 +15,7 @@ import pytest
 
 from avibench.declared import score_declared
 from avibench.items import Item, Response
-from avibench.level_metrics.task_metrics import Aggregate, accuracy, micro_mean
+from avibench.level_metrics.task_metrics import Aggregate, accuracy, macro_f1, micro_mean
 from avibench.plugin import Benchmark, Problem, Task, get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke
@@ -141,3 +142,40 @@ def test_a_task_whose_every_answer_is_unread_is_incomplete(toys_installed: None,
         "event",
         "temporal",
     ]
+
+
+class _F1Sixes(_Sixes):
+    """Task ``a`` scored by accuracy, task ``b`` by macro F1 over the labels; every question offers y or n."""
+
+    def tasks(self) -> tuple[Task, ...]:
+        return (Task("a", "a", "text", metric=accuracy), Task("b", "b", "text", metric=macro_f1))
+
+    def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
+        return [replace(item, options=("y", "n")) for item in super().load(root, task, template)]
+
+    def item_value(self, answer: object, item: Item) -> object:
+        return (item.answer, answer) if item.task == "b" else self.item_score(answer, item)
+
+
+class _F1SixesWithChance(_F1Sixes):
+    def chance(self, item: Item) -> float | None:
+        return 0.25
+
+
+def _chance_levels(bench: Benchmark) -> dict:
+    responses = {
+        t.name: [
+            Response(item, "answered", raw="y", refined="y", method="rule")
+            for item in bench.load(Path("."), t)
+        ]
+        for t in bench.tasks()
+    }
+    return score_declared(bench, responses, primary="reference", tasks=bench.tasks()).document["summary"][
+        "chance"
+    ]
+
+
+def test_one_over_the_options_is_no_chance_level_of_an_f1() -> None:
+    # a mean of item chances is the chance of a mean of item scores only; an F1 task has none unless declared
+    assert _chance_levels(_F1Sixes()) == {"a": 50.0}  # b has none, so it is left out
+    assert _chance_levels(_F1SixesWithChance()) == {"a": 25.0, "b": 25.0}
