@@ -6,12 +6,11 @@ official top-level keys and their values, the headline and chance of both profil
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from pathlib import Path
 
 import pytest
+from pinned_responses import digest, seeded_response
 
 from avibench.benchmarks.mmar import sample
 from avibench.items import Item, Response
@@ -21,26 +20,14 @@ HEDGES = ("It could be {a} or {b}.", "I'm not sure.", "(B)")
 
 
 def _response(plugin: Benchmark, item: Item, rng: random.Random) -> Response:
-    roll = rng.random()
-    if roll < 0.1:
-        return Response(item=item, status="failed")
-    if roll < 0.2:
-        return Response(item=item, status="missing")
-    if roll < 0.5:
-        raw = sample.oracle_answer(item, rng)
-    elif roll < 0.85:
-        raw = sample.random_answer(item, rng)
-    else:
-        raw = rng.choice(HEDGES).format(a=item.options[0], b=item.options[-1])
-    if rng.random() < 0.5:  # refined by the rules; the rest are extracted at scoring time
-        refined = plugin.extract(item, raw)
-        method = "unparsed" if refined is None else "rules"
-        return Response(item=item, status="answered", raw=raw, refined=refined, method=method)
-    return Response(item=item, status="answered", raw=raw)
+    def reply(item: Item, roll: float) -> str:
+        if roll < 0.5:
+            return sample.oracle_answer(item, rng)
+        if roll < 0.85:
+            return sample.random_answer(item, rng)
+        return rng.choice(HEDGES).format(a=item.options[0], b=item.options[-1])
 
-
-def _digest(value: object) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+    return seeded_response(plugin, item, rng, reply)
 
 
 COUNTS = ("questions", "answered", "failed", "missing", "unparsed")
@@ -110,11 +97,11 @@ def test_eval_document_is_pinned(bench: str, tmp_path: Path) -> None:
         summary = document["summary"]
         got[profile] = (
             sorted(top),
-            _digest(top),
+            digest(top),
             summary["by_profile"]["reference"]["headline"],
             summary["by_profile"]["strict"]["headline"],
             summary["chance"],
-            _digest(scored.per_sample),
+            digest(scored.per_sample),
             {k: document["coverage"][task.name][k] for k in COUNTS},
         )
     assert got == PINNED[bench]

@@ -7,12 +7,11 @@ unparsed answers and disagreements of both profiles.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from pathlib import Path
 
 import pytest
+from pinned_responses import digest, seeded_response
 
 from avibench.items import Item, Response
 from avibench.plugin import Benchmark, get_benchmark
@@ -22,21 +21,9 @@ REPLIES = ("A", "(B)", "C or D", "**D**", "b", "I cannot tell.", "The answer is 
 
 
 def _response(plugin: Benchmark, item: Item, rng: random.Random) -> Response:
-    roll = rng.random()
-    if roll < 0.1:
-        return Response(item=item, status="failed")
-    if roll < 0.2:
-        return Response(item=item, status="missing")
-    raw = rng.choice(REPLIES).format(answer=item.answer)
-    if rng.random() < 0.5:  # refined by the rules; the rest are extracted at scoring time
-        refined = plugin.extract(item, raw)
-        method = "unparsed" if refined is None else "rules"
-        return Response(item=item, status="answered", raw=raw, refined=refined, method=method)
-    return Response(item=item, status="answered", raw=raw)
-
-
-def _digest(value: object) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+    return seeded_response(
+        plugin, item, rng, lambda item, _roll: rng.choice(REPLIES).format(answer=item.answer)
+    )
 
 
 COUNTS = ("questions", "answered", "failed", "missing", "unparsed", "scored")
@@ -73,11 +60,11 @@ def test_eval_document_is_pinned(profile: str, tmp_path: Path) -> None:
     differ = summary["profiles_differ_on"]
     got = (
         sorted(top),
-        _digest(top),
+        digest(top),
         summary["by_profile"]["reference"]["headline"],
         summary["by_profile"]["strict"]["headline"],
         summary["chance"],
-        _digest(scored.per_sample),
+        digest(scored.per_sample),
         {k: document["coverage"][task.name][k] for k in COUNTS},
         summary["unparsed"],
         (differ["reference_only"], differ["strict_only"]),
