@@ -193,10 +193,9 @@ def test_an_empty_judge_reply_is_a_judgement_on_record(chat_root: Path, tmp_path
     assert len(blank) == 2 * empty and all(r["error"] is None for r in blank)
 
 
-def test_a_judge_that_never_gives_scores_leaves_chat_incomplete(tmp_path: Path) -> None:
-    root = sample.generate(tmp_path / "data", per_subset=1, seed=3)
-    out = tmp_path / "out"
-    args = [
+def _oracle_args(root: Path, out: Path) -> list[str]:
+    """The oracle's run of AIR-Bench on ``root``, kept under ``out``."""
+    return [
         "--benchmark",
         "airbench",
         "--data-root",
@@ -206,6 +205,12 @@ def test_a_judge_that_never_gives_scores_leaves_chat_incomplete(tmp_path: Path) 
         "--model",
         "oracle",
     ]
+
+
+def test_a_judge_that_never_gives_scores_leaves_chat_incomplete(tmp_path: Path) -> None:
+    root = sample.generate(tmp_path / "data", per_subset=1, seed=3)
+    out = tmp_path / "out"
+    args = _oracle_args(root, out)
     assert invoke(["infer", *args]).code == 0 and invoke(["refine", *args, "--mode", "rules"]).code == 0
     server = FakeOpenAIServer(responder=lambda body: "Assistant 1 is more detailed.")
     with server.run_in_thread():
@@ -225,16 +230,7 @@ def test_a_judge_that_never_gives_scores_leaves_chat_incomplete(tmp_path: Path) 
 def test_blank_and_none_foundation_answers_count_in_fail_num(tmp_path: Path) -> None:
     root = sample.generate(tmp_path / "data", per_subset=2, seed=4, chat=False)
     out = tmp_path / "out"
-    args = [
-        "--benchmark",
-        "airbench",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--model",
-        "oracle",
-    ]
+    args = _oracle_args(root, out)
     assert invoke(["infer", *args]).code == 0
     assert invoke(["export", *args, "--stage", "infer", "--out", str(tmp_path / "ref")]).code == 0
     path = tmp_path / "ref" / "Foundation_result_modelx.jsonl"
