@@ -4,8 +4,9 @@ task's metric, the eval document in both profiles, its coverage, chance levels a
 One code path for every declared benchmark: per profile, each response becomes a value (:meth:`Benchmark.read`,
 then :meth:`Benchmark.item_value`; the reference profile leaves unanswered or unread questions out where
 :attr:`Benchmark.reference_drops_unanswered` says so, the strict profile scores them), each task's metric takes its
-values, and :meth:`Benchmark.aggregate_numbers` makes the summary numbers from the task scores and the questions
-each was scored on. The same values go to samples.jsonl, so intervals and comparisons recompute the same metric.
+values (the folders :meth:`Benchmark.reported_task` pools into one reported task together, in task order), and
+:meth:`Benchmark.aggregate_numbers` makes the summary numbers from the task scores and the questions each was scored
+on. The same values go to samples.jsonl, so intervals and comparisons recompute the same metric.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) 
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 
 
-def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> float | None:
-    """The expected task score of a uniform guess, where every question has one (a mean of item chances).
+def _chance(benchmark: Benchmark, tasks: Sequence[Task], responses: Sequence[Response]) -> float | None:
+    """The expected score of a uniform guess on a reported task (its folders ``tasks``), where every question has
+    one (a mean of item chances).
 
     The mean of item chances is the chance level of a metric that is a mean of item scores only; for any other
     metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`."""
@@ -86,12 +88,20 @@ def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> 
     from avibench.plugin import Benchmark, declared_metric
 
     own = type(benchmark).chance is not Benchmark.chance
-    if not own and declared_metric(task) is not accuracy:
+    if not own and any(declared_metric(task) is not accuracy for task in tasks):
         return None
     levels = [benchmark.chance(r.item) for r in responses]
     if not levels or any(level is None for level in levels):
         return None
     return round(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
+
+
+def _pooled(benchmark: Benchmark, tasks: Sequence[Task]) -> dict[str, list[Task]]:
+    """Each reported task and the folders pooled into it (:meth:`Benchmark.reported_task`), in task order."""
+    out: dict[str, list[Task]] = {}
+    for task in tasks:
+        out.setdefault(benchmark.reported_task(task.name), []).append(task)
+    return out
 
 
 def score_declared(
@@ -111,26 +121,31 @@ def score_declared(
 
     digits = benchmark.score_digits
     present = [t for t in tasks if t.name in responses]
+    pooled = _pooled(benchmark, present)
     per_sample: dict[str, dict[str, dict[str, float | None]]] = {t.name: {} for t in present}
     values: dict[str, dict[str, dict[str, Any]]] = {t.name: {} for t in present}
     views: dict[str, dict[str, Any]] = {}
+    folder_counts: dict[str, dict[str, int]] = {profile: {} for profile in PROFILE_NAMES}
     official: dict[str, dict[str, Any] | None] = {}
     for profile in PROFILE_NAMES:
-        scores: dict[str, float | None] = {t.name: None for t in tasks}
-        exact: dict[str, float | None] = {t.name: None for t in tasks}  # the aggregates take unrounded scores
+        reported = dict.fromkeys(benchmark.reported_task(t.name) for t in tasks)
+        scores: dict[str, float | None] = dict.fromkeys(reported)
+        exact: dict[str, float | None] = dict.fromkeys(reported)  # the aggregates take unrounded scores
         counts: dict[str, int] = {}
         rows: dict[str, list[ScoredRow]] = {}
         for task in present:
             rows[task.name] = _rows(benchmark, responses[task.name], profile)
-            kept = [row.value for row in rows[task.name] if row.score is not None]
-            metric = benchmark.metric_of(task.name, profile)
-            assert metric is not None  # a declared benchmark declares every task's metric
-            value = metric(kept) if kept else None
-            exact[task.name], scores[task.name] = value, None if value is None else round(value, digits)
-            counts[task.name] = len(kept)
+            folder_counts[profile][task.name] = sum(row.score is not None for row in rows[task.name])
             for row in rows[task.name]:
                 per_sample[task.name].setdefault(row.response.item.key, {})[profile] = row.score
                 values[task.name].setdefault(row.response.item.key, {})[profile] = row.value
+        for name, folders in pooled.items():
+            kept = [row.value for t in folders for row in rows[t.name] if row.score is not None]
+            metric = benchmark.metric_of(name, profile)
+            assert metric is not None  # a declared benchmark declares every task's metric
+            value = metric(kept) if kept else None
+            exact[name], scores[name] = value, None if value is None else round(value, digits)
+            counts[name] = len(kept)
         numbers = {
             k: None if v is None else round(v, digits)
             for k, v in benchmark.aggregate_numbers(exact, counts).items()
@@ -143,7 +158,10 @@ def score_declared(
             **({} if official[profile] is None else {"official": official[profile]}),
         }
     view = views[primary]
-    chance = {t.name: _chance(benchmark, t, responses[t.name]) for t in present}
+    chance = {
+        name: _chance(benchmark, folders, [r for t in folders for r in responses[t.name]])
+        for name, folders in pooled.items()
+    }
     top = official[primary]
     if top is None:
         top = {
@@ -165,7 +183,7 @@ def score_declared(
             "profiles_differ_on": _differ(per_sample),
         },
         "coverage": {
-            t.name: _coverage(benchmark, responses[t.name], views[primary]["counts"][t.name]) for t in present
+            t.name: _coverage(benchmark, responses[t.name], folder_counts[primary][t.name]) for t in present
         },
     }
     return Scored(document=document, per_sample=per_sample, values=values)

@@ -132,7 +132,8 @@ class ScoredRow:
 @dataclass(frozen=True)
 class ScoredView:
     """What the core computed for one profile of a declared benchmark, for :meth:`Benchmark.official_document`:
-    each task's score and questions scored, the summary numbers, and each task's rows in load order."""
+    each reported task's score and questions scored, the summary numbers, and each task folder's rows in load order
+    (folders pooled into one reported task, :meth:`Benchmark.reported_task`, are scored together)."""
 
     profile: str
     tasks: Mapping[str, float | None]
@@ -324,8 +325,9 @@ class Benchmark(ABC):
         return 1.0 / len(item.options) if item.options else None
 
     def metric_of(self, task: str, profile: str) -> Metric | None:
-        """The metric of a reported task in a profile (``None``: not declared, the bootstrap shifts means)."""
-        return next((declared_metric(t) for t in self.tasks() if t.name == task), None)
+        """The metric of a reported task in a profile (``None``: not declared, the bootstrap shifts means); by
+        default the declared metric of the (first) folder reported under ``task``."""
+        return next((declared_metric(t) for t in self.tasks() if self.reported_task(t.name) == task), None)
 
     def aggregate_numbers(
         self, tasks: Mapping[str, float | None], counts: Mapping[str, int]
