@@ -67,14 +67,17 @@ def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) 
         "unparsed": sum(benchmark.read(r, "strict") is None for r in answered),
         "scored": scored,
     }
-    complete = counts["answered"] == counts["questions"]
+    # an answer refine has not seen and the plug-in cannot read without it is waiting for refine, not unreadable
+    waiting = sum(r.method is None and benchmark.read(r, "strict") is None for r in answered)
+    complete = counts["answered"] == counts["questions"] and not waiting
     if counts["answered"] and not scored:  # every answer unread: the task has no score, so it is not complete
         return {
             **counts,
             "status": "not_scored",
             "reason": f"none of {counts['answered']} answers could be read",
         }
-    reason = None if complete else f"{counts['failed']} failed, {counts['missing']} never asked"
+    asked = counts["answered"] == counts["questions"]
+    reason = None if asked else f"{counts['failed']} failed, {counts['missing']} never asked"
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 
 
@@ -83,7 +86,9 @@ def _chance(benchmark: Benchmark, tasks: Sequence[Task], responses: Sequence[Res
     one (a mean of item chances).
 
     The mean of item chances is the chance level of a metric that is a mean of item scores only; for any other
-    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`."""
+    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`. A
+    plug-in's own chance may leave out a question that has no level of its own (a double-confirm pre-question,
+    which only gates its pair: ``None``); the level is then the mean over the questions that have one."""
     from avibench.level_metrics.task_metrics import accuracy
     from avibench.plugin import Benchmark, declared_metric
 
@@ -91,6 +96,8 @@ def _chance(benchmark: Benchmark, tasks: Sequence[Task], responses: Sequence[Res
     if not own and any(declared_metric(task) is not accuracy for task in tasks):
         return None
     levels = [benchmark.chance(r.item) for r in responses]
+    if own:
+        levels = [level for level in levels if level is not None]
     if not levels or any(level is None for level in levels):
         return None
     return round(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]

@@ -1,6 +1,6 @@
 """Folders that a declared plug-in reports under one task (``reported_task``) are scored together by the core: the
-reported task's metric takes their values in task order, its chance pools their questions, and coverage stays per
-folder."""
+reported task's metric takes their values in task order, its chance pools their questions (those with a level of
+their own), and coverage stays per folder; an answer waiting for refine leaves its task partial."""
 
 from __future__ import annotations
 
@@ -87,3 +87,37 @@ def test_the_reported_tasks_metric_takes_the_folders_values_in_task_order(tmp_pa
     assert given == [["attribute"] * 4 + ["temporal"] * 4] * 2  # once per profile
     assert summary["tasks"] == {"event": None, "detail": 50.0}
     assert PooledToy().metric_of("detail", "strict") is accuracy
+
+
+def test_an_own_chance_leaves_out_the_questions_without_a_level(tmp_path: Path) -> None:
+    class Gated(PooledToy):
+        def chance(self, item: Item) -> float | None:  # the second wording only gates the first
+            return None if item.variant == "w1" else (0.2 if item.task == "temporal" else 0.5)
+
+    bench = Gated()
+    bench.generate_sample(tmp_path)
+    responses = {
+        t.name: [Response(item, "answered", raw="yes") for item in bench.load(tmp_path, t)]
+        for t in bench.tasks()
+    }
+    chance = bench.score(responses, profile="reference", options={}).document["summary"]["chance"]
+    assert chance == {"event": 50.0, "detail": 35.0}  # attribute's two at 0.5, temporal's two at 0.2
+
+
+def test_answers_waiting_for_refine_leave_the_task_partial(tmp_path: Path) -> None:
+    class RefinedOnly(PooledToy):
+        def read(self, response: Response, profile: str) -> Any:
+            return response.refined if response.status == "answered" else None
+
+    bench = RefinedOnly()
+    bench.generate_sample(tmp_path)
+    items = bench.load(tmp_path, bench.task("event"))
+    refined = [Response(i, "answered", raw="yes", refined="yes", method="rule") for i in items[:2]]
+    waiting = [Response(i, "answered", raw="yes") for i in items[2:]]
+    coverage = bench.score({"event": refined + waiting}, profile="reference", options={}).document["coverage"]
+    assert coverage["event"] == {
+        "questions": 4, "answered": 4, "failed": 0, "missing": 0, "unparsed": 2, "scored": 2,
+        "status": "partial", "reason": None,
+    }  # fmt: skip
+    done = bench.score({"event": refined}, profile="reference", options={}).document["coverage"]["event"]
+    assert done["status"] == "scored"
