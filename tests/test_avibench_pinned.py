@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from pinned_responses import digest
 
+from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.contracts import RunPaths
 from avibench.items import Item, Response
 from avibench.plugin import EvalRequest, Scored, get_benchmark
@@ -157,27 +158,32 @@ CHANCE = {
     "AVQA": 26.5625,
     "AVLG": 10.5451,
 }
-#: (source, primary profile) -> digests of the top-level official document, coverage and per-question scores
+#: (source, primary profile) -> digests of the top-level official document, coverage and per-question scores.
+#: Changed by the port to the declared interface, scores unchanged: coverage is the core's (questions, answered,
+#: failed, missing, unparsed, scored; a task with answers not refined yet is partial; a prediction file's
+#: misalignment in ``notes``, and VSQA_V's shift when VSQA_I's file is short), and from prediction files the
+#: reference per-question scores of VSQA are those the pooled VSQA score rests on (predictions paired by position
+#: across the two files, as the reference pools them), where each folder used to be scored on its own.
 PINNED: dict[tuple[str, str], dict[str, str]] = {
     ("journals", "reference"): {
         "top": "d32bd276a2d7adfe",
-        "coverage": "ac419c9494f2437c",
+        "coverage": "01f61ea9e2a44fb5",
         "per_sample": "3c1013426cc13222",
     },
     ("journals", "strict"): {
         "top": "393bb1add1684caf",
-        "coverage": "b7d7af3b0d4635d4",
+        "coverage": "1c67936689109b75",
         "per_sample": "3c1013426cc13222",
     },
     ("predictions", "reference"): {
         "top": "879c829f949ae25b",
-        "coverage": "36eb677fe2e4452a",
-        "per_sample": "70264362d96fcad6",
+        "coverage": "4ecb97d551f2741a",
+        "per_sample": "6e527d823e1b0c20",
     },
     ("predictions", "strict"): {
         "top": "522d42eebcce44bd",
-        "coverage": "306c0f0dee6c7810",
-        "per_sample": "70264362d96fcad6",
+        "coverage": "769c5d64f7a4b9bb",
+        "per_sample": "6e527d823e1b0c20",
     },
 }
 #: (source, profile) -> that profile's task scores, stages and Overall (the same whichever profile is primary)
@@ -420,8 +426,12 @@ def test_each_profiles_tasks_stages_and_overall_are_pinned(
     scored: dict[tuple[str, str], Scored], source: str, profile: str
 ) -> None:
     for primary in ("reference", "strict"):
-        numbers = scored[source, primary].document["summary"]["by_profile"][profile]
-        got = {"tasks": numbers["tasks"], "stages": numbers["stages"], "overall": numbers["overall"]}
+        summary = scored[source, primary].document["summary"]
+        numbers = summary_numbers(summary, profile)
+        got = {
+            "tasks": summary["by_profile"][profile]["tasks"],
+            **{k: numbers[k] for k in ("stages", "overall")},
+        }
         assert got == NUMBERS[source, profile]
 
 
@@ -431,4 +441,5 @@ def test_primary_summary_and_taxonomy_are_pinned(
     scored: dict[tuple[str, str], Scored], source: str, profile: str
 ) -> None:
     summary = scored[source, profile].document["summary"]
-    assert {k: summary[k] for k in ("tasks", "stages", "overall", "taxonomy")} == SUMMARY[source, profile]
+    assert {"tasks": summary["tasks"], **summary_numbers(summary)} == SUMMARY[source, profile]
+    assert summary["headline"] == summary_numbers(summary)["overall"]
