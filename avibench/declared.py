@@ -60,7 +60,9 @@ def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) 
     }
 
 
-def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) -> dict[str, Any]:
+def _coverage(
+    benchmark: Benchmark, responses: Sequence[Response], scored: int, score: float | None
+) -> dict[str, Any]:
     answered = [r for r in responses if r.status == "answered"]
     counts = {
         "questions": len(responses),
@@ -71,12 +73,13 @@ def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) 
         "scored": scored,
     }
     complete = counts["answered"] == counts["questions"]
-    if counts["answered"] and not scored:  # every answer unread: the task has no score, so it is not complete
-        return {
-            **counts,
-            "status": "not_scored",
-            "reason": f"none of {counts['answered']} answers could be read",
-        }
+    if counts["answered"] and (not scored or score is None):  # no task score, so the task is not complete
+        why = (
+            f"none of {counts['answered']} answers could be read"
+            if not scored
+            else f"its metric gives no score from the {scored} answers scored"
+        )
+        return {**counts, "status": "not_scored", "reason": why}
     reason = None if complete else f"{counts['failed']} failed, {counts['missing']} never asked"
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 
@@ -171,7 +174,13 @@ def score_declared(
             "profiles_differ_on": _differ(per_sample),
         },
         "coverage": {
-            t.name: _coverage(benchmark, responses[t.name], views[primary]["counts"][t.name]) for t in present
+            t.name: _coverage(
+                benchmark,
+                responses[t.name],
+                views[primary]["counts"][t.name],
+                views[primary]["tasks"][t.name],
+            )
+            for t in present
         },
     }
     return Scored(document=document, per_sample=per_sample, values=values)

@@ -213,3 +213,22 @@ def test_unrounded_scores_and_a_strict_profile_that_leaves_unanswered_questions_
     default = score_declared(_Sixes(), _first_failed(_Sixes()), primary="strict", tasks=_Sixes().tasks())
     assert default.document["summary"]["tasks"]["a"] == round(100.0 / 6, 2)
     assert default.per_sample["a"]["0"]["strict"] == 0.0
+
+
+class _NoScoreSixes(_Sixes):
+    """Task ``a``'s metric gives no score (an official number undefined on these answers)."""
+
+    def tasks(self) -> tuple[Task, ...]:
+        return (Task("a", "a", "text", metric=lambda values: None), Task("b", "b", "text", metric=accuracy))
+
+
+def test_a_task_whose_metric_gives_no_score_is_not_scored() -> None:
+    bench = _NoScoreSixes()
+    responses = {
+        t.name: [Response(item, "answered", raw="y") for item in bench.load(Path("."), t)]
+        for t in bench.tasks()
+    }
+    coverage = score_declared(bench, responses, primary="reference", tasks=bench.tasks()).document["coverage"]
+    assert coverage["a"]["status"] == "not_scored" and coverage["a"]["scored"] == 6
+    assert coverage["a"]["reason"] == "its metric gives no score from the 6 answers scored"
+    assert coverage["b"]["status"] == "scored"
