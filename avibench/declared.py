@@ -3,7 +3,8 @@ task's metric, the eval document in both profiles, its coverage, chance levels a
 
 One code path for every declared benchmark: per profile, each response becomes a value (:meth:`Benchmark.read`,
 then :meth:`Benchmark.item_value`; the reference profile leaves unanswered or unread questions out where
-:attr:`Benchmark.reference_drops_unanswered` says so, the strict profile scores them), each task's metric takes its
+:attr:`Benchmark.reference_drops_unanswered` says so, the strict profile scores them unless
+:attr:`Benchmark.strict_drops_unanswered` leaves its unanswered ones out), each task's metric takes its
 values, and :meth:`Benchmark.aggregate_numbers` makes the summary numbers from the task scores and the questions
 each was scored on. The same values go to samples.jsonl, so intervals and comparisons recompute the same metric.
 """
@@ -31,6 +32,9 @@ def _rows(benchmark: Benchmark, responses: Sequence[Response], profile: str) -> 
         if answer is None and (profile == "reference" and benchmark.reference_drops_unanswered):
             out.append(ScoredRow(response, None, None, None))
             continue
+        if response.status != "answered" and (profile == "strict" and benchmark.strict_drops_unanswered):
+            out.append(ScoredRow(response, None, None, None))
+            continue
         value, score = (
             benchmark.item_value(answer, response.item),
             benchmark.item_score(answer, response.item),
@@ -56,7 +60,9 @@ def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) 
     }
 
 
-def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) -> dict[str, Any]:
+def _coverage(
+    benchmark: Benchmark, responses: Sequence[Response], scored: int, score: float | None
+) -> dict[str, Any]:
     answered = [r for r in responses if r.status == "answered"]
     counts = {
         "questions": len(responses),
@@ -67,12 +73,13 @@ def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) 
         "scored": scored,
     }
     complete = counts["answered"] == counts["questions"]
-    if counts["answered"] and not scored:  # every answer unread: the task has no score, so it is not complete
-        return {
-            **counts,
-            "status": "not_scored",
-            "reason": f"none of {counts['answered']} answers could be read",
-        }
+    if counts["answered"] and (not scored or score is None):  # no task score, so the task is not complete
+        why = (
+            f"none of {counts['answered']} answers could be read"
+            if not scored
+            else f"its metric gives no score from the {scored} answers scored"
+        )
+        return {**counts, "status": "not_scored", "reason": why}
     reason = None if complete else f"{counts['failed']} failed, {counts['missing']} never asked"
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 
@@ -91,7 +98,12 @@ def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> 
     levels = [benchmark.chance(r.item) for r in responses]
     if not levels or any(level is None for level in levels):
         return None
-    return round(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
+    return _rounded(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
+
+
+def _rounded(value: float | None, digits: int | None) -> float | None:
+    """``value`` to ``digits`` decimals; ``None`` digits: as computed (an official scorer that prints full floats)."""
+    return value if value is None or digits is None else round(value, digits)
 
 
 def score_declared(
@@ -126,15 +138,12 @@ def score_declared(
             metric = benchmark.metric_of(task.name, profile)
             assert metric is not None  # a declared benchmark declares every task's metric
             value = metric(kept) if kept else None
-            exact[task.name], scores[task.name] = value, None if value is None else round(value, digits)
+            exact[task.name], scores[task.name] = value, _rounded(value, digits)
             counts[task.name] = len(kept)
             for row in rows[task.name]:
                 per_sample[task.name].setdefault(row.response.item.key, {})[profile] = row.score
                 values[task.name].setdefault(row.response.item.key, {})[profile] = row.value
-        numbers = {
-            k: None if v is None else round(v, digits)
-            for k, v in benchmark.aggregate_numbers(exact, counts).items()
-        }
+        numbers = {k: _rounded(v, digits) for k, v in benchmark.aggregate_numbers(exact, counts).items()}
         official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
         views[profile] = {
             "tasks": scores,
@@ -165,7 +174,13 @@ def score_declared(
             "profiles_differ_on": _differ(per_sample),
         },
         "coverage": {
-            t.name: _coverage(benchmark, responses[t.name], views[primary]["counts"][t.name]) for t in present
+            t.name: _coverage(
+                benchmark,
+                responses[t.name],
+                views[primary]["counts"][t.name],
+                views[primary]["tasks"][t.name],
+            )
+            for t in present
         },
     }
     return Scored(document=document, per_sample=per_sample, values=values)

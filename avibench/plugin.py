@@ -178,12 +178,16 @@ class Benchmark(ABC):
     #: Whether the reference profile leaves unanswered and unread questions out of a task's score, as most
     #: official scorers do; the strict profile always scores them (``item_score(None, item)``).
     reference_drops_unanswered: ClassVar[bool] = True
+    #: Whether the strict profile also leaves questions without an answer (failed or never asked) out of a task's
+    #: score, as when the official scorer reads only the answers there are and a run with fewer is reported
+    #: partial; answers it cannot read it still scores (``item_score(None, item)``).
+    strict_drops_unanswered: ClassVar[bool] = False
     #: The values of :meth:`eval_options` (defaults included) of the eval being scored, by name: what
     #: :meth:`read`, :meth:`item_score` and :meth:`item_value` of a declared plug-in consult, as they take none.
     options: Mapping[str, Any] = MappingProxyType({})
     #: The decimals of task scores, summary numbers and chance levels in a declared benchmark's eval document
-    #: (as many as its official scorer reports).
-    score_digits: ClassVar[int] = 2
+    #: (as many as its official scorer reports; ``None``: unrounded, for a scorer that prints full floats).
+    score_digits: ClassVar[int | None] = 2
 
     # -- tasks ------------------------------------------------------------------------------------------
 
