@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 PROFILE_NAMES = ("reference", "strict")
 
 
+def rounded(value: float | None, digits: int | None) -> float | None:
+    """``value`` to ``digits`` decimals (``None`` digits: as computed)."""
+    return value if value is None or digits is None else round(value, digits)
+
+
 def _rows(benchmark: Benchmark, responses: Sequence[Response], profile: str) -> list[ScoredRow]:
     """Per response, what ``profile`` read, valued and scored; value and score ``None`` where it leaves it out."""
     from avibench.plugin import ScoredRow
@@ -91,7 +96,7 @@ def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> 
     levels = [benchmark.chance(r.item) for r in responses]
     if not levels or any(level is None for level in levels):
         return None
-    return round(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
+    return rounded(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
 
 
 def score_declared(
@@ -126,15 +131,12 @@ def score_declared(
             metric = benchmark.metric_of(task.name, profile)
             assert metric is not None  # a declared benchmark declares every task's metric
             value = metric(kept) if kept else None
-            exact[task.name], scores[task.name] = value, None if value is None else round(value, digits)
+            exact[task.name], scores[task.name] = value, rounded(value, digits)
             counts[task.name] = len(kept)
             for row in rows[task.name]:
                 per_sample[task.name].setdefault(row.response.item.key, {})[profile] = row.score
                 values[task.name].setdefault(row.response.item.key, {})[profile] = row.value
-        numbers = {
-            k: None if v is None else round(v, digits)
-            for k, v in benchmark.aggregate_numbers(exact, counts).items()
-        }
+        numbers = {k: rounded(v, digits) for k, v in benchmark.aggregate_numbers(exact, counts).items()}
         official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
         views[profile] = {
             "tasks": scores,

@@ -182,8 +182,8 @@ class Benchmark(ABC):
     #: :meth:`read`, :meth:`item_score` and :meth:`item_value` of a declared plug-in consult, as they take none.
     options: Mapping[str, Any] = MappingProxyType({})
     #: The decimals of task scores, summary numbers and chance levels in a declared benchmark's eval document
-    #: (as many as its official scorer reports).
-    score_digits: ClassVar[int] = 2
+    #: (as many as its official scorer reports; ``None``: unrounded, for a scorer that prints full precision).
+    score_digits: ClassVar[int | None] = 2
 
     # -- tasks ------------------------------------------------------------------------------------------
 
