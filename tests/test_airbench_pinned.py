@@ -154,153 +154,78 @@ def _evaluate(plugin: Benchmark, root: Path, paths: RunPaths, profile: str, **ex
 
 
 BOTH = {"foundation": 50, "chat": 20}
-#: source -> primary profile -> (top-level keys, digest of the top level, tasks and headline per profile, chance,
-#: digest of per_sample, coverage counts, digest of meta.judge, errors)
-PINNED: dict[str, dict[str, tuple[Any, ...]]] = {
-    "journals": {
-        "reference": (
-            ["chat", "foundation"],
-            "a9c4326d306d866b",
-            {
-                "reference": (
-                    {"chat": 50.583333333333336, "foundation": 55.55555555555555},
-                    53.06944444444444,
-                ),
-                "strict": ({"chat": 27.8125, "foundation": 28.009259259259263}, 27.910879629629633),
+#: primary profile -> (top-level keys, digest of the top level, tasks and headline per profile, chance, digest of
+#: per_sample, coverage counts, digest of meta.judge, errors); the journals and the official result files give the
+#: same. Since the declarative port the core counts coverage: ``unparsed`` is the answers the strict profile
+#: cannot read whatever the primary profile (Foundation: 15, where the reference-primary document counted its
+#: own 12 unread), and ``scored`` the questions the primary profile scored (Chat: 14 and 8, where the earlier
+#: document counted every judged answer, plus the unanswered ones in the strict profile: 16 and 20). Chat's
+#: ``unparsed`` stays the judge's count: the answers whose judgements the primary profile cannot all read.
+PINNED: dict[str, tuple[Any, ...]] = {
+    "reference": (
+        ["chat", "foundation"],
+        "a9c4326d306d866b",
+        {
+            "reference": ({"chat": 50.583333333333336, "foundation": 55.55555555555555}, 53.06944444444444),
+            "strict": ({"chat": 27.8125, "foundation": 28.009259259259263}, 27.910879629629633),
+        },
+        {},
+        "f92d602261131e15",
+        {
+            "chat": {
+                "answered": 16,
+                "failed": 3,
+                "missing": 1,
+                "questions": 20,
+                "scored": 14,
+                "status": "partial",
+                "unparsed": 6,
             },
-            {},
-            "f92d602261131e15",
-            {
-                "chat": {
-                    "answered": 16,
-                    "failed": 3,
-                    "missing": 1,
-                    "questions": 20,
-                    "scored": 16,
-                    "status": "partial",
-                    "unparsed": 6,
-                },
-                "foundation": {
-                    "answered": 37,
-                    "failed": 6,
-                    "missing": 7,
-                    "questions": 50,
-                    "scored": 25,
-                    "status": "partial",
-                    "unparsed": 12,
-                },
+            "foundation": {
+                "answered": 37,
+                "failed": 6,
+                "missing": 7,
+                "questions": 50,
+                "scored": 25,
+                "status": "partial",
+                "unparsed": 15,
             },
-            "1ef7eccedcb234be",
-            1,
-        ),
-        "strict": (
-            ["chat", "foundation"],
-            "da40856eebaa6d0f",
-            {
-                "reference": (
-                    {"chat": 50.583333333333336, "foundation": 55.55555555555555},
-                    53.06944444444444,
-                ),
-                "strict": ({"chat": 27.8125, "foundation": 28.009259259259263}, 27.910879629629633),
+        },
+        "1ef7eccedcb234be",
+        1,
+    ),
+    "strict": (
+        ["chat", "foundation"],
+        "da40856eebaa6d0f",
+        {
+            "reference": ({"chat": 50.583333333333336, "foundation": 55.55555555555555}, 53.06944444444444),
+            "strict": ({"chat": 27.8125, "foundation": 28.009259259259263}, 27.910879629629633),
+        },
+        {},
+        "f92d602261131e15",
+        {
+            "chat": {
+                "answered": 16,
+                "failed": 3,
+                "missing": 1,
+                "questions": 20,
+                "scored": 8,
+                "status": "partial",
+                "unparsed": 12,
             },
-            {},
-            "f92d602261131e15",
-            {
-                "chat": {
-                    "answered": 16,
-                    "failed": 3,
-                    "missing": 1,
-                    "questions": 20,
-                    "scored": 20,
-                    "status": "partial",
-                    "unparsed": 12,
-                },
-                "foundation": {
-                    "answered": 37,
-                    "failed": 6,
-                    "missing": 7,
-                    "questions": 50,
-                    "scored": 50,
-                    "status": "partial",
-                    "unparsed": 15,
-                },
+            "foundation": {
+                "answered": 37,
+                "failed": 6,
+                "missing": 7,
+                "questions": 50,
+                "scored": 50,
+                "status": "partial",
+                "unparsed": 15,
             },
-            "1ef7eccedcb234be",
-            1,
-        ),
-    },
-    "predictions": {
-        "reference": (
-            ["chat", "foundation"],
-            "a9c4326d306d866b",
-            {
-                "reference": (
-                    {"chat": 50.583333333333336, "foundation": 55.55555555555555},
-                    53.06944444444444,
-                ),
-                "strict": ({"chat": 27.8125, "foundation": 28.009259259259263}, 27.910879629629633),
-            },
-            {},
-            "f92d602261131e15",
-            {
-                "chat": {
-                    "answered": 16,
-                    "failed": 3,
-                    "missing": 1,
-                    "questions": 20,
-                    "scored": 16,
-                    "status": "partial",
-                    "unparsed": 6,
-                },
-                "foundation": {
-                    "answered": 37,
-                    "failed": 6,
-                    "missing": 7,
-                    "questions": 50,
-                    "scored": 25,
-                    "status": "partial",
-                    "unparsed": 12,
-                },
-            },
-            "1ef7eccedcb234be",
-            1,
-        ),
-        "strict": (
-            ["chat", "foundation"],
-            "da40856eebaa6d0f",
-            {
-                "reference": (
-                    {"chat": 50.583333333333336, "foundation": 55.55555555555555},
-                    53.06944444444444,
-                ),
-                "strict": ({"chat": 27.8125, "foundation": 28.009259259259263}, 27.910879629629633),
-            },
-            {},
-            "f92d602261131e15",
-            {
-                "chat": {
-                    "answered": 16,
-                    "failed": 3,
-                    "missing": 1,
-                    "questions": 20,
-                    "scored": 20,
-                    "status": "partial",
-                    "unparsed": 12,
-                },
-                "foundation": {
-                    "answered": 37,
-                    "failed": 6,
-                    "missing": 7,
-                    "questions": 50,
-                    "scored": 50,
-                    "status": "partial",
-                    "unparsed": 15,
-                },
-            },
-            "1ef7eccedcb234be",
-            1,
-        ),
-    },
+        },
+        "1ef7eccedcb234be",
+        1,
+    ),
 }
 
 
@@ -322,4 +247,31 @@ def test_eval_document_is_pinned(
     else:
         results = _write_results(tmp_path / "results", responses)
         got = _evaluate(plugin, root, paths, profile, predictions=results)
-    assert got == PINNED[source][profile]
+    assert got == PINNED[profile]
+
+
+def test_each_profiles_metric_recomputes_its_task_scores_from_the_stored_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What samples.jsonl keeps per question is enough for the bootstrap and compare: each profile's metric over
+    the values of the questions it scored gives the task score of the document."""
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    plugin = get_benchmark("airbench")
+    root = tmp_path / "data"
+    plugin.generate_sample(root, seed=3)
+    paths = RunPaths(tmp_path / "out", "m", "airbench")
+    _write_journals(paths, _responses(plugin, root, seed=11))
+    server = FakeOpenAIServer(responder=_judge)
+    with server.run_in_thread():
+        options = {"judge_base_url": server.base_url}
+        scored = plugin.evaluate(EvalRequest(root, plugin.tasks(), "reference", paths, options=options))
+    values = json.loads(json.dumps(scored.values))  # as samples.jsonl stores them
+    for profile, view in scored.document["summary"]["by_profile"].items():
+        for task, score in view["tasks"].items():
+            kept = [
+                values[task][key][profile]
+                for key, scores in scored.per_sample[task].items()
+                if scores[profile] is not None
+            ]
+            metric = plugin.metric_of(task, profile)
+            assert metric is not None and metric(kept) == score
