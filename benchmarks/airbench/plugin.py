@@ -149,8 +149,8 @@ class AIRBench(Benchmark):
     def read(self, response: Response, profile: str) -> Any:
         """A Foundation answer as the index of the option the profile reads (``None``: unanswered or unread): the
         official letter rule on the raw answer (which may name a letter past the real options), or refine's option
-        where it resolved one and else the strict extractor. A Chat answer as its judge replies by order, with its
-        ``task_name`` and the ``profile`` (whose parser reads them)."""
+        where it resolved one and else the strict extractor. A Chat answer as its judge replies by order (none when
+        it was never judged), with its ``task_name`` and the ``profile`` (whose parser reads them)."""
         if response.status != "answered":
             return None
         item = response.item
@@ -158,7 +158,7 @@ class AIRBench(Benchmark):
             return {
                 "profile": profile,
                 "task_name": item.meta["task_name"],
-                "replies": self._replies[item.key],
+                "replies": self._replies.get(item.key, {}),
             }
         if PROFILES[profile].first_or_penultimate:
             return choose(response.raw or "", item.options, PROFILES[profile])
