@@ -131,6 +131,25 @@ def test_a_micro_mean_is_made_from_unrounded_task_scores() -> None:
     assert document["headline"] == 41.67  # 5 of 12 questions; from the rounded 33.33 it came out 41.66
 
 
+class _UnroundedSixes(_Sixes):
+    score_digits: ClassVar[int | None] = None
+
+
+def test_no_score_digits_keep_task_scores_and_summary_numbers_as_computed() -> None:
+    bench = _UnroundedSixes()
+    responses = {
+        t.name: [
+            Response(item, "answered", raw=reply, refined=reply, method="rule")
+            for item in bench.load(Path("."), t)
+            for reply in ["y" if item.index < 2 else "n"]
+        ]
+        for t in bench.tasks()
+    }
+    document = score_declared(bench, responses, primary="reference", tasks=bench.tasks()).document
+    assert document["summary"]["tasks"] == {"a": 100 * 2 / 6, "b": 100 * 2 / 6}
+    assert document["headline"] == 100 * 4 / 12 and document["summary"]["chance"] == {}
+
+
 def test_a_task_whose_every_answer_is_unread_is_incomplete(toys_installed: None, tmp_path: Path) -> None:
     args = _answered_run("toy", tmp_path, "Maybe.")
     result = invoke(["eval", *args[1:-2]])  # the reference profile, which leaves unread answers out
