@@ -36,7 +36,15 @@ def _rows(benchmark: Benchmark, responses: Sequence[Response], profile: str) -> 
             benchmark.item_score(answer, response.item),
         )
         out.append(ScoredRow(response, answer, value, score))
-    return out
+    dropped = set(benchmark.left_out(out, profile))
+    return [
+        ScoredRow(row.response, row.answer, None, None) if i in dropped else row for i, row in enumerate(out)
+    ]
+
+
+def _rounded(value: float | None, digits: int | None) -> float | None:
+    """``value`` to ``digits`` decimals (``None``: as computed)."""
+    return value if value is None or digits is None else round(value, digits)
 
 
 def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, int]:
@@ -81,17 +89,21 @@ def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> 
     """The expected task score of a uniform guess, where every question has one (a mean of item chances).
 
     The mean of item chances is the chance level of a metric that is a mean of item scores only; for any other
-    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`."""
+    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`, or
+    the task's level itself (:meth:`Benchmark.task_chance`)."""
     from avibench.level_metrics.task_metrics import accuracy
     from avibench.plugin import Benchmark, declared_metric
 
+    level = benchmark.task_chance(task.name, [r.item for r in responses])
+    if level is not None:
+        return _rounded(level, benchmark.score_digits)
     own = type(benchmark).chance is not Benchmark.chance
     if not own and declared_metric(task) is not accuracy:
         return None
     levels = [benchmark.chance(r.item) for r in responses]
     if not levels or any(level is None for level in levels):
         return None
-    return round(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
+    return _rounded(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
 
 
 def score_declared(
@@ -126,15 +138,12 @@ def score_declared(
             metric = benchmark.metric_of(task.name, profile)
             assert metric is not None  # a declared benchmark declares every task's metric
             value = metric(kept) if kept else None
-            exact[task.name], scores[task.name] = value, None if value is None else round(value, digits)
+            exact[task.name], scores[task.name] = value, _rounded(value, digits)
             counts[task.name] = len(kept)
             for row in rows[task.name]:
                 per_sample[task.name].setdefault(row.response.item.key, {})[profile] = row.score
                 values[task.name].setdefault(row.response.item.key, {})[profile] = row.value
-        numbers = {
-            k: None if v is None else round(v, digits)
-            for k, v in benchmark.aggregate_numbers(exact, counts).items()
-        }
+        numbers = {k: _rounded(v, digits) for k, v in benchmark.aggregate_numbers(exact, counts).items()}
         official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
         views[profile] = {
             "tasks": scores,
