@@ -40,7 +40,15 @@ def _rows(benchmark: Benchmark, responses: Sequence[Response], profile: str) -> 
             benchmark.item_score(answer, response.item),
         )
         out.append(ScoredRow(response, answer, value, score))
-    return out
+    dropped = set(benchmark.left_out(out, profile))
+    return [
+        ScoredRow(row.response, row.answer, None, None) if i in dropped else row for i, row in enumerate(out)
+    ]
+
+
+def _rounded(value: float | None, digits: int | None) -> float | None:
+    """``value`` to ``digits`` decimals (``None``: as computed)."""
+    return value if value is None or digits is None else round(value, digits)
 
 
 def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, int]:
@@ -88,10 +96,14 @@ def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> 
     """The expected task score of a uniform guess, where every question has one (a mean of item chances).
 
     The mean of item chances is the chance level of a metric that is a mean of item scores only; for any other
-    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`."""
+    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`, or
+    the task's level itself (:meth:`Benchmark.task_chance`)."""
     from avibench.level_metrics.task_metrics import accuracy
     from avibench.plugin import Benchmark, declared_metric
 
+    level = benchmark.task_chance(task.name, [r.item for r in responses])
+    if level is not None:
+        return _rounded(level, benchmark.score_digits)
     own = type(benchmark).chance is not Benchmark.chance
     if not own and declared_metric(task) is not accuracy:
         return None
@@ -99,11 +111,6 @@ def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> 
     if not levels or any(level is None for level in levels):
         return None
     return _rounded(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
-
-
-def _rounded(value: float | None, digits: int | None) -> float | None:
-    """``value`` to ``digits`` decimals; ``None`` digits: as computed (an official scorer that prints full floats)."""
-    return value if value is None or digits is None else round(value, digits)
 
 
 def score_declared(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -326,6 +326,18 @@ class Benchmark(ABC):
     def chance(self, item: Item) -> float | None:
         """A uniform guess's expected item score: one over the options, ``None`` without options."""
         return 1.0 / len(item.options) if item.options else None
+
+    def task_chance(self, task: str, items: Sequence[Item]) -> float | None:
+        """A task's chance level (0-100) where it is not the mean of :meth:`chance` over its questions (a macro
+        mean over sub-categories, a rule over an item's runs); ``None``, the default, leaves it to that mean."""
+        return None
+
+    def left_out(self, rows: Sequence[ScoredRow], profile: str) -> Collection[int]:
+        """The positions of a task's rows (load order) that a profile leaves out for what the task's other
+        questions hold, as an official scorer that drops every run of an item with a run missing, or counts a
+        repeated presentation once (default: none). A question left out scores ``None``, like an unanswered one
+        the reference profile drops."""
+        return ()
 
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """The metric of a reported task in a profile (``None``: not declared, the bootstrap shifts means)."""
