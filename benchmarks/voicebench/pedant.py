@@ -17,6 +17,7 @@ score is still computed, and the subset is reported partial with this message.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -77,8 +78,10 @@ def load_pickles(folder: Path) -> tuple[Any, Any]:
     """The classifier and the vectorizer in ``folder``, as PEDANT keeps them (``joblib`` pickles), made to
     predict under the installed scikit-learn as they did under 1.3."""
     import joblib
+    from sklearn.exceptions import InconsistentVersionWarning
 
-    with _old_training_losses():
+    with _old_training_losses(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", InconsistentVersionWarning)  # the release gap is what this bridges
         return joblib.load(folder / FILES[0]), _restore_idf(joblib.load(folder / FILES[1]))
 
 
