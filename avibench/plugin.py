@@ -182,8 +182,8 @@ class Benchmark(ABC):
     #: :meth:`read`, :meth:`item_score` and :meth:`item_value` of a declared plug-in consult, as they take none.
     options: Mapping[str, Any] = MappingProxyType({})
     #: The decimals of task scores, summary numbers and chance levels in a declared benchmark's eval document
-    #: (as many as its official scorer reports).
-    score_digits: ClassVar[int] = 2
+    #: (as many as its official scorer reports; ``None``: unrounded, as a scorer that prints full floats).
+    score_digits: ClassVar[int | None] = 2
 
     # -- tasks ------------------------------------------------------------------------------------------
 
@@ -323,6 +323,12 @@ class Benchmark(ABC):
         """A uniform guess's expected item score: one over the options, ``None`` without options."""
         return 1.0 / len(item.options) if item.options else None
 
+    def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
+        """A task's chance level (0-100) in a profile where it is no mean of item chances: an F1's expected value
+        under uniform guessing depends on every question's label and on the profile's label space. ``None``
+        (the default): the mean of :meth:`chance` over the items, where that applies."""
+        return None
+
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """The metric of a reported task in a profile (``None``: not declared, the bootstrap shifts means)."""
         return next((declared_metric(t) for t in self.tasks() if t.name == task), None)
@@ -374,11 +380,13 @@ class Benchmark(ABC):
         profile: str,
         options: Mapping[str, Any],
         tasks: Sequence[Task] = (),
+        absent: Mapping[str, str] | None = None,
     ) -> Scored:
         """Score every selected task's responses in both profiles; ``profile`` is the one at the top level.
 
         ``responses`` maps each selected task that has answers to one response per loaded item, in load order;
-        ``tasks`` are the tasks selected. A benchmark that declares its task metrics gets this from the core
+        ``tasks`` are the tasks selected; ``absent`` says why a selected task has no responses (its coverage
+        reason: no result file, no journal). A benchmark that declares its task metrics gets this from the core
         (:func:`avibench.declared.score_declared`); an older plug-in implements it (deprecated), or overrides
         :meth:`evaluate` when its scorer reads its files itself.
         """
@@ -387,7 +395,9 @@ class Benchmark(ABC):
         from avibench.declared import score_declared
 
         self.options = MappingProxyType(dict(options))
-        return score_declared(self, responses, primary=profile, tasks=tasks or self.default_tasks())
+        return score_declared(
+            self, responses, primary=profile, tasks=tasks or self.default_tasks(), absent=absent
+        )
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official pipeline's output format (``eval --predictions``); raises DatasetError."""
