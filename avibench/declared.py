@@ -92,8 +92,9 @@ def _coverage(
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 
 
-def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> float | None:
-    """The expected task score of a uniform guess, where every question has one (a mean of item chances).
+def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response], profile: str) -> float | None:
+    """The expected task score of a uniform guess in ``profile``: the plug-in's :meth:`Benchmark.task_chance`,
+    else the mean of item chances where every question has one.
 
     The mean of item chances is the chance level of a metric that is a mean of item scores only; for any other
     metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`, or
@@ -101,7 +102,7 @@ def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response]) -> 
     from avibench.level_metrics.task_metrics import accuracy
     from avibench.plugin import Benchmark, declared_metric
 
-    level = benchmark.task_chance(task.name, [r.item for r in responses])
+    level = benchmark.task_chance(task, [r.item for r in responses], profile)
     if level is not None:
         return _rounded(level, benchmark.score_digits)
     own = type(benchmark).chance is not Benchmark.chance
@@ -119,8 +120,10 @@ def score_declared(
     *,
     primary: str,
     tasks: Sequence[Task],
+    absent: Mapping[str, str] | None = None,
 ) -> Scored:
-    """The eval document (without ``meta``) of the selected ``tasks``; tasks without responses score ``None``.
+    """The eval document (without ``meta``) of the selected ``tasks``; tasks without responses score ``None``,
+    and those ``absent`` names (task -> why it has none) are in ``coverage`` as ``absent`` with that reason.
 
     The top level holds, for the primary profile, the official document (:meth:`Benchmark.official_document`) or
     else each task's score and question count under its name and each summary number; ``summary`` has both
@@ -151,15 +154,16 @@ def score_declared(
                 per_sample[task.name].setdefault(row.response.item.key, {})[profile] = row.score
                 values[task.name].setdefault(row.response.item.key, {})[profile] = row.value
         numbers = {k: _rounded(v, digits) for k, v in benchmark.aggregate_numbers(exact, counts).items()}
+        chance = {t.name: _chance(benchmark, t, responses[t.name], profile) for t in present}
         official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
         views[profile] = {
             "tasks": scores,
             **numbers,
             "counts": counts,
+            "chance": {k: v for k, v in chance.items() if v is not None},
             **({} if official[profile] is None else {"official": official[profile]}),
         }
     view = views[primary]
-    chance = {t.name: _chance(benchmark, t, responses[t.name]) for t in present}
     top = official[primary]
     if top is None:
         top = {
@@ -167,7 +171,7 @@ def score_declared(
                 name: {"score": view["tasks"][name], "questions": view["counts"].get(name, 0)}
                 for name in view["tasks"]
             },
-            **{k: v for k, v in view.items() if k not in ("tasks", "counts")},
+            **{k: v for k, v in view.items() if k not in ("tasks", "counts", "chance")},
         }
     document: dict[str, Any] = {
         **top,
@@ -176,18 +180,16 @@ def score_declared(
             "profile": primary,
             "tasks": view["tasks"],
             "headline": view.get("headline"),
-            "chance": {k: v for k, v in chance.items() if v is not None},
+            "chance": view["chance"],
             "by_profile": views,
             "profiles_differ_on": _differ(per_sample),
         },
         "coverage": {
-            t.name: _coverage(
-                benchmark,
-                responses[t.name],
-                views[primary]["counts"][t.name],
-                views[primary]["tasks"][t.name],
-            )
-            for t in present
+            t.name: _coverage(benchmark, responses[t.name], view["counts"][t.name], view["tasks"][t.name])
+            if t in present
+            else {"status": "absent", "reason": (absent or {})[t.name]}
+            for t in tasks
+            if t in present or t.name in (absent or {})
         },
     }
     return Scored(document=document, per_sample=per_sample, values=values)

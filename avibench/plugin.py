@@ -327,9 +327,11 @@ class Benchmark(ABC):
         """A uniform guess's expected item score: one over the options, ``None`` without options."""
         return 1.0 / len(item.options) if item.options else None
 
-    def task_chance(self, task: str, items: Sequence[Item]) -> float | None:
-        """A task's chance level (0-100) where it is not the mean of :meth:`chance` over its questions (a macro
-        mean over sub-categories, a rule over an item's runs); ``None``, the default, leaves it to that mean."""
+    def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
+        """A task's chance level (0-100) in a profile where it is no mean of :meth:`chance` over its questions:
+        a macro mean over sub-categories, a rule over an item's runs, an F1 (whose expected value under uniform
+        guessing depends on every question's label and on the profile's label space). ``None``, the default,
+        leaves it to that mean where it applies."""
         return None
 
     def left_out(self, rows: Sequence[ScoredRow], profile: str) -> Collection[int]:
@@ -390,11 +392,13 @@ class Benchmark(ABC):
         profile: str,
         options: Mapping[str, Any],
         tasks: Sequence[Task] = (),
+        absent: Mapping[str, str] | None = None,
     ) -> Scored:
         """Score every selected task's responses in both profiles; ``profile`` is the one at the top level.
 
         ``responses`` maps each selected task that has answers to one response per loaded item, in load order;
-        ``tasks`` are the tasks selected. A benchmark that declares its task metrics gets this from the core
+        ``tasks`` are the tasks selected; ``absent`` says why a selected task has no responses (its coverage
+        reason: no result file, no journal). A benchmark that declares its task metrics gets this from the core
         (:func:`avibench.declared.score_declared`); an older plug-in implements it (deprecated), or overrides
         :meth:`evaluate` when its scorer reads its files itself.
         """
@@ -403,7 +407,9 @@ class Benchmark(ABC):
         from avibench.declared import score_declared
 
         self.options = MappingProxyType(dict(options))
-        return score_declared(self, responses, primary=profile, tasks=tasks or self.default_tasks())
+        return score_declared(
+            self, responses, primary=profile, tasks=tasks or self.default_tasks(), absent=absent
+        )
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official pipeline's output format (``eval --predictions``); raises DatasetError."""

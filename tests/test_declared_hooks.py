@@ -12,7 +12,7 @@ from test_plugin_declared_options import _Sixes
 
 from avibench.declared import score_declared
 from avibench.items import Item, Response
-from avibench.plugin import Benchmark, ScoredRow
+from avibench.plugin import Benchmark, ScoredRow, Task
 
 
 class _Pairs(_Sixes):
@@ -27,8 +27,8 @@ class _Pairs(_Sixes):
         incomplete = {i // 2 for i, row in enumerate(rows) if row.response.status == "missing"}
         return [i for i in range(len(rows)) if i // 2 in incomplete]
 
-    def task_chance(self, task: str, items: Sequence[Item]) -> float | None:
-        return 100 / 3 if task == "a" else None
+    def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
+        return 100 / 3 if task.name == "a" else None
 
 
 def _scored(bench: Benchmark) -> tuple[dict, dict]:

@@ -176,9 +176,10 @@ class STARBench(Benchmark):
         one (strict)."""
         return runs_left_out([run_from_response(row.response) for row in rows], get_profile(profile))
 
-    def task_chance(self, task: str, items: Sequence[Item]) -> float | None:
-        """The AA of guessing uniformly, aggregated as the reference aggregates (perception: over sub-categories)."""
-        return float(chance_block(task, [run_from_item(i) for i in items], REFERENCE)["Total"]["AA"])
+    def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
+        """The AA of guessing uniformly, aggregated as the reference aggregates (perception: over sub-categories),
+        in both profiles: a uniform guess is never unread, so the profiles' readings do not change it."""
+        return float(chance_block(task.name, [run_from_item(i) for i in items], REFERENCE)["Total"]["AA"])
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """``performance.json``'s block per dataset with a run scored, and their ``Final MA`` row."""
