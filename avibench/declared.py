@@ -82,11 +82,12 @@ def _coverage(
     }
     complete = counts["answered"] == counts["questions"]
     if counts["answered"] and (not scored or score is None):  # no task score, so the task is not complete
-        why = (
-            f"none of {counts['answered']} answers could be read"
-            if not scored
-            else f"its metric gives no score from the {scored} answers scored"
-        )
+        if scored:
+            why = f"its metric gives no score from the {scored} answers scored"
+        elif counts["unparsed"] == counts["answered"]:
+            why = f"none of {counts['answered']} answers could be read"
+        else:  # read, but dropped (an official rule that leaves out every run of an item with one missing)
+            why = f"none of {counts['answered']} answers is scored: the benchmark's own rule leaves them out"
         return {**counts, "status": "not_scored", "reason": why}
     reason = None if complete else f"{counts['failed']} failed, {counts['missing']} never asked"
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}

@@ -76,3 +76,22 @@ def test_the_defaults_leave_nothing_out_and_round() -> None:
     assert document["summary"]["tasks"] == {"a": 80.0, "b": 80.0}
     assert document["summary"]["by_profile"]["strict"]["tasks"] == {"a": 66.67, "b": 66.67}
     assert document["summary"]["chance"] == {}
+
+
+def test_a_task_whose_every_answer_its_rule_leaves_out_says_so() -> None:
+    bench = _Pairs()
+    replies = ["y", None, None, "y", "y", None]  # every item has a run missing: the reference keeps none
+    responses = {
+        t.name: [
+            Response(item, "missing")
+            if reply is None
+            else Response(item, "answered", raw=reply, refined=reply, method="rule")
+            for item, reply in zip(bench.load(Path("."), t), replies, strict=True)
+        ]
+        for t in bench.tasks()
+    }
+    document = score_declared(bench, responses, primary="reference", tasks=bench.tasks()).document
+    coverage = document["coverage"]["a"]
+    assert coverage["status"] == "not_scored" and coverage["unparsed"] == 0
+    assert coverage["reason"] == "none of 3 answers is scored: the benchmark's own rule leaves them out"
+    assert document["summary"]["tasks"]["a"] is None

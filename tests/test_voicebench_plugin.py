@@ -115,7 +115,8 @@ def test_oracle_scores_the_maximum_in_both_profiles(data: Path, tmp_path: Path) 
     assert document["mmsu"]["splits"]["law"] == {"acc": 100.0, "fail": 0.0}
     options = document["meta"]["options"]
     assert options["judge_base_url"] == judge.base_url
-    assert None in options.values() and "None" not in options.values()  # options left unset are null, not "None"
+    # options left unset are null, not "None"
+    assert None in options.values() and "None" not in options.values()
     assert document["meta"]["voicebench"]["fallback_decided"]["reference"] == {
         "mmsu": 0,
         "openbookqa": 0,
