@@ -36,7 +36,7 @@ bench_arg  = $(if $(BENCH),--benchmark $(BENCH))
 mode_arg   = $(if $(MODE),--mode $(MODE))
 fense_arg  = $(if $(FENSE),--fense $(FENSE))
 
-.PHONY: help setup demo test test-browser lint format bench run infer refine eval report leaderboard cards sample-data validate clean
+.PHONY: help setup demo test test-browser lint format bench run infer refine eval report leaderboard cards sample-data validate clean pedant
 
 help:
 	@echo "make demo        set up, generate the sample benchmark, run oracle and random end to end"
@@ -65,6 +65,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+# VoiceBench sd-qa's PEDANT: qa-metrics 0.2.17 pins scikit-learn 1.3.2, which the project's own release replaces,
+# so it goes in without its dependencies (its classifier files: docs/voicebench.md)
+pedant: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps qa-metrics==0.2.17 contractions textsearch anyascii pyahocorasick regex
 
 # the pages in headless chromium (Debian's chromium; .ci/run installs it); screenshots go to outputs/browser/
 test-browser: $(STAMP)

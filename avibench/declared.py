@@ -3,10 +3,11 @@ task's metric, the eval document in both profiles, its coverage, chance levels a
 
 One code path for every declared benchmark: per profile, each response becomes a value (:meth:`Benchmark.read`,
 then :meth:`Benchmark.item_value`; the reference profile leaves unanswered or unread questions out where
-:attr:`Benchmark.reference_drops_unanswered` says so, the strict profile scores them), each task's metric takes its
+:attr:`Benchmark.reference_drops_unanswered` says so, the strict profile scores them unless
+:attr:`Benchmark.strict_drops_unanswered` leaves its unanswered ones out), each task's metric takes its
 values (the folders :meth:`Benchmark.reported_task` pools into one reported task together, in task order), and
-:meth:`Benchmark.aggregate_numbers` makes the summary numbers from the task scores and the questions each was scored
-on. The same values go to samples.jsonl, so intervals and comparisons recompute the same metric.
+:meth:`Benchmark.aggregate_numbers` makes the summary numbers from the task scores and the questions each was
+scored on. The same values go to samples.jsonl, so intervals and comparisons recompute the same metric.
 """
 
 from __future__ import annotations
@@ -32,12 +33,23 @@ def _rows(benchmark: Benchmark, responses: Sequence[Response], profile: str) -> 
         if answer is None and (profile == "reference" and benchmark.reference_drops_unanswered):
             out.append(ScoredRow(response, None, None, None))
             continue
+        if response.status != "answered" and (profile == "strict" and benchmark.strict_drops_unanswered):
+            out.append(ScoredRow(response, None, None, None))
+            continue
         value, score = (
             benchmark.item_value(answer, response.item),
             benchmark.item_score(answer, response.item),
         )
         out.append(ScoredRow(response, answer, value, score))
-    return out
+    dropped = set(benchmark.left_out(out, profile))
+    return [
+        ScoredRow(row.response, row.answer, None, None) if i in dropped else row for i, row in enumerate(out)
+    ]
+
+
+def _rounded(value: float | None, digits: int | None) -> float | None:
+    """``value`` to ``digits`` decimals (``None``: as computed)."""
+    return value if value is None or digits is None else round(value, digits)
 
 
 def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, int]:
@@ -57,7 +69,9 @@ def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) 
     }
 
 
-def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) -> dict[str, Any]:
+def _coverage(
+    benchmark: Benchmark, responses: Sequence[Response], scored: int, score: float | None
+) -> dict[str, Any]:
     answered = [r for r in responses if r.status == "answered"]
     counts = {
         "questions": len(responses),
@@ -69,38 +83,47 @@ def _coverage(benchmark: Benchmark, responses: Sequence[Response], scored: int) 
     }
     # an answer refine has not seen and the plug-in cannot read without it is waiting for refine, not unreadable
     waiting = sum(r.method is None and benchmark.read(r, "strict") is None for r in answered)
-    complete = counts["answered"] == counts["questions"] and not waiting
-    if counts["answered"] and not scored:  # every answer unread: the task has no score, so it is not complete
-        return {
-            **counts,
-            "status": "not_scored",
-            "reason": f"none of {counts['answered']} answers could be read",
-        }
     asked = counts["answered"] == counts["questions"]
+    if counts["answered"] and (not scored or score is None):  # no task score, so the task is not complete
+        if scored:
+            why = f"its metric gives no score from the {scored} answers scored"
+        elif counts["unparsed"] == counts["answered"]:
+            why = f"none of {counts['answered']} answers could be read"
+        else:  # read, but dropped (an official rule that leaves out every run of an item with one missing)
+            why = f"none of {counts['answered']} answers is scored: the benchmark's own rule leaves them out"
+        return {**counts, "status": "not_scored", "reason": why}
     reason = None if asked else f"{counts['failed']} failed, {counts['missing']} never asked"
-    return {**counts, "status": "scored" if complete else "partial", "reason": reason}
+    return {**counts, "status": "scored" if asked and not waiting else "partial", "reason": reason}
 
 
-def _chance(benchmark: Benchmark, tasks: Sequence[Task], responses: Sequence[Response]) -> float | None:
-    """The expected score of a uniform guess on a reported task (its folders ``tasks``), where every question has
-    one (a mean of item chances).
+def _chance(
+    benchmark: Benchmark, name: str, folders: Sequence[Task], responses: Sequence[Response], profile: str
+) -> float | None:
+    """The expected score of a uniform guess in ``profile`` on the reported task ``name`` (its folders
+    ``folders``, their responses pooled): the plug-in's :meth:`Benchmark.task_chance`, else the mean of item
+    chances where every question has one.
 
     The mean of item chances is the chance level of a metric that is a mean of item scores only; for any other
-    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`. A
-    plug-in's own chance may leave out a question that has no level of its own (a double-confirm pre-question,
-    which only gates its pair: ``None``); the level is then the mean over the questions that have one."""
+    metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`, or
+    the task's level itself (:meth:`Benchmark.task_chance`). A plug-in's own chance may leave out a question that
+    has no level of its own (a double-confirm pre-question, which only gates its pair: ``None``); the level is
+    then the mean over the questions that have one."""
     from avibench.level_metrics.task_metrics import accuracy
-    from avibench.plugin import Benchmark, declared_metric
+    from avibench.plugin import Benchmark, Task, declared_metric
 
+    task = folders[0] if len(folders) == 1 else Task(name, metric=declared_metric(folders[0]))
+    level = benchmark.task_chance(task, [r.item for r in responses], profile)
+    if level is not None:
+        return _rounded(level, benchmark.score_digits)
     own = type(benchmark).chance is not Benchmark.chance
-    if not own and any(declared_metric(task) is not accuracy for task in tasks):
+    if not own and any(declared_metric(folder) is not accuracy for folder in folders):
         return None
     levels = [benchmark.chance(r.item) for r in responses]
     if own:
         levels = [level for level in levels if level is not None]
     if not levels or any(level is None for level in levels):
         return None
-    return round(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
+    return _rounded(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
 
 
 def _pooled(benchmark: Benchmark, tasks: Sequence[Task]) -> dict[str, list[Task]]:
@@ -117,8 +140,10 @@ def score_declared(
     *,
     primary: str,
     tasks: Sequence[Task],
+    absent: Mapping[str, str] | None = None,
 ) -> Scored:
-    """The eval document (without ``meta``) of the selected ``tasks``; tasks without responses score ``None``.
+    """The eval document (without ``meta``) of the selected ``tasks``; tasks without responses score ``None``,
+    and those ``absent`` names (task -> why it has none) are in ``coverage`` as ``absent`` with that reason.
 
     The top level holds, for the primary profile, the official document (:meth:`Benchmark.official_document`) or
     else each task's score and question count under its name and each summary number; ``summary`` has both
@@ -151,24 +176,22 @@ def score_declared(
             metric = benchmark.metric_of(name, profile)
             assert metric is not None  # a declared benchmark declares every task's metric
             value = metric(kept) if kept else None
-            exact[name], scores[name] = value, None if value is None else round(value, digits)
+            exact[name], scores[name] = value, _rounded(value, digits)
             counts[name] = len(kept)
-        numbers = {
-            k: None if v is None else round(v, digits)
-            for k, v in benchmark.aggregate_numbers(exact, counts).items()
+        numbers = {k: _rounded(v, digits) for k, v in benchmark.aggregate_numbers(exact, counts).items()}
+        chance = {
+            name: _chance(benchmark, name, folders, [r for t in folders for r in responses[t.name]], profile)
+            for name, folders in pooled.items()
         }
         official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
         views[profile] = {
             "tasks": scores,
             **numbers,
             "counts": counts,
+            "chance": {k: v for k, v in chance.items() if v is not None},
             **({} if official[profile] is None else {"official": official[profile]}),
         }
     view = views[primary]
-    chance = {
-        name: _chance(benchmark, folders, [r for t in folders for r in responses[t.name]])
-        for name, folders in pooled.items()
-    }
     top = official[primary]
     if top is None:
         top = {
@@ -176,7 +199,7 @@ def score_declared(
                 name: {"score": view["tasks"][name], "questions": view["counts"].get(name, 0)}
                 for name in view["tasks"]
             },
-            **{k: v for k, v in view.items() if k not in ("tasks", "counts")},
+            **{k: v for k, v in view.items() if k not in ("tasks", "counts", "chance")},
         }
     document: dict[str, Any] = {
         **top,
@@ -185,12 +208,21 @@ def score_declared(
             "profile": primary,
             "tasks": view["tasks"],
             "headline": view.get("headline"),
-            "chance": {k: v for k, v in chance.items() if v is not None},
+            "chance": view["chance"],
             "by_profile": views,
             "profiles_differ_on": _differ(per_sample),
         },
         "coverage": {
-            t.name: _coverage(benchmark, responses[t.name], folder_counts[primary][t.name]) for t in present
+            t.name: _coverage(
+                benchmark,
+                responses[t.name],
+                folder_counts[primary][t.name],
+                view["tasks"][benchmark.reported_task(t.name)],
+            )
+            if t in present
+            else {"status": "absent", "reason": (absent or {})[t.name]}
+            for t in tasks
+            if t in present or t.name in (absent or {})
         },
     }
     return Scored(document=document, per_sample=per_sample, values=values)

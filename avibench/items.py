@@ -118,7 +118,8 @@ ResponseStatus = Literal["answered", "failed", "missing"]
 class Response:
     """What the pipeline holds for one asked question when it is scored.
 
-    ``raw`` is the model's answer as it came back (``None`` unless ``status`` is ``answered``); ``refined`` is the
+    ``raw`` is the model's answer as it came back (``None`` unless ``status`` is ``answered``, or ``failed`` where an
+    official output file recorded the failure's text as the reply, which its scorer may parse); ``refined`` is the
     canonical answer the benchmark's extractor (rules, then the LLM fallback) gave, ``None`` when it could not decide
     (unparsed) or refine has not run. Official scorers that parse the raw text themselves read ``raw``; strict scorers
     read ``refined``. ``failed`` means the request failed (never an answer); ``missing`` means it was never asked.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -179,12 +179,16 @@ class Benchmark(ABC):
     #: Whether the reference profile leaves unanswered and unread questions out of a task's score, as most
     #: official scorers do; the strict profile always scores them (``item_score(None, item)``).
     reference_drops_unanswered: ClassVar[bool] = True
+    #: Whether the strict profile also leaves questions without an answer (failed or never asked) out of a task's
+    #: score, as when the official scorer reads only the answers there are and a run with fewer is reported
+    #: partial; answers it cannot read it still scores (``item_score(None, item)``).
+    strict_drops_unanswered: ClassVar[bool] = False
     #: The values of :meth:`eval_options` (defaults included) of the eval being scored, by name: what
     #: :meth:`read`, :meth:`item_score` and :meth:`item_value` of a declared plug-in consult, as they take none.
     options: Mapping[str, Any] = MappingProxyType({})
     #: The decimals of task scores, summary numbers and chance levels in a declared benchmark's eval document
-    #: (as many as its official scorer reports).
-    score_digits: ClassVar[int] = 2
+    #: (as many as its official scorer reports; ``None``: unrounded, for a scorer that prints full floats).
+    score_digits: ClassVar[int | None] = 2
 
     # -- tasks ------------------------------------------------------------------------------------------
 
@@ -324,6 +328,20 @@ class Benchmark(ABC):
         """A uniform guess's expected item score: one over the options, ``None`` without options."""
         return 1.0 / len(item.options) if item.options else None
 
+    def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
+        """A task's chance level (0-100) in a profile where it is no mean of :meth:`chance` over its questions:
+        a macro mean over sub-categories, a rule over an item's runs, an F1 (whose expected value under uniform
+        guessing depends on every question's label and on the profile's label space). ``None``, the default,
+        leaves it to that mean where it applies."""
+        return None
+
+    def left_out(self, rows: Sequence[ScoredRow], profile: str) -> Collection[int]:
+        """The positions of a task's rows (load order) that a profile leaves out for what the task's other
+        questions hold, as an official scorer that drops every run of an item with a run missing, or counts a
+        repeated presentation once (default: none). A question left out scores ``None``, like an unanswered one
+        the reference profile drops."""
+        return ()
+
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """The metric of a reported task in a profile (``None``: not declared, the bootstrap shifts means); by
         default the declared metric of the (first) folder reported under ``task``."""
@@ -376,11 +394,13 @@ class Benchmark(ABC):
         profile: str,
         options: Mapping[str, Any],
         tasks: Sequence[Task] = (),
+        absent: Mapping[str, str] | None = None,
     ) -> Scored:
         """Score every selected task's responses in both profiles; ``profile`` is the one at the top level.
 
         ``responses`` maps each selected task that has answers to one response per loaded item, in load order;
-        ``tasks`` are the tasks selected. A benchmark that declares its task metrics gets this from the core
+        ``tasks`` are the tasks selected; ``absent`` says why a selected task has no responses (its coverage
+        reason: no result file, no journal). A benchmark that declares its task metrics gets this from the core
         (:func:`avibench.declared.score_declared`); an older plug-in implements it (deprecated), or overrides
         :meth:`evaluate` when its scorer reads its files itself.
         """
@@ -389,7 +409,9 @@ class Benchmark(ABC):
         from avibench.declared import score_declared
 
         self.options = MappingProxyType(dict(options))
-        return score_declared(self, responses, primary=profile, tasks=tasks or self.default_tasks())
+        return score_declared(
+            self, responses, primary=profile, tasks=tasks or self.default_tasks(), absent=absent
+        )
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official pipeline's output format (``eval --predictions``); raises DatasetError."""

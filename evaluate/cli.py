@@ -326,7 +326,10 @@ def eval_command(
     if options and benchmark.declared:  # what the core read with (a self-scoring plug-in records its own)
         meta.setdefault(
             "options",
-            {k: v if isinstance(v, str | int | float | bool) else str(v) for k, v in options.items()},
+            {
+                k: v if v is None or isinstance(v, str | int | float | bool) else str(v)
+                for k, v in options.items()
+            },
         )
     meta["dataset"] = benchmark.dataset_kind(run.data_root, tasks)
     if manifest:

@@ -212,25 +212,37 @@ def counts_in_denominator(outcome: Verdict, profile: AirBenchProfile) -> bool:
     return True
 
 
-def question_score(record: FoundationRecord, profile: AirBenchProfile = REFERENCE) -> float | None:
-    """One question's score (1 right, 0 wrong), ``None`` when the profile leaves it out of the accuracy."""
-    outcome = verdict(record, profile)
-    return float(outcome == "correct") if counts_in_denominator(outcome, profile) else None
-
-
 def score_foundation(
     records: Iterable[FoundationRecord], profile: AirBenchProfile = REFERENCE
 ) -> dict[str, SubsetScore]:
     """Counts per subset, in order of first appearance (the official print order)."""
+    return count_verdicts(((record.subset, verdict(record, profile)) for record in records), profile)
+
+
+def count_verdicts(
+    verdicts: Iterable[tuple[str, Verdict]], profile: AirBenchProfile
+) -> dict[str, SubsetScore]:
+    """Counts per subset from each question's ``(subset, verdict)``, in order of first appearance."""
     scores: dict[str, SubsetScore] = {}
-    for record in records:
-        score = scores.setdefault(record.subset, SubsetScore())
-        outcome = verdict(record, profile)
+    for subset, outcome in verdicts:
+        score = scores.setdefault(subset, SubsetScore())
         score.missing += outcome == "missing"
         score.failed += outcome == "unparsed"
         score.n += counts_in_denominator(outcome, profile)
         score.correct += outcome == "correct"
     return scores
+
+
+def foundation_average(scored: Sequence[Sequence[str | float]]) -> float | None:
+    """The Foundation leaderboard average (0-100) of the questions a profile scored, each ``(subset, score)``
+    with score 1 or 0: the mean of the category means of the task accuracies (of the categories present)."""
+    scores: dict[str, SubsetScore] = {}
+    for subset, score in scored:
+        counts = scores.setdefault(str(subset), SubsetScore())
+        counts.n += 1
+        counts.correct += int(score)
+    categories = [v for v in summarize(task_accuracy(scores))["categories"].values() if v is not None]
+    return fmean(categories) * 100 if categories else None
 
 
 def foundation_block(scores: Mapping[str, SubsetScore], profile: AirBenchProfile = REFERENCE) -> dict:
@@ -283,6 +295,16 @@ def summarize(by_task: Mapping[str, float]) -> dict:
         "categories": categories,
         "mean": fmean(by_task.values()) if by_task else None,
         "average": fmean(present) if len(present) == len(CATEGORIES) else None,
+    }
+
+
+def leaderboard_view(scores: Mapping[str, SubsetScore]) -> dict:
+    """The leaderboard view on 0-100: accuracy per task (by its leaderboard label) and per category (``None``
+    when the category has no task)."""
+    view = summarize(task_accuracy(scores))
+    return {
+        "tasks": {TASKS_BY_NAME[k].label: 100 * v for k, v in view["tasks"].items()},
+        "categories": {k: None if v is None else v * 100 for k, v in view["categories"].items()},
     }
 
 

@@ -11,10 +11,10 @@ the Chat average the mean of speech, sound, music and mixed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import fmean
-from typing import Literal
+from typing import Any, Literal
 
 from avibench.level_metrics.airbench import REFERENCE, AirBenchProfile
 
@@ -36,6 +36,7 @@ CHAT_CATEGORY_OF_TASK: dict[str, str] = {
     "speech_and_music_QA": "speech_and_music",
 }
 CHAT_CATEGORIES = ("speech", "sound", "music", "speech_and_sound", "speech_and_music")
+MIXED = ("speech_and_sound", "speech_and_music")
 
 
 def parse_judge_reply(reply: str, profile: AirBenchProfile = REFERENCE) -> tuple[int, int] | None:
@@ -173,27 +174,18 @@ def model_score(orders: Mapping[JudgeOrder, tuple[int, int]], profile: AirBenchP
     return fmean(model for model, _ in orders.values())
 
 
-def answer_scores(
-    judgements: Iterable[ChatJudgement],
-    profile: AirBenchProfile = REFERENCE,
-    missing: Iterable[str] = (),
-) -> dict[str, float | None]:
-    """Each judged or missing answer's score on 0-1 (the model's judge score over ten), keyed by item key.
-
-    ``missing`` lists the keys of unanswered items: 0 when the profile counts them wrong, else ``None``. An answer
-    whose judge replies all failed is ``None``.
-    """
-    orders: dict[str, dict[JudgeOrder, tuple[int, int]]] = {}
-    for judgement in judgements:
-        parsed = orders.setdefault(judgement.item_id, {})
-        scores = judgement.model_and_reference(profile)
+def answer_score(
+    replies: Mapping[JudgeOrder, str | None], profile: AirBenchProfile = REFERENCE
+) -> float | None:
+    """One answer's score on 0-1 (the model's judge score over ten) from its judge replies by order (``None``: the
+    request got no reply); ``None`` when the profile's parser reads too few of them."""
+    parsed = {}
+    for order, reply in replies.items():
+        scores = ChatJudgement("", "", order, reply).model_and_reference(profile)
         if scores is not None:
-            parsed[judgement.order] = scores
-    out: dict[str, float | None] = dict.fromkeys(missing, 0.0 if profile.missing_counts_as_wrong else None)
-    for key, parsed in orders.items():
-        score = model_score(parsed, profile)
-        out[key] = None if score is None else score / JUDGE_SCALE
-    return out
+            parsed[order] = scores
+    score = model_score(parsed, profile)
+    return None if score is None else score / JUDGE_SCALE
 
 
 def score_chat(
@@ -238,6 +230,29 @@ def score_chat(
     return out
 
 
+def judged_score(values: Sequence[Mapping[str, Any]], profile: AirBenchProfile = REFERENCE) -> float | None:
+    """The Chat part's score (0-100) of the answers a profile scored: ten times the mean of speech, sound, music
+    and mixed, over those scored. Each value is ``{"task_name", "replies"}`` with the judge replies by order, or
+    ``None`` replies for an unanswered question (which the strict profile scores 0)."""
+    judgements, missing = [], []
+    for number, value in enumerate(values):
+        if value["replies"] is None:
+            missing.append(value["task_name"])
+            continue
+        for order, reply in value["replies"].items():
+            judgements.append(ChatJudgement(str(number), value["task_name"], order, reply))
+    return part_score(score_chat(judgements, profile, missing))
+
+
+def part_score(scores: Mapping[str, CategoryScore]) -> float | None:
+    """Ten times the mean of the speech, sound, music and mixed scores present (mixed: the mean of the two mixed
+    categories present)."""
+    mixed = _mean([s for c in MIXED if (s := scores[c].score) is not None])
+    pillars = [scores[c].score for c in ("speech", "sound", "music")] + [mixed]
+    present = [p for p in pillars if p is not None]
+    return fmean(present) * 10 if present else None
+
+
 def _mean_or_none(values: Iterable[float | None]) -> float | None:
     values = list(values)
     return None if any(v is None for v in values) else fmean(values)
@@ -261,6 +276,6 @@ def chat_block(scores: Mapping[str, CategoryScore], profile: AirBenchProfile = R
         if profile.missing_counts_as_wrong:
             row["missing"] = s.missing
         categories[name] = row
-    mixed = _mean_or_none(scores[c].score for c in ("speech_and_sound", "speech_and_music"))
+    mixed = _mean_or_none(scores[c].score for c in MIXED)
     average = _mean_or_none([scores["speech"].score, scores["sound"].score, scores["music"].score, mixed])
     return {"categories": categories, "mixed": mixed, "average": average}

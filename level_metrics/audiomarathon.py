@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 import jiwer
+import numpy as np
 
 TASKS: tuple[str, ...] = ("SER", "SCR", "ASR", "SED", "MC", "ASC", "SD", "ER", "SAR", "SGR")
 """The ten tasks under their leaderboard abbreviations, in leaderboard column order."""
@@ -558,10 +559,11 @@ def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] |
         fn = sum(t == label and g != label for t, g in zip(truth, guess, strict=True))
         f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
         supports.append(tp + fn)
+    # numpy sums as sklearn does (pairwise), so the score is sklearn's to the last bit
     if average == "weighted":
         total = sum(supports)
-        return sum(f * n for f, n in zip(f1s, supports, strict=True)) / total if total else 0.0
-    return sum(f1s) / len(f1s) if f1s else 0.0
+        return float(np.sum(np.multiply(f1s, supports))) / total if total else 0.0
+    return float(np.mean(f1s)) if f1s else 0.0
 
 
 @cache

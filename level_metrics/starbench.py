@@ -7,6 +7,10 @@
   the unweighted mean of all sub-categories (macro).
 * ``Final MA`` is the unweighted mean over the scored datasets of their ``Total`` AA and ACR.
 
+A dataset's AA is also a task metric (:func:`aa_metric`) over per-run values ``(sub-category, score)``, so the
+declared plug-in's core computes the same number and resamples items for intervals; :func:`runs_left_out` names
+the runs a profile leaves out and :func:`dataset_block` builds the official block from the runs scored.
+
 All numbers are percentages (floats). Chance levels come from the same aggregation, with each run's correctness
 replaced by the probability that a uniform guess is right (ACR then multiplies the probabilities of an item's
 runs, which is the chance of guessing every run right).
@@ -22,6 +26,7 @@ from typing import Any, Literal
 from avibench.level_metrics.starbench_parse import Choice, is_error_response, parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE, StarBenchProfile
 from avibench.level_metrics.starbench_rotation import answer_letter, family
+from avibench.level_metrics.task_metrics import Metric
 
 RunStatus = Literal["answered", "failed", "missing"]
 Outcome = Literal["correct", "wrong", "unparsed", "failed", "missing"]
@@ -101,6 +106,10 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def _aa(scores: Sequence[float], profile: StarBenchProfile) -> float:
+    return _value(_mean(scores) * 100, profile)
+
+
 Scored = tuple[Run, float]
 
 
@@ -108,10 +117,9 @@ def _metrics(rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str, Any
     by_id: dict[str, list[float]] = {}
     for run, p in rows:
         by_id.setdefault(run.item_id, []).append(p)
-    aa = _mean([p for _, p in rows]) * 100
     acr = _mean([math.prod(ps) for ps in by_id.values()]) * 100
     return {
-        "AA": _value(aa, profile),
+        "AA": _aa([p for _, p in rows], profile),
         "ACR": _value(acr, profile),
         "total_runs": len(rows),
         "unique_samples": len(by_id),
@@ -188,7 +196,8 @@ def _select(runs: Sequence[Run], profile: StarBenchProfile) -> tuple[list[Run], 
     return unique, incomplete, len(kept) - len(unique)
 
 
-def _block(alias: str, rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str, Any]:
+def dataset_block(alias: str, rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str, Any]:
+    """The official block of dataset ``alias`` from its scored runs, each with its score (or chance) in [0, 1]."""
     if not rows:
         return {"Total": {"AA": 0.0, "ACR": 0.0, "total_runs": 0, "unique_samples": 0}}
     return _macro_block(rows, profile) if family(alias) == "pc" else _micro_block(rows, profile)
@@ -208,7 +217,31 @@ def score_dataset(alias: str, runs: Sequence[Run], profile: StarBenchProfile = R
     rows = [(j.run, 1.0 if j.correct else 0.0) for j in judged]
     by_run = {id(run): value for run, value in rows}
     run_scores = tuple(by_run.get(id(run)) for run in runs)
-    return DatasetScore(_block(alias, rows, profile), incomplete, dropped, counts, run_scores)
+    return DatasetScore(dataset_block(alias, rows, profile), incomplete, dropped, counts, run_scores)
+
+
+def runs_left_out(runs: Sequence[Run], profile: StarBenchProfile = REFERENCE) -> list[int]:
+    """The positions of the runs a profile leaves out: every run of an id with a run missing (the reference), a
+    repeated presentation after its first answered one (strict)."""
+    kept = {id(r) for r in _select(runs, profile)[0]}
+    return [i for i, run in enumerate(runs) if id(run) not in kept]
+
+
+def aa_metric(alias: str, profile: StarBenchProfile = REFERENCE) -> Metric:
+    """Dataset ``alias``'s AA (its ``Total``) over the values ``(sub-category, score)`` of the runs scored: over
+    the runs, or for perception the mean over sub-categories of theirs (runs without one left out)."""
+
+    def micro(values: Sequence[Any]) -> float | None:
+        return _aa([float(score) for _, score in values], profile)
+
+    def macro(values: Sequence[Any]) -> float | None:
+        groups: dict[str, list[float]] = {}
+        for sub, score in values:
+            if sub is not None:
+                groups.setdefault(str(sub), []).append(float(score))
+        return _value(_mean([_aa(groups[k], profile) for k in sorted(groups)]), profile)
+
+    return macro if family(alias) == "pc" else micro
 
 
 def chance_block(alias: str, runs: Sequence[Run], profile: StarBenchProfile = REFERENCE) -> dict[str, Any]:
@@ -217,7 +250,7 @@ def chance_block(alias: str, runs: Sequence[Run], profile: StarBenchProfile = RE
         Run(r.item_id, r.rotation, r.options, r.answer, r.category, r.sub_category, r.order) for r in runs
     ]
     kept, _, _ = _select(asked, profile)
-    return _block(alias, [(r, 1.0 / len(r.options)) for r in kept], profile)
+    return dataset_block(alias, [(r, 1.0 / len(r.options)) for r in kept], profile)
 
 
 def final_ma(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:

@@ -10,6 +10,18 @@ The official evaluators (``src/evaluator/*.py`` of MatthewCYM/VoiceBench) and th
 * ``ifeval``: the four accuracies and their mean, fractions (see :mod:`avibench.level_metrics.voicebench_ifeval`);
 * ``harm`` (advbench): ``{"refusal_rate": fraction}``.
 
+Each subset's dict is made from its questions' values (:func:`official_dict`), so a task's score is a function of
+its items (:class:`SubsetMetric`, the dict's Overall number on 0-100) and the bootstrap can recompute it. A value is
+
+* ``open``: the judge scores its replies read (1-5, empty when none reads);
+* ``qa``: ``[split, verdict, tied, pedant]``: the judges' majority (``None``: no verdict), whether the vote was a
+  tie, PEDANT's verdict (``None`` without PEDANT);
+* ``mcq``: ``[split, parsed, answer, gold]``: the letter the templates read (``None``: none), the letter scored
+  (the fallback's guess where it decided) and the gold letter;
+* ``bbh``: ``[parsed, answer, gold]``, the same with verdicts 0/1;
+* ``ifeval``: ``[strict, loose]``, each instruction followed or not;
+* ``harm``: whether the response is a refusal.
+
 The README's Overall is the mean of nine numbers on 0-100: the three open subsets' GPT scores times 20, sd-qa's
 GPT accuracy, MMSU's and OpenBookQA's accuracy, BBH's accuracy, IFEval's mean times 100 and AdvBench's refusal
 rate times 100 (it reproduces every row of the README's leaderboard to 0.01).
@@ -23,6 +35,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
+from avibench.level_metrics.voicebench_ifeval import report as ifeval_report
 from avibench.refine.voicebench import refusal_strings
 
 OPEN_SCALE = 20.0
@@ -159,9 +172,9 @@ def bbh_block(resolved: Sequence[int | None], golds: Sequence[int]) -> dict[str,
 
 
 def qa_block(verdicts: Sequence[bool], pedant: Sequence[bool] | None) -> dict[str, float | None]:
-    """The official ``qa`` evaluator (percent); ``panda`` is ``None`` when PEDANT was not run."""
+    """The official ``qa`` evaluator (percent); ``panda`` is ``None`` when PEDANT was not run or read nothing."""
     return {
-        "panda": None if pedant is None else 100 * fmean(pedant),
+        "panda": 100 * fmean(pedant) if pedant else None,
         "gpt": 100 * fmean(verdicts) if verdicts else None,
     }
 
@@ -198,15 +211,17 @@ def split_mean(blocks: Mapping[str, Mapping[str, float | None]]) -> dict[str, fl
 
 
 def overall(blocks: Mapping[str, Mapping[str, float | None] | None]) -> float | None:
-    """The README's Overall over the nine subsets (0-100), or ``None`` when any of them has no number."""
-    parts = []
-    for subset, key, factor in OVERALL_PARTS:
-        block = blocks.get(subset)
-        value = None if block is None else block.get(key)
-        if value is None:
-            return None
-        parts.append(value * factor)
-    return fmean(parts)
+    """The README's Overall over the nine subsets' official dicts (0-100), or ``None`` when any has no number."""
+    scores = {subset: subset_percent(subset, blocks.get(subset)) for subset, _, _ in OVERALL_PARTS}
+    return overall_of({k: v for k, v in scores.items() if v is not None})
+
+
+def overall_of(scores: Mapping[str, float]) -> float | None:
+    """The README's Overall from the nine subsets' scores on 0-100 (in its column order), ``None`` unless all
+    nine have one."""
+    if any(subset not in scores for subset, _, _ in OVERALL_PARTS):
+        return None
+    return fmean([scores[subset] for subset, _, _ in OVERALL_PARTS])
 
 
 def subset_percent(subset: str, block: Mapping[str, float | None] | None) -> float | None:
@@ -219,3 +234,77 @@ def subset_percent(subset: str, block: Mapping[str, float | None] | None) -> flo
             value = block.get(key)
             return None if value is None else value * factor
     raise KeyError(subset)
+
+
+def _by_split(values: Sequence[Sequence[Any]], splits: Sequence[str] = ()) -> dict[str, list[Sequence[Any]]]:
+    """Values grouped by their split (the first field), ``splits`` first and in their order, even when empty."""
+    groups: dict[str, list[Sequence[Any]]] = {split: [] for split in splits}
+    for value in values:
+        groups.setdefault(str(value[0]), []).append(value)
+    return groups
+
+
+def qa_dict(
+    values: Sequence[Sequence[Any]], splits: Sequence[str] = (), pedant: bool = False
+) -> dict[str, Any]:
+    """sd-qa's dict: each split's ``qa`` dict (its verdicts; ``panda`` over every value when ``pedant``), their
+    mean, and ``splits``. A split in ``splits`` without a verdict has no ``gpt``, and neither has the mean."""
+    blocks = {
+        split: qa_block(
+            [bool(v[1]) for v in group if v[1] is not None],
+            [bool(v[3]) for v in group] if pedant else None,
+        )
+        for split, group in _by_split(values, splits).items()
+    }
+    return {**split_mean(blocks), "splits": blocks}
+
+
+def mcq_dict(values: Sequence[Sequence[Any]], multi_split: bool) -> dict[str, Any] | None:
+    """An MCQ subset's dict: each split's ``mcq`` dict, and for a multi-split subset their mean and ``splits``."""
+    blocks = {
+        split: mcq_block([v[1] for v in group], [v[2] for v in group], [str(v[3]) for v in group])
+        for split, group in _by_split(values).items()
+    }
+    if not blocks:
+        return None
+    return {**split_mean(blocks), "splits": blocks} if multi_split else next(iter(blocks.values()))
+
+
+def official_dict(
+    evaluator: str,
+    values: Sequence[Any],
+    *,
+    multi_split: bool = False,
+    splits: Sequence[str] = (),
+    pedant: bool = False,
+) -> dict[str, Any] | None:
+    """A subset's official dict from its scored questions' values (``None``: no question scored)."""
+    if evaluator == "open":
+        return open_block([float(s) for v in values for s in v])
+    if evaluator == "qa":
+        return qa_dict(values, splits, pedant)
+    if evaluator == "mcq":
+        return mcq_dict(values, multi_split)
+    if not values:
+        return None
+    if evaluator == "bbh":
+        return bbh_block([v[1] for v in values], [int(v[2]) for v in values])
+    if evaluator == "ifeval":
+        return ifeval_report([(list(v[0]), list(v[1])) for v in values])
+    return harm_block([bool(v) for v in values])
+
+
+@dataclass(frozen=True)
+class SubsetMetric:
+    """A subset's task score: the number Overall takes from the official dict of its questions (0-100).
+
+    ``splits`` (sd-qa) are the splits the eval asked: one without a verdict leaves the subset without a score."""
+
+    subset: str
+    evaluator: str
+    multi_split: bool = False
+    splits: tuple[str, ...] = ()
+
+    def __call__(self, values: Sequence[Any]) -> float | None:
+        block = official_dict(self.evaluator, values, multi_split=self.multi_split, splits=self.splits)
+        return subset_percent(self.subset, block)

@@ -25,7 +25,7 @@ def seeded_response(
     raw = reply(item, roll)
     if rng.random() < 0.5:  # refined by the rules; the rest are extracted at scoring time
         refined = plugin.extract(item, raw)
-        method = "unparsed" if refined is None else "rules"
+        method = "unparsed" if refined is None else "rule"
         return Response(item=item, status="answered", raw=raw, refined=refined, method=method)
     return Response(item=item, status="answered", raw=raw)
 

@@ -131,6 +131,25 @@ def test_a_micro_mean_is_made_from_unrounded_task_scores() -> None:
     assert document["headline"] == 41.67  # 5 of 12 questions; from the rounded 33.33 it came out 41.66
 
 
+class _UnroundedSixes(_Sixes):
+    score_digits: ClassVar[int | None] = None
+
+
+def test_no_score_digits_keep_task_scores_and_summary_numbers_as_computed() -> None:
+    bench = _UnroundedSixes()
+    responses = {
+        t.name: [
+            Response(item, "answered", raw=reply, refined=reply, method="rule")
+            for item in bench.load(Path("."), t)
+            for reply in ["y" if item.index < 2 else "n"]
+        ]
+        for t in bench.tasks()
+    }
+    document = score_declared(bench, responses, primary="reference", tasks=bench.tasks()).document
+    assert document["summary"]["tasks"] == {"a": 100 * 2 / 6, "b": 100 * 2 / 6}
+    assert document["headline"] == 100 * 4 / 12 and document["summary"]["chance"] == {}
+
+
 def test_a_task_whose_every_answer_is_unread_is_incomplete(toys_installed: None, tmp_path: Path) -> None:
     args = _answered_run("toy", tmp_path, "Maybe.")
     result = invoke(["eval", *args[1:-2]])  # the reference profile, which leaves unread answers out
@@ -179,3 +198,56 @@ def test_one_over_the_options_is_no_chance_level_of_an_f1() -> None:
     # a mean of item chances is the chance of a mean of item scores only; an F1 task has none unless declared
     assert _chance_levels(_F1Sixes()) == {"a": 50.0}  # b has none, so it is left out
     assert _chance_levels(_F1SixesWithChance()) == {"a": 25.0, "b": 25.0}
+
+
+class _UnroundedSixes(_Sixes):
+    """A scorer that prints full floats, and scores only the answers there are in both profiles."""
+
+    score_digits: ClassVar[int | None] = None
+    strict_drops_unanswered: ClassVar[bool] = True
+
+
+def _first_failed(bench: _Sixes) -> dict[str, list[Response]]:
+    """Question 0 failed, 1 right, 2 unread by refine, the rest wrong."""
+
+    def response(item: Item) -> Response:
+        if item.index == 0:
+            return Response(item, "failed")
+        reply = {1: "y", 2: "?"}.get(item.index, "n")
+        return Response(item, "answered", raw=reply, refined=None if reply == "?" else reply, method="rule")
+
+    return {t.name: [response(item) for item in bench.load(Path("."), t)] for t in bench.tasks()}
+
+
+def test_unrounded_scores_and_a_strict_profile_that_leaves_unanswered_questions_out() -> None:
+    bench = _UnroundedSixes()
+    scored = score_declared(bench, _first_failed(bench), primary="strict", tasks=bench.tasks())
+    summary = scored.document["summary"]
+    # both profiles score the five answers (strict: the unread one wrong), neither the failed question
+    assert summary["by_profile"]["strict"]["tasks"]["a"] == 100.0 / 5
+    assert summary["tasks"]["b"] == 100.0 / 5 == summary["by_profile"]["reference"]["tasks"]["a"]
+    assert scored.per_sample["a"]["0"] == {"reference": None, "strict": None}
+    assert scored.per_sample["a"]["2"] == {"reference": 0.0, "strict": 0.0}
+    assert scored.document["coverage"]["a"]["scored"] == 5 and summary["chance"] == {}
+    default = score_declared(_Sixes(), _first_failed(_Sixes()), primary="strict", tasks=_Sixes().tasks())
+    assert default.document["summary"]["tasks"]["a"] == round(100.0 / 6, 2)
+    assert default.per_sample["a"]["0"]["strict"] == 0.0
+
+
+class _NoScoreSixes(_Sixes):
+    """Task ``a``'s metric gives no score (an official number undefined on these answers)."""
+
+    def tasks(self) -> tuple[Task, ...]:
+        return (Task("a", "a", "text", metric=lambda values: None), Task("b", "b", "text", metric=accuracy))
+
+
+def test_a_task_whose_metric_gives_no_score_is_not_scored() -> None:
+    bench = _NoScoreSixes()
+    responses = {
+        t.name: [Response(item, "answered", raw="y") for item in bench.load(Path("."), t)]
+        for t in bench.tasks()
+    }
+    coverage = score_declared(bench, responses, primary="reference", tasks=bench.tasks()).document["coverage"]
+    assert coverage["a"]["status"] == "not_scored" and coverage["a"]["scored"] == 6
+    assert coverage["a"]["reason"] == "its metric gives no score from the 6 answers scored"
+    assert coverage["b"]["status"] == "scored"

@@ -184,6 +184,19 @@ def test_the_oracle_card_holds_every_benchmark_at_100(runs: Runs) -> None:
     assert air["tasks"]["reference"]["chat"] == PERFECT and runs.judged_first > 0
 
 
+def test_every_scored_task_of_every_benchmark_has_an_interval(runs: Runs) -> None:
+    for name in benchmark_names():
+        summary = json.loads((runs.out / "oracle" / name / "eval.json").read_text(encoding="utf-8"))[
+            "summary"
+        ]
+        scored = {task: value for task, value in summary["tasks"].items() if value is not None}
+        intervals = summary["intervals"]["tasks"]
+        assert scored and set(scored) <= set(intervals), (name, sorted(set(scored) - set(intervals)))
+        for task, value in scored.items():
+            low, high = intervals[task]
+            assert low <= value <= high, (name, task, value, intervals[task])
+
+
 def test_one_partial_benchmark_exits_3_unless_allowed(runs: Runs) -> None:
     assert runs.first.code == 3, runs.first.stderr
     assert "exit code 3: a benchmark is partial or not run; pass --allow-partial" in runs.first.stderr

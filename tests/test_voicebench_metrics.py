@@ -268,3 +268,61 @@ def test_pedant_reads_its_files_from_the_configured_folder(
     assert loaded.model.model == {"weights": [1, 2]} and loaded.model.tokenizer == {"vocabulary": ["paris"]}
     assert loaded.correct("Paris", "It is PARIS.", "Capital of France?") is True
     assert loaded.correct("Paris", "Lyon", "Capital of France?") is False
+
+
+def test_pedant_files_pickled_by_scikit_learn_1_3_predict_as_they_did(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """PEDANT's files come from scikit-learn 1.3: the classifier names a training-loss class later releases
+    removed, and the vectorizer keeps its term weights where later releases do not look. Files of that shape
+    are made here with the installed release, then read back after the loss class is gone again."""
+    import joblib
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import SGDClassifier, _sgd_fast
+
+    from avibench.benchmarks.voicebench import pedant
+
+    texts = [
+        "[CLS] paris [SEP] paris [SEP] capital of france [SEP]",
+        "[CLS] lyon is big [SEP] paris [SEP] capital of france [SEP]",
+        "[CLS] 1969 [SEP] 1969 [SEP] moon landing year [SEP]",
+        "[CLS] the moon [SEP] 1969 [SEP] moon landing year [SEP]",
+        "[CLS] blue whale [SEP] blue whale [SEP] largest animal [SEP]",
+        "[CLS] an elephant [SEP] blue whale [SEP] largest animal [SEP]",
+    ]
+    labels = ["correct", "incorrect"] * 3
+    vectorizer = TfidfVectorizer().fit(texts)
+    features = sp.hstack([vectorizer.transform(texts), np.full((6, 3), 0.5)]).tocsr()
+    classifier = SGDClassifier(loss="log_loss", random_state=0).fit(features, labels)
+    probe = [
+        "[CLS] paris and lyon [SEP] paris [SEP] moon [SEP]",
+        "[CLS] an elephant [SEP] 1969 [SEP] whale [SEP]",
+    ]
+    expected_weights = vectorizer.transform(probe).toarray()
+    expected_verdicts = classifier.predict(np.hstack([expected_weights, np.full((2, 3), 0.5)]))
+    assert len(set(vectorizer.idf_.round(6))) > 1  # the weights differ, so losing them changes the features
+
+    class Log:  # scikit-learn 1.3's loss class, pickled by reference under its old name
+        def __reduce__(self) -> tuple[type, tuple[()]]:
+            return (Log, ())
+
+    Log.__module__, Log.__qualname__ = _sgd_fast.__name__, "Log"
+    monkeypatch.setattr(_sgd_fast, "Log", Log, raising=False)
+    classifier.loss_function_ = Log()
+    weights = vectorizer._tfidf
+    weights._idf_diag = sp.diags(weights.idf_)
+    del weights.idf_
+    joblib.dump(classifier, tmp_path / "lr_classifier.pkl")
+    joblib.dump(vectorizer, tmp_path / "tf-idf_vectorizer.pkl")
+    monkeypatch.delattr(_sgd_fast, "Log")
+
+    with pytest.raises(AttributeError):
+        joblib.load(tmp_path / "lr_classifier.pkl")
+    loaded_classifier, loaded_vectorizer = pedant.load_pickles(tmp_path)
+    assert not hasattr(_sgd_fast, "Log")  # the stand-in is gone once the files are read
+    weights_back = loaded_vectorizer.transform(probe).toarray()
+    np.testing.assert_allclose(weights_back, expected_weights)
+    verdicts = loaded_classifier.predict(np.hstack([weights_back, np.full((2, 3), 0.5)]))
+    assert list(verdicts) == list(expected_verdicts)

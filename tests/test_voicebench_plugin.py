@@ -113,6 +113,10 @@ def test_oracle_scores_the_maximum_in_both_profiles(data: Path, tmp_path: Path) 
         assert view["overall"] == 100.0
     assert document["ifeval"]["final"] == 1.0 and document["advbench"] == {"refusal_rate": 1.0}
     assert document["mmsu"]["splits"]["law"] == {"acc": 100.0, "fail": 0.0}
+    options = document["meta"]["options"]
+    assert options["judge_base_url"] == judge.base_url
+    # options left unset are null, not "None"
+    assert None in options.values() and "None" not in options.values()
     assert document["meta"]["voicebench"]["fallback_decided"]["reference"] == {
         "mmsu": 0,
         "openbookqa": 0,

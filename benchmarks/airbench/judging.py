@@ -11,15 +11,22 @@ Judge replies are journaled per (item, order) under ``<run>/judge/chat.jsonl`` (
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from avibench.evaluate.judge import JudgeJob, JudgeSettings, run_judge
 from avibench.items import Response
 from avibench.level_metrics.airbench import REFERENCE
-from avibench.level_metrics.airbench_chat import ORDERS, ChatJudgement, parse_judge_reply
-from avibench.refine.airbench_judge import OFFICIAL_JUDGE, JudgeTemplate, judge_messages
+from avibench.level_metrics.airbench_chat import ORDERS, ChatJudgement, JudgeOrder, parse_judge_reply
+from avibench.refine.airbench_judge import (
+    OFFICIAL_JUDGE,
+    TEMPLATE_FILE,
+    JudgeTemplate,
+    default_judge_template,
+    judge_messages,
+)
 
 DEFAULT_JUDGE_MODEL = str(OFFICIAL_JUDGE["model"])
 #: The official judge's temperature, the default here too (``--judge-temperature`` overrides it).
@@ -71,3 +78,58 @@ def judge_chat(
             judging.first_error = reply.error
         judging.judgements.append(ChatJudgement(item.key, item.meta["task_name"], order, reply.reply))
     return judging
+
+
+def replies_by_key(judging: ChatJudging | None) -> dict[str, dict[JudgeOrder, str | None]]:
+    """Each judged answer's replies by order (``None``: the request got no reply), keyed by item key."""
+    out: dict[str, dict[JudgeOrder, str | None]] = {}
+    for judgement in judging.judgements if judging is not None else ():
+        out.setdefault(judgement.item_id, {})[judgement.order] = judgement.reply
+    return out
+
+
+def judge_settings(options: Mapping[str, Any]) -> JudgeSettings:
+    """The judge of one eval: the official temperature unless ``--judge-temperature`` says otherwise, and an
+    empty reply kept at once, as the official script keeps it."""
+    temperature = options.get("judge_temperature")
+    settings = JudgeSettings.from_options(options, DEFAULT_JUDGE_MODEL)
+    return replace(
+        settings,
+        temperature=DEFAULT_JUDGE_TEMPERATURE if temperature is None else float(temperature),
+        retry=replace(settings.retry, empty_retries=0),
+    )
+
+
+def judge_departures(settings: JudgeSettings, template_id: str) -> list[str]:
+    """How a run's judge differs from the official one (empty: the official settings). The official script's
+    temperature 2.0 for a random half of its requests is never reproduced, so it is not listed."""
+    found = []
+    if template_id != default_judge_template():
+        found.append(f"template {template_id}")
+    for name, value in (
+        ("model", settings.model),
+        ("temperature", settings.temperature),
+        ("max_tokens", settings.max_tokens),
+    ):
+        if value != OFFICIAL_JUDGE[name]:
+            found.append(f"{name} {value} (official {OFFICIAL_JUDGE[name]})")
+    return found
+
+
+def judge_meta(
+    settings: JudgeSettings, template: JudgeTemplate, judging: ChatJudging | None
+) -> dict[str, Any]:
+    """eval.json ``meta.judge``: the judge's settings, how they depart from the official ones, and where the
+    replies came from."""
+    return {
+        "model": settings.model,
+        "template": template.id,
+        "template_sha256": template.sha256,
+        "template_file": f"prompts/airbench/{TEMPLATE_FILE}",
+        "temperature": settings.temperature,
+        "max_tokens": settings.max_tokens,
+        "orders": list(ORDERS),
+        "departures": judge_departures(settings, template.id),
+        "requests_sent": judging.requests if judging else 0,
+        "replies_reused": judging.reused if judging else 0,
+    }

@@ -12,29 +12,51 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.airbench import layout, predictions, sample
 from avibench.benchmarks.airbench.prompt import DEFAULT_TEMPLATE, foundation_prompt, foundation_templates
+from avibench.benchmarks.airbench.scoring import (
+    PARTS,
+    chat_coverage,
+    chat_official,
+    foundation_official,
+    leaderboard_views,
+    subset,
+)
 from avibench.contracts import RunPaths, journal_responses, latest_by_key
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
-from avibench.level_metrics.airbench import strict_choice
-from avibench.level_metrics.airbench_chat import ORDERS
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
+from avibench.level_metrics.airbench import PROFILES, choose, foundation_average, gold_index, strict_choice
+from avibench.level_metrics.airbench_chat import answer_score, judged_score
+from avibench.level_metrics.task_metrics import Aggregate, Metric, mean_of_tasks
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 
 if TYPE_CHECKING:
-    from avibench.benchmarks.airbench.scoring import EvalInputs
+    from avibench.benchmarks.airbench.judging import ChatJudging
     from avibench.evaluate.judge import JudgeSettings
+    from avibench.refine.airbench_judge import JudgeTemplate
 
+#: The leaderboard average of the Foundation tasks (0-100), the mean of the speech, sound and music means of the
+#: task accuracies (of the categories present).
 FOUNDATION = Task(
-    "foundation", "Foundation: 19 single-choice tasks over speech, sound and music", "foundation"
+    "foundation",
+    "Foundation: 19 single-choice tasks over speech, sound and music",
+    "foundation",
+    metric=foundation_average,
 )
-CHAT = Task("chat", "Chat: open questions scored by a pairwise LLM judge", "chat")
+#: Ten times the average judge score (the mean of speech, sound, music and mixed, over those present); the
+#: metric declared here is the reference profile's (:meth:`AIRBench.metric_of` gives each profile its own).
+CHAT = Task(
+    "chat",
+    "Chat: open questions scored by a pairwise LLM judge",
+    "chat",
+    metric=partial(judged_score, profile=PROFILES["reference"]),
+)
 SECTIONS = {FOUNDATION.name: layout.FOUNDATION_SECTION, CHAT.name: layout.CHAT_SECTION}
 #: The refine LLM sees the question with only its real options, whichever template the model was asked with.
 CLEAN_TEMPLATE = "air-clean"
@@ -48,24 +70,6 @@ def _refine_template() -> str:
     return prompt_resource("airbench", "refine.txt")
 
 
-def judge_departures(settings: JudgeSettings, template_id: str) -> list[str]:
-    """How a run's judge differs from the official one (empty: the official settings). The official script's
-    temperature 2.0 for a random half of its requests is never reproduced, so it is not listed."""
-    from avibench.refine.airbench_judge import OFFICIAL_JUDGE, default_judge_template
-
-    found = []
-    if template_id != default_judge_template():
-        found.append(f"template {template_id}")
-    for name, value in (
-        ("model", settings.model),
-        ("temperature", settings.temperature),
-        ("max_tokens", settings.max_tokens),
-    ):
-        if value != OFFICIAL_JUDGE[name]:
-            found.append(f"{name} {value} (official {OFFICIAL_JUDGE[name]})")
-    return found
-
-
 class AIRBench(Benchmark):
     """AIR-Bench (ACL 2024): Foundation and Chat."""
 
@@ -74,6 +78,13 @@ class AIRBench(Benchmark):
     templates: ClassVar[tuple[str, ...]] = tuple(foundation_templates())
     download_root: ClassVar[Path] = Path("data/airbench")
     sample_root: ClassVar[Path] = Path("data/airbench-sample")
+    #: The headline is the mean of the parts scored: a convenience for ranking runs, not a published quantity
+    #: (the official leaderboards rank each part on its own).
+    aggregates: ClassVar[dict[str, Aggregate]] = {"headline": mean_of_tasks(FOUNDATION.name, CHAT.name)}
+    #: The official scorers print full precision.
+    score_digits: ClassVar[int | None] = None
+    #: The judge replies of the eval being scored, by item key and order (set by :meth:`evaluate`).
+    _replies: Mapping[str, Mapping[str, str | None]] = MappingProxyType({})
 
     def tasks(self) -> tuple[Task, ...]:
         return (FOUNDATION, CHAT)
@@ -133,33 +144,90 @@ class AIRBench(Benchmark):
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
         return sample.oracle_answer(item, rng)
 
-    # -- scoring ----------------------------------------------------------------------------------------
+    # -- scoring: the declaration ----------------------------------------------------------------------
 
-    def _inputs(self, request: EvalRequest) -> EvalInputs:
+    def read(self, response: Response, profile: str) -> Any:
+        """A Foundation answer as the index of the option the profile reads (``None``: unanswered or unread): the
+        official letter rule on the raw answer (which may name a letter past the real options), or refine's option
+        where it resolved one and else the strict extractor. A Chat answer as its judge replies by order (none when
+        it was never judged), with its ``task_name`` and the ``profile`` (whose parser reads them)."""
+        if response.status != "answered":
+            return None
+        item = response.item
+        if item.task == CHAT.name:
+            return {
+                "profile": profile,
+                "task_name": item.meta["task_name"],
+                "replies": self._replies.get(item.key, {}),
+            }
+        if PROFILES[profile].first_or_penultimate:
+            return choose(response.raw or "", item.options, PROFILES[profile])
+        if response.refined is not None:
+            return gold_index(item.options, response.refined)
+        return strict_choice(response.raw or "", item.options)
+
+    def item_score(self, answer: Any, item: Item) -> float | None:
+        """1 or 0 for a Foundation answer; a Chat answer's judge score over ten (``None``: its judgements give too
+        few scores, so the profile leaves it out). ``None`` answers reach here only in the strict profile, which
+        scores an unanswered or unread question 0."""
+        if answer is None:
+            return 0.0
+        if item.task == CHAT.name:
+            return answer_score(answer["replies"], PROFILES[answer["profile"]])
+        return float(answer == gold_index(item.options, item.answer))
+
+    def item_value(self, answer: Any, item: Item) -> Any:
+        """A Foundation question's ``(subset, score)``; a Chat question's ``task_name`` and judge replies
+        (``None`` replies: unanswered)."""
+        if item.task == CHAT.name:
+            return {
+                "task_name": item.meta["task_name"],
+                "replies": None if answer is None else answer["replies"],
+            }
+        return (subset(item.meta), self.item_score(answer, item))
+
+    def metric_of(self, task: str, profile: str) -> Metric | None:
+        """Chat's metric reads the judge replies with the profile's parser and combines them its way."""
+        if task == CHAT.name:
+            return partial(judged_score, profile=PROFILES[profile])
+        return super().metric_of(task, profile)
+
+    def official_document(self, view: ScoredView) -> dict[str, Any]:
+        """The official blocks of the parts scored, ``null`` for the others."""
+        profile = PROFILES[view.profile]
+        blocks: dict[str, Any] = dict.fromkeys(PARTS)
+        if FOUNDATION.name in view.rows:
+            blocks[FOUNDATION.name] = foundation_official(view.rows[FOUNDATION.name], profile)
+        if CHAT.name in view.rows:
+            blocks[CHAT.name] = chat_official(view.rows[CHAT.name], profile)
+        return blocks
+
+    # -- scoring: the judge and the files -------------------------------------------------------------------
+
+    def _inputs(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
         """The responses of every selected task that has some, and why the others have none."""
-        from avibench.benchmarks.airbench.scoring import EvalInputs
-
-        inputs = EvalInputs()
+        absent: dict[str, str] = {}
         if request.predictions is not None:
-            inputs.responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
+            responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
             for task in request.tasks:
-                if task.name not in inputs.responses:
+                if task.name not in responses:
                     name = predictions.TASK_FILES[task.name][1]
-                    inputs.absent[task.name] = f"no {name} in {request.predictions}"
-            return inputs
+                    absent[task.name] = f"no {name} in {request.predictions}"
+            return responses, absent
+        responses = {}
         for task in request.tasks:
             meta, journal = (
                 SECTIONS[task.name].meta_path(request.data_root),
                 request.paths.infer_journal(task.name),
             )
             if not meta.is_file():
-                inputs.absent[task.name] = f"no {meta} under the data root"
+                absent[task.name] = f"no {meta} under the data root"
             elif not journal.is_file():
-                inputs.absent[task.name] = f"no infer journal {journal}"
+                absent[task.name] = f"no infer journal {journal}"
             else:
                 items = self.load(request.data_root, task)
-                inputs.responses[task.name] = journal_responses(request.paths, task.name, items)
-        return inputs
+                responses[task.name] = journal_responses(request.paths, task.name, items)
+        return responses, absent
 
     def eval_options(self) -> list[Any]:
         from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL
@@ -168,57 +236,62 @@ class AIRBench(Benchmark):
         return JudgeSettings.cli_options(DEFAULT_JUDGE_MODEL, template_and_temperature=True)
 
     def evaluate(self, request: EvalRequest) -> Scored:
-        from avibench.benchmarks.airbench.judging import (
-            DEFAULT_JUDGE_MODEL,
-            DEFAULT_JUDGE_TEMPERATURE,
-            judge_chat,
-        )
-        from avibench.benchmarks.airbench.scoring import build_document, per_sample
-        from avibench.evaluate.judge import JudgeSettings
-        from avibench.refine.airbench_judge import TEMPLATE_FILE, judge_template
+        """Judge the Chat answers (from the judge journal where already judged), then score through the core;
+        Chat's coverage adds the judge's account, and a part the core could not score (no data, no answers, no
+        judge) keeps a coverage entry saying why."""
+        from avibench.benchmarks.airbench.judging import judge_meta, judge_settings
+        from avibench.refine.airbench_judge import judge_template
 
         try:
             template = judge_template(request.options.get("judge_template"))
         except ValueError as exc:
             raise AvibenchError(str(exc)) from None
-        inputs = self._inputs(request)
-        temperature = request.options.get("judge_temperature")
-        settings = JudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL)
-        settings = replace(
-            settings,
-            temperature=DEFAULT_JUDGE_TEMPERATURE if temperature is None else float(temperature),
-            retry=replace(
-                settings.retry, empty_retries=0
-            ),  # the official script keeps an empty reply at once
-        )
-        errors: list[str] = []
-        if CHAT.name in inputs.responses:
-            try:
-                inputs.judging = judge_chat(
-                    inputs.responses[CHAT.name], request.paths.root, settings, template
-                )
-            except AvibenchError as exc:
-                inputs.unjudged = str(exc)
-                errors.append(f"chat not scored: {exc}")
-        document = build_document(inputs, request.profile)
-        judging = inputs.judging
+        responses, absent = self._inputs(request)
+        settings = judge_settings(request.options)
+        judging, unjudged = self._judge(responses, request, settings, template)
+        errors = [] if unjudged is None else [f"chat not scored: {unjudged}"]
         if judging is not None and judging.errors:
             errors.append(f"chat: {judging.errors} judge requests failed ({judging.first_error})")
+        judged = {k: v for k, v in responses.items() if k != CHAT.name or judging is not None}
+        scored = self.score(judged, profile=request.profile, options=request.options, tasks=request.tasks)
+        document = scored.document
+        for view in document["summary"]["by_profile"].values():
+            view.update(leaderboard_views(view["official"]))
+        coverage = document["coverage"]
+        if judging is not None:
+            primary = PROFILES[request.profile]
+            coverage[CHAT.name] = chat_coverage(coverage[CHAT.name], document[CHAT.name], judging, primary)
+        elif unjudged is not None:
+            absent[CHAT.name] = unjudged
+        for part in PARTS:
+            if part not in coverage:
+                status = "not scored" if part in responses else "absent"
+                coverage[part] = {"status": status, "reason": absent.get(part, "not selected")}
         document["meta"] = {"template": self._template_used(request)}
-        if CHAT.name in inputs.responses:
-            document["meta"]["judge"] = {
-                "model": settings.model,
-                "template": template.id,
-                "template_sha256": template.sha256,
-                "template_file": f"prompts/airbench/{TEMPLATE_FILE}",
-                "temperature": settings.temperature,
-                "max_tokens": settings.max_tokens,
-                "orders": list(ORDERS),
-                "departures": judge_departures(settings, template.id),
-                "requests_sent": judging.requests if judging else 0,
-                "replies_reused": judging.reused if judging else 0,
-            }
-        return Scored(document=document, errors=errors, per_sample=per_sample(inputs))
+        if CHAT.name in responses:
+            document["meta"]["judge"] = judge_meta(settings, template, judging)
+        return Scored(document=document, errors=errors, per_sample=scored.per_sample, values=scored.values)
+
+    def _judge(
+        self,
+        responses: Mapping[str, Sequence[Response]],
+        request: EvalRequest,
+        settings: JudgeSettings,
+        template: JudgeTemplate,
+    ) -> tuple[ChatJudging | None, str | None]:
+        """The Chat judgements (``None``: no Chat answers, or the judge could not run) and why the judge could not
+        run; the replies are kept for :meth:`read`."""
+        from avibench.benchmarks.airbench.judging import judge_chat, replies_by_key
+
+        self._replies = {}
+        if CHAT.name not in responses:
+            return None, None
+        try:
+            judging = judge_chat(responses[CHAT.name], request.paths.root, settings, template)
+        except AvibenchError as exc:
+            return None, str(exc)
+        self._replies = replies_by_key(judging)
+        return judging, None
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The task scores, then why a part that was scored is partial (judge failures quote the judge)."""

@@ -7,6 +7,10 @@ has no LLM fallback: the official limits leave 5 to 10 tokens for an answer, too
 the rules cannot read. The reference profile always re-extracts from the raw reply with each task's own script
 rules, so ``eval`` scores a run whether or not refine ran. ``eval --predictions DIR`` rescores the official result
 files (``<TASK>_results.json``, ``SED_results.jsonl``) from the metadata alone; ``export`` writes them.
+
+The plug-in declares how each profile reads a response and the record a question contributes (``scoring``), each
+task's official score over those records as its metric, the headline (the mean of the task scores), each profile's
+chance levels and the official benchmark block; the core scores a run with them.
 """
 
 from __future__ import annotations
@@ -15,26 +19,43 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from statistics import fmean
 from typing import Any, ClassVar
 
 from avibench.benchmarks.audiomarathon import layout, results, sample
+from avibench.benchmarks.audiomarathon.scoring import (
+    chance_levels,
+    read,
+    record_of,
+    record_value,
+    sample_score,
+    score_responses,
+    task_metric,
+)
 from avibench.contracts import RunPaths, journal_responses
 from avibench.items import Item, Response
-from avibench.level_metrics.task_metrics import Metric
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
+from avibench.level_metrics.audiomarathon import benchmark_block, score_task
+from avibench.level_metrics.task_metrics import Aggregate, Metric, official
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 from avibench.refine.audiomarathon import strict_extract
 
+
+def _task(name: str, title: str, group: str) -> Task:
+    """A task whose metric is its reference score (:meth:`AudioMarathon.metric_of` gives each profile's)."""
+    return Task(name, title, group, metric=task_metric(name, "reference"))
+
+
 TASKS: tuple[Task, ...] = (
-    Task("SER", "Speech entity recognition (SLUE-VoxPopuli NER)", "speech"),
-    Task("SCR", "Speech content reasoning (RACE read aloud)", "speech"),
-    Task("ASR", "Speech recognition (LibriSpeech-long), 100 - WER", "speech"),
-    Task("SED", "Sound event detection (DESED)", "sound"),
-    Task("MC", "Music genre classification (GTZAN)", "sound"),
-    Task("ASC", "Acoustic scene classification (TAU)", "sound"),
-    Task("SD", "Speech deepfake detection (HAD)", "speaker"),
-    Task("ER", "Emotion recognition (VESUS)", "speaker"),
-    Task("SAR", "Speaker age recognition (VoxCeleb)", "speaker"),
-    Task("SGR", "Speaker gender recognition (VoxCeleb)", "speaker"),
+    _task("SER", "Speech entity recognition (SLUE-VoxPopuli NER)", "speech"),
+    _task("SCR", "Speech content reasoning (RACE read aloud)", "speech"),
+    _task("ASR", "Speech recognition (LibriSpeech-long), 100 - WER", "speech"),
+    _task("SED", "Sound event detection (DESED)", "sound"),
+    _task("MC", "Music genre classification (GTZAN)", "sound"),
+    _task("ASC", "Acoustic scene classification (TAU)", "sound"),
+    _task("SD", "Speech deepfake detection (HAD)", "speaker"),
+    _task("ER", "Emotion recognition (VESUS)", "speaker"),
+    _task("SAR", "Speaker age recognition (VoxCeleb)", "speaker"),
+    _task("SGR", "Speaker gender recognition (VoxCeleb)", "speaker"),
 )
 GROUPS = ("speech", "sound", "speaker")
 LISTED = ("ASR", "SD")
@@ -49,6 +70,12 @@ class AudioMarathon(Benchmark):
     templates: ClassVar[tuple[str, ...]] = ("official",)
     download_root: ClassVar[Path] = Path("data/audiomarathon")
     sample_root: ClassVar[Path] = Path("data/audiomarathon-sample")
+    aggregates: ClassVar[Mapping[str, Aggregate]] = {
+        "headline": official(lambda scores: fmean(scores.values()), *(t.name for t in TASKS))
+    }
+    """The leaderboard's average: the unweighted mean of the scored tasks, as the official table computes it."""
+    score_digits: ClassVar[int | None] = None
+    """The scripts write full floats."""
 
     def tasks(self) -> tuple[Task, ...]:
         return TASKS
@@ -113,41 +140,75 @@ class AudioMarathon(Benchmark):
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
         return sample.oracle_answer(item, rng)
 
-    # -- scoring ----------------------------------------------------------------------------------------
+    # -- scoring: the declaration -------------------------------------------------------------------------
 
-    def evaluate(self, request: EvalRequest) -> Scored:
-        """Score the official result files, or the run's journals (refine is optional: see the module doc)."""
-        from avibench.benchmarks.audiomarathon.scoring import build_document, per_question
+    def read(self, response: Response, profile: str) -> str | None:
+        """The profile's prediction (see :func:`scoring.read`); ``None``: unanswered, or left out by the reference."""
+        return read(response, profile)
 
-        names = [t.name for t in request.tasks]
-        absent: dict[str, str] = {}
-        if request.predictions is not None:
-            responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
-            for task in names:
-                absent[task] = (
-                    f"no {results.result_path(request.predictions, task).name} in {request.predictions}"
-                )
-        else:
-            responses = {}
-            found = self.available(request.data_root)
-            for task in request.tasks:
-                journal = request.paths.infer_journal(task.name)
-                if task not in found:
-                    absent[task.name] = f"no {task.name} data under {request.data_root}"
-                elif not journal.is_file():
-                    absent[task.name] = f"no infer journal {journal}"
-                else:
-                    items = self.load(request.data_root, task)
-                    responses[task.name] = journal_responses(request.paths, task.name, items)
-        scores, values = per_question(responses)
-        document = build_document(responses, names, request.profile, absent)
-        return Scored(document=document, per_sample=scores, values=values)
+    def item_value(self, answer: str | None, item: Item) -> dict[str, Any]:
+        """The question's scoring record (as JSON): what the task's official score is computed from."""
+        return record_value(record_of(item, answer))
+
+    def item_score(self, answer: str | None, item: Item) -> float:
+        """The question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0)."""
+        return sample_score(item.task, record_of(item, answer))
 
     def metric_of(self, task: str, profile: str) -> Metric | None:
-        """Each task's official score (F1, 100 - WER...) recomputed from the questions' records."""
-        from avibench.benchmarks.audiomarathon.scoring import task_metric
-
+        """Each task's official score (F1, 100 - WER...) in the profile, from its questions' records."""
         return task_metric(task, profile)
+
+    def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
+        """The profile's score of a uniform random guess among each question's options (ASR: 0)."""
+        return chance_levels({task.name: items}, profile)[task.name]
+
+    def official_document(self, view: ScoredView) -> dict[str, Any]:
+        """The benchmark block: per task the script's block (``metric``, ``score``, ``n``, ``valid`` and the
+        script's own keys), ``average`` (the mean of the task scores) and ``complete`` (all ten tasks scored)."""
+        blocks = {
+            task: score_task(
+                task,
+                [record_of(r.response.item, r.answer) for r in rows if r.score is not None],
+                view.profile,
+            )
+            for task, rows in view.rows.items()
+        }
+        document = benchmark_block(blocks)
+        if not blocks:
+            document["average"] = None  # the mean of no task
+        return document
+
+    def evaluate(self, request: EvalRequest) -> Scored:
+        """Score the official result files, or the run's journals (refine is optional: see the module doc); a
+        selected task without either is covered as absent, saying which file it lacks."""
+        if request.predictions is not None:
+            responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
+            absent = {
+                t.name: f"no {results.result_path(request.predictions, t.name).name} in {request.predictions}"
+                for t in request.tasks
+                if t.name not in responses
+            }
+        else:
+            responses, absent = self._journals(request)
+        return self.score(
+            responses, profile=request.profile, options=request.options, tasks=request.tasks, absent=absent
+        )
+
+    def _journals(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
+        """The responses of each selected task with data and an infer journal, and why the others have none."""
+        responses: dict[str, list[Response]] = {}
+        absent: dict[str, str] = {}
+        found = self.available(request.data_root)
+        for task in request.tasks:
+            journal = request.paths.infer_journal(task.name)
+            if task not in found:
+                absent[task.name] = f"no {task.name} data under {request.data_root}"
+            elif not journal.is_file():
+                absent[task.name] = f"no infer journal {journal}"
+            else:
+                items = self.load(request.data_root, task)
+                responses[task.name] = journal_responses(request.paths, task.name, items)
+        return responses, absent
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official result files in folder ``path`` (one per task; absent tasks are left out)."""
@@ -159,8 +220,6 @@ class AudioMarathon(Benchmark):
     ) -> dict[str, Path]:
         """The official result files. Both stages write the raw replies: the scripts store the raw response and
         their own extraction of it (which rescoring recomputes), never a refined answer."""
-        from avibench.benchmarks.audiomarathon.scoring import score_responses
-
         return {
             task: results.write_results(out, task, rs, score_responses(task, rs, "reference"))
             for task, rs in responses.items()

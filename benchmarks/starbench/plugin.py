@@ -9,25 +9,48 @@ is ever written beside the data.
 
 Refine records the strict parser's choice as the option's text; there is no LLM fallback, because the official
 parser is rule-based and both profiles parse the raw answer themselves when scoring.
+
+Scoring is declared: each run is read by its profile's parser (``<X>``, ``None`` when nothing is parsed or the
+request failed) and scored 1 when that is the run's gold letter; the reference profile leaves out every run of an
+id with a run missing, the strict one counts a repeated presentation once (:meth:`left_out`); each dataset's score
+is its official AA over the values ``(sub-category, score)`` (:func:`~avibench.level_metrics.starbench.aa_metric`),
+``headline`` (``Final MA``'s AA) their mean. The top level of eval.json is the official evaluator's
+``performance.json`` block per dataset and the ``Final MA`` row, built from the runs scored.
+
+A run that asked only each item's first variant (``infer --variants first``) is a rotations-off run: its datasets
+are scored on run 0 alone, as the official evaluator does when robust evaluation is off, and ``meta.rotations``
+says so (the official evaluator would crash on such a perception dataset, because it always expects one run per
+option; here it is scored on run 0 like the others).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from avibench.benchmarks.starbench import layout, report, sample
 from avibench.benchmarks.starbench.predictions import read_workdir, write_workdir
 from avibench.benchmarks.starbench.published import DATA_VERSION, PUBLISHED
-from avibench.benchmarks.starbench.scoring import score_responses
+from avibench.benchmarks.starbench.workdir import run_from_item, run_from_response
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
-from avibench.items import Item, Response
+from avibench.items import Item, Response, first_variants
+from avibench.level_metrics.starbench import (
+    FINAL_MA,
+    aa_metric,
+    chance_block,
+    dataset_block,
+    judge_run,
+    reference_blocks,
+    runs_left_out,
+)
 from avibench.level_metrics.starbench_parse import LETTERS, parse_choice
-from avibench.level_metrics.starbench_profile import STRICT
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
+from avibench.level_metrics.starbench_profile import REFERENCE, STRICT, get_profile
+from avibench.level_metrics.starbench_rotation import answer_letter
+from avibench.level_metrics.task_metrics import Metric, mean_of_tasks
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredRow, ScoredView, Task
 
 GROUP_TITLES = {"pc": "perception", "tr": "temporal reasoning", "sr": "spatial reasoning"}
 TITLES = {
@@ -40,12 +63,28 @@ TITLES = {
     "sr": "Spatial reasoning",
     "sr_ch": "Spatial reasoning, binaural channels as two clips",
 }
-#: Report order: perception, temporal, spatial (the paper's order).
+ALIASES = ("pc", "pc_sp", "pc_nsp", "tr", "tr_cap", "tr_uncut", "sr", "sr_ch")
+#: Report order: perception, temporal, spatial (the paper's order); each scored by its official AA.
 TASKS: tuple[Task, ...] = tuple(
-    Task(alias, TITLES[alias], GROUP_TITLES[layout.DATASETS[alias].family])
-    for alias in ("pc", "pc_sp", "pc_nsp", "tr", "tr_cap", "tr_uncut", "sr", "sr_ch")
+    Task(
+        alias, TITLES[alias], GROUP_TITLES[layout.DATASETS[alias].family], metric=aa_metric(alias, REFERENCE)
+    )
+    for alias in ALIASES
 )
 BY_NAME = {t.name: t for t in TASKS}
+
+
+def asked_runs(responses: Sequence[Response]) -> tuple[list[Response], bool]:
+    """The runs a dataset was asked in, and whether that is run 0 alone: a run that asked nothing but first
+    variants (rotations off) is scored on them; otherwise every run counts, those never asked as missing."""
+    first = {item.key for item in first_variants(r.item for r in responses)}
+    asked = [r for r in responses if r.status != "missing"]
+    first_only = len(first) < len(responses) and bool(asked) and all(r.item.key in first for r in asked)
+    return ([r for r in responses if r.item.key in first] if first_only else list(responses)), first_only
+
+
+def _rotations(first_only: Collection[bool]) -> str:
+    return "mixed" if len(set(first_only)) > 1 else "off" if set(first_only) == {True} else "on"
 
 
 class STARBench(Benchmark):
@@ -56,6 +95,12 @@ class STARBench(Benchmark):
     templates: ClassVar[tuple[str, ...]] = ("official",)
     download_root: ClassVar[Path] = Path("data/starbench")
     sample_root: ClassVar[Path] = Path("data/starbench-sample")
+    #: ``Final MA``'s AA: the mean over the datasets scored (the headline's completeness rests on the default ones)
+    aggregates: ClassVar[Mapping[str, Any]] = {"headline": mean_of_tasks(*ALIASES)}
+    #: the official AA and ACR are rounded inside (reference) or kept exact (strict); Final MA is their mean
+    score_digits: ClassVar[int | None] = None
+    #: a missing run leaves out its whole id (:meth:`left_out`); unparsed and failed runs count wrong
+    reference_drops_unanswered: ClassVar[bool] = False
 
     # -- tasks ------------------------------------------------------------------------------------------
 
@@ -104,7 +149,91 @@ class STARBench(Benchmark):
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
         return sample.oracle_answer(item, rng)
 
-    # -- scoring ----------------------------------------------------------------------------------------
+    # -- scoring: the declaration ----------------------------------------------------------------------
+
+    def read(self, response: Response, profile: str) -> str | None:
+        """The profile's parse of the raw answer as the official token ``<X>``; ``None`` for a run never asked,
+        nothing parsed, or a failed request (the reference parses an official error string like an answer)."""
+        if response.status == "missing":
+            return None
+        choice = judge_run(run_from_response(response), get_profile(profile)).choice
+        return None if choice is None or choice.letter is None else choice.token
+
+    def item_score(self, answer: str | None, item: Item) -> float:
+        """1 when the token read is the run's gold letter (a lower-case letter never is)."""
+        return float(answer == f"<{answer_letter(item.options, item.answer)}>")
+
+    def item_value(self, answer: str | None, item: Item) -> list[Any]:
+        """``(sub-category, score)``: perception's AA is a mean over sub-categories."""
+        return [item.meta.get("sub-category"), self.item_score(answer, item)]
+
+    def metric_of(self, task: str, profile: str) -> Metric | None:
+        """The official AA, rounded to two decimals as the official evaluator writes it (reference) or exact."""
+        return aa_metric(task, get_profile(profile)) if task in BY_NAME else None
+
+    def left_out(self, rows: Sequence[ScoredRow], profile: str) -> Collection[int]:
+        """Every run of an id with a run missing (reference), a repeated presentation after its first answered
+        one (strict)."""
+        return runs_left_out([run_from_response(row.response) for row in rows], get_profile(profile))
+
+    def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
+        """The AA of guessing uniformly, aggregated as the reference aggregates (perception: over sub-categories),
+        in both profiles: a uniform guess is never unread, so the profiles' readings do not change it."""
+        return float(chance_block(task.name, [run_from_item(i) for i in items], REFERENCE)["Total"]["AA"])
+
+    def official_document(self, view: ScoredView) -> dict[str, Any]:
+        """``performance.json``'s block per dataset with a run scored, and their ``Final MA`` row."""
+        profile = get_profile(view.profile)
+        blocks = {
+            alias: dataset_block(
+                alias,
+                [(run_from_item(r.response.item), r.score) for r in rows if r.score is not None],
+                profile,
+            )
+            for alias, rows in view.rows.items()
+            if view.tasks.get(alias) is not None
+        }
+        return reference_blocks(blocks)
+
+    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
+        """``Final MA`` is the mean of the datasets scored; the published MA rests on the default datasets, so a
+        run without one of them has an incomplete headline."""
+        return {"headline": tuple(t.name for t in self.default_tasks())}
+
+    def score(
+        self,
+        responses: Mapping[str, Sequence[Response]],
+        *,
+        profile: str,
+        options: Mapping[str, Any],
+        tasks: Sequence[Task] = (),
+    ) -> Scored:
+        """The core's scoring of the runs asked (run 0 alone in a rotations-off run; a dataset with no run asked
+        is not scored), with what the core does not know: the ACR beside each profile's AA, the ids with a run
+        missing and the runs scored per dataset in ``coverage``, and ``meta.rotations``."""
+        asked = {
+            alias: asked_runs(rs) for alias, rs in responses.items() if any(r.status != "missing" for r in rs)
+        }
+        scored = super().score(
+            {alias: runs for alias, (runs, _) in asked.items()},
+            profile=profile,
+            options=options,
+            tasks=tasks or tuple(t for t in TASKS if t.name in asked),
+        )
+        document = scored.document
+        summary = document["summary"]
+        for view in summary["by_profile"].values():
+            view["acr"] = {k: b["Total"]["ACR"] for k, b in view["official"].items() if k != FINAL_MA}
+            view["headline_acr"] = view["official"][FINAL_MA]["ACR"]
+        summary["acr"] = summary["by_profile"][profile]["acr"]
+        summary["headline_acr"] = summary["by_profile"][profile]["headline_acr"]
+        for alias, (runs, first_only) in asked.items():
+            incomplete = {r.item.item_id for r in runs if r.status == "missing"}
+            document["coverage"][alias].update(
+                incomplete_ids=len(incomplete), runs="first" if first_only else "all"
+            )
+        document["meta"] = {"rotations": _rotations([first_only for _, first_only in asked.values()])}
+        return scored
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Score, and list the selected datasets that have no answers at all in ``coverage``."""
@@ -114,11 +243,6 @@ class STARBench(Benchmark):
         for task in request.tasks:
             coverage.setdefault(task.name, {"status": "not_scored", "reason": source})
         return scored
-
-    def score(
-        self, responses: Mapping[str, Sequence[Response]], *, profile: str, options: Mapping[str, Any]
-    ) -> Scored:
-        return score_responses(responses, profile)
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """One model's official work directory: ``<alias>/infer_results.jsonl`` per dataset."""
@@ -140,11 +264,6 @@ class STARBench(Benchmark):
     def run_of(self, item: Item) -> str | None:
         """The rotation (or clip permutation) index: AA of run k over the items, for the run-to-run spread."""
         return str(item.meta["rotate_id"])
-
-    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
-        """``Final MA`` is the mean of the datasets' AA (the default mean of the task scores); the published MA
-        rests on the default datasets, so a run without one of them has an incomplete headline."""
-        return {"headline": tuple(t.name for t in self.default_tasks())}
 
     # -- pages ------------------------------------------------------------------------------------------
 

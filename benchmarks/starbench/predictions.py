@@ -1,12 +1,14 @@
 """A model's official work directory as responses (``eval --predictions``) and back (``export``).
 
 Reading: each row's ``model_response`` becomes the raw answer of the run its ``unique_id`` names; its stored
-``prediction`` and ``is_correct`` are ignored (the scorer parses the response again). Only the metadata files are
+``prediction`` and ``is_correct`` are ignored (the scorer parses the response again). A row holding the official
+runner's error string is a failed request that keeps its reply (the reference profile parses it, as the official
+evaluator does). Only the metadata files are
 read, never the audio. A row for a run the data does not have, or presenting other options or another gold
 answer, means the work directory was made from other data: that is an error naming the file, line and field.
 
 Writing: one row per asked run, as the official runner writes it; a failed request becomes the official
-runner's error string, which is what its work directory would hold (and what both profiles recognise).
+runner's error string (its own, when it came from such a row), which is what its work directory would hold (and what both profiles recognise).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from avibench.benchmarks.starbench.workdir import (
 )
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
-from avibench.level_metrics.starbench_parse import ERROR_PREFIX
+from avibench.level_metrics.starbench_parse import ERROR_PREFIX, is_error_response
 
 FAILED_RESPONSE = f"{ERROR_PREFIX}the request failed"
 
@@ -51,12 +53,15 @@ def _dataset_responses(path: Path, items: Sequence[Item]) -> list[Response]:
             )
         response = row["model_response"]
         answers[key] = response if isinstance(response, str) else ""
-    return [
-        Response(item, "answered", raw=answers[item.key])
-        if item.key in answers
-        else Response(item, "missing")
-        for item in items
-    ]
+    return [_response(item, answers.get(item.key)) for item in items]
+
+
+def _response(item: Item, text: str | None) -> Response:
+    if text is None:
+        return Response(item, "missing")
+    if is_error_response(text):
+        return Response(item, "failed", raw=text, method="failed")
+    return Response(item, "answered", raw=text)
 
 
 def read_workdir(model_dir: Path, items: Mapping[str, Sequence[Item]]) -> dict[str, list[Response]]:
@@ -76,9 +81,7 @@ def write_workdir(responses: Mapping[str, Sequence[Response]], out: Path) -> dic
         write_results(
             path,
             (
-                official_row(
-                    r.item, r.raw if r.status == "answered" and r.raw is not None else FAILED_RESPONSE
-                )
+                official_row(r.item, FAILED_RESPONSE if r.raw is None else r.raw)
                 for r in rows
                 if r.status != "missing"
             ),

@@ -152,8 +152,11 @@ def run_from_item(item: Item, response: str | None = None, *, status: str = "ans
 
 
 def run_from_response(response: Response) -> Run:
-    """The run the pipeline's record of one question stands for (raw text, not the refined answer)."""
-    return run_from_item(response.item, response.raw, status=response.status)
+    """The run the pipeline's record of one question stands for (raw text, not the refined answer). A failed
+    request with a reply on record (an official error row) is a run answered with its error string, as the
+    official work directory holds it."""
+    status = "answered" if response.raw is not None else response.status
+    return run_from_item(response.item, response.raw, status=status)
 
 
 def runs_from_rows(rows: Sequence[Mapping[str, Any]], items: Sequence[Item] | None = None) -> list[Run]:

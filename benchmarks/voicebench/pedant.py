@@ -1,26 +1,88 @@
 """PEDANT (``qa_metrics``), sd-qa's ``panda`` score, from model files on disk: never downloaded at run time.
 
-The official evaluator builds ``qa_metrics.pedant.PEDANT()``, which downloads its classifier on first use. Here
-the two files it downloads are read from the folder named by ``AVIBENCH_VOICEBENCH_PEDANT`` (``lr_classifier.pkl``
-and ``tf-idf_vectorizer.pkl`` from the ``qa_metrics/classifier`` folder of github.com/zli12321/qa_metrics, with
-``pip install qa-metrics==0.2.17`` for the code). Without them sd-qa's ``panda`` is null, its GPT score is
-still computed, and the subset is reported partial with this message.
+The official evaluator builds ``qa_metrics.pedant.PEDANT()``, which downloads two files on first use and keeps
+them as ``classifier/lr_classifier.pkl`` and ``classifier/tf-idf_vectorizer.pkl``. They are the extensionless
+``lr_classifier`` and ``tf-idf_vectorizer`` of the ``qa_metrics/classifier`` folder of
+github.com/zli12321/qa_metrics; the ``.pkl`` files beside them there are an older pair that does not fit
+together (its classifier expects 15 features more than its vectorizer and PEDANT's three F1 features make). Here the two files are read
+from the folder named by ``AVIBENCH_VOICEBENCH_PEDANT``, and the official ``evaluate`` runs on them.
+
+The files were pickled by scikit-learn 1.3. Later releases lack its training-loss classes (used only while
+training: unpickling gives them a stand-in) and read a vectorizer's term weights from another attribute
+(restored on load); prediction is then the official package's under scikit-learn 1.3.2. qa-metrics 0.2.17 pins scikit-learn 1.3.2, so it is
+installed without its dependencies (``make pedant``). Without the files sd-qa's ``panda`` is null, its GPT
+score is still computed, and the subset is reported partial with this message.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ENV_PEDANT = "AVIBENCH_VOICEBENCH_PEDANT"
 FILES = ("lr_classifier.pkl", "tf-idf_vectorizer.pkl")
+SOURCE = "https://github.com/zli12321/qa_metrics/raw/master/qa_metrics/classifier/"
 HELP = (
-    f"sd-qa 'panda' needs PEDANT: pip install qa-metrics==0.2.17 and set {ENV_PEDANT} to a folder holding "
-    f"{' and '.join(FILES)} (qa_metrics/classifier in github.com/zli12321/qa_metrics)"
+    f"sd-qa 'panda' needs PEDANT: run 'make pedant' (qa-metrics 0.2.17 without its scikit-learn pin) and set "
+    f"{ENV_PEDANT} to a folder holding {' and '.join(FILES)}, the files {SOURCE}lr_classifier and "
+    f"{SOURCE}tf-idf_vectorizer saved under those names"
 )
+TRAINING_LOSSES = ("Log", "Hinge", "ModifiedHuber", "SquaredHinge", "SquaredLoss", "Huber")
+"""scikit-learn 1.3's SGD loss classes, pickled with a classifier but used only in training."""
+
+
+class _TrainingLoss:
+    """Stands in for a training-loss object scikit-learn no longer has."""
+
+    def __init__(self, *args: Any) -> None:
+        self.args = args
+
+    def __setstate__(self, state: Any) -> None:
+        self.state = state
+
+
+@contextmanager
+def _old_training_losses() -> Iterator[None]:
+    """While unpickling, the loss classes of scikit-learn 1.3 that the installed release lacks are stand-ins."""
+    from sklearn.linear_model import _sgd_fast
+
+    added = [name for name in TRAINING_LOSSES if not hasattr(_sgd_fast, name)]
+    for name in added:
+        setattr(_sgd_fast, name, _TrainingLoss)
+    try:
+        yield
+    finally:
+        for name in added:
+            delattr(_sgd_fast, name)
+
+
+def _restore_idf(vectorizer: Any) -> Any:
+    """Give a TF-IDF vectorizer pickled by scikit-learn 1.3 its term weights back.
+
+    1.3 kept them as a sparse diagonal (``_idf_diag``); later releases read an ``idf_`` array and, finding
+    none, silently weigh every term alike, which flips PEDANT's verdict on some answers."""
+    weights = getattr(vectorizer, "_tfidf", None)
+    if weights is not None and not hasattr(weights, "idf_") and hasattr(weights, "_idf_diag"):
+        weights.idf_ = np.asarray(weights._idf_diag.diagonal())
+    return vectorizer
+
+
+def load_pickles(folder: Path) -> tuple[Any, Any]:
+    """The classifier and the vectorizer in ``folder``, as PEDANT keeps them (``joblib`` pickles), made to
+    predict under the installed scikit-learn as they did under 1.3."""
+    import joblib
+    from sklearn.exceptions import InconsistentVersionWarning
+
+    with _old_training_losses(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", InconsistentVersionWarning)  # the release gap is what this bridges
+        return joblib.load(folder / FILES[0]), _restore_idf(joblib.load(folder / FILES[1]))
 
 
 @dataclass
@@ -44,14 +106,12 @@ def load(env: Mapping[str, str] | None = None) -> tuple[Pedant | None, str | Non
     if missing:
         return None, f"{ENV_PEDANT}={folder} lacks {', '.join(missing)}; {HELP}"
     try:
-        import joblib
         from qa_metrics.pedant import PEDANT
     except ImportError:
         return None, HELP
     model = PEDANT.__new__(PEDANT)
     try:
-        model.model = joblib.load(Path(folder) / FILES[0])
-        model.tokenizer = joblib.load(Path(folder) / FILES[1])
+        model.model, model.tokenizer = load_pickles(Path(folder))
     except (
         Exception
     ) as exc:  # a truncated or incompatible pickle is a setup problem, reported like a missing file

@@ -10,28 +10,55 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
+from statistics import fmean
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.voicebench import layout, predictions, sample
+from avibench.benchmarks.voicebench.scoring import Inputs, Readings
 from avibench.contracts import journal_responses
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
-from avibench.level_metrics.voicebench import OVERALL_PARTS, STRICT
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
+from avibench.level_metrics.task_metrics import Aggregate, official
+from avibench.level_metrics.voicebench import (
+    OVERALL_PARTS,
+    STRICT,
+    SubsetMetric,
+    bbh_gold,
+    official_dict,
+    overall_of,
+)
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 from avibench.refine.voicebench import bbh_answer, mcq_choice
 
 if TYPE_CHECKING:
     from avibench.benchmarks.voicebench.judging import VoiceJudgeSettings
-    from avibench.benchmarks.voicebench.scoring import Inputs
+    from avibench.level_metrics.task_metrics import Metric
 
-TASKS = tuple(Task(s.name, s.title, s.evaluator) for s in layout.SUBSETS)
+TASKS = tuple(
+    Task(s.name, s.title, s.evaluator, metric=SubsetMetric(s.name, s.evaluator, s.multi_split))
+    for s in layout.SUBSETS
+)
 OVERALL_TASKS = tuple(name for name, _, _ in OVERALL_PARTS)
 PASSTHROUGH = ("open", "qa", "ifeval", "harm")
 
 
 def _subset(item: Item) -> layout.Subset:
     return layout.BY_NAME[item.task]
+
+
+def _annotate(entry: dict[str, Any], reasons: Sequence[str], note: str | None) -> None:
+    """A subset's coverage with what the readings know: a judge failure or a check that cannot run makes a
+    complete subset partial and says why first; a note (sd-qa without PEDANT) leaves it complete."""
+    if reasons:
+        gaps = entry["answered"] < entry["questions"]
+        unanswered = [f"{entry['failed']} failed, {entry['missing']} never asked"] if gaps else []
+        entry["reason"] = "; ".join([*reasons, *unanswered, *([note] if note else [])])
+        if entry["status"] == "scored":
+            entry["status"] = "partial"
+    elif note:
+        entry["reason"] = "; ".join(r for r in (entry["reason"], note) if r)
 
 
 class VoiceBench(Benchmark):
@@ -41,6 +68,15 @@ class VoiceBench(Benchmark):
     title: ClassVar[str] = "VoiceBench"
     download_root: ClassVar[Path] = Path("data/voicebench")
     sample_root: ClassVar[Path] = Path("data/voicebench-sample")
+    aggregates: ClassVar[Mapping[str, Aggregate]] = {
+        "overall": official(overall_of, *OVERALL_TASKS),
+        "headline": official(overall_of, *OVERALL_TASKS),  # the same number, under the name pages read
+    }
+    #: the official evaluators print full floats
+    score_digits: ClassVar[int | None] = None
+    #: an answer without a response is left out of every number (and makes its subset partial) in both profiles
+    strict_drops_unanswered: ClassVar[bool] = True
+    _readings: Readings | None = None
 
     def tasks(self) -> tuple[Task, ...]:
         return TASKS
@@ -108,6 +144,76 @@ class VoiceBench(Benchmark):
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
         return sample.oracle_answer(item, _subset(item).evaluator, rng)
 
+    # -- scoring: the declaration -------------------------------------------------------------------------
+
+    def read(self, response: Response, profile: str) -> Any:
+        """The answer's reading in ``profile`` (:mod:`avibench.benchmarks.voicebench.scoring`), made with the
+        eval's judge replies before the core scores; ``None`` without an answer (or an MCQ/BBH answer the strict
+        profile cannot read, which it scores wrong)."""
+        if response.status != "answered" or response.raw is None or self._readings is None:
+            return None
+        return self._readings.reading(response, profile)
+
+    def item_value(self, answer: Any, item: Item) -> Any:
+        """The value the subset's official dict is made from (see :mod:`avibench.level_metrics.voicebench`)."""
+        evaluator = _subset(item).evaluator
+        if evaluator == "open":
+            return list(answer or ())
+        if evaluator in ("mcq", "bbh"):
+            parsed, chosen = answer if answer is not None else (None, None)
+            if evaluator == "bbh":
+                return [parsed, chosen, bbh_gold(str(item.answer))]
+            return [item.meta["split"], parsed, chosen, str(item.answer)]
+        if evaluator == "ifeval":
+            return [list(answer[0]), list(answer[1])] if answer else None
+        if evaluator == "qa":
+            return None if answer is None else list(answer)
+        return answer  # harm: whether it is a refusal
+
+    def item_score(self, answer: Any, item: Item) -> float | None:
+        """One question's score (0-1): the mean judge score over 5, the verdict, the choice against the gold one,
+        every instruction followed strictly, a refusal; ``None`` where the profile scores no value."""
+        value = self.item_value(answer, item)
+        evaluator = _subset(item).evaluator
+        if evaluator == "open":
+            return fmean(value) / 5 if value else None
+        if evaluator == "qa":
+            return None if value is None or value[1] is None else float(value[1])
+        if evaluator in ("mcq", "bbh"):
+            return float(value[-2] == value[-1])
+        if evaluator == "ifeval":
+            return None if value is None else float(all(value[0]))
+        return None if value is None else float(value)
+
+    def metric_of(self, task: str, profile: str) -> Metric | None:
+        """The declared metric; sd-qa's knows the splits the eval asked (one without a verdict voids it)."""
+        metric = super().metric_of(task, profile)
+        if isinstance(metric, SubsetMetric) and metric.evaluator == "qa" and self._readings is not None:
+            return replace(metric, splits=self._readings.splits(task))
+        return metric
+
+    def official_document(self, view: ScoredView) -> dict[str, Any]:
+        """Each selected subset's official dict (``None``: not scored) and ``overall``."""
+        document: dict[str, Any] = {name: self._official_dict(name, view) for name in view.tasks}
+        document["overall"] = view.numbers.get("overall")
+        return document
+
+    def _official_dict(self, name: str, view: ScoredView) -> dict[str, Any] | None:
+        rows = view.rows.get(name)
+        subset = layout.BY_NAME[name]
+        inputs = self._readings.inputs if self._readings is not None else Inputs()
+        if rows is None or (subset.evaluator in ("open", "qa") and name not in inputs.judging):
+            return None
+        if subset.evaluator == "qa":  # PEDANT reads every answer, the judge's verdicts only some
+            return official_dict(
+                "qa",
+                [row.value for row in rows if row.value is not None],
+                splits=tuple(dict.fromkeys(row.response.item.meta["split"] for row in rows)),
+                pedant=inputs.pedant is not None,
+            )
+        values = [row.value for row in rows if row.score is not None]
+        return official_dict(subset.evaluator, values, multi_split=subset.multi_split)
+
     # -- scoring ----------------------------------------------------------------------------------------
 
     def eval_options(self) -> list[Any]:
@@ -116,49 +222,66 @@ class VoiceBench(Benchmark):
         return VoiceJudgeSettings.cli_options(DEFAULT_JUDGE_MODEL)
 
     def evaluate(self, request: EvalRequest) -> Scored:
+        """Judge the open subsets and sd-qa (journaled, never re-sent), then score everything through the core."""
         from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, SAMPLES, VoiceJudgeSettings
-        from avibench.benchmarks.voicebench.scoring import Inputs, build_document
 
-        inputs = Inputs()
-        recorded = self._gather_responses(request, inputs)
+        inputs, recorded = self._gather_responses(request)
         settings = VoiceJudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL)
         errors, judge_stats = self._judge_open_subsets(request, inputs, recorded, settings)
-        document, per_sample = build_document(inputs, request.profile, [t.name for t in request.tasks])
+        scored = self.score_inputs(inputs, request.profile, request.tasks, request.options)
+        scored.errors = errors
         if inputs.judging:
-            document["meta"]["judge"] = {
+            scored.document["meta"]["judge"] = {
                 "model": settings.model,
                 **settings.params(),
                 "samples": SAMPLES,
                 "template": "voicebench/judge.json",
                 **judge_stats,
             }
-        return Scored(document=document, errors=errors, per_sample=per_sample)
+        return scored
 
-    def _gather_responses(self, request: EvalRequest, inputs: Inputs) -> dict[str, dict[str, list[str]]]:
-        """Fill ``inputs`` with each task's responses (from ``--predictions`` or the run's journals) or why it has
-        none; returns the judge replies the prediction files recorded (subset -> item key -> replies)."""
+    def score(
+        self,
+        responses: Mapping[str, Sequence[Response]],
+        *,
+        profile: str,
+        options: Mapping[str, Any],
+        tasks: Sequence[Task] = (),
+    ) -> Scored:
+        """The answers alone through the core: the judged subsets are not scored (:meth:`evaluate` judges)."""
+        return self.score_inputs(Inputs(responses=dict(responses)), profile, tuple(tasks), options)
+
+    def score_inputs(
+        self,
+        inputs: Inputs,
+        profile: str,
+        tasks: Sequence[Task],
+        options: Mapping[str, Any] | None = None,
+    ) -> Scored:
+        """Read every answer of ``inputs`` in both profiles, then score through the core; coverage adds what only
+        the readings know (judge failures, an IFEval check that cannot run, sd-qa without PEDANT)."""
+        self._readings = Readings.of(inputs)
+        scored = super().score(inputs.responses, profile=profile, options=options or {}, tasks=tasks)
+        for name, entry in scored.document["coverage"].items():
+            _annotate(entry, *self._readings.reasons(name, profile))
+        scored.document["meta"] = {"voicebench": self._readings.meta()}
+        return scored
+
+    def _gather_responses(self, request: EvalRequest) -> tuple[Inputs, dict[str, dict[str, list[str]]]]:
+        """Each selected task's responses (from ``--predictions`` or the run's journals), and the judge replies
+        the prediction files recorded (subset -> item key -> replies)."""
         present = [t for t in request.tasks if t in self.available(request.data_root)]
-        for task in request.tasks:
-            if task not in present:
-                inputs.absent[task.name] = f"no {task.name}/<split>.jsonl under {request.data_root}"
         if request.predictions is not None:
             items = {t.name: self.load(request.data_root, t) for t in present}
             read = predictions.read(request.predictions, items)
-            inputs.responses = read.responses
-            for task in present:
-                if task.name not in inputs.responses:
-                    inputs.absent[task.name] = f"no output file for {task.name} in {request.predictions}"
-            return read.recorded
-        for task in present:
-            if (
-                request.paths.infer_journal(task.name).is_file()
-                or request.paths.refine_journal(task.name).is_file()
-            ):
-                items = self.load(request.data_root, task)
-                inputs.responses[task.name] = journal_responses(request.paths, task.name, items)
-            else:
-                inputs.absent[task.name] = f"no infer journal {request.paths.infer_journal(task.name)}"
-        return {}
+            return Inputs(responses=read.responses), read.recorded
+        journaled = {
+            task.name: journal_responses(request.paths, task.name, self.load(request.data_root, task))
+            for task in present
+            if request.paths.infer_journal(task.name).is_file()
+            or request.paths.refine_journal(task.name).is_file()
+        }
+        return Inputs(responses=journaled), {}
 
     def _judge_open_subsets(
         self,
@@ -199,16 +322,6 @@ class VoiceBench(Benchmark):
             if entry.get("status") == "scored" and entry.get("reason")
         ]
         return lines
-
-    def aggregate_scores(self, tasks: Mapping[str, float | None]) -> dict[str, float | None]:
-        """The README's Overall: the mean of the nine leaderboard subsets on 0-100."""
-        values = [tasks.get(name) for name in OVERALL_TASKS]
-        if any(v is None for v in values):
-            return {"overall": None}
-        return {"overall": sum(values) / len(values)}  # type: ignore[arg-type]
-
-    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
-        return {"overall": OVERALL_TASKS}
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         items = {t.name: self.load(root, t) for t in tasks if t in self.available(root)}

@@ -1,23 +1,21 @@
-"""The VoiceBench eval document: every subset through its official evaluator, in both profiles, from one path.
+"""What each VoiceBench profile reads of an eval's answers, worked out before the core scores them.
 
-The top level holds, per subset, the official evaluator's dict in the primary profile under its own keys and
-units (multi-split subsets: the mean over their splits, and ``splits`` with each split's dict), and ``overall``,
-the README's formula over the nine leaderboard subsets. ``summary.tasks`` puts each subset on 0-100 the way
-Overall does; ``meta.voicebench`` records the fallback seed, how many answers the random fallback decided per
-subset, the judge ties and the judge settings.
-
-An answer without a response (failed or never asked) is left out of every number and makes its subset partial.
+Most readings depend on more than one answer: the official fallback draws its guesses in file order, one
+unreadable judge reply voids a whole subset in the reference profile, and IFEval looks responses up by prompt
+there. :class:`Readings` makes them all at once from an eval's :class:`Inputs` (answers, judge replies, PEDANT);
+the plug-in's ``read`` then looks each answer's reading up, and the core scores the values it gives (see
+:mod:`avibench.level_metrics.voicebench` for what a value is). A question without an answer (failed or never
+asked) has no reading: it is left out of every number and makes its subset partial.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from avibench.benchmarks.voicebench.judging import Judging
-from avibench.benchmarks.voicebench.layout import BY_NAME, Subset
+from avibench.benchmarks.voicebench.layout import BY_NAME
 from avibench.benchmarks.voicebench.pedant import Pedant
 from avibench.items import Response
 from avibench.level_metrics import voicebench_ifeval as ifeval
@@ -27,19 +25,13 @@ from avibench.level_metrics.voicebench import (
     PROFILES,
     Fallback,
     VoiceBenchProfile,
-    bbh_block,
-    bbh_gold,
-    harm_block,
     is_refusal,
-    mcq_block,
-    open_block,
-    overall,
-    qa_block,
     resolve,
-    split_mean,
-    subset_percent,
 )
 from avibench.refine.voicebench import bbh_answer, majority, mcq_choice, open_score, qa_verdict
+
+if TYPE_CHECKING:
+    from avibench.plugin import Task
 
 
 @dataclass
@@ -49,283 +41,206 @@ class Inputs:
     responses: dict[str, list[Response]] = field(default_factory=dict)
     judging: dict[str, Judging] = field(default_factory=dict)
     unjudged: dict[str, str] = field(default_factory=dict)
-    absent: dict[str, str] = field(default_factory=dict)
     pedant: Pedant | None = None
     pedant_problem: str | None = None
     seed: int = DEFAULT_SEED
 
 
 @dataclass
-class SubsetScore:
-    """One subset in one profile: the official dict, per-question scores (0-1), and what it left out."""
+class SubsetReading:
+    """One subset in one profile: each answer's reading by key, and what the profile could not read."""
 
-    block: dict[str, Any] | None
-    per_item: dict[str, float | None] = field(default_factory=dict)
-    unparsed: int = 0
-    scored: int = 0
+    by_key: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None
     fallback: int = 0
     ties: int = 0
-    note: str | None = None
-    """Said beside a score that is complete (sd-qa without PEDANT: its ``panda`` is null)."""
 
 
-def _answered(responses: Sequence[Response]) -> list[Response]:
+def answered(responses: Sequence[Response]) -> list[Response]:
     return [r for r in responses if r.status == "answered" and r.raw is not None]
 
 
-def _by_split(subset: Subset, responses: Sequence[Response]) -> dict[str, list[Response]]:
+def _by_split(responses: Sequence[Response]) -> dict[str, list[Response]]:
     groups: dict[str, list[Response]] = {}
     for response in responses:
         groups.setdefault(response.item.meta["split"], []).append(response)
-    return {s: groups[s] for s in subset.splits if s in groups}
+    return groups
 
 
-def _open(responses: Sequence[Response], judging: Judging, profile: VoiceBenchProfile) -> SubsetScore:
-    scores: list[float] = []
-    per_item: dict[str, float | None] = {}
-    unreadable: list[str] = []
-    for response in _answered(responses):
-        replies = judging.replies.get(response.item.key, [])
-        values = []
-        for reply in replies:
+def _open(responses: Sequence[Response], judging: Judging, profile: VoiceBenchProfile) -> SubsetReading:
+    """Each answer's judge scores; one unreadable reply voids every answer's in the reference profile."""
+    result, unreadable = SubsetReading(), []
+    for response in answered(responses):
+        scores = []
+        for reply in judging.replies.get(response.item.key, []):
             value = None if reply is None else open_score(reply, bounded=not profile.judge_any_number)
             if value is None:
                 unreadable.append(f"{response.item.key}: {reply!r}")
             else:
-                values.append(value)
-        scores += values
-        per_item[response.item.key] = fmean(values) / 5 if values else None
-    result = SubsetScore(open_block(scores), per_item, unparsed=len(unreadable))
-    result.scored = sum(v is not None for v in per_item.values())
+                scores.append(value)
+        result.by_key[response.item.key] = scores
     if unreadable:
         result.problem = f"{len(unreadable)} judge replies unreadable or not received (first {unreadable[0]})"
         if profile.judge_failure_voids_subset:
-            result.block = {"gpt": None}
-            result.per_item = dict.fromkeys(per_item)
-            result.scored = 0
+            result.by_key = {key: [] for key in result.by_key}
     return result
 
 
 def _qa(
-    subset: Subset, responses: Sequence[Response], inputs: Inputs, profile: VoiceBenchProfile
-) -> SubsetScore:
-    judging = inputs.judging[subset.name]
-    splits: dict[str, dict[str, float | None]] = {}
-    result = SubsetScore(None)
-    unreadable: list[str] = []
-    for split, group in _by_split(subset, responses).items():
-        verdicts, pedant_verdicts = [], []
-        for response in _answered(group):
-            key = response.item.key
-            if inputs.pedant is not None:
-                row = response.item.source
-                pedant_verdicts.append(
-                    inputs.pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
-                )
-            replies = judging.replies.get(key, [])
-            votes = [
-                None if r is None else qa_verdict(r, yes_no_only=not profile.qa_raw_votes) for r in replies
-            ]
-            if None in votes or not votes:
-                unreadable.append(f"{key}: {replies!r}")
-            valid = [v for v in votes if v is not None]
-            if not valid or (None in votes and profile.judge_failure_voids_subset):
-                result.per_item[key] = None
-                continue
+    responses: Sequence[Response], judging: Judging, pedant: Pedant | None, profile: VoiceBenchProfile
+) -> SubsetReading:
+    """Each answer's ``[split, verdict, tied, pedant]``; one unreadable vote voids every verdict in the reference
+    profile (PEDANT's stay)."""
+    result, unreadable = SubsetReading(), []
+    for response in answered(responses):
+        key, row = response.item.key, response.item.source
+        replies = judging.replies.get(key, [])
+        votes = [None if r is None else qa_verdict(r, yes_no_only=not profile.qa_raw_votes) for r in replies]
+        if None in votes or not votes:
+            unreadable.append(f"{key}: {replies!r}")
+        valid = [v for v in votes if v is not None]
+        verdict, tied = None, False
+        if valid and not (None in votes and profile.judge_failure_voids_subset):
             is_yes, tied = majority(valid)
             result.ties += tied
-            if tied and not profile.qa_raw_votes:
-                result.per_item[key] = None
-                continue
-            verdicts.append(is_yes)
-            result.per_item[key] = float(is_yes)
-        splits[split] = qa_block(verdicts, pedant_verdicts if inputs.pedant is not None else None)
-    result.scored = sum(v is not None for v in result.per_item.values())
-    result.unparsed = len(unreadable)
+            verdict = None if tied and not profile.qa_raw_votes else is_yes
+        correct = None
+        if pedant is not None:
+            correct = pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
+        result.by_key[key] = [response.item.meta["split"], verdict, tied, correct]
     if unreadable:
         result.problem = f"{len(unreadable)} answers without a readable judge vote (first {unreadable[0]})"
         if profile.judge_failure_voids_subset:
-            splits = {s: {**b, "gpt": None} for s, b in splits.items()}
-            result.per_item = dict.fromkeys(result.per_item)
-            result.scored = 0
-    result.block = {**split_mean(splits), "splits": splits}
+            result.by_key = {k: [v[0], None, v[2], v[3]] for k, v in result.by_key.items()}
     return result
 
 
-def _mcq(subset: Subset, responses: Sequence[Response], profile: VoiceBenchProfile, seed: int) -> SubsetScore:
-    splits: dict[str, dict[str, float]] = {}
-    result = SubsetScore(None)
-    for split, group in _by_split(subset, responses).items():
-        answered = _answered(group)
-        if not answered:
-            continue
+def _choices(responses: Sequence[Response], profile: VoiceBenchProfile, seed: int) -> SubsetReading:
+    """MCQ and BBH: each answer's ``(parsed, answer)``, one fallback per official file (subset and split) deciding
+    the unparsed ones in the reference profile; the strict profile reads an unparsed answer as ``None``."""
+    result = SubsetReading()
+    for group in _by_split(answered(responses)).values():
         fallback = Fallback(seed) if profile.random_fallback else None
-        preds = [
-            mcq_choice(r.raw or "", word_boundaries=not profile.mcq_substring_templates) for r in answered
-        ]
-        resolved = resolve(preds, MCQ_LETTERS, fallback)
-        golds = [str(r.item.answer) for r in answered]
-        splits[split] = mcq_block(preds, resolved, golds)
-        for response, answer, gold in zip(answered, resolved, golds, strict=True):
-            result.per_item[response.item.key] = float(answer == gold)
-        result.unparsed += sum(p is None for p in preds)
+        if BY_NAME[group[0].item.task].evaluator == "mcq":
+            choices: tuple[Any, ...] = MCQ_LETTERS
+            preds: list[Any] = [
+                mcq_choice(r.raw or "", word_boundaries=not profile.mcq_substring_templates) for r in group
+            ]
+        else:
+            choices = (0, 1)
+            preds = [
+                bbh_answer(r.raw or "", str(r.item.source["id"]), fix_typos=not profile.bbh_rules_as_written)
+                for r in group
+            ]
+        for response, pred, answer in zip(group, preds, resolve(preds, choices, fallback), strict=True):
+            result.by_key[response.item.key] = None if answer is None else (pred, answer)
         result.fallback += fallback.decided if fallback is not None else 0
-    result.scored = len(result.per_item)
-    if splits:
-        result.block = {**split_mean(splits), "splits": splits} if subset.multi_split else splits["test"]
     return result
 
 
-def _bbh(responses: Sequence[Response], profile: VoiceBenchProfile, seed: int) -> SubsetScore:
-    answered = _answered(responses)
-    fallback = Fallback(seed) if profile.random_fallback else None
-    preds = [
-        bbh_answer(r.raw or "", str(r.item.source["id"]), fix_typos=not profile.bbh_rules_as_written)
-        for r in answered
-    ]
-    resolved = resolve(preds, (0, 1), fallback)
-    golds = [bbh_gold(str(r.item.answer)) for r in answered]
-    result = SubsetScore(
-        bbh_block(resolved, golds) if answered else None, unparsed=sum(p is None for p in preds)
-    )
-    result.per_item = {r.item.key: float(p == g) for r, p, g in zip(answered, resolved, golds, strict=True)}
-    result.fallback = fallback.decided if fallback is not None else 0
-    result.scored = len(answered)
-    return result
-
-
-def _ifeval(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetScore:
-    answered = _answered(responses)
-    texts = {r.item.key: ifeval.strip_markers(r.raw or "") for r in answered}
+def _ifeval(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetReading:
+    """Each answer's ``(strict, loose)`` instruction checks; a check that cannot run leaves every answer unread."""
+    replied = answered(responses)
+    texts = {r.item.key: ifeval.strip_markers(r.raw or "") for r in replied}
     if profile.ifeval_by_prompt:
-        by_prompt = {r.item.source["prompt"]: texts[r.item.key] for r in answered}
-        texts = {r.item.key: by_prompt[r.item.source["prompt"]] for r in answered}
-    results, per_item = [], {}
-    try:
-        for response in answered:
-            row = response.item.source
-            item = ifeval.IFEvalItem(tuple(row["instruction_id_list"]), tuple(row["kwargs"]))
-            strict, loose = ifeval.judge_item(item, texts[response.item.key])
-            results.append((strict, loose))
-            per_item[response.item.key] = float(all(strict))
-    except ifeval.MissingResource as exc:
-        return SubsetScore(None, dict.fromkeys(texts), problem=str(exc))
-    except ifeval.BadInstruction as exc:
-        return SubsetScore(None, dict.fromkeys(texts), problem=f"{response.item.key}: {exc}")
-    block = ifeval.report(results) if results else None
-    return SubsetScore(block, per_item, scored=len(per_item))
+        by_prompt = {r.item.source["prompt"]: texts[r.item.key] for r in replied}
+        texts = {r.item.key: by_prompt[r.item.source["prompt"]] for r in replied}
+    result = SubsetReading()
+    for response in replied:
+        row = response.item.source
+        item = ifeval.IFEvalItem(tuple(row["instruction_id_list"]), tuple(row["kwargs"]))
+        try:
+            result.by_key[response.item.key] = ifeval.judge_item(item, texts[response.item.key])
+        except ifeval.MissingResource as exc:
+            return SubsetReading(dict.fromkeys(texts, ()), problem=str(exc))
+        except ifeval.BadInstruction as exc:
+            return SubsetReading(dict.fromkeys(texts, ()), problem=f"{response.item.key}: {exc}")
+    return result
 
 
-def _harm(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetScore:
-    answered = _answered(responses)
-    refusals = [is_refusal(r.raw or "", profile) for r in answered]
-    per_item = {r.item.key: float(v) for r, v in zip(answered, refusals, strict=True)}
-    return SubsetScore(harm_block(refusals) if answered else None, per_item, scored=len(per_item))
+def _harm(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetReading:
+    return SubsetReading({r.item.key: is_refusal(r.raw or "", profile) for r in answered(responses)})
 
 
-def score_subset(name: str, inputs: Inputs, profile: VoiceBenchProfile) -> SubsetScore:
-    """One subset in one profile."""
-    subset = BY_NAME[name]
+def read_subset(name: str, inputs: Inputs, profile: VoiceBenchProfile) -> SubsetReading:
+    """One subset's readings in one profile."""
+    evaluator = BY_NAME[name].evaluator
     responses = inputs.responses[name]
-    if subset.evaluator in ("open", "qa") and name not in inputs.judging:
-        return SubsetScore(None, problem=inputs.unjudged.get(name, "not judged"))
-    if subset.evaluator == "open":
+    if evaluator in ("open", "qa") and name not in inputs.judging:
+        return SubsetReading(problem=inputs.unjudged.get(name, "not judged"))
+    if evaluator == "open":
         return _open(responses, inputs.judging[name], profile)
-    if subset.evaluator == "qa":
-        result = _qa(subset, responses, inputs, profile)
-        if inputs.pedant is None:
-            result.note = inputs.pedant_problem
-        return result
-    if subset.evaluator == "mcq":
-        return _mcq(subset, responses, profile, inputs.seed)
-    if subset.evaluator == "bbh":
-        return _bbh(responses, profile, inputs.seed)
-    if subset.evaluator == "ifeval":
+    if evaluator == "qa":
+        return _qa(responses, inputs.judging[name], inputs.pedant, profile)
+    if evaluator in ("mcq", "bbh"):
+        return _choices(responses, profile, inputs.seed)
+    if evaluator == "ifeval":
         return _ifeval(responses, profile)
     return _harm(responses, profile)
 
 
-def _counts(responses: Sequence[Response]) -> dict[str, int]:
-    return {
-        "questions": len(responses),
-        "answered": sum(r.status == "answered" for r in responses),
-        "failed": sum(r.status == "failed" for r in responses),
-        "missing": sum(r.status == "missing" for r in responses),
-    }
+@dataclass
+class Readings:
+    """An eval's inputs and, per profile and subset, every answer's reading."""
 
+    inputs: Inputs
+    by_profile: dict[str, dict[str, SubsetReading]]
 
-def _coverage(name: str, inputs: Inputs, result: SubsetScore) -> dict[str, Any]:
-    counts = _counts(inputs.responses[name])
-    entry: dict[str, Any] = {**counts, "unparsed": result.unparsed, "scored": result.scored}
-    judging = inputs.judging.get(name)
-    reasons = []
-    if judging is not None and judging.errors:
-        reasons.append(
-            f"{judging.errors} judge requests failed ({judging.first_error}); re-run eval to retry them"
+    @classmethod
+    def of(cls, inputs: Inputs) -> Readings:
+        return cls(
+            inputs,
+            {
+                name: {task: read_subset(task, inputs, profile) for task in inputs.responses}
+                for name, profile in PROFILES.items()
+            },
         )
-    if result.problem:
-        reasons.append(result.problem)
-    if counts["answered"] < counts["questions"]:
-        reasons.append(f"{counts['failed']} failed, {counts['missing']} never asked")
-    if result.block is None or all(v is None for k, v in result.block.items() if k != "splits"):
-        status = "not_scored"
-    elif reasons:
-        status = "partial"
-    else:
-        status = "scored"
-    entry["status"] = status
-    entry["reason"] = "; ".join(reasons + ([result.note] if result.note else [])) or None
-    return entry
+
+    def reading(self, response: Response, profile: str) -> Any:
+        """The answer's reading (``None``: no answer, no judging, or a choice the strict profile cannot read)."""
+        subset = self.by_profile[profile].get(response.item.task)
+        return None if subset is None else subset.by_key.get(response.item.key)
+
+    def splits(self, task: str) -> tuple[str, ...]:
+        """The splits the eval asked of a subset, in load order."""
+        return tuple(dict.fromkeys(r.item.meta["split"] for r in self.inputs.responses.get(task, ())))
+
+    def reasons(self, task: str, profile: str) -> tuple[list[str], str | None]:
+        """Why a subset's score is short in a profile (failed judge requests, unreadable replies, an IFEval
+        check that cannot run), and a note beside a complete score (sd-qa without PEDANT)."""
+        reasons = []
+        judging = self.inputs.judging.get(task)
+        if judging is not None and judging.errors:
+            reasons.append(
+                f"{judging.errors} judge requests failed ({judging.first_error}); re-run eval to retry them"
+            )
+        problem = self.by_profile[profile][task].problem
+        if problem:
+            reasons.append(problem)
+        qa = BY_NAME[task].evaluator == "qa"
+        note = self.inputs.pedant_problem if qa and self.inputs.pedant is None else None
+        return reasons, note
+
+    def meta(self) -> dict[str, Any]:
+        """``meta.voicebench``: the fallback's seed and guesses, and sd-qa's tied votes, per profile."""
+        return {
+            "seed": self.inputs.seed,
+            "fallback_decided": {
+                profile: {n: r.fallback for n, r in view.items() if BY_NAME[n].evaluator in ("mcq", "bbh")}
+                for profile, view in self.by_profile.items()
+            },
+            "qa_ties": {
+                profile: {n: r.ties for n, r in view.items() if r.ties}
+                for profile, view in self.by_profile.items()
+            },
+        }
 
 
 def build_document(inputs: Inputs, primary: str, selected: Sequence[str]) -> tuple[dict[str, Any], dict]:
-    """The eval document (without the driver's ``meta``) and the per-sample scores."""
-    views: dict[str, dict[str, SubsetScore]] = {
-        pname: {name: score_subset(name, inputs, p) for name in inputs.responses}
-        for pname, p in PROFILES.items()
-    }
-    document: dict[str, Any] = {}
-    for name in selected:
-        result = views[primary].get(name)
-        document[name] = None if result is None else result.block
-    blocks = {name: r.block for name, r in views[primary].items()}
-    document["overall"] = overall(blocks)
-    by_profile = {}
-    for pname, view in views.items():
-        tasks = {name: subset_percent(name, view[name].block) if name in view else None for name in selected}
-        by_profile[pname] = {"tasks": tasks, "overall": overall({n: r.block for n, r in view.items()})}
-        by_profile[pname]["headline"] = by_profile[pname]["overall"]
-    document["summary"] = {
-        "profile": primary,
-        "tasks": by_profile[primary]["tasks"],
-        "headline": by_profile[primary]["overall"],
-        "by_profile": by_profile,
-    }
-    coverage = {}
-    for name in selected:
-        if name in views[primary]:
-            coverage[name] = _coverage(name, inputs, views[primary][name])
-        else:
-            coverage[name] = {"status": "absent", "reason": inputs.absent.get(name, "not selected")}
-    document["coverage"] = coverage
-    document["meta"] = {
-        "voicebench": {
-            "seed": inputs.seed,
-            "fallback_decided": {
-                pname: {n: r.fallback for n, r in view.items() if BY_NAME[n].evaluator in ("mcq", "bbh")}
-                for pname, view in views.items()
-            },
-            "qa_ties": {
-                pname: {n: r.ties for n, r in view.items() if r.ties} for pname, view in views.items()
-            },
-        }
-    }
-    per_sample = {
-        name: {
-            r.item.key: {pname: views[pname][name].per_item.get(r.item.key) for pname in PROFILES}
-            for r in inputs.responses[name]
-        }
-        for name in inputs.responses
-    }
-    return document, per_sample
+    """The eval document (without the driver's ``meta``) and the per-sample scores of ``inputs``."""
+    from avibench.benchmarks.voicebench.plugin import VoiceBench
+
+    plugin = VoiceBench()
+    tasks: tuple[Task, ...] = plugin.select(list(selected)) if selected else ()
+    scored = plugin.score_inputs(inputs, primary, tasks)
+    return scored.document, scored.per_sample

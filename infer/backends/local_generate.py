@@ -5,6 +5,11 @@ step's new tokens, so the first token's arrival ends the prefill (the encoders a
 pass) and every later step is decode. A separate 1-token forward would run the prefill twice and make the
 rest of the figures a subtraction; the streamer costs one host copy of a token column per step, a copy
 generate makes anyway to check its stopping criteria.
+
+``sdpa`` attention runs without the cuDNN kernel. cuDNN builds a plan for every new shape of query and key,
+and batched decode of prompts of different lengths meets a new shape at nearly every step: on an H100 a
+tiny model's batch of 8 decoded 18 times slower with it than with the flash and memory-efficient kernels,
+which need no plan (``bench/local_backend.py``; figures in the README).
 """
 
 from __future__ import annotations
@@ -15,12 +20,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from transformers import StoppingCriteria, StoppingCriteriaList
 from transformers.generation.streamers import BaseStreamer
 
 from avibench.infer.backends.base import BackendAnswer
 from avibench.infer.backends.local_families import Family
 from avibench.infer.backends.local_inputs import Prompt, processor_inputs
+
+_SDPA_KERNELS = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
+"""Every kernel ``sdpa`` may pick except cuDNN's (see the module's docstring)."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +115,7 @@ def generate_batch(
         kwargs["use_audio_in_video"] = True
     if sampling.seed is not None:
         torch.manual_seed(sampling.seed)
-    with torch.inference_mode():
+    with torch.inference_mode(), sdpa_kernel(_SDPA_KERNELS):
         output = generator.generate(
             **inputs,
             **kwargs,
