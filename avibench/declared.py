@@ -69,6 +69,17 @@ def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) 
     }
 
 
+def _refinable(benchmark: Benchmark, response: Response) -> bool:
+    """Whether refine would make something of an answer it has not seen (pass it through, read it by its rules
+    or ask its LLM fallback): such an answer the plug-in cannot read yet is waiting for refine, not unreadable."""
+    item, raw = response.item, response.raw or ""
+    return (
+        benchmark.passthrough(item.task)
+        or benchmark.extract(item, raw) is not None
+        or benchmark.refine_prompt(item, raw) is not None
+    )
+
+
 def _coverage(
     benchmark: Benchmark, responses: Sequence[Response], scored: int, score: float | None
 ) -> dict[str, Any]:
@@ -81,8 +92,10 @@ def _coverage(
         "unparsed": sum(benchmark.read(r, "strict") is None for r in answered),
         "scored": scored,
     }
-    # an answer refine has not seen and the plug-in cannot read without it is waiting for refine, not unreadable
-    waiting = sum(r.method is None and benchmark.read(r, "strict") is None for r in answered)
+    waiting = sum(
+        r.method is None and benchmark.read(r, "strict") is None and _refinable(benchmark, r)
+        for r in answered
+    )
     asked = counts["answered"] == counts["questions"]
     if counts["answered"] and (not scored or score is None):  # no task score, so the task is not complete
         if scored:

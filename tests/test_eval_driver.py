@@ -164,7 +164,7 @@ def assert_shape(doc: dict[str, Any]) -> None:
     assert set(summary["chance"]) <= set(AVIBENCH.paper_tasks())
     assert all(0 <= level <= 100 for level in summary["chance"].values())
     for entry in summary["by_profile"].values():
-        assert set(entry) == {"tasks", "counts", "official", *NUMBERS, *TAXONOMY}
+        assert set(entry) == {"tasks", "counts", "chance", "official", *NUMBERS, *TAXONOMY}
         assert set(entry["official"]) == {"sensation", "perception", "understand", "reasoning"}
     for entry in doc["coverage"].values():
         assert set(entry) - {"notes"} == COVERAGE_KEYS
