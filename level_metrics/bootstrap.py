@@ -22,7 +22,9 @@ from typing import Any
 import numpy as np
 
 Aggregator = Callable[[Mapping[str, float | None]], Mapping[str, float | None]]
-#: A task's metric: its score (0-100, ``None`` when undefined) from the values of the items scored.
+#: A task's metric: its score (0-100, ``None`` when undefined) from the values of the items scored. A metric may
+#: also have ``resample(values, draws)``: its score on every row of ``draws`` (item positions) at once, for
+#: ``values`` one tuple per item; it must equal the metric on each row's values (the items drawn, in draw order).
 Metric = Callable[[Sequence[Any]], float | None]
 DEFAULT_RESAMPLES = 1000
 DEFAULT_LEVEL = 0.95
@@ -61,7 +63,12 @@ def _replicates(task: TaskUnits, draws: np.ndarray) -> np.ndarray:
     assert task.headline is not None
     if task.metric is not None and task.values is not None:
         values = task.values
-        scores = [task.metric([v for i in row for v in values[i]]) for row in draws]
+        resample = getattr(task.metric, "resample", None)
+        if resample is not None:
+            scores = resample(values, draws)
+        else:
+            # rows as Python ints: indexing a tuple with numpy integers costs more than the metric itself
+            scores = [task.metric([v for i in row for v in values[i]]) for row in draws.tolist()]
         return np.asarray([np.nan if s is None else float(s) for s in scores])
     shifted = task.headline + 100.0 * (task.scores[draws].mean(axis=1) - task.scores.mean())
     return np.clip(shifted, 0.0, 100.0)

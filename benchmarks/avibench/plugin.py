@@ -5,8 +5,9 @@ Each data.json entry is one :class:`~avibench.items.Item`: its images, audios, v
 entry. Questions are keyed by their position in data.json, because AVI-Bench ids are not unique within a task.
 
 Scoring is declared (:mod:`avibench.benchmarks.avibench.values`): a question's value is what the official scorer
-reads of its entry, with the pre-questions that gate it; each task's metric is the official scorer over its
-questions' values, VSQA_I and VSQA_V pooled into VSQA; the core does the rest. What a value needs beyond one
+reads of its entry, with the pre-questions that gate it and the numbers the scorer aggregates of it; each task's
+metric totals its questions' numbers as the official scorer does, VSQA_I and VSQA_V pooled into VSQA; the core
+does the rest. What a value needs beyond one
 answer (pairing, gates, FENSE, image sizes, chance levels) is computed once before the core scores
 (:mod:`avibench.benchmarks.avibench.scoring`).
 """
@@ -26,6 +27,7 @@ from avibench.benchmarks.avibench.dataset import (
     memoised,
     task_dir,
 )
+from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.benchmarks.avibench.scoring import Context, Prepared, caption_text, prepare
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.benchmarks.avibench.values import (
@@ -33,6 +35,7 @@ from avibench.benchmarks.avibench.values import (
     Reading,
     entry,
     official_document,
+    question_numbers,
     question_score,
     question_value,
     task_metric,
@@ -92,6 +95,7 @@ class AVIBench(Benchmark):
     score_digits: ClassVar[int] = 4
     _eval_context: Context = Context()
     _run: Prepared
+    _last_value: tuple[Reading | None, Item | None, dict[str, Any]] = (None, None, {})
 
     def tasks(self) -> tuple[Task, ...]:
         return TASKS
@@ -156,13 +160,9 @@ class AVIBench(Benchmark):
         return build_prompt(raw, self._context(item))
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        from avibench.benchmarks.avibench.metric_kinds import metric_kind
-
         return metric_kind(item.source.spec.metric).random_answer(item.source, rng)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        from avibench.benchmarks.avibench.metric_kinds import metric_kind
-
         return metric_kind(item.source.spec.metric).oracle_answer(item.source, rng)
 
     # -- scoring: the declaration ---------------------------------------------------------------------------
@@ -192,6 +192,9 @@ class AVIBench(Benchmark):
         )
         if task in VSQA_HALVES:
             value["pooled_from"] = sorted(t for t in VSQA_HALVES if t in run.samples)
+        if metric_kind(item.source.spec.metric).records is not None:
+            value["numbers"] = question_numbers(value, profile)
+        self._last_value = (answer, item, value)
         return value
 
     def item_score(self, answer: Reading | None, item: Item) -> float | None:
@@ -199,7 +202,10 @@ class AVIBench(Benchmark):
         caption while FENSE is unavailable)."""
         if item.source.spec.metric == "caption" and self._run.pairs is None:
             return None
-        return question_score(self.item_value(answer, item), "strict" if answer is None else answer.profile)
+        last = self._last_value
+        # the core values a question, then scores it: its value is not built twice
+        value = last[2] if last[0] is answer and last[1] is item else self.item_value(answer, item)
+        return question_score(value, "strict" if answer is None else answer.profile)
 
     def chance(self, item: Item) -> float | None:
         """The chance level of the entry's folder for a formal entry; a pre-question has none of its own."""

@@ -2,11 +2,14 @@
 
 The official scorers are functions of a whole task: a wrong double-confirm pre-question zeroes a formal entry,
 retrieval discounts answers that repeat, counting takes an RMSE over the task. So a question's value is what the
-scorer reads of its entry together with the pre-questions that gate it (:func:`question_value`); its score is the
-scorer's own score of that entry, from the value alone (:func:`question_score`); and a task's metric runs the
-scorer over its questions' values (:func:`task_metric`), VSQA pooling its two folders as the reference does. On
-every question of a task the metric gives exactly the official score; on a bootstrap draw, a question drawn twice
-is two questions (its copies are renamed, so a pre-question gates its own copy).
+scorer reads of its entry together with the pre-questions that gate it (:func:`question_value`), and the numbers
+the scorer aggregates of that entry, read once when the value is made (:func:`question_numbers`: its 0/1 after its
+gates, its IoU and missed instances, its hits, ...). Its score is the scorer's own score of that entry
+(:func:`question_score`); a task's metric totals its questions' numbers as the scorer totals them
+(:func:`task_metric`, VSQA pooling its two folders as the reference does), which on every question of a task is
+exactly the official score (:func:`official_score`, the scorer run on the entries, which writes the official
+document). On a bootstrap draw, a question drawn twice is two questions, gated by its own pre-questions; the
+metric scores every draw at once from the same numbers.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
+
 from avibench.benchmarks.avibench.dataset import Sample
 from avibench.benchmarks.avibench.fense import Pair, fense_summary
-from avibench.benchmarks.avibench.metric_kinds import metric_kind
+from avibench.benchmarks.avibench.metric_kinds import MetricKind, metric_kind
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.level_metrics.aggregate import rounded
-from avibench.level_metrics.common import Notes, is_invalid_pre, prediction_text
+from avibench.level_metrics.caption import caption_total
+from avibench.level_metrics.common import Notes, is_invalid_pre, prediction_text, repeated
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
 from avibench.level_metrics.vsqa import pool_vsqa
@@ -102,11 +108,14 @@ def gates(
     if not pres:
         return out
     poisoned = {s.id for s in pres if _skips_invalid_pre(s, profile) and _invalid_pre(s)}
-    formal = [s for s in samples if not s.is_pre]
+    formal: dict[str, list[Sample]] = {}
+    for s in samples:
+        if not s.is_pre:
+            formal.setdefault(s.id, []).append(s)
     for pre in pres:
         if not _acts(pre, profile, poisoned):
             continue
-        same = [s for s in formal if s.id == pre.formal_id]
+        same = formal.get(pre.formal_id, [])
         if profile.double_confirm_positional:
             if predicts.get(pre.index) is None:
                 continue  # the reference never reads a pre-question without an answer
@@ -180,29 +189,126 @@ def official_score(task: str, values: Sequence[Mapping[str, Any]], profile: str)
     return kind.score(_items(values), profile=scoring, **{need: available[need] for need in kind.needs})
 
 
-def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | None]:
+def _needs(kind: MetricKind, task: str, values: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The extra inputs of a kind's records: the task folder's name, image sizes."""
+    available = {"task": task, "image_sizes": _sizes(values)}
+    return {need: available[need] for need in kind.needs if need in available}
+
+
+def _kind(task: str) -> MetricKind:
+    """The metric kind of a task folder or of the pooled VSQA."""
+    return metric_kind("full_match" if task == POOLED else AVIBENCH.task(task).metric)
+
+
+def question_numbers(value: Mapping[str, Any], profile: str) -> Any:
+    """What the official scorer aggregates of the question's entry, read from its value once: its record
+    (accuracy: its 0/1 after the pre-questions that gate it; AVL: IoU, class F1, missed instances; AVLG: its
+    frame IoU; counting: semantic score and count error; retrieval: F1, hits at 1 and 3, ranked indices).
+    ``None`` where the scorer leaves the entry out (a pre-question). Captions have none: their FENSE pair is
+    what the metric reads."""
+    head = value["entries"][0]
+    task = str(head["task"])
+    kind = _kind(task)
+    assert kind.records is not None
+    items = _items([value])
+    records = kind.records.of(items, profile=get_profile(profile), **_needs(kind, task, [value]))
+    return next(r for r, i in zip(records, items, strict=True) if i.index == head["index"])
+
+
+def _position(value: Mapping[str, Any]) -> int:
+    return value["entries"][0]["index"]
+
+
+def _caption_score(values: Sequence[Mapping[str, Any]]) -> TaskScore:
+    """AVC's score from its captions' FENSE pairs, in data.json order (a value without one: a caption strict
+    scores 0)."""
+    pairs = [
+        (float(v["fense"][0]), float(v["fense"][1])) for v in sorted(values, key=_position) if "fense" in v
+    ]
+    return caption_total(fense_summary(pairs), len(pairs), len(values) - len(pairs))
+
+
+def _numbers(values: Sequence[Mapping[str, Any]], profile: str) -> list[Any]:
+    """The values' numbers (read again from a value written without them)."""
+    return [v["numbers"] if "numbers" in v else question_numbers(v, profile) for v in values]
+
+
+def task_score(task: str, values: Sequence[Mapping[str, Any]], profile: str) -> TaskScore:
+    """The official scorer's task score from its questions' numbers (:func:`question_numbers`): equal to
+    :func:`official_score` on the same values, without parsing an answer again."""
+    records = _kind(task).records
+    if records is None:
+        return _caption_score(values)
+    ordered = values if records.order_free else sorted(values, key=_position)
+    return records.total(repeated(records.columns(_numbers(ordered, profile))), get_profile(profile))
+
+
+def _unit_draws(units: int, draws: np.ndarray) -> np.ndarray:
+    """How often each row of ``draws`` (unit positions) draws each unit: one row of counts per draw."""
+    rows = len(draws)
+    offsets = (draws + units * np.arange(rows)[:, None]).ravel()
+    return np.bincount(offsets, minlength=rows * units).reshape(rows, units)
+
+
+class TaskMetric:
+    """A reported task's metric (see :func:`task_metric`), and the same metric on every bootstrap draw at once."""
+
+    def __init__(self, task: str, profile: str) -> None:
+        self.task, self.profile = task, profile
+        self.__name__ = f"avibench_{task.lower()}_{profile}"
+
+    def __call__(self, values: Sequence[Any]) -> float | None:
+        if values and not isinstance(values[0], Mapping):
+            # a samples.jsonl written before values were kept holds scores only: their mean
+            return 100.0 * sum(float(v) for v in values) / len(values)
+        if not self._pooled(values):
+            return None
+        return rounded(task_score(self.task, values, self.profile).headline * 100)
+
+    def _pooled(self, values: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether the run answered what the task needs: both folders of the pooled VSQA (every value of a run
+        names the same folders)."""
+        return self.task != POOLED or not values or set(values[0]["pooled_from"]) == set(VSQA_HALVES)
+
+    def resample(self, units: Sequence[Sequence[Any]], draws: np.ndarray) -> list[float | None]:
+        """The metric on each row of ``draws`` (positions in ``units``, each unit the values of its questions):
+        the numbers of the questions drawn, each as often as its unit is drawn, in data.json order (a question
+        drawn twice is two questions), totalled as the official scorer totals them."""
+        flat = [(u, v) for u, unit in enumerate(units) for v in unit]
+        records = _kind(self.task).records
+        if records is None or not flat or not isinstance(flat[0][1], Mapping):
+            return [self([v for i in row for v in units[i]]) for row in draws.tolist()]
+        if not self._pooled([v for _, v in flat]):
+            return [None] * len(draws)
+        if not records.order_free:
+            flat.sort(key=lambda uv: _position(uv[1]))
+        columns = records.columns(_numbers([v for _, v in flat], self.profile))
+        times = _unit_draws(len(units), draws)[:, np.asarray([u for u, _ in flat], dtype=np.intp)]
+        profile = get_profile(self.profile)
+        return [rounded(records.total(repeated(columns, row), profile).headline * 100) for row in times]
+
+
+def task_metric(task: str, profile: str) -> TaskMetric:
     """The metric of a reported task: the official score on 0-100 with the official rounding. The pooled VSQA
     has a score only when the run answered both of its folders (its values say which it did: ``pooled_from``),
-    as the reference pools only when both prediction files are there."""
-
-    def metric(values: Sequence[Any]) -> float | None:
-        if not all(isinstance(v, Mapping) for v in values):
-            # a samples.jsonl written before values were kept holds scores only: their mean
-            return 100.0 * sum(float(v) for v in values) / len(values) if values else None
-        if task == POOLED and any(set(v["pooled_from"]) != set(VSQA_HALVES) for v in values):
-            return None
-        return rounded(official_score(task, values, profile).headline * 100)
-
-    metric.__name__ = f"avibench_{task.lower()}_{profile}"
-    return metric
+    as the reference pools only when both prediction files are there. The values are one run's: all of them
+    dicts (or, from an older samples.jsonl, all scores)."""
+    return TaskMetric(task, profile)
 
 
 def question_score(value: Mapping[str, Any], profile: str) -> float | None:
     """The official scorer's score of one question from its value (``None``: the scorer leaves it out, as a
     pre-question); rounded to 6 decimals, as samples.jsonl keeps it."""
     head = value["entries"][0]
-    score = official_score(str(head["task"]), [value], profile).per_sample
-    first = next((s for s, i in zip(score, _items([value]), strict=True) if i.index == head["index"]), None)
+    records = _kind(str(head["task"])).records
+    if records is None:
+        score = official_score(str(head["task"]), [value], profile).per_sample
+        first = next(
+            (s for s, i in zip(score, _items([value]), strict=True) if i.index == head["index"]), None
+        )
+    else:
+        number = value["numbers"] if "numbers" in value else question_numbers(value, profile)
+        first = None if number is None else records.sample(number)
     if first is None or not math.isfinite(first):
         return None
     return round(float(first), 6)
