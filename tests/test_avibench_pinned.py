@@ -443,3 +443,18 @@ def test_primary_summary_and_taxonomy_are_pinned(
     summary = scored[source, profile].document["summary"]
     assert {"tasks": summary["tasks"], **summary_numbers(summary)} == SUMMARY[source, profile]
     assert summary["headline"] == summary_numbers(summary)["overall"]
+
+
+def test_summary_keeps_the_primary_profiles_numbers_where_users_read_them(
+    scored: dict[tuple[str, str], Scored],
+) -> None:
+    """``summary.stages``, ``overall``, ``taxonomy`` and ``taxonomy_note`` stay where AVI-Bench has kept them,
+    beside the core's ``by_profile``."""
+    from avibench.level_metrics.aggregate import TAXONOMY_NOTE
+
+    for result in scored.values():
+        summary = result.document["summary"]
+        numbers = summary_numbers(summary)
+        assert summary["stages"] == numbers["stages"] and summary["taxonomy"] == numbers["taxonomy"]
+        assert summary["overall"] == numbers["overall"] == summary["headline"]
+        assert summary["taxonomy_note"].startswith(TAXONOMY_NOTE)

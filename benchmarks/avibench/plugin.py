@@ -83,6 +83,22 @@ def item_of(sample: Sample) -> Item:
     )
 
 
+def readable_summary(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The core's summary with the primary profile's stages, Overall, L1-L4 (``taxonomy``) and how they were made
+    (``taxonomy_note``) after its task scores, where AVI-Bench's eval.json has always kept them."""
+    from avibench.benchmarks.avibench.report import taxonomy_note
+    from avibench.benchmarks.avibench.table import summary_numbers
+
+    numbers = summary_numbers(summary)
+    shown = {**numbers, "taxonomy_note": taxonomy_note(summary, meta)}
+    head = [k for k in ("scale", "profile", "tasks", "headline") if k in summary]
+    return {
+        **{k: summary[k] for k in head},
+        **shown,
+        **{k: v for k, v in summary.items() if k not in head and k not in shown},
+    }
+
+
 class AVIBench(Benchmark):
     """AVI-Bench (ICML 2026): 14 tasks in 15 folders over four stages."""
 
@@ -296,6 +312,9 @@ class AVIBench(Benchmark):
             "fense": self._run.fense_meta,
             "dataset_fingerprint": fingerprint(request.data_root, specs),
         }
+        summary = scored.document.get("summary")
+        if isinstance(summary, dict):
+            scored.document["summary"] = readable_summary(summary, scored.document["meta"])
         return scored
 
     def eval_options(self) -> list[Any]:
