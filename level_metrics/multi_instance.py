@@ -7,6 +7,7 @@ the prediction leaves out), capped at 20, turned into ``1 - tanh(0.3 * RMSE)``.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -60,7 +61,10 @@ def _prepared(text: str) -> str:
     return text.replace("'", '"')
 
 
+@functools.lru_cache(maxsize=8192)
 def _load_json(text: str) -> Any:
+    """The parsed JSON, shared (callers only read it): each answer is read in both profiles and again for the
+    official document, and its printed form once more."""
     try:
         return json.loads(text)
     except Exception:  # includes RecursionError on absurd nesting

@@ -162,7 +162,8 @@ def retrieval_total(
     answered, confidences = columns["list"], columns["confidence"]
     # Reference: the repeat rate and confidence use every scored sample; strict: the answered ones only.
     basis = len(answered) if profile.missing_counts_as_wrong else samples
-    repeat_rate = (basis - len(np.unique(answered))) / basis if basis else 0.0
+    distinct = int(np.count_nonzero(np.bincount(answered)))  # the lists' numbers, each counted once
+    repeat_rate = (basis - distinct) / basis if basis else 0.0
     penalty = 1 - (max(REPEAT_TOLERANCE, repeat_rate) - REPEAT_TOLERANCE)
     confidence = np.float64(mean(confidences)) if len(confidences) else np.float64(1)
     # numpy scalars on purpose: the reference rounds these with numpy's rounding.

@@ -26,7 +26,7 @@ from avibench.benchmarks.avibench.metric_kinds import MetricKind, metric_kind
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.level_metrics.aggregate import rounded
 from avibench.level_metrics.caption import caption_total
-from avibench.level_metrics.common import Notes, is_invalid_pre, prediction_text, repeated
+from avibench.level_metrics.common import Notes, drawn, is_invalid_pre, prediction_text, repeated
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
 from avibench.level_metrics.vsqa import pool_vsqa
@@ -285,7 +285,7 @@ class TaskMetric:
         columns = records.columns(_numbers([v for _, v in flat], self.profile))
         times = _unit_draws(len(units), draws)[:, np.asarray([u for u, _ in flat], dtype=np.intp)]
         profile = get_profile(self.profile)
-        return [rounded(records.total(repeated(columns, row), profile).headline * 100) for row in times]
+        return [rounded(records.total(row, profile).headline * 100) for row in drawn(columns, times)]
 
 
 def task_metric(task: str, profile: str) -> TaskMetric:
