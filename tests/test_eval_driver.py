@@ -147,7 +147,19 @@ def run(
 
 
 TOP_KEYS = {"sensation", "perception", "understand", "reasoning", "summary", "coverage", "meta"}
-SUMMARY_KEYS = {"scale", "profile", "tasks", "headline", "chance", "by_profile", "profiles_differ_on"}
+SUMMARY_KEYS = {
+    "scale",
+    "profile",
+    "tasks",
+    "headline",
+    "stages",
+    "overall",
+    "taxonomy",
+    "taxonomy_note",
+    "chance",
+    "by_profile",
+    "profiles_differ_on",
+}
 NUMBERS = {"perception", "understanding", "reasoning", "sensation", "overall", "headline"}
 TAXONOMY = {"l1_task", "l2_modality", "l3_stage", "l4_domain"}
 COVERAGE_KEYS = {"questions", "answered", "failed", "missing", "unparsed", "scored", "status", "reason"}
