@@ -69,15 +69,17 @@ def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) 
 
 
 def _coverage(
-    benchmark: Benchmark, responses: Sequence[Response], scored: int, score: float | None
+    responses: Sequence[Response], strict: Sequence[ScoredRow], scored: int, score: float | None
 ) -> dict[str, Any]:
+    """A task's counts and status; ``strict`` are its rows as the strict profile read them (its unread ones are
+    ``unparsed``)."""
     answered = [r for r in responses if r.status == "answered"]
     counts = {
         "questions": len(responses),
         "answered": len(answered),
         "failed": sum(r.status == "failed" for r in responses),
         "missing": sum(r.status == "missing" for r in responses),
-        "unparsed": sum(benchmark.read(r, "strict") is None for r in answered),
+        "unparsed": sum(row.answer is None for row in strict if row.response.status == "answered"),
         "scored": scored,
     }
     complete = counts["answered"] == counts["questions"]
@@ -138,6 +140,7 @@ def score_declared(
     values: dict[str, dict[str, dict[str, Any]]] = {t.name: {} for t in present}
     views: dict[str, dict[str, Any]] = {}
     official: dict[str, dict[str, Any] | None] = {}
+    strict_rows: dict[str, list[ScoredRow]] = {}
     for profile in PROFILE_NAMES:
         scores: dict[str, float | None] = {t.name: None for t in tasks}
         exact: dict[str, float | None] = {t.name: None for t in tasks}  # the aggregates take unrounded scores
@@ -157,6 +160,8 @@ def score_declared(
         numbers = {k: _rounded(v, digits) for k, v in benchmark.aggregate_numbers(exact, counts).items()}
         chance = {t.name: _chance(benchmark, t, responses[t.name], profile) for t in present}
         official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
+        if profile == "strict":
+            strict_rows = rows
         views[profile] = {
             "tasks": scores,
             **numbers,
@@ -186,7 +191,9 @@ def score_declared(
             "profiles_differ_on": _differ(per_sample),
         },
         "coverage": {
-            t.name: _coverage(benchmark, responses[t.name], view["counts"][t.name], view["tasks"][t.name])
+            t.name: _coverage(
+                responses[t.name], strict_rows[t.name], view["counts"][t.name], view["tasks"][t.name]
+            )
             if t in present
             else {"status": "absent", "reason": (absent or {})[t.name]}
             for t in tasks
