@@ -69,34 +69,21 @@ def _differ(per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]]) 
     }
 
 
-def _refinable(benchmark: Benchmark, response: Response) -> bool:
-    """Whether refine would make something of an answer it has not seen (pass it through, read it by its rules
-    or ask its LLM fallback): such an answer the plug-in cannot read yet is waiting for refine, not unreadable."""
-    item, raw = response.item, response.raw or ""
-    return (
-        benchmark.passthrough(item.task)
-        or benchmark.extract(item, raw) is not None
-        or benchmark.refine_prompt(item, raw) is not None
-    )
-
-
 def _coverage(
-    benchmark: Benchmark, responses: Sequence[Response], scored: int, score: float | None
+    responses: Sequence[Response], strict: Sequence[ScoredRow], scored: int, score: float | None
 ) -> dict[str, Any]:
+    """A task's counts and status; ``strict`` are its rows as the strict profile read them (its unread ones are
+    ``unparsed``)."""
     answered = [r for r in responses if r.status == "answered"]
     counts = {
         "questions": len(responses),
         "answered": len(answered),
         "failed": sum(r.status == "failed" for r in responses),
         "missing": sum(r.status == "missing" for r in responses),
-        "unparsed": sum(benchmark.read(r, "strict") is None for r in answered),
+        "unparsed": sum(row.answer is None for row in strict if row.response.status == "answered"),
         "scored": scored,
     }
-    waiting = sum(
-        r.method is None and benchmark.read(r, "strict") is None and _refinable(benchmark, r)
-        for r in answered
-    )
-    asked = counts["answered"] == counts["questions"]
+    complete = counts["answered"] == counts["questions"]
     if counts["answered"] and (not scored or score is None):  # no task score, so the task is not complete
         if scored:
             why = f"its metric gives no score from the {scored} answers scored"
@@ -105,8 +92,8 @@ def _coverage(
         else:  # read, but dropped (an official rule that leaves out every run of an item with one missing)
             why = f"none of {counts['answered']} answers is scored: the benchmark's own rule leaves them out"
         return {**counts, "status": "not_scored", "reason": why}
-    reason = None if asked else f"{counts['failed']} failed, {counts['missing']} never asked"
-    return {**counts, "status": "scored" if asked and not waiting else "partial", "reason": reason}
+    reason = None if complete else f"{counts['failed']} failed, {counts['missing']} never asked"
+    return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 
 
 def _chance(
@@ -172,6 +159,7 @@ def score_declared(
     views: dict[str, dict[str, Any]] = {}
     folder_counts: dict[str, dict[str, int]] = {profile: {} for profile in PROFILE_NAMES}
     official: dict[str, dict[str, Any] | None] = {}
+    strict_rows: dict[str, list[ScoredRow]] = {}
     for profile in PROFILE_NAMES:
         reported = dict.fromkeys(benchmark.reported_task(t.name) for t in tasks)
         scores: dict[str, float | None] = dict.fromkeys(reported)
@@ -197,6 +185,8 @@ def score_declared(
             for name, folders in pooled.items()
         }
         official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
+        if profile == "strict":
+            strict_rows = rows
         views[profile] = {
             "tasks": scores,
             **numbers,
@@ -227,8 +217,8 @@ def score_declared(
         },
         "coverage": {
             t.name: _coverage(
-                benchmark,
                 responses[t.name],
+                strict_rows[t.name],
                 folder_counts[primary][t.name],
                 view["tasks"][benchmark.reported_task(t.name)],
             )

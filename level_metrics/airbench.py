@@ -9,11 +9,12 @@ average; the plain mean over the 19 tasks does not).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal
 
+from avibench.level_metrics.task_metrics import tallied
 from avibench.refine.choice import choose as choose_option
 
 LETTERS = "ABCD"
@@ -233,6 +234,24 @@ def count_verdicts(
     return scores
 
 
+def _subset_tally(value: Sequence[str | float]) -> dict[Hashable, float]:
+    subset, score = value
+    return {("n", str(subset)): 1.0, ("correct", str(subset)): float(int(score))}
+
+
+def _average_of(scores: Mapping[str, SubsetScore]) -> float | None:
+    categories = [v for v in summarize(task_accuracy(scores))["categories"].values() if v is not None]
+    return fmean(categories) * 100 if categories else None
+
+
+def _average_from_totals(totals: Mapping[Hashable, float]) -> float | None:
+    subsets = {name[1] for name, n in totals.items() if name[0] == "n" and n}  # type: ignore[index]
+    return _average_of(
+        {s: SubsetScore(correct=int(totals.get(("correct", s), 0)), n=int(totals[("n", s)])) for s in subsets}
+    )
+
+
+@tallied(_subset_tally, _average_from_totals)
 def foundation_average(scored: Sequence[Sequence[str | float]]) -> float | None:
     """The Foundation leaderboard average (0-100) of the questions a profile scored, each ``(subset, score)``
     with score 1 or 0: the mean of the category means of the task accuracies (of the categories present)."""
@@ -241,8 +260,7 @@ def foundation_average(scored: Sequence[Sequence[str | float]]) -> float | None:
         counts = scores.setdefault(str(subset), SubsetScore())
         counts.n += 1
         counts.correct += int(score)
-    categories = [v for v in summarize(task_accuracy(scores))["categories"].values() if v is not None]
-    return fmean(categories) * 100 if categories else None
+    return _average_of(scores)
 
 
 def foundation_block(scores: Mapping[str, SubsetScore], profile: AirBenchProfile = REFERENCE) -> dict:

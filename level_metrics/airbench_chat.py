@@ -11,12 +11,13 @@ the Chat average the mean of speech, sound, music and mixed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import fmean
 from typing import Any, Literal
 
 from avibench.level_metrics.airbench import REFERENCE, AirBenchProfile
+from avibench.level_metrics.task_metrics import tallied
 
 JudgeOrder = Literal["reference_first", "model_first"]
 ORDERS: tuple[JudgeOrder, ...] = ("reference_first", "model_first")
@@ -242,6 +243,66 @@ def judged_score(values: Sequence[Mapping[str, Any]], profile: AirBenchProfile =
         for order, reply in value["replies"].items():
             judgements.append(ChatJudgement(str(number), value["task_name"], order, reply))
     return part_score(score_chat(judgements, profile, missing))
+
+
+def _chat_tally(profile: AirBenchProfile) -> Callable[[Mapping[str, Any]], dict[Hashable, float]]:
+    """One answer's tally in ``profile``: per judge order its model score (reference, which averages each order
+    over its parsed replies), or its mean over both orders when both parsed (strict, per item; an unanswered
+    question counts 0 where missing answers count as wrong)."""
+
+    def tally(value: Mapping[str, Any]) -> dict[Hashable, float]:
+        category = chat_category(value["task_name"])
+        if value["replies"] is None:
+            counted = profile.judge_orders_per_item and profile.missing_counts_as_wrong
+            return {("items", category): 1.0} if counted else {}
+        parsed = {
+            order: scores
+            for order, reply in value["replies"].items()
+            if (scores := ChatJudgement("", "", order, reply).model_and_reference(profile)) is not None
+        }
+        if profile.judge_orders_per_item:
+            if len(parsed) < len(ORDERS):
+                return {}
+            return {("model", category): fmean(parsed[o][0] for o in ORDERS), ("items", category): 1.0}
+        out: dict[Hashable, float] = {}
+        for order, (model, _) in parsed.items():
+            out[("model", category, order)] = float(model)
+            out[("items", category, order)] = 1.0
+        return out
+
+    return tally
+
+
+def _chat_finish(profile: AirBenchProfile) -> Callable[[Mapping[Hashable, float]], float | None]:
+    """The Chat part's score from the summed tallies of ``profile`` (see :func:`_chat_tally`)."""
+
+    def share(totals: Mapping[Hashable, float], *key: str) -> float | None:
+        n = totals.get(("items", *key), 0.0)
+        return totals.get(("model", *key), 0.0) / n if n else None
+
+    def finish(totals: Mapping[Hashable, float]) -> float | None:
+        scores = {}
+        for category in CHAT_CATEGORIES:
+            if profile.judge_orders_per_item:
+                score = share(totals, category)
+            else:
+                score = _mean([m for o in ORDERS if (m := share(totals, category, o)) is not None])
+            scores[category] = CategoryScore(score)
+        return part_score(scores)
+
+    return finish
+
+
+def chat_metric(
+    profile: AirBenchProfile = REFERENCE,
+) -> Callable[[Sequence[Mapping[str, Any]]], float | None]:
+    """The Chat part's metric in ``profile`` (:func:`judged_score`), with its tallies for the bootstrap."""
+
+    @tallied(_chat_tally(profile), _chat_finish(profile))
+    def metric(values: Sequence[Mapping[str, Any]]) -> float | None:
+        return judged_score(values, profile)
+
+    return metric
 
 
 def part_score(scores: Mapping[str, CategoryScore]) -> float | None:

@@ -6,7 +6,9 @@ score would move with another draw of items from the same population, not with a
 
 A task's score is not always the mean of its items' scores (an F1 over classes, a corpus WER, an official
 formula). Where the benchmark declares the task's metric as a function of its items' values, each resample
-recomputes that metric on the drawn items' values, so such a task gets a true interval. Where it declares none (a
+recomputes that metric on the drawn items' values, so such a task gets a true interval; a metric with a
+``resample`` (its own, or from its tallies: :func:`avibench.level_metrics.task_metrics.tallied`) scores every
+resample at once. Where it declares none (a
 plug-in written against the older interface), each resample moves the reported score by how far the resampled mean
 of item scores moved from the full mean: exact for mean scores, a measure of item-to-item variation for the others.
 Summary numbers (stages, Overall, taxonomy) are recomputed from the resampled task scores with the benchmark's own

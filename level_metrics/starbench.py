@@ -19,14 +19,14 @@ runs, which is the chance of guessing every run right).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from avibench.level_metrics.starbench_parse import Choice, is_error_response, parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE, StarBenchProfile
 from avibench.level_metrics.starbench_rotation import answer_letter, family
-from avibench.level_metrics.task_metrics import Metric
+from avibench.level_metrics.task_metrics import Metric, tallied
 
 RunStatus = Literal["answered", "failed", "missing"]
 Outcome = Literal["correct", "wrong", "unparsed", "failed", "missing"]
@@ -231,9 +231,22 @@ def aa_metric(alias: str, profile: StarBenchProfile = REFERENCE) -> Metric:
     """Dataset ``alias``'s AA (its ``Total``) over the values ``(sub-category, score)`` of the runs scored: over
     the runs, or for perception the mean over sub-categories of theirs (runs without one left out)."""
 
+    def share(totals: Mapping[Hashable, float], *key: str) -> float:
+        n = totals.get(("n", *key), 0.0)
+        return _value((totals.get(("sum", *key), 0.0) / n if n else 0.0) * 100, profile)
+
+    def macro_from_totals(totals: Mapping[Hashable, float]) -> float:
+        subs = sorted(name[1] for name, n in totals.items() if name[0] == "n" and len(name) == 2 and n)  # type: ignore[index, arg-type]
+        return _value(_mean([share(totals, sub) for sub in subs]), profile)
+
+    @tallied(lambda v: {("sum",): float(v[1]), ("n",): 1.0}, share)
     def micro(values: Sequence[Any]) -> float | None:
         return _aa([float(score) for _, score in values], profile)
 
+    @tallied(
+        lambda v: {} if v[0] is None else {("sum", str(v[0])): float(v[1]), ("n", str(v[0])): 1.0},
+        macro_from_totals,
+    )
     def macro(values: Sequence[Any]) -> float | None:
         groups: dict[str, list[float]] = {}
         for sub, score in values:

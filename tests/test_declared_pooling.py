@@ -102,22 +102,3 @@ def test_an_own_chance_leaves_out_the_questions_without_a_level(tmp_path: Path) 
     }
     chance = bench.score(responses, profile="reference", options={}).document["summary"]["chance"]
     assert chance == {"event": 50.0, "detail": 35.0}  # attribute's two at 0.5, temporal's two at 0.2
-
-
-def test_answers_waiting_for_refine_leave_the_task_partial(tmp_path: Path) -> None:
-    class RefinedOnly(PooledToy):
-        def read(self, response: Response, profile: str) -> Any:
-            return response.refined if response.status == "answered" else None
-
-    bench = RefinedOnly()
-    bench.generate_sample(tmp_path)
-    items = bench.load(tmp_path, bench.task("event"))
-    refined = [Response(i, "answered", raw="yes", refined="yes", method="rule") for i in items[:2]]
-    waiting = [Response(i, "answered", raw="yes") for i in items[2:]]
-    coverage = bench.score({"event": refined + waiting}, profile="reference", options={}).document["coverage"]
-    assert coverage["event"] == {
-        "questions": 4, "answered": 4, "failed": 0, "missing": 0, "unparsed": 2, "scored": 2,
-        "status": "partial", "reason": None,
-    }  # fmt: skip
-    done = bench.score({"event": refined}, profile="reference", options={}).document["coverage"]["event"]
-    assert done["status"] == "scored"

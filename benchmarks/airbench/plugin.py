@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from functools import cache, partial
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -32,7 +32,7 @@ from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
 from avibench.level_metrics.airbench import PROFILES, choose, foundation_average, gold_index, strict_choice
-from avibench.level_metrics.airbench_chat import answer_score, judged_score
+from avibench.level_metrics.airbench_chat import answer_score, chat_metric
 from avibench.level_metrics.task_metrics import Aggregate, Metric, mean_of_tasks
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 
@@ -55,7 +55,7 @@ CHAT = Task(
     "chat",
     "Chat: open questions scored by a pairwise LLM judge",
     "chat",
-    metric=partial(judged_score, profile=PROFILES["reference"]),
+    metric=chat_metric(PROFILES["reference"]),
 )
 SECTIONS = {FOUNDATION.name: layout.FOUNDATION_SECTION, CHAT.name: layout.CHAT_SECTION}
 #: The refine LLM sees the question with only its real options, whichever template the model was asked with.
@@ -189,7 +189,7 @@ class AIRBench(Benchmark):
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """Chat's metric reads the judge replies with the profile's parser and combines them its way."""
         if task == CHAT.name:
-            return partial(judged_score, profile=PROFILES[profile])
+            return chat_metric(PROFILES[profile])
         return super().metric_of(task, profile)
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
