@@ -498,9 +498,8 @@ class Benchmark(ABC):
 
 
 def deprecation_notice(benchmark: Benchmark) -> str | None:
-    """The one-line notice for a third-party plug-in that scores itself instead of declaring its task metrics
-    (the benchmarks shipped here are being ported and print none)."""
-    if benchmark.declared or type(benchmark).__module__.startswith("avibench."):
+    """The one-line notice for a plug-in that scores itself instead of declaring its task metrics."""
+    if benchmark.declared:
         return None
     return (
         f"notice: benchmark {benchmark.name} scores itself (score()/evaluate()), which is deprecated; declare "

@@ -160,19 +160,20 @@ CHANCE = {
 }
 #: (source, primary profile) -> digests of the top-level official document, coverage and per-question scores.
 #: Changed by the port to the declared interface, scores unchanged: coverage is the core's (questions, answered,
-#: failed, missing, unparsed, scored; a task with answers not refined yet is partial; a prediction file's
+#: failed, missing, unparsed, scored; answers not refined yet are eval's to count, in ``summary.incomplete``, not the
+#: scorer's coverage status; a prediction file's
 #: misalignment in ``notes``, and VSQA_V's shift when VSQA_I's file is short), and from prediction files the
 #: reference per-question scores of VSQA are those the pooled VSQA score rests on (predictions paired by position
 #: across the two files, as the reference pools them), where each folder used to be scored on its own.
 PINNED: dict[tuple[str, str], dict[str, str]] = {
     ("journals", "reference"): {
         "top": "d32bd276a2d7adfe",
-        "coverage": "01f61ea9e2a44fb5",
+        "coverage": "78b18b9ba1683225",
         "per_sample": "3c1013426cc13222",
     },
     ("journals", "strict"): {
         "top": "393bb1add1684caf",
-        "coverage": "1c67936689109b75",
+        "coverage": "474f7c95d905ccab",
         "per_sample": "3c1013426cc13222",
     },
     ("predictions", "reference"): {
