@@ -5,8 +5,9 @@ One code path for every declared benchmark: per profile, each response becomes a
 then :meth:`Benchmark.item_value`; the reference profile leaves unanswered or unread questions out where
 :attr:`Benchmark.reference_drops_unanswered` says so, the strict profile scores them unless
 :attr:`Benchmark.strict_drops_unanswered` leaves its unanswered ones out), each task's metric takes its
-values, and :meth:`Benchmark.aggregate_numbers` makes the summary numbers from the task scores and the questions
-each was scored on. The same values go to samples.jsonl, so intervals and comparisons recompute the same metric.
+values (the folders :meth:`Benchmark.reported_task` pools into one reported task together, in task order), and
+:meth:`Benchmark.aggregate_numbers` makes the summary numbers from the task scores and the questions each was
+scored on. The same values go to samples.jsonl, so intervals and comparisons recompute the same metric.
 """
 
 from __future__ import annotations
@@ -95,26 +96,42 @@ def _coverage(
     return {**counts, "status": "scored" if complete else "partial", "reason": reason}
 
 
-def _chance(benchmark: Benchmark, task: Task, responses: Sequence[Response], profile: str) -> float | None:
-    """The expected task score of a uniform guess in ``profile``: the plug-in's :meth:`Benchmark.task_chance`,
-    else the mean of item chances where every question has one.
+def _chance(
+    benchmark: Benchmark, name: str, folders: Sequence[Task], responses: Sequence[Response], profile: str
+) -> float | None:
+    """The expected score of a uniform guess in ``profile`` on the reported task ``name`` (its folders
+    ``folders``, their responses pooled): the plug-in's :meth:`Benchmark.task_chance`, else the mean of item
+    chances where every question has one.
 
     The mean of item chances is the chance level of a metric that is a mean of item scores only; for any other
     metric (an F1, a WER, a recall) it is ``None`` unless the plug-in gives its own :meth:`Benchmark.chance`, or
-    the task's level itself (:meth:`Benchmark.task_chance`)."""
+    the task's level itself (:meth:`Benchmark.task_chance`). A plug-in's own chance may leave out a question that
+    has no level of its own (a double-confirm pre-question, which only gates its pair: ``None``); the level is
+    then the mean over the questions that have one."""
     from avibench.level_metrics.task_metrics import accuracy
-    from avibench.plugin import Benchmark, declared_metric
+    from avibench.plugin import Benchmark, Task, declared_metric
 
+    task = folders[0] if len(folders) == 1 else Task(name, metric=declared_metric(folders[0]))
     level = benchmark.task_chance(task, [r.item for r in responses], profile)
     if level is not None:
         return _rounded(level, benchmark.score_digits)
     own = type(benchmark).chance is not Benchmark.chance
-    if not own and declared_metric(task) is not accuracy:
+    if not own and any(declared_metric(folder) is not accuracy for folder in folders):
         return None
     levels = [benchmark.chance(r.item) for r in responses]
+    if own:
+        levels = [level for level in levels if level is not None]
     if not levels or any(level is None for level in levels):
         return None
     return _rounded(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
+
+
+def _pooled(benchmark: Benchmark, tasks: Sequence[Task]) -> dict[str, list[Task]]:
+    """Each reported task and the folders pooled into it (:meth:`Benchmark.reported_task`), in task order."""
+    out: dict[str, list[Task]] = {}
+    for task in tasks:
+        out.setdefault(benchmark.reported_task(task.name), []).append(task)
+    return out
 
 
 def score_declared(
@@ -136,29 +153,37 @@ def score_declared(
 
     digits = benchmark.score_digits
     present = [t for t in tasks if t.name in responses]
+    pooled = _pooled(benchmark, present)
     per_sample: dict[str, dict[str, dict[str, float | None]]] = {t.name: {} for t in present}
     values: dict[str, dict[str, dict[str, Any]]] = {t.name: {} for t in present}
     views: dict[str, dict[str, Any]] = {}
+    folder_counts: dict[str, dict[str, int]] = {profile: {} for profile in PROFILE_NAMES}
     official: dict[str, dict[str, Any] | None] = {}
     strict_rows: dict[str, list[ScoredRow]] = {}
     for profile in PROFILE_NAMES:
-        scores: dict[str, float | None] = {t.name: None for t in tasks}
-        exact: dict[str, float | None] = {t.name: None for t in tasks}  # the aggregates take unrounded scores
+        reported = dict.fromkeys(benchmark.reported_task(t.name) for t in tasks)
+        scores: dict[str, float | None] = dict.fromkeys(reported)
+        exact: dict[str, float | None] = dict.fromkeys(reported)  # the aggregates take unrounded scores
         counts: dict[str, int] = {}
         rows: dict[str, list[ScoredRow]] = {}
         for task in present:
             rows[task.name] = _rows(benchmark, responses[task.name], profile)
-            kept = [row.value for row in rows[task.name] if row.score is not None]
-            metric = benchmark.metric_of(task.name, profile)
-            assert metric is not None  # a declared benchmark declares every task's metric
-            value = metric(kept) if kept else None
-            exact[task.name], scores[task.name] = value, _rounded(value, digits)
-            counts[task.name] = len(kept)
+            folder_counts[profile][task.name] = sum(row.score is not None for row in rows[task.name])
             for row in rows[task.name]:
                 per_sample[task.name].setdefault(row.response.item.key, {})[profile] = row.score
                 values[task.name].setdefault(row.response.item.key, {})[profile] = row.value
+        for name, folders in pooled.items():
+            kept = [row.value for t in folders for row in rows[t.name] if row.score is not None]
+            metric = benchmark.metric_of(name, profile)
+            assert metric is not None  # a declared benchmark declares every task's metric
+            value = metric(kept) if kept else None
+            exact[name], scores[name] = value, _rounded(value, digits)
+            counts[name] = len(kept)
         numbers = {k: _rounded(v, digits) for k, v in benchmark.aggregate_numbers(exact, counts).items()}
-        chance = {t.name: _chance(benchmark, t, responses[t.name], profile) for t in present}
+        chance = {
+            name: _chance(benchmark, name, folders, [r for t in folders for r in responses[t.name]], profile)
+            for name, folders in pooled.items()
+        }
         official[profile] = benchmark.official_document(ScoredView(profile, scores, counts, numbers, rows))
         if profile == "strict":
             strict_rows = rows
@@ -192,7 +217,10 @@ def score_declared(
         },
         "coverage": {
             t.name: _coverage(
-                responses[t.name], strict_rows[t.name], view["counts"][t.name], view["tasks"][t.name]
+                responses[t.name],
+                strict_rows[t.name],
+                folder_counts[primary][t.name],
+                view["tasks"][benchmark.reported_task(t.name)],
             )
             if t in present
             else {"status": "absent", "reason": (absent or {})[t.name]}

@@ -132,7 +132,8 @@ class ScoredRow:
 @dataclass(frozen=True)
 class ScoredView:
     """What the core computed for one profile of a declared benchmark, for :meth:`Benchmark.official_document`:
-    each task's score and questions scored, the summary numbers, and each task's rows in load order."""
+    each reported task's score and questions scored, the summary numbers, and each task folder's rows in load order
+    (folders pooled into one reported task, :meth:`Benchmark.reported_task`, are scored together)."""
 
     profile: str
     tasks: Mapping[str, float | None]
@@ -342,8 +343,9 @@ class Benchmark(ABC):
         return ()
 
     def metric_of(self, task: str, profile: str) -> Metric | None:
-        """The metric of a reported task in a profile (``None``: not declared, the bootstrap shifts means)."""
-        return next((declared_metric(t) for t in self.tasks() if t.name == task), None)
+        """The metric of a reported task in a profile (``None``: not declared, the bootstrap shifts means); by
+        default the declared metric of the (first) folder reported under ``task``."""
+        return next((declared_metric(t) for t in self.tasks() if self.reported_task(t.name) == task), None)
 
     def aggregate_numbers(
         self, tasks: Mapping[str, float | None], counts: Mapping[str, int]
@@ -496,9 +498,8 @@ class Benchmark(ABC):
 
 
 def deprecation_notice(benchmark: Benchmark) -> str | None:
-    """The one-line notice for a third-party plug-in that scores itself instead of declaring its task metrics
-    (the benchmarks shipped here are being ported and print none)."""
-    if benchmark.declared or type(benchmark).__module__.startswith("avibench."):
+    """The one-line notice for a plug-in that scores itself instead of declaring its task metrics."""
+    if benchmark.declared:
         return None
     return (
         f"notice: benchmark {benchmark.name} scores itself (score()/evaluate()), which is deprecated; declare "

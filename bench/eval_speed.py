@@ -163,8 +163,11 @@ def compare_with_reference(ours: dict[str, Any], reference: dict[str, Any]) -> t
 PHASES = """
 import sys, time
 start = time.perf_counter()
+import avibench.benchmarks.avibench.dataset as dataset
 import avibench.benchmarks.avibench.plugin as plugin
+import avibench.benchmarks.avibench.predictions as predictions
 import avibench.benchmarks.avibench.scoring as scoring
+import avibench.declared as declared
 import avibench.evaluate.cli as cli
 import avibench.evaluate.uncertainty as uncertainty
 from avibench.cli import main
@@ -172,19 +175,22 @@ phases = {"imports": time.perf_counter() - start}
 
 def timer(module, name, label):
     inner = getattr(module, name)
+    phases[label] = 0.0  # listed in this order; an indented label is part of the one above it
     def wrapped(*args, **kwargs):
         t = time.perf_counter()
         result = inner(*args, **kwargs)
         if label == "per-sample rows":
             result = list(result)
-        phases[label] = phases.get(label, 0.0) + time.perf_counter() - t
+        phases[label] += time.perf_counter() - t
         return result
     setattr(module, name, wrapped)
 
-timer(scoring, "load_inputs", "load data and predictions")
-timer(scoring, "score_profile", "score both profiles")
-timer(scoring, "chance_levels", "chance levels")
-timer(scoring, "fingerprint", "dataset fingerprint")
+timer(predictions, "file_answers", "load data and predictions")
+timer(plugin, "prepare", "values pre-pass (+ chance)")
+timer(scoring, "chance_levels", "  of which chance levels")
+timer(declared, "score_declared", "core scoring, both profiles")
+timer(plugin, "official_document", "  of which official documents")
+timer(dataset, "fingerprint", "dataset fingerprint")
 timer(cli, "task_gaps", "completeness")
 timer(cli, "build_rows", "per-sample rows")
 timer(uncertainty, "run_intervals", "bootstrap intervals")
@@ -340,8 +346,8 @@ def main() -> None:
         phases = json.loads(out.strip().splitlines()[-1])
         total = phases.pop("total")
         print(f"\nwhere one eval goes (in process, {load()}): total {total:.2f} s")
-        for name, seconds in sorted(phases.items(), key=lambda kv: -kv[1]):
-            print(f"  {name:28} {seconds:6.2f} s")
+        for name, seconds in phases.items():
+            print(f"  {name:30} {seconds:6.2f} s")
 
         if args.stand_in:
             command = [sys.executable, "-m", "avibench.cli", "eval", "--predictions", str(preds)]

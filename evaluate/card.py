@@ -4,8 +4,8 @@
 see docs/card.md), ``card.md`` and ``card.html``. A card is built from the files on disk (each benchmark's
 eval.json), so it can be rebuilt at any time; a benchmark that was asked for but has no eval.json keeps a row
 that says why it was not run. Nothing here knows a benchmark by name: the headline is the benchmark's own
-(``headline``, else ``overall``), its chance level goes through the benchmark's own aggregation, and the closest
-published models come from :meth:`avibench.plugin.Benchmark.published`.
+(``overall`` where its summary names one, else ``headline``), its chance level goes through the benchmark's own
+aggregation, and the closest published models come from :meth:`avibench.plugin.Benchmark.published`.
 """
 
 from __future__ import annotations
@@ -80,8 +80,9 @@ class BenchmarkOutcome:
 
 
 def headline_name(summary: Mapping[str, Any]) -> str:
-    """The key of the benchmark's headline number in its eval.json summary (AVI-Bench calls it ``overall``)."""
-    return "headline" if "headline" in summary or "overall" not in summary else "overall"
+    """The key of the benchmark's headline number in its eval.json summary: ``overall`` where the summary names
+    one (AVI-Bench's Overall, which the core also keeps as ``headline``), else ``headline``."""
+    return "overall" if "overall" in summary else "headline"
 
 
 def _profile_number(summary: Mapping[str, Any], profile: str, key: str) -> float | None:

@@ -3,7 +3,7 @@
 A run is judged against the benchmark's default task set (or the subset named with ``--tasks``), for every
 benchmark alike, whatever its plug-in reports: per judged task, eval counts the questions without an answer
 (``missing``; every question of a task never run), with a failed request (``failed``), answered but not refined
-yet (``unrefined``, counted only where the plug-in's scorer then left them out), and the task's scoring status
+yet (``unrefined``: only those the strict profile cannot read without refine), and the task's scoring status
 (``no_data`` when its data is not under the data root, else the plug-in's ``coverage`` status). It lists every
 summary number that rests on an incomplete task, or on a task outside the selection (``summary.incomplete``),
 and exits with :data:`EXIT_INCOMPLETE` when a judged task is incomplete, unless ``--allow-partial``.
@@ -74,7 +74,9 @@ def _asked_first_variants_only(paths: RunPaths) -> bool:
 
 
 def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: Any) -> TaskGaps:
-    """Counts from the run's journals: questions without an answer, failed, answered but not refined.
+    """Counts from the run's journals: questions without an answer, failed, and answered but waiting for refine
+    (not refined, and the strict profile cannot read them without it; an answer the plug-in reads as it stands
+    is scored).
 
     A run made with ``infer --variants first`` (for example STAR-Bench without rotations) meant to ask only each
     item's first variant, so only those count."""
@@ -86,7 +88,10 @@ def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: A
         questions=len(responses),
         missing=sum(r.status == "missing" for r in responses),
         failed=sum(r.status == "failed" for r in responses),
-        unrefined=sum(r.status == "answered" and r.method is None for r in responses),
+        unrefined=sum(
+            r.status == "answered" and r.method is None and benchmark.read(r, "strict") is None
+            for r in responses
+        ),
     )
 
 
@@ -122,8 +127,6 @@ def task_gaps(
         default = "scored" if cover or journals else "not_scored"
         gap.status = str(cover.get("status", default))
         gap.reason = cover.get("reason")
-        if gap.status in COMPLETE_STATUSES:
-            gap.unrefined = 0  # the plug-in scored them all, extracting at scoring time where it does
         gaps[task.name] = gap
     return gaps
 

@@ -24,12 +24,15 @@ from avibench.level_metrics.boxes import (
     xywh_to_xyxy,
 )
 from avibench.level_metrics.common import (
+    Column,
     Notes,
+    column,
     finite_or_zero,
     mean,
     numpy_round5,
     prediction_text,
     python_round5,
+    repeated,
     scored_items,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
@@ -106,6 +109,63 @@ def _match(
     return total, matched
 
 
+AvlRecord = tuple[float, float, int]
+"""One sample's (IoU, class F1, missed instances)."""
+
+
+def avl_records(
+    items: Sequence[Item],
+    *,
+    profile: ScoringProfile | str,
+    image_sizes: Mapping[int, tuple[int, int]] | None = None,
+    notes: Notes | None = None,
+) -> list[AvlRecord | None]:
+    """Each item's (IoU, class F1, missed instances), aligned with ``items`` (``None``: left out)."""
+    profile = get_profile(profile)
+    sizes = image_sizes or {}
+    notes = notes or Notes()
+    considered = {id(item) for item in scored_items(items, profile)}
+    return [_record(item, profile, sizes, notes) if id(item) in considered else None for item in items]
+
+
+def _record(
+    item: Item, profile: ScoringProfile, image_sizes: Mapping[int, tuple[int, int]], notes: Notes
+) -> AvlRecord | None:
+    truth = read_box_truth(item.answer, image_sizes.get(item.index))
+    usable = (
+        truth is not None
+        and truth.size is not None
+        and all(is_number_box(box) for box in truth.boxes.values())
+        and (truth.wrapped or not profile.avl_label_error_scores_zero)
+    )
+    if not usable:
+        if profile.avl_label_error_scores_zero:
+            notes.add(
+                "ground truth unusable (not the {bbox, original_wh} form, or a box that is not 4 numbers); "
+                "sample scored 0 as the reference scores it",
+                item.index,
+            )
+            return (0.0, 0.0, 0)
+        notes.add("ground truth without usable boxes or image size; sample left out", item.index)
+        return None
+    assert truth is not None and truth.size is not None
+    count = len(truth.boxes)
+    if not count and not profile.avl_iou_epsilon:
+        notes.add("ground truth without boxes; sample left out", item.index)
+        return None
+    text = prediction_text(item, clean=False, notes=notes)
+    prediction = UNPARSED if text is None else literal(text)
+    if not isinstance(prediction, dict):
+        return (0.0, 0.0, 0 if profile.avl_parse_failure_error_zero else count)
+    total, matched = _match(truth.boxes, prediction, truth.size, notes, item.index)
+    sample_iou = total / (count + EPSILON) if profile.avl_iou_epsilon else total / count
+    truth_classes = {semantic_type(key, notes, item.index) for key in truth.boxes}
+    predicted_classes = {semantic_type(key, notes, item.index) for key in prediction}
+    if not truth_classes and not predicted_classes:
+        notes.add("no class on either side: class F1 taken as 0 (the reference would abort)", item.index)
+    return (sample_iou, _class_f1(truth_classes, predicted_classes), count - matched)
+
+
 def avl(
     items: Sequence[Item],
     *,
@@ -113,71 +173,28 @@ def avl(
     image_sizes: Mapping[int, tuple[int, int]] | None = None,
 ) -> TaskScore:
     """AVL score ``{"mIoU", "Instance", "Average"}``; image sizes (by item index) back up a missing original_wh."""
-    profile = get_profile(profile)
-    image_sizes = image_sizes or {}
     notes = Notes()
-    ious: list[float] = []
-    class_f1s: list[float] = []
-    missed: list[int] = []
-    per_sample: dict[int, float] = {}
-    for item in scored_items(items, profile):
-        truth = read_box_truth(item.answer, image_sizes.get(item.index))
-        usable = (
-            truth is not None
-            and truth.size is not None
-            and all(is_number_box(box) for box in truth.boxes.values())
-            and (truth.wrapped or not profile.avl_label_error_scores_zero)
-        )
-        if not usable:
-            if profile.avl_label_error_scores_zero:
-                notes.add(
-                    "ground truth unusable (not the {bbox, original_wh} form, or a box that is not 4 numbers); "
-                    "sample scored 0 as the reference scores it",
-                    item.index,
-                )
-                ious.append(0.0)
-                class_f1s.append(0.0)
-                missed.append(0)
-                per_sample[item.index] = 0.0
-            else:
-                notes.add("ground truth without usable boxes or image size; sample left out", item.index)
-            continue
-        assert truth is not None and truth.size is not None
-        count = len(truth.boxes)
-        if not count and not profile.avl_iou_epsilon:
-            notes.add("ground truth without boxes; sample left out", item.index)
-            continue
-        text = prediction_text(item, clean=False, notes=notes)
-        prediction = UNPARSED if text is None else literal(text)
-        if not isinstance(prediction, dict):
-            ious.append(0.0)
-            class_f1s.append(0.0)
-            missed.append(0 if profile.avl_parse_failure_error_zero else count)
-            per_sample[item.index] = 0.0
-            continue
-        total, matched = _match(truth.boxes, prediction, truth.size, notes, item.index)
-        sample_iou = total / (count + EPSILON) if profile.avl_iou_epsilon else total / count
-        ious.append(sample_iou)
-        per_sample[item.index] = sample_iou
-        missed.append(count - matched)
-        truth_classes = {semantic_type(key, notes, item.index) for key in truth.boxes}
-        predicted_classes = {semantic_type(key, notes, item.index) for key in prediction}
-        if not truth_classes and not predicted_classes:
-            notes.add("no class on either side: class F1 taken as 0 (the reference would abort)", item.index)
-        class_f1s.append(_class_f1(truth_classes, predicted_classes))
-    return _aggregate(ious, class_f1s, missed, notes, items, per_sample)
+    records = avl_records(items, profile=profile, image_sizes=image_sizes, notes=notes)
+    result = avl_total(repeated(avl_columns([r for r in records if r is not None])), notes)
+    result.per_sample = [None if r is None else r[0] for r in records]
+    return result
 
 
-def _aggregate(
-    ious: list[float],
-    class_f1s: list[float],
-    missed: list[int],
-    notes: Notes,
-    items: Sequence[Item],
-    per_sample: dict[int, float],
-) -> TaskScore:
+def avl_columns(records: Sequence[AvlRecord]) -> dict[str, Column]:
+    """The samples' IoUs, class F1s and missed instances, as :func:`avl_total` reads them."""
+    return {
+        "iou": column(records, lambda r: r[0]),
+        "class_f1": column(records, lambda r: r[1]),
+        "missed": column(records, lambda r: r[2], dtype=np.int64),
+    }
+
+
+def avl_total(columns: Mapping[str, np.ndarray], notes: Notes | None = None) -> TaskScore:
+    """The task's score from its samples' columns, in data.json order (mIoU is a float mean)."""
+    notes = notes or Notes()
+    ious, class_f1s, missed = columns["iou"], columns["class_f1"], columns["missed"]
     miou = mean(ious)
-    rmse = float(np.sqrt(mean(np.square(missed)))) if missed else math.nan
+    rmse = float(np.sqrt(mean(np.square(missed)))) if len(missed) else math.nan
     # The reference's instance term is a numpy float, so it and the final score get numpy's rounding.
     numpy_instance = rmse >= 0 and mean(class_f1s) != 0
     instance = float(1 - np.tanh(1 * np.float64(rmse))) if numpy_instance else 0.0
@@ -186,10 +203,4 @@ def _aggregate(
     value = {"mIoU": python_round5(miou), "Instance": round_numpy(instance), "Average": round_numpy(final)}
     if math.isnan(value["Average"]):
         notes.add("no sample to score: the reference writes NaN; headline 0")
-    return TaskScore(
-        value,
-        finite_or_zero(value["Average"]),
-        len(ious),
-        notes.render(),
-        [per_sample.get(item.index) for item in items],
-    )
+    return TaskScore(value, finite_or_zero(value["Average"]), len(ious), notes.render())

@@ -11,13 +11,18 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from avibench.level_metrics.boxes import UNPARSED, iou_xyxy, literal, read_box_truth, xywh_to_xyxy
 from avibench.level_metrics.common import (
+    Column,
     Notes,
+    column,
     finite_or_zero,
     mean,
     prediction_text,
     python_round5,
+    repeated,
     scored_items,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
@@ -58,6 +63,53 @@ def _is_no_box(value: Any, profile: ScoringProfile) -> bool:
     return not profile.avlg_empty_list_is_box and isinstance(value, (list, tuple)) and len(value) == 0
 
 
+def avlg_records(
+    items: Sequence[Item],
+    *,
+    profile: ScoringProfile | str,
+    image_sizes: Mapping[int, tuple[int, int]] | None = None,
+    notes: Notes | None = None,
+) -> list[float | None]:
+    """Each item's mean per-frame IoU, aligned with ``items`` (``None``: left out)."""
+    profile = get_profile(profile)
+    sizes = image_sizes or {}
+    notes = notes or Notes()
+    considered = {id(item) for item in scored_items(items, profile)}
+    return [_sample(item, profile, sizes, notes) if id(item) in considered else None for item in items]
+
+
+def _sample(
+    item: Item, profile: ScoringProfile, image_sizes: Mapping[int, tuple[int, int]], notes: Notes
+) -> float | None:
+    truth = read_box_truth(item.answer, image_sizes.get(item.index))
+    if truth is None or truth.size is None or not truth.boxes:
+        notes.add(
+            "ground truth without frames or image size; sample left out (the reference would abort)",
+            item.index,
+        )
+        return None
+    if not truth.wrapped:
+        notes.add(
+            "flat or size-less ground truth scored with the image size (the reference would abort)",
+            item.index,
+        )
+    text = prediction_text(item, clean=False, notes=notes, profile=profile)
+    prediction = None if text is None else _prediction(text, profile)
+    if text is None or (prediction is None and not profile.avlg_unreadable_null_frames_correct):
+        return 0.0
+    prediction = prediction or {}
+    total: float = 0
+    for key, truth_box in truth.boxes.items():
+        predicted = prediction.get(key)
+        if truth_box is None:
+            total += 1 if _is_no_box(predicted, profile) else 0
+        elif _is_no_box(predicted, profile):
+            total += 0
+        else:
+            total += _frame_iou(predicted, truth_box, truth.size)
+    return total / len(truth.boxes)
+
+
 def avlg(
     items: Sequence[Item],
     *,
@@ -65,49 +117,23 @@ def avlg(
     image_sizes: Mapping[int, tuple[int, int]] | None = None,
 ) -> TaskScore:
     """Mean over samples of the mean per-frame IoU (a float rounded to 5 decimals)."""
-    profile = get_profile(profile)
-    image_sizes = image_sizes or {}
     notes = Notes()
-    scores: list[float] = []
-    per_sample: dict[int, float] = {}
-    for item in scored_items(items, profile):
-        truth = read_box_truth(item.answer, image_sizes.get(item.index))
-        if truth is None or truth.size is None or not truth.boxes:
-            notes.add(
-                "ground truth without frames or image size; sample left out (the reference would abort)",
-                item.index,
-            )
-            continue
-        if not truth.wrapped:
-            notes.add(
-                "flat or size-less ground truth scored with the image size (the reference would abort)",
-                item.index,
-            )
-        text = prediction_text(item, clean=False, notes=notes, profile=profile)
-        prediction = None if text is None else _prediction(text, profile)
-        if text is None or (prediction is None and not profile.avlg_unreadable_null_frames_correct):
-            sample = 0.0
-        else:
-            prediction = prediction or {}
-            total: float = 0
-            for key, truth_box in truth.boxes.items():
-                predicted = prediction.get(key)
-                if truth_box is None:
-                    total += 1 if _is_no_box(predicted, profile) else 0
-                elif _is_no_box(predicted, profile):
-                    total += 0
-                else:
-                    total += _frame_iou(predicted, truth_box, truth.size)
-            sample = total / len(truth.boxes)
-        scores.append(sample)
-        per_sample[item.index] = sample
+    records = avlg_records(items, profile=profile, image_sizes=image_sizes, notes=notes)
+    result = avlg_total(repeated(avlg_columns([r for r in records if r is not None])), notes)
+    result.per_sample = records
+    return result
+
+
+def avlg_columns(scores: Sequence[float]) -> dict[str, Column]:
+    """The samples' scores, as :func:`avlg_total` reads them."""
+    return {"score": column(scores, float)}
+
+
+def avlg_total(columns: Mapping[str, np.ndarray], notes: Notes | None = None) -> TaskScore:
+    """The task's score from its samples' scores, in data.json order (a float mean)."""
+    notes = notes or Notes()
+    scores = columns["score"]
     value = python_round5(mean(scores))
     if math.isnan(value):
         notes.add("no sample to score: the reference writes NaN; headline 0")
-    return TaskScore(
-        value,
-        finite_or_zero(value),
-        len(scores),
-        notes.render(),
-        [per_sample.get(item.index) for item in items],
-    )
+    return TaskScore(value, finite_or_zero(value), len(scores), notes.render())

@@ -6,9 +6,9 @@ score would move with another draw of items from the same population, not with a
 
 A task's score is not always the mean of its items' scores (an F1 over classes, a corpus WER, an official
 formula). Where the benchmark declares the task's metric as a function of its items' values, each resample
-recomputes that metric on the drawn items' values, so such a task gets a true interval; a metric that declares its
-tallies (:func:`avibench.level_metrics.task_metrics.tallied`) is recomputed for a whole batch of resamples at once,
-from how many times each item was drawn times its tallies. Where it declares none (a
+recomputes that metric on the drawn items' values, so such a task gets a true interval; a metric with a
+``resample`` (its own, or from its tallies: :func:`avibench.level_metrics.task_metrics.tallied`) scores every
+resample at once. Where it declares none (a
 plug-in written against the older interface), each resample moves the reported score by how far the resampled mean
 of item scores moved from the full mean: exact for mean scores, a measure of item-to-item variation for the others.
 Summary numbers (stages, Overall, taxonomy) are recomputed from the resampled task scores with the benchmark's own
@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from avibench.level_metrics.task_metrics import Tallies, tallies_of
-
 Aggregator = Callable[[Mapping[str, float | None]], Mapping[str, float | None]]
-#: A task's metric: its score (0-100, ``None`` when undefined) from the values of the items scored.
+#: A task's metric: its score (0-100, ``None`` when undefined) from the values of the items scored. A metric may
+#: also have ``resample(values, draws)``: its score on every row of ``draws`` (item positions) at once, for
+#: ``values`` one tuple per item; it must equal the metric on each row's values (the items drawn, in draw order).
 Metric = Callable[[Sequence[Any]], float | None]
 DEFAULT_RESAMPLES = 1000
 DEFAULT_LEVEL = 0.95
@@ -60,44 +60,17 @@ class Intervals:
     aggregates: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
-BATCH = 128
-"""Resamples summed in one matrix product by :func:`_tallied_replicates` (bounds its memory)."""
-
-
-def _tallied_replicates(values: Sequence[Sequence[Any]], tallies: Tallies, draws: np.ndarray) -> np.ndarray:
-    """The task score under each row of ``draws``, from each item's summed tallies and how often a row draws it."""
-    names: dict[Any, int] = {}
-    rows: list[dict[int, float]] = []
-    for item in values:
-        row: dict[int, float] = {}
-        for value in item:
-            for name, count in tallies.tally(value).items():
-                column = names.setdefault(name, len(names))
-                row[column] = row.get(column, 0.0) + count
-        rows.append(row)
-    per_item = np.zeros((len(rows), len(names)))
-    for i, row in enumerate(rows):
-        for column, count in row.items():
-            per_item[i, column] = count
-    keys = list(names)
-    scores: list[float] = []
-    for start in range(0, len(draws), BATCH):
-        batch = draws[start : start + BATCH]
-        drawn = np.stack([np.bincount(row, minlength=len(rows)) for row in batch]).astype(float)
-        for totals in drawn @ per_item:
-            score = tallies.finish(dict(zip(keys, totals.tolist(), strict=True)))
-            scores.append(np.nan if score is None else float(score))
-    return np.asarray(scores)
-
-
 def _replicates(task: TaskUnits, draws: np.ndarray) -> np.ndarray:
     """The task score under each row of ``draws`` (item positions), on 0-100 (NaN where the metric is undefined)."""
     assert task.headline is not None
     if task.metric is not None and task.values is not None:
         values = task.values
-        if (tallies := tallies_of(task.metric)) is not None:
-            return _tallied_replicates(values, tallies, draws)
-        scores = [task.metric([v for i in row for v in values[i]]) for row in draws]
+        resample = getattr(task.metric, "resample", None)
+        if resample is not None:
+            scores = resample(values, draws)
+        else:
+            # rows as Python ints: indexing a tuple with numpy integers costs more than the metric itself
+            scores = [task.metric([v for i in row for v in values[i]]) for row in draws.tolist()]
         return np.asarray([np.nan if s is None else float(s) for s in scores])
     shifted = task.headline + 100.0 * (task.scores[draws].mean(axis=1) - task.scores.mean())
     return np.clip(shifted, 0.0, 100.0)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import re
 from collections.abc import Mapping
@@ -17,18 +16,14 @@ _INSTANCE_SUFFIX = re.compile(r"\d+$")
 _NUMBER = (int, float)
 
 
+@functools.lru_cache(maxsize=8192)
 def literal(text: str) -> Any:
     """``ast.literal_eval(text)``, or UNPARSED when it fails for any reason (syntax, nesting, size).
 
-    Every answer is read once per profile and again by the chance estimate, and compiling is most of the cost of
-    scoring boxes: the parse is kept per text, and each caller gets its own copy.
+    Every answer is read once per profile, again for the official document and by the chance estimate, and
+    compiling is most of the cost of scoring boxes: the parse is kept per text and shared, so callers only read it
+    (copying it for each would cost as much as most of the scoring).
     """
-    parsed = _literal(text)
-    return parsed if parsed is UNPARSED else copy.deepcopy(parsed)
-
-
-@functools.lru_cache(maxsize=8192)
-def _literal(text: str) -> Any:
     try:
         return ast.literal_eval(text)
     except Exception:

@@ -87,27 +87,33 @@ def caption(items: Sequence[Item], *, profile: ScoringProfile | str, fense_fn: F
         candidates.append(text)
         mult_refs.append(refs)
         candidate_items.append(item.index)
-    total = len(candidates) + len(unanswered)
     per_sample: dict[int, float] = dict.fromkeys(unanswered, 0.0)
-    if not candidates:
-        value = {"fense": 0.0, "sbert_sim": 0.0, "fer": 0.0, "n_samples": total, "average": 0.0}
-        return TaskScore(value, 0.0, total, notes.render(), [per_sample.get(item.index) for item in items])
-    result = fense_fn(candidates, mult_refs)
-    fense = float(result["fense"])
-    similarity = float(result["sbert_sim"])
-    error_rate = float(result["fer"])
+    result = fense_fn(candidates, mult_refs) if candidates else {}
     per_candidate = result.get(PER_CANDIDATE_KEY)
     if per_candidate is not None and len(per_candidate) == len(candidates):
         per_sample.update(zip(candidate_items, (float(v) for v in per_candidate), strict=True))
-    share = len(candidates) / total
-    fense, similarity = fense * share, similarity * share
+    score = caption_total(result, len(candidates), len(unanswered), notes)
+    score.per_sample = [per_sample.get(item.index) for item in items]
+    return score
+
+
+def caption_total(
+    result: Mapping[str, Any], candidates: int, unanswered: int, notes: Notes | None = None
+) -> TaskScore:
+    """The task's score from FENSE's ``result`` on the ``candidates`` captions written; strict counts the
+    ``unanswered`` ones as FENSE 0 (the reference has none)."""
+    notes = notes or Notes()
+    total = candidates + unanswered
+    if not candidates:
+        value = {"fense": 0.0, "sbert_sim": 0.0, "fer": 0.0, "n_samples": total, "average": 0.0}
+        return TaskScore(value, 0.0, total, notes.render())
+    share = candidates / total
+    fense, similarity = float(result["fense"]) * share, float(result["sbert_sim"]) * share
     value = {
         "fense": python_round5(fense),
         "sbert_sim": python_round5(similarity),
-        "fer": python_round5(error_rate),
+        "fer": python_round5(float(result["fer"])),
         "n_samples": total,
         "average": python_round5(fense),
     }
-    return TaskScore(
-        value, value["average"], total, notes.render(), [per_sample.get(item.index) for item in items]
-    )
+    return TaskScore(value, value["average"], total, notes.render())

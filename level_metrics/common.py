@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -94,12 +94,45 @@ def finite_or_zero(value: float) -> float:
     return 0.0 if math.isnan(value) else float(value)
 
 
-def mean(values: Iterable[float]) -> float:
+def mean(values: Iterable[float] | np.ndarray) -> float:
     """``numpy.mean`` as a Python float (NaN for no values, without numpy's warning)."""
-    array = np.asarray(list(values), dtype=np.float64)
+    array = np.asarray(values if isinstance(values, np.ndarray) else list(values), dtype=np.float64)
     if array.size == 0:
         return math.nan
-    return float(np.mean(array))
+    # numpy.mean's own arithmetic (its pairwise sum, then one division) without its per-call overhead, which
+    # the bootstrap would pay thousands of times per task
+    return float(np.add.reduce(array)) / array.size
+
+
+Column = tuple[np.ndarray, np.ndarray]
+"""One number of a task's records: the positions of the records it is read from (``intp``) and its values, in
+their order. A scorer's total reads its columns' values; a bootstrap draw repeats each value as often as its
+record was drawn (:func:`drawn`)."""
+
+
+def column(
+    records: Sequence[Any],
+    read: Callable[[Any], Any],
+    *,
+    dtype: Any = np.float64,
+    where: Callable[[Any], bool] | None = None,
+) -> Column:
+    """The column of ``read(record)`` over the records ``where`` holds for (all when None)."""
+    rows = [i for i, record in enumerate(records) if where is None or where(record)]
+    return np.asarray(rows, dtype=np.intp), np.asarray([read(records[i]) for i in rows], dtype=dtype)
+
+
+def repeated(columns: Mapping[str, Column]) -> dict[str, np.ndarray]:
+    """The columns' values, each record's once."""
+    return {name: values for name, (_, values) in columns.items()}
+
+
+def drawn(columns: Mapping[str, Column], times: np.ndarray) -> Iterator[dict[str, np.ndarray]]:
+    """Per row of ``times`` (how often each record is drawn), the columns' values with each record's repeated as
+    often as it is drawn."""
+    per_column = [(name, values, times[:, rows]) for name, (rows, values) in columns.items()]
+    for row in range(len(times)):
+        yield {name: np.repeat(values, counts[row]) for name, values, counts in per_column}
 
 
 class Notes:

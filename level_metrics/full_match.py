@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from avibench.level_metrics.common import (
     PRE_PREFIX,
+    Column,
     Notes,
+    column,
     entry_key,
     first_integer,
     is_invalid_pre,
     key_id,
     prediction_text,
     python_round5,
+    repeated,
     scored_items,
     strip_punctuation_lower,
 )
@@ -90,16 +95,17 @@ def avsqa_sample(item: Item, text: str, profile: ScoringProfile, notes: Notes) -
     return int(_answer_set(pred) == _answer_set(f"{item.answer}"))
 
 
-def accuracy(
+def accuracy_records(
     items: Sequence[Item],
     *,
     profile: ScoringProfile,
     score_sample: SampleScorer,
     clean: bool,
     skip_invalid_pre: bool,
-) -> TaskScore:
-    """Mean sample score over formal entries, after double-confirm zeroing by failed pre-questions."""
-    notes = Notes()
+    notes: Notes,
+) -> list[float | None]:
+    """Each item's score after double-confirm zeroing by failed pre-questions (``None``: not a scored formal
+    entry), aligned with ``items``."""
     invalid_pre = {str(item.id) for item in items if is_invalid_pre(item)} if skip_invalid_pre else set()
     recorded: dict[str, int] = {}
     position_of: dict[str, int] = {}
@@ -127,12 +133,23 @@ def accuracy(
             if by_key[key] in failed_pre_ids:
                 recorded[key] = 0
     per_index = {position_of[key]: float(score) for key, score in recorded.items()}
-    per_sample = [per_index.get(item.index) for item in items]
-    if not recorded:
+    return [per_index.get(item.index) for item in items]
+
+
+def accuracy_columns(scores: Sequence[float]) -> dict[str, Column]:
+    """The formal entries' scores, as :func:`accuracy_total` reads them."""
+    return {"score": column(scores, float)}
+
+
+def accuracy_total(columns: Mapping[str, np.ndarray], notes: Notes | None = None) -> TaskScore:
+    """The task's accuracy from its formal entries' scores (any order: they are 0 or 1, so the sum is exact)."""
+    notes = notes or Notes()
+    scores = columns["score"]
+    if not len(scores):
         notes.add("no formal entry to score (the reference would abort with ZeroDivisionError); scored 0")
-        return TaskScore(0.0, 0.0, 0, notes.render(), per_sample)
-    value = python_round5(sum(recorded.values()) / len(recorded))
-    return TaskScore(value, value, len(recorded), notes.render(), per_sample)
+        return TaskScore(0.0, 0.0, 0, notes.render())
+    value = python_round5(float(scores.sum()) / len(scores))
+    return TaskScore(value, value, len(scores), notes.render())
 
 
 def _skipped_pre(
@@ -153,19 +170,48 @@ def _zero_first_recorded(recorded: dict[str, int], formal_id: str) -> None:
             return
 
 
-def full_match(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
-    """Full-match accuracy (AVM, AVH, VAH, AVQA, ASQA, VSQA_I, VSQA_V and pooled VSQA)."""
-    profile = get_profile(profile)
-    return accuracy(items, profile=profile, score_sample=full_match_sample, clean=True, skip_invalid_pre=True)
+def full_match_records(
+    items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
+) -> list[float | None]:
+    """Full-match: each item's score after double-confirm (see :func:`accuracy_records`)."""
+    return accuracy_records(
+        items,
+        profile=get_profile(profile),
+        score_sample=full_match_sample,
+        clean=True,
+        skip_invalid_pre=True,
+        notes=notes or Notes(),
+    )
 
 
-def avsqa(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
-    """AVSQA accuracy: exact multiset match of ``;``-separated answers, with double-confirm."""
+def avsqa_records(
+    items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
+) -> list[float | None]:
+    """AVSQA: each item's score after double-confirm (see :func:`accuracy_records`)."""
     profile = get_profile(profile)
-    return accuracy(
+    return accuracy_records(
         items,
         profile=profile,
         score_sample=avsqa_sample,
         clean=False,
         skip_invalid_pre=profile.avsqa_skip_invalid_pre,
+        notes=notes or Notes(),
     )
+
+
+def full_match(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
+    """Full-match accuracy (AVM, AVH, VAH, AVQA, ASQA, VSQA_I, VSQA_V and pooled VSQA)."""
+    notes = Notes()
+    return _accuracy(full_match_records(items, profile=profile, notes=notes), notes)
+
+
+def avsqa(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
+    """AVSQA accuracy: exact multiset match of ``;``-separated answers, with double-confirm."""
+    notes = Notes()
+    return _accuracy(avsqa_records(items, profile=profile, notes=notes), notes)
+
+
+def _accuracy(per_sample: list[float | None], notes: Notes) -> TaskScore:
+    result = accuracy_total(repeated(accuracy_columns([s for s in per_sample if s is not None])), notes)
+    result.per_sample = per_sample
+    return result

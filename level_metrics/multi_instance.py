@@ -7,6 +7,7 @@ the prediction leaves out), capped at 20, turned into ``1 - tanh(0.3 * RMSE)``.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -15,11 +16,14 @@ from typing import Any, Literal
 import numpy as np
 
 from avibench.level_metrics.common import (
+    Column,
     Notes,
+    column,
     finite_or_zero,
     mean,
     prediction_text,
     python_round5,
+    repeated,
     scored_items,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
@@ -57,7 +61,10 @@ def _prepared(text: str) -> str:
     return text.replace("'", '"')
 
 
+@functools.lru_cache(maxsize=8192)
 def _load_json(text: str) -> Any:
+    """The parsed JSON, shared (callers only read it): each answer is read in both profiles and again for the
+    official document, and its printed form once more."""
     try:
         return json.loads(text)
     except Exception:  # includes RecursionError on absurd nesting
@@ -140,64 +147,96 @@ def _count_errors(task: MicTask, truth: Any, prediction: Any, profile: ScoringPr
     return errors
 
 
-def multi_instance(items: Sequence[Item], *, profile: ScoringProfile | str, task: MicTask) -> TaskScore:
-    """Multi-instance classification and counting; ``task`` picks AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
+MicRecord = tuple[float, float | None]
+"""One sample's semantic score and counting error (``None``: left out of counting; NaN: no class to count)."""
+
+
+def mic_records(
+    items: Sequence[Item], *, profile: ScoringProfile | str, task: MicTask, notes: Notes | None = None
+) -> list[MicRecord | None]:
+    """Each item's (semantic score, counting error), aligned with ``items`` (``None``: left out); ``task`` picks
+    AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
     profile = get_profile(profile)
     task = task.upper()  # type: ignore[assignment]
     if task not in MISSING_CLASS_ERROR:
         raise ValueError(f"multi_instance task must be AMIC or VMIC, got {task!r}")
+    notes = notes or Notes()
+    considered = {id(item) for item in scored_items(items, profile)}
+    return [_record(task, item, profile, notes) if id(item) in considered else None for item in items]
+
+
+def _record(task: MicTask, item: Item, profile: ScoringProfile, notes: Notes) -> MicRecord | None:
+    text = prediction_text(item, clean=False, notes=notes)
+    truth = item.answer
+    if not isinstance(truth, dict):
+        notes.add("ground truth is not a dict of class counts", item.index)
+    if text is None:
+        semantic, counted = 0.0, _UNPARSED
+    else:
+        prepared = _prepared(text)
+        if len(prepared) >= LONG_PREDICTION and profile.mic_skip_long_predictions:
+            notes.add("prediction of 300 characters or more left out (as the reference does)", item.index)
+            return None
+        parsed = _load_json(prepared)
+        semantic = _semantic(task, truth, parsed, profile)
+        counted = prepared if parsed is _UNPARSED else parsed
+    if profile.mic_reparse_printed_prediction and text is not None:
+        printed = f"{counted}"
+        if len(printed) >= LONG_PREDICTION:
+            notes.add("printed prediction of 300 characters or more left out of counting", item.index)
+            return (semantic, None)
+        counted = _load_json(printed.replace("'", '"'))
+    try:
+        errors = _count_errors(task, truth, counted, profile)
+    except _BadGroundTruthCount:
+        notes.add(
+            "ground-truth count is not an integer (the reference would abort the task); "
+            "sample left out of counting",
+            item.index,
+        )
+        return (semantic, None)
+    if not errors and not profile.mic_empty_gt_nan:
+        notes.add("empty ground truth left out of counting", item.index)
+        return (semantic, None)
+    if not errors:
+        notes.add(
+            "empty ground truth gives a NaN count error, so counting scores 0 (as the reference)",
+            item.index,
+        )
+    return (semantic, min(mean(errors), MAX_SAMPLE_ERROR))
+
+
+def multi_instance(items: Sequence[Item], *, profile: ScoringProfile | str, task: MicTask) -> TaskScore:
+    """Multi-instance classification and counting; ``task`` picks AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
     notes = Notes()
-    semantic_scores: list[float] = []
-    sample_errors: list[float] = []
-    per_sample: dict[int, float] = {}
-    considered = scored_items(items, profile)
-    for item in considered:
-        text = prediction_text(item, clean=False, notes=notes)
-        truth = item.answer
-        if not isinstance(truth, dict):
-            notes.add("ground truth is not a dict of class counts", item.index)
-        if text is None:
-            semantic, counted = 0.0, _UNPARSED
-        else:
-            prepared = _prepared(text)
-            if len(prepared) >= LONG_PREDICTION and profile.mic_skip_long_predictions:
-                notes.add("prediction of 300 characters or more left out (as the reference does)", item.index)
-                continue
-            parsed = _load_json(prepared)
-            semantic = _semantic(task, truth, parsed, profile)
-            counted = prepared if parsed is _UNPARSED else parsed
-        semantic_scores.append(semantic)
-        per_sample[item.index] = semantic
-        if profile.mic_reparse_printed_prediction and text is not None:
-            printed = f"{counted}"
-            if len(printed) >= LONG_PREDICTION:
-                notes.add("printed prediction of 300 characters or more left out of counting", item.index)
-                continue
-            counted = _load_json(printed.replace("'", '"'))
-        try:
-            errors = _count_errors(task, truth, counted, profile)
-        except _BadGroundTruthCount:
-            notes.add(
-                "ground-truth count is not an integer (the reference would abort the task); "
-                "sample left out of counting",
-                item.index,
-            )
-            continue
-        if not errors and not profile.mic_empty_gt_nan:
-            notes.add("empty ground truth left out of counting", item.index)
-            continue
-        if not errors:
-            notes.add(
-                "empty ground truth gives a NaN count error, so counting scores 0 (as the reference)",
-                item.index,
-            )
-        sample_errors.append(min(mean(errors), MAX_SAMPLE_ERROR))
-    per = [per_sample.get(item.index) for item in items]
+    records = mic_records(items, profile=profile, task=task, notes=notes)
+    considered = bool(scored_items(items, get_profile(profile)))
+    kept = [r for r in records if r is not None]
+    result = mic_total(repeated(mic_columns(kept)), notes, considered=considered)
+    result.per_sample = [None if r is None else r[0] for r in records]
+    return result
+
+
+def mic_columns(records: Sequence[MicRecord]) -> dict[str, Column]:
+    """The samples' semantic scores and counting errors, as :func:`mic_total` reads them."""
+    return {
+        "semantic": column(records, lambda r: r[0]),
+        "error": column(records, lambda r: r[1], where=lambda r: r[1] is not None),
+    }
+
+
+def mic_total(
+    columns: Mapping[str, np.ndarray], notes: Notes | None = None, *, considered: bool = True
+) -> TaskScore:
+    """The task's score from its samples' columns, in data.json order; ``considered``: whether any prediction
+    was read at all (the reference aborts without one)."""
+    notes = notes or Notes()
     if not considered:
         notes.add("no prediction to score (the reference would abort with UnboundLocalError); scored 0")
-        return TaskScore({"Semantic": 0.0, "Instance": 0.0, "Average": 0.0}, 0.0, 0, notes.render(), per)
-    semantic = mean(semantic_scores)
-    rmse = float(np.sqrt(mean(np.square(sample_errors)))) if sample_errors else math.nan
+        return TaskScore({"Semantic": 0.0, "Instance": 0.0, "Average": 0.0}, 0.0, 0, notes.render())
+    semantic = mean(columns["semantic"])
+    sample_errors = columns["error"]
+    rmse = float(np.sqrt(mean(np.square(sample_errors)))) if len(sample_errors) else math.nan
     counting = count_score(rmse, COUNT_SHARPNESS)
     if semantic == 0:
         counting = 0.0
@@ -209,4 +248,4 @@ def multi_instance(items: Sequence[Item], *, profile: ScoringProfile | str, task
     }
     if math.isnan(value["Average"]):
         notes.add("every prediction was left out: the reference writes NaN; headline 0")
-    return TaskScore(value, finite_or_zero(value["Average"]), len(semantic_scores), notes.render(), per)
+    return TaskScore(value, finite_or_zero(value["Average"]), len(columns["semantic"]), notes.render())

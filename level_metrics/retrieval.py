@@ -9,12 +9,20 @@ indices) and a repeat penalty (identical predicted lists beyond 80 % repetition)
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from avibench.level_metrics.common import Notes, mean, prediction_text, scored_items
+from avibench.level_metrics.common import (
+    Column,
+    Notes,
+    column,
+    mean,
+    prediction_text,
+    repeated,
+    scored_items,
+)
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
 
@@ -77,57 +85,91 @@ def _truth(answer: Any) -> list[Hashable] | None:
     return list(answer)
 
 
+RetrievalRecord = tuple[float, float, float, "tuple[int, ...] | None"]
+"""One sample's F1, hit at 1, hit at 3 and ranked indices (``None``: no prediction, scored 0)."""
+
+
+def retrieval_records(
+    items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
+) -> list[RetrievalRecord | None]:
+    """Each item's (F1, hit@1, hit@3, ranked indices), aligned with ``items`` (``None``: left out)."""
+    profile = get_profile(profile)
+    notes = notes or Notes()
+    considered = {id(item) for item in scored_items(items, profile)}
+    return [_record(item, profile, notes) if id(item) in considered else None for item in items]
+
+
+def _record(item: Item, profile: ScoringProfile, notes: Notes) -> RetrievalRecord | None:
+    truth = _truth(item.answer)
+    if truth is None:
+        notes.add(
+            "ground truth is not a list of indices; sample left out (the reference would abort)",
+            item.index,
+        )
+        return None
+    text = prediction_text(item, clean=profile.retrieval_isdigit_tokens, notes=notes)
+    if text is None:
+        return (0.0, 0.0, 0.0, None)
+    ranked = ranked_indices(text, profile, notes, item.index)
+    return (
+        set_f1(ranked, truth),
+        1.0 if any(i in truth for i in ranked[:1]) else 0.0,
+        1.0 if any(i in truth for i in ranked[:3]) else 0.0,
+        tuple(ranked),
+    )
+
+
 def retrieval(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
     """Retrieval score ``{"Recall@1", "Recall@3", "F1_score", "Average"}``."""
-    profile = get_profile(profile)
     notes = Notes()
-    f1s: list[float] = []
-    hits1: list[float] = []
-    hits3: list[float] = []
-    confidences: list[float] = []
-    distinct: list[list[int]] = []
-    answered = 0
-    per_sample: dict[int, float] = {}
-    for item in scored_items(items, profile):
-        truth = _truth(item.answer)
-        if truth is None:
-            notes.add(
-                "ground truth is not a list of indices; sample left out (the reference would abort)",
-                item.index,
-            )
-            continue
-        text = prediction_text(item, clean=profile.retrieval_isdigit_tokens, notes=notes)
-        if text is None:
-            f1s.append(0.0)
-            hits1.append(0.0)
-            hits3.append(0.0)
-            per_sample[item.index] = 0.0
-            continue
-        ranked = ranked_indices(text, profile, notes, item.index)
-        f1 = set_f1(ranked, truth)
-        f1s.append(f1)
-        per_sample[item.index] = f1
-        answered += 1
-        if ranked not in distinct:
-            distinct.append(ranked)
-        confidences.append(LOW_CONFIDENCE if len(ranked) > MANY_INDICES else 1)
-        hits1.append(1.0 if any(i in truth for i in ranked[:1]) else 0.0)
-        hits3.append(1.0 if any(i in truth for i in ranked[:3]) else 0.0)
-    samples = len(f1s)
-    per = [per_sample.get(item.index) for item in items]
+    records = retrieval_records(items, profile=profile, notes=notes)
+    kept = [r for r in records if r is not None]
+    result = retrieval_total(repeated(retrieval_columns(kept)), get_profile(profile), notes)
+    result.per_sample = [None if r is None else r[0] for r in records]
+    return result
+
+
+def retrieval_columns(records: Sequence[RetrievalRecord]) -> dict[str, Column]:
+    """The samples' F1s and hits, and per answered sample its ranked list (numbered in order of first
+    appearance: equal lists, equal numbers) and its confidence, as :func:`retrieval_total` reads them."""
+    lists: dict[tuple[int, ...], int] = {}
+    answered = {"where": lambda r: r[3] is not None}
+    return {
+        "f1": column(records, lambda r: r[0]),
+        "hit1": column(records, lambda r: r[1]),
+        "hit3": column(records, lambda r: r[2]),
+        "list": column(
+            records, lambda r: lists.setdefault(tuple(r[3]), len(lists)), dtype=np.intp, **answered
+        ),
+        "confidence": column(
+            records, lambda r: LOW_CONFIDENCE if len(r[3]) > MANY_INDICES else 1, **answered
+        ),
+    }
+
+
+def retrieval_total(
+    columns: Mapping[str, np.ndarray], profile: ScoringProfile | str, notes: Notes | None = None
+) -> TaskScore:
+    """The task's score from its samples' columns, in data.json order: the means, each times the confidence
+    factor and the repeat penalty (a repeated list is one of the distinct lists only once)."""
+    profile = get_profile(profile)
+    notes = notes or Notes()
+    samples = len(columns["f1"])
     if not samples:
         notes.add("no prediction to score (the reference would abort with ZeroDivisionError); scored 0")
         zero = {"Recall@1": 0.0, "Recall@3": 0.0, "F1_score": 0.0, "Average": 0.0}
-        return TaskScore(zero, 0.0, 0, notes.render(), per)
+        return TaskScore(zero, 0.0, 0, notes.render())
+    answered, confidences = columns["list"], columns["confidence"]
     # Reference: the repeat rate and confidence use every scored sample; strict: the answered ones only.
-    basis = answered if profile.missing_counts_as_wrong else samples
-    repeat_rate = (basis - len(distinct)) / basis if basis else 0.0
+    basis = len(answered) if profile.missing_counts_as_wrong else samples
+    distinct = int(np.count_nonzero(np.bincount(answered)))  # the lists' numbers, each counted once
+    repeat_rate = (basis - distinct) / basis if basis else 0.0
     penalty = 1 - (max(REPEAT_TOLERANCE, repeat_rate) - REPEAT_TOLERANCE)
-    confidence = np.float64(mean(confidences)) if confidences else np.float64(1)
+    confidence = np.float64(mean(confidences)) if len(confidences) else np.float64(1)
     # numpy scalars on purpose: the reference rounds these with numpy's rounding.
-    recall1 = round(np.float64(mean(hits1)) * confidence * penalty, 5)
-    recall3 = round(np.float64(mean(hits3)) * confidence * penalty, 5)
-    f1_score = round(np.float64(mean(f1s)) * confidence * penalty, 5)
+    recall1 = round(np.float64(mean(columns["hit1"])) * confidence * penalty, 5)
+    recall3 = round(np.float64(mean(columns["hit3"])) * confidence * penalty, 5)
+    f1_score = round(np.float64(mean(columns["f1"])) * confidence * penalty, 5)
     average = float(((recall1 + recall3) / 2 + f1_score) / 2)
     value = {
         "Recall@1": float(recall1),
@@ -135,4 +177,4 @@ def retrieval(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskSc
         "F1_score": float(f1_score),
         "Average": average,
     }
-    return TaskScore(value, average, samples, notes.render(), per)
+    return TaskScore(value, average, samples, notes.render())

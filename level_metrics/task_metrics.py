@@ -11,10 +11,11 @@ score on 0-100 (``None`` when undefined, e.g. no values). What a value is depend
 * :func:`recall_at`: the rank (1 = first) of the right candidate, ``None`` when it is not ranked at all;
 * :func:`mean_iou`: an intersection-over-union in [0, 1].
 
-A metric that is a function of sums over its questions may also say so (:func:`tallied`): each question's
-*tally* (counts by name) and the score from their totals. The bootstrap then sums the tallies of a thousand
-resamples with one matrix product instead of calling the metric a thousand times; the eval document still comes
-from the metric itself.
+A metric may score many resamples at once (``metric.resample(values, draws)``, see
+:mod:`avibench.level_metrics.bootstrap`). One that is a function of sums over its questions gets that by saying so
+(:func:`tallied`): each question's *tally* (counts by name) and the score from their totals; the bootstrap then
+sums the tallies of a batch of resamples in one matrix product instead of calling the metric once per resample.
+The eval document still comes from the metric itself.
 
 An aggregate takes task scores (0-100) and the number of questions each was scored on and returns one number.
 """
@@ -29,6 +30,10 @@ Metric = Callable[[Sequence[Any]], float | None]
 Tally = Mapping[Hashable, float]
 
 
+RESAMPLE_BATCH = 128
+"""Resamples :meth:`Tallies.resample` sums in one matrix product (bounds its memory)."""
+
+
 @dataclass(frozen=True)
 class Tallies:
     """A metric as sums: ``tally(value)`` is one question's counts by name, ``finish(totals)`` the score from the
@@ -36,6 +41,36 @@ class Tallies:
 
     tally: Callable[[Any], Tally]
     finish: Callable[[Tally], float | None]
+
+    def resample(self, values: Sequence[Sequence[Any]], draws: Any) -> list[float | None]:
+        """The score of every row of ``draws`` (an array of item positions), for ``values`` one tuple per item:
+        each item's tallies summed once, then how often each row draws each item times them, a batch of rows in
+        one matrix product."""
+        import numpy as np  # only the bootstrap resamples; scoring a task needs no numpy
+
+        names: dict[Hashable, int] = {}
+        per_item: list[dict[int, float]] = []
+        for item in values:
+            row: dict[int, float] = {}
+            for value in item:
+                for name, count in self.tally(value).items():
+                    column = names.setdefault(name, len(names))
+                    row[column] = row.get(column, 0.0) + count
+            per_item.append(row)
+        matrix = np.zeros((len(per_item), len(names)))
+        for i, row in enumerate(per_item):
+            for column, count in row.items():
+                matrix[i, column] = count
+        keys = list(names)
+        scores: list[float | None] = []
+        for start in range(0, len(draws), RESAMPLE_BATCH):
+            drawn = np.stack(
+                [np.bincount(r, minlength=len(per_item)) for r in draws[start : start + RESAMPLE_BATCH]]
+            )
+            scores += [
+                self.finish(dict(zip(keys, t.tolist(), strict=True))) for t in drawn.astype(float) @ matrix
+            ]
+        return scores
 
     def score(self, values: Sequence[Any]) -> float | None:
         """The score of ``values`` through the tallies (equal to the metric's, up to the order of float sums)."""
@@ -53,7 +88,9 @@ def tallied(tally: Callable[[Any], Tally], finish: Callable[[Tally], float | Non
     """Declare that a metric is ``finish`` of the summed ``tally`` of its values (see :class:`Tallies`)."""
 
     def mark(metric: F) -> F:
-        metric.tallies = Tallies(tally, finish)  # type: ignore[attr-defined]
+        tallies = Tallies(tally, finish)
+        metric.tallies = tallies  # type: ignore[attr-defined]
+        metric.resample = tallies.resample  # type: ignore[attr-defined]  # what the bootstrap calls
         return metric
 
     return mark

@@ -17,7 +17,7 @@ from avibench.plugin import SAMPLE_MARKER
 from avibench.testing.harness import invoke
 
 PARTIAL_TASK = "AVM"  # a Perception task: Perception, Overall and L1-L4 all rest on it
-BADGED = ("tasks.AVM", "perception", "overall", "l1_task", "l2_modality", "l3_stage", "l4_domain")
+BADGED = ("tasks.AVM", "perception", "overall", "l1_task", "l2_modality", "l3_stage", "l4_domain", "headline")
 
 
 def _pipeline(root: Path, out: Path, label: str, *, drop_one_of: str | None = None) -> None:

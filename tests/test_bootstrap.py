@@ -93,7 +93,7 @@ def test_run_intervals_cover_stages_overall_and_taxonomy_and_report_spread() -> 
     result = run_intervals(bench, rows, {"tasks": tasks}, "strict", resamples=200)
     assert set(result["aggregates"]) == {
         "perception", "understanding", "reasoning", "sensation", "overall",
-        "l1_task", "l2_modality", "l3_stage", "l4_domain",
+        "l1_task", "l2_modality", "l3_stage", "l4_domain", "headline",
     }  # fmt: skip
     assert len(result["tasks"]) == 14 and result["items"]["AMIC"] == 30
     # runs r0 (items 0, 2, ...) and r1 score 1/3 each: spread 0

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from avibench.benchmarks.avibench import scoring
-from avibench.benchmarks.avibench.dataset import load_task
+from avibench.benchmarks.avibench.dataset import Sample, load_task
 from avibench.benchmarks.avibench.sample_data import generate
-from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
 from avibench.evaluate.reuse import stamp_path
 from avibench.evaluate.samples import _relative
 from avibench.level_metrics.chance import ESTIMATOR_VERSION
@@ -24,7 +24,8 @@ from avibench.plugin import get_benchmark
 #: scorer it runs moves them, raise ESTIMATOR_VERSION (caches then recompute) and update these numbers.
 SAMPLE_LEVELS = {
     "ASQA": 10.5556,
-    "VSQA": 10.2116,
+    "VSQA_I": 12.8042,
+    "VSQA_V": 7.619,
     "AVSQA": 6.5625,
     "AMIC": 2.208,
     "VMIC": 1.209,
@@ -41,14 +42,18 @@ SAMPLE_LEVELS = {
 PINNED_VERSION = 1
 
 
-def _inputs(root: Path, names: tuple[str, ...] | None = None) -> dict[str, scoring.TaskInput]:
+def _inputs(root: Path, names: tuple[str, ...] | None = None) -> dict[TaskSpec, list[Sample]]:
     specs = AVIBENCH.tasks if names is None else tuple(AVIBENCH.task(n) for n in names)
-    return scoring.load_inputs(root, specs, "predictions", root / "none")
+    return {spec: load_task(root, spec) for spec in specs}
+
+
+def _rounded(levels: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 4) for k, v in levels.items()}
 
 
 def test_the_sample_levels_are_those_of_this_estimator_version(sample_root: Path) -> None:
     assert ESTIMATOR_VERSION == PINNED_VERSION, "update SAMPLE_LEVELS and PINNED_VERSION with the new levels"
-    assert scoring.chance_levels(_inputs(sample_root)) == SAMPLE_LEVELS
+    assert _rounded(scoring.chance_levels(_inputs(sample_root))) == SAMPLE_LEVELS
 
 
 def test_a_second_eval_reads_the_levels_from_the_shared_cache(
@@ -56,15 +61,15 @@ def test_a_second_eval_reads_the_levels_from_the_shared_cache(
 ) -> None:
     cache = tmp_path / "cache" / "chance.json"
     first = scoring.chance_levels(_inputs(sample_root), data_root=sample_root, cache=cache)
-    assert first == SAMPLE_LEVELS
+    assert _rounded(first) == SAMPLE_LEVELS
     stored = json.loads(cache.read_text())
     assert len(stored) == len(AVIBENCH.tasks)
     assert all(f":{ESTIMATOR_VERSION}:" in key for key in stored)
 
-    def no_estimate(task: scoring.TaskInput) -> float:
-        raise AssertionError(f"{task.spec.name} estimated again")
+    def no_estimate(spec: TaskSpec, samples: list[Sample]) -> float:
+        raise AssertionError(f"{spec.name} estimated again")
 
-    monkeypatch.setattr(scoring, "_folder_chance", no_estimate)
+    monkeypatch.setattr(scoring, "folder_chance", no_estimate)
     assert scoring.chance_levels(_inputs(sample_root), data_root=sample_root, cache=cache) == first
 
 
@@ -81,13 +86,13 @@ def test_a_changed_data_file_is_estimated_again(
         entry["output"]["question_answer"] = "maybe"  # among no options: a guess is never right
     data.write_text(json.dumps(entries))
     estimated: list[str] = []
-    real = scoring._folder_chance
+    real = scoring.folder_chance
 
-    def counting(task: scoring.TaskInput) -> float:
-        estimated.append(task.spec.name)
-        return real(task)
+    def counting(spec: TaskSpec, samples: list[Sample]) -> float:
+        estimated.append(spec.name)
+        return real(spec, samples)
 
-    monkeypatch.setattr(scoring, "_folder_chance", counting)
+    monkeypatch.setattr(scoring, "folder_chance", counting)
     levels = scoring.chance_levels(_inputs(root, ("AVM", "AVH")), data_root=root, cache=cache)
     assert estimated == ["AVM"]
     assert levels["AVM"] == 0.0
@@ -100,7 +105,7 @@ def test_a_new_estimator_version_recomputes_and_drops_the_old_levels(
     cache = tmp_path / "chance.json"
     scoring.chance_levels(_inputs(sample_root, ("AVM",)), data_root=sample_root, cache=cache)
     monkeypatch.setattr(scoring, "ESTIMATOR_VERSION", ESTIMATOR_VERSION + 1)
-    monkeypatch.setattr(scoring, "_folder_chance", lambda task: 12.5)
+    monkeypatch.setattr(scoring, "folder_chance", lambda spec, samples: 12.5)
     assert scoring.chance_levels(_inputs(sample_root, ("AVM",)), data_root=sample_root, cache=cache) == {
         "AVM": 12.5
     }
@@ -114,7 +119,7 @@ def test_an_unwritable_cache_is_only_a_miss(sample_root: Path, tmp_path: Path) -
     levels = scoring.chance_levels(
         _inputs(sample_root, ("AVM",)), data_root=sample_root, cache=blocker / "c.json"
     )
-    assert levels == {"AVM": SAMPLE_LEVELS["AVM"]}
+    assert _rounded(levels) == {"AVM": SAMPLE_LEVELS["AVM"]}
 
 
 def test_eval_puts_the_levels_in_the_user_cache_not_the_output_dir(

@@ -28,7 +28,7 @@ def test_partial_run_warns_exits_3_and_marks_every_number(data_root: Path, tmp_p
     result = invoke(["eval", *common, "--fense", "off"])
     assert result.code == EXIT_INCOMPLETE
     assert "WARNING: incomplete run" in result.stderr
-    assert "AMIC: 3 missing of 10" in result.stderr and "VAR: 0" not in result.stderr
+    assert "AMIC: 3 missing, partial of 10" in result.stderr and "VAR: 0" not in result.stderr
     doc = json.loads((tmp_path / "oracle" / "avibench" / "eval.json").read_text())
     incomplete = doc["summary"]["incomplete"]
     assert incomplete["tasks"]["AMIC"]["missing"] == 3 and "VAR" not in incomplete["tasks"]  # VAR has 6

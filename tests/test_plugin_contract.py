@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from avibench.plugin import benchmark_names, get_benchmark
+from avibench.plugin import benchmark_names, deprecation_notice, get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke, journal_lines
+
+BUILT_IN = ("avibench", "airbench", "audiomarathon", "mmar", "mmau", "omnibench", "starbench", "voicebench")
 
 KEY = "sk-toy-3b1f0e"
 CATEGORIES = ("event", "attribute", "temporal")
@@ -157,3 +159,12 @@ def test_a_plugin_that_scores_itself_still_works_with_a_notice(toy_installed: No
     # the server always says "A": right on fwd for q1, q3, q4 and on rev for q2 (choices reversed)
     assert doc["summary"]["by_profile"]["reference"]["headline"] == pytest.approx(50.0)
     assert doc["summary"]["by_profile"]["strict"]["headline"] == 0.0
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_every_built_in_benchmark_is_declared(name: str) -> None:
+    """The benchmarks shipped here are scored by the core: every task declares its metric, and none prints the
+    self-scoring notice."""
+    benchmark = get_benchmark(name)
+    assert benchmark.declared, [t.name for t in benchmark.tasks() if t.metric is None]
+    assert deprecation_notice(benchmark) is None

@@ -57,11 +57,21 @@ def _mean(values: list[float]) -> float:
 
 
 def _profile(tasks: dict[str, float | None]) -> dict[str, Any]:
+    """A profile's block of ``summary.by_profile`` as the core writes it: task scores, then each summary number."""
     stages = {
         stage.name: _mean([tasks[t] or 0.0 for t in AVIBENCH.paper_tasks(stage.key)])
         for stage in AVIBENCH.stages
     }
-    return {"tasks": tasks, "stages": stages, "overall": _mean(list(stages.values()))}
+    l1 = _mean([stages["perception"], stages["understanding"], stages["reasoning"]])
+    overall = _mean(list(stages.values()))
+    return {
+        "tasks": tasks,
+        **stages,
+        "overall": overall,
+        **{"l1_task": l1, "l2_modality": l1 * 0.97, "l3_stage": l1 * 0.85, "l4_domain": l1 * 0.6},
+        "headline": overall,
+        "counts": {t: 8 for t, v in tasks.items() if v is not None},
+    }
 
 
 def make_eval_doc(
@@ -84,30 +94,25 @@ def make_eval_doc(
     tasks.update({t: round(v * scale, 4) for t, v in paper_scores(shaped).items()})
     reference = _profile(tasks)
     strict = _profile({t: None if v is None else round(v - 1.5, 4) for t, v in tasks.items()})
-    stages = reference["stages"]
-    l1 = _mean([stages["perception"], stages["understanding"], stages["reasoning"]])
     coverage = {}
     for spec in AVIBENCH.tasks:
         dropped = spec.name in drop
         coverage[spec.name] = {
-            "entries": 10,
-            "formal": 8,
-            "predictions": 0 if dropped else 10,
+            "questions": 10,
+            "answered": 0 if dropped else 10,
             "failed": 0,
-            "unparsed": 1 if spec.name == "AVQA" else 0,
+            "missing": 10 if dropped else 0,
+            "unparsed": 0,
             "scored": 0 if dropped else 8,
             "status": "not_scored" if dropped else "scored",
             "reason": "no predictions" if dropped else None,
-            "warnings": ["AVH: double-confirm pair out of order"] if spec.name == "AVH" else [],
+            **({"notes": ["AVH: double-confirm pair out of order"]} if spec.name == "AVH" else {}),
         }
     summary = {
         "scale": "0-100",
         "profile": profile,
         "tasks": tasks,
-        "stages": stages,
-        "overall": reference["overall"],
-        "taxonomy": {"l1_task": l1, "l2_modality": l1 * 0.97, "l3_stage": l1 * 0.85, "l4_domain": l1 * 0.6},
-        "taxonomy_note": "L2-L4 are a reconstruction of the paper's formulas (spec 5.6).",
+        "headline": reference["overall"],
         "by_profile": {"reference": reference, "strict": strict},
     }
     meta = {

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.config import default_output_dir
 from avibench.contracts import RunPaths
@@ -58,12 +59,13 @@ def oracle_failures(eval_doc: dict) -> list[str]:
 def chance_rows(eval_doc: dict) -> list[tuple[str, float, float, float]]:
     """Per task (AVC excluded: FENSE has no answer space to guess from): the run's score, the chance level and
     the tolerance its number of formal questions allows (see :data:`CHANCE_Z`)."""
-    summary, coverage = eval_doc["summary"], eval_doc["coverage"]
+    summary = eval_doc["summary"]
+    counts = summary["by_profile"][summary["profile"]]["counts"]
     rows = []
     for task, chance in summary["chance"].items():
         if task == "AVC":
             continue
-        n = sum(coverage.get(f.name, {}).get("formal", 0) for f in AVIBENCH.folders_of(task))
+        n = counts.get(task, 0)
         p = chance / 100
         tolerance = max(CHANCE_FLOOR, CHANCE_Z * 100 * math.sqrt(p * (1 - p) / max(n, 1)))
         rows.append((task, summary["tasks"].get(task) or 0.0, chance, tolerance))
@@ -71,11 +73,10 @@ def chance_rows(eval_doc: dict) -> list[tuple[str, float, float, float]]:
 
 
 def _headline(label: str, eval_doc: dict) -> str:
-    summary = eval_doc["summary"]
-    stages = summary["stages"]
-    tax = summary["taxonomy"]
+    numbers = summary_numbers(eval_doc["summary"])
+    stages, tax = numbers["stages"], numbers["taxonomy"]
     cells = [stages.get(s.name) for s in AVIBENCH.stages] + [
-        summary["overall"],
+        numbers["overall"],
         *(tax.get(k) for k in sorted(tax)),
     ]
     return f"{label:<8}" + "".join(f"{'-' if v is None else f'{v:.2f}':>9}" for v in cells)

@@ -290,6 +290,37 @@ def load_stand_in() -> FenseModels:
     return FenseModels(sbert, echecker.eval().to(device), tokenizer, device)
 
 
+Pair = tuple[float, float]
+"""One caption's FENSE inputs: its sentence similarity with its references and its fluency-error flag."""
+
+
+def fense_summary(pairs: Sequence[Pair]) -> dict[str, Any]:
+    """Corpus and per-caption FENSE of the captions whose pairs are given, in their order, as aac-metrics averages
+    them; the scorer and a replay from stored pairs both use it, so they give the same numbers."""
+    import numpy as np
+
+    if not pairs:
+        return {
+            "fense": 0.0,
+            "sbert_sim": 0.0,
+            "fer": 0.0,
+            "fense_per_candidate": [],
+            "sbert_sim_per_candidate": [],
+            "fer_per_candidate": [],
+        }
+    sims = np.array([p[0] for p in pairs], dtype=np.float64)
+    errors = np.array([p[1] for p in pairs], dtype=np.float64)
+    scores = sims * (1.0 - PENALTY * errors)
+    return {
+        "fense": float(scores.mean()),
+        "sbert_sim": float(sims.mean()),
+        "fer": float(errors.mean()),
+        "fense_per_candidate": scores.tolist(),
+        "sbert_sim_per_candidate": sims.tolist(),
+        "fer_per_candidate": errors.tolist(),
+    }
+
+
 class FenseScorer:
     """``fense_fn(candidates, mult_refs)`` for the caption metric, with per-pair results cached.
 
@@ -321,33 +352,16 @@ class FenseScorer:
         for cand, refs, sim, err in zip(candidates, mult_refs, sims, errors, strict=True):
             self._cache[(cand, tuple(refs))] = (float(sim), float(err))
 
-    def __call__(self, candidates: Sequence[str], mult_refs: Sequence[Sequence[str]]) -> dict[str, Any]:
-        import numpy as np
-
+    def pairs(self, candidates: Sequence[str], mult_refs: Sequence[Sequence[str]]) -> list[Pair]:
+        """Each caption's pair, the models run once per distinct (caption, references) not seen yet."""
         keys = [(str(c), tuple(str(r) for r in refs)) for c, refs in zip(candidates, mult_refs, strict=True)]
         todo: dict[tuple[str, tuple[str, ...]], None] = {k: None for k in keys if k not in self._cache}
         if todo:
             self._compute([c for c, _ in todo], [list(r) for _, r in todo])
-        if not keys:
-            return {
-                "fense": 0.0,
-                "sbert_sim": 0.0,
-                "fer": 0.0,
-                "fense_per_candidate": [],
-                "sbert_sim_per_candidate": [],
-                "fer_per_candidate": [],
-            }
-        sims = np.array([self._cache[k][0] for k in keys], dtype=np.float64)
-        errors = np.array([self._cache[k][1] for k in keys], dtype=np.float64)
-        scores = sims * (1.0 - PENALTY * errors)
-        return {
-            "fense": float(scores.mean()),
-            "sbert_sim": float(sims.mean()),
-            "fer": float(errors.mean()),
-            "fense_per_candidate": scores.tolist(),
-            "sbert_sim_per_candidate": sims.tolist(),
-            "fer_per_candidate": errors.tolist(),
-        }
+        return [self._cache[k] for k in keys]
+
+    def __call__(self, candidates: Sequence[str], mult_refs: Sequence[Sequence[str]]) -> dict[str, Any]:
+        return fense_summary(self.pairs(candidates, mult_refs))
 
 
 def load_scorer(config: FenseConfig) -> FenseScorer:

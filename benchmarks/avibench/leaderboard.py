@@ -28,6 +28,7 @@ from avibench.benchmarks.avibench.published import (
     published,
 )
 from avibench.benchmarks.avibench.report import TAXONOMY_LABELS
+from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
@@ -359,22 +360,28 @@ def published_results() -> dict[str, Any]:
     }
 
 
+def _read(info: Mapping[str, Any]) -> int | None:
+    """The questions of a task folder with an answer the scorer reads (answered and refined)."""
+    answered, unparsed = info.get("answered"), info.get("unparsed", 0)
+    return answered - unparsed if _is_count(answered) and _is_count(unparsed) else None
+
+
 def _task_complete(info: Mapping[str, Any], score: object) -> bool:
-    entries, predictions = info.get("entries"), info.get("predictions")
+    questions, read = info.get("questions"), _read(info)
     return (
         info.get("status") == "scored"
         and _round(score) is not None
-        and _is_count(entries)
-        and _is_count(predictions)
-        and predictions >= entries
+        and _is_count(questions)
+        and read is not None
+        and read >= questions
     )
 
 
 def entry_coverage(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """Coverage of an eval.json in leaderboard terms: paper-level tasks scored on all their entries, and samples.
+    """Coverage of an eval.json in leaderboard terms: paper-level tasks scored on all their questions, and samples.
 
-    A paper-level task is complete when every one of its folders was scored with a prediction for every
-    entry. Samples are dataset entries with a prediction (``predictions``) out of all entries.
+    A paper-level task is complete when every one of its folders was scored with a read answer for every
+    question. Samples are questions with an answer the scorer reads out of all questions.
     """
     coverage = as_dict(doc.get("coverage"))
     tasks = as_dict(doc["summary"].get("tasks"))
@@ -384,11 +391,11 @@ def entry_coverage(doc: Mapping[str, Any]) -> dict[str, Any]:
         if all(isinstance(i, dict) and _task_complete(i, tasks.get(paper_task)) for i in infos):
             completed += 1
     infos = [i for i in coverage.values() if isinstance(i, dict)]
-    total = sum(i["entries"] for i in infos if _is_count(i.get("entries")))
+    total = sum(i["questions"] for i in infos if _is_count(i.get("questions")))
     done = sum(
-        min(i["predictions"], i["entries"])
+        min(read, i["questions"])
         for i in infos
-        if _is_count(i.get("entries")) and _is_count(i.get("predictions"))
+        if _is_count(i.get("questions")) and (read := _read(i)) is not None
     )
     full = completed == TASKS_TOTAL and done == total
     return {
@@ -438,6 +445,7 @@ def run_entry(doc: Mapping[str, Any], label: str, fields: EntryFields) -> dict[s
     model_name = fields.model_name or meta.get("model") or label
     created = meta.get("created")
     tasks = as_dict(summary.get("tasks"))
+    numbers = summary_numbers(summary)
     entry: dict[str, Any] = {
         "id": fields.entry_id or f"{slug(model_name)}-{slug(fields.benchmark_version)}",
         "model_name": model_name,
@@ -450,9 +458,9 @@ def run_entry(doc: Mapping[str, Any], label: str, fields: EntryFields) -> dict[s
         "evaluation_date": created[:10] if isinstance(created, str) else None,
         "coverage": entry_coverage(doc),
         "scores": _scores(
-            summary.get("overall"),
-            as_dict(summary.get("stages")),
-            as_dict(summary.get("taxonomy")),
+            numbers["overall"],
+            numbers["stages"],
+            numbers["taxonomy"],
             {t: _round(tasks.get(t)) for t in AVIBENCH.paper_tasks()} if fields.with_tasks else {},
         ),
         "submitter": fields.submitter,
@@ -492,8 +500,8 @@ def run_rows(output_dir: Path, options: BoardOptions | None = None) -> list[Row]
         doc = load_eval(RunPaths(Path(output_dir), label, AVIBENCH.name))
         summary = doc["summary"]
         meta = as_dict(doc.get("meta"))
-        stages = as_dict(summary.get("stages"))
-        taxonomy = as_dict(summary.get("taxonomy"))
+        numbers = summary_numbers(summary)
+        stages, taxonomy = numbers["stages"], numbers["taxonomy"]
         cov = entry_coverage(doc)
         dataset = dataset_of(meta)
         rows.append(
@@ -501,7 +509,7 @@ def run_rows(output_dir: Path, options: BoardOptions | None = None) -> list[Row]
                 name=label,
                 origin=run_origin(meta, label),
                 params=None,
-                overall=as_number(summary.get("overall")),
+                overall=as_number(numbers["overall"]),
                 stages={k: as_number(stages.get(k)) for k in STAGE_KEYS},
                 taxonomy={k: as_number(taxonomy.get(k)) for k in TAXONOMY_KEYS},
                 profile=str(summary.get("profile") or meta.get("profile") or "unknown"),

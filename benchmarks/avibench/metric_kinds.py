@@ -8,23 +8,63 @@ the offline baselines. A new metric is added here and nowhere else.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from avibench.benchmarks.avibench import baselines, truth_checks
 from avibench.benchmarks.avibench.dataset import Sample
 from avibench.level_metrics import chance
-from avibench.level_metrics.avl import avl
-from avibench.level_metrics.avlg import avlg
+from avibench.level_metrics.avl import avl, avl_columns, avl_records, avl_total
+from avibench.level_metrics.avlg import avlg, avlg_columns, avlg_records, avlg_total
 from avibench.level_metrics.caption import caption
-from avibench.level_metrics.full_match import avsqa, full_match
-from avibench.level_metrics.multi_instance import multi_instance
+from avibench.level_metrics.common import Column
+from avibench.level_metrics.full_match import (
+    accuracy_columns,
+    accuracy_total,
+    avsqa,
+    avsqa_records,
+    full_match,
+    full_match_records,
+)
+from avibench.level_metrics.multi_instance import mic_columns, mic_records, mic_total, multi_instance
 from avibench.level_metrics.profile import ScoringProfile
-from avibench.level_metrics.retrieval import retrieval
+from avibench.level_metrics.retrieval import retrieval, retrieval_columns, retrieval_records, retrieval_total
 from avibench.level_metrics.types import Item, TaskScore
 
 Answerer = Callable[[Sample, random.Random], str]
+
+
+@dataclass(frozen=True)
+class Records:
+    """A scorer in three parts: ``of`` gives each entry's record, the numbers the task score aggregates (``None``:
+    left out; keywords: ``profile``, ``notes`` and the kind's ``needs``); ``columns`` lays the kept records out, in
+    data.json order, as ``total`` reads them; ``total`` is the task score from the columns' values, with the
+    profile; ``sample`` is an entry's own score from its record. ``order_free``: the total does not depend on the
+    records' order (sums of 0/1)."""
+
+    of: Callable[..., list[Any]]
+    columns: Callable[[Sequence[Any]], dict[str, Column]]
+    total: Callable[[Mapping[str, np.ndarray], ScoringProfile], TaskScore]
+    sample: Callable[[Any], float]
+    order_free: bool = False
+
+
+def _first(record: Any) -> float:
+    return float(record[0])
+
+
+def _itself(record: Any) -> float:
+    return float(record)
+
+
+def _profile_free(
+    total: Callable[[Mapping[str, np.ndarray]], TaskScore],
+) -> Callable[[Mapping[str, np.ndarray], ScoringProfile], TaskScore]:
+    """A total that reads no profile switch, in the profile-taking shape."""
+    return lambda columns, _profile: total(columns)
 
 
 @dataclass(frozen=True)
@@ -40,6 +80,8 @@ class MetricKind:
     random_answer: Answerer
     oracle_answer: Answerer
     needs: frozenset[str] = frozenset()
+    records: Records | None = None
+    """The scorer's two halves (``None``: captions, whose total needs FENSE on every caption written)."""
 
 
 METRIC_KINDS: dict[str, MetricKind] = {
@@ -52,6 +94,9 @@ METRIC_KINDS: dict[str, MetricKind] = {
             truth_checks.full_match,
             baselines.random_option,
             baselines.oracle_option,
+            records=Records(
+                full_match_records, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True
+            ),
         ),
         MetricKind(
             "avsqa",
@@ -60,6 +105,9 @@ METRIC_KINDS: dict[str, MetricKind] = {
             truth_checks.avsqa,
             baselines.random_avsqa,
             baselines.oracle_avsqa,
+            records=Records(
+                avsqa_records, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True
+            ),
         ),
         MetricKind(
             "mic",
@@ -69,6 +117,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             baselines.random_mic,
             baselines.oracle_mic,
             frozenset({"task"}),
+            records=Records(mic_records, mic_columns, _profile_free(mic_total), _first),
         ),
         MetricKind(
             "avl",
@@ -78,6 +127,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             baselines.random_avl,
             baselines.oracle_avl,
             frozenset({"image_sizes"}),
+            records=Records(avl_records, avl_columns, _profile_free(avl_total), _first),
         ),
         MetricKind(
             "avlg",
@@ -87,6 +137,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             baselines.random_avlg,
             baselines.oracle_avlg,
             frozenset({"image_sizes"}),
+            records=Records(avlg_records, avlg_columns, _profile_free(avlg_total), _itself),
         ),
         MetricKind(
             "retrieval",
@@ -95,6 +146,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             truth_checks.retrieval,
             baselines.random_retrieval,
             baselines.oracle_retrieval,
+            records=Records(retrieval_records, retrieval_columns, retrieval_total, _first),
         ),
         MetricKind(
             "caption",

@@ -3,6 +3,13 @@
 Each data.json entry is one :class:`~avibench.items.Item`: its images, audios, video and then its text, in that order
 (the retrieval tasks' indices depend on it). A double-confirm pre-question is the ``pre`` variant of its formal
 entry. Questions are keyed by their position in data.json, because AVI-Bench ids are not unique within a task.
+
+Scoring is declared (:mod:`avibench.benchmarks.avibench.values`): a question's value is what the official scorer
+reads of its entry, with the pre-questions that gate it and the numbers the scorer aggregates of it; each task's
+metric totals its questions' numbers as the official scorer does, VSQA_I and VSQA_V pooled into VSQA; the core
+does the rest. What a value needs beyond one
+answer (pairing, gates, FENSE, image sizes, chance levels) is computed once before the core scores
+(:mod:`avibench.benchmarks.avibench.scoring`).
 """
 
 from __future__ import annotations
@@ -20,18 +27,37 @@ from avibench.benchmarks.avibench.dataset import (
     memoised,
     task_dir,
 )
+from avibench.benchmarks.avibench.metric_kinds import metric_kind
+from avibench.benchmarks.avibench.scoring import Context, Prepared, caption_text, prepare
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.benchmarks.avibench.values import (
+    VSQA_HALVES,
+    Reading,
+    entry,
+    official_document,
+    question_numbers,
+    question_score,
+    question_value,
+    task_metric,
+)
 from avibench.config import user_cache_dir
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.items import Item, Part, Response
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, Task
+from avibench.level_metrics.task_metrics import Metric
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 
 PRE_VARIANT = "pre"
 #: The chance levels' cache file in the user cache folder: they depend on the dataset only, so every output dir
 #: shares them.
 CHANCE_CACHE = "avibench-chance.json"
 _ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
+PAPER_TASKS = AVIBENCH.paper_tasks()
+#: The task folders, each declaring its paper-level task's official scorer (the core scores VSQA's two together).
+TASKS = tuple(
+    Task(s.name, s.title, s.group, metric=task_metric(s.paper_task, "reference")) for s in AVIBENCH.tasks
+)
+_BY_NAME = {t.name: t for t in TASKS}
 
 
 def item_of(sample: Sample) -> Item:
@@ -57,6 +83,22 @@ def item_of(sample: Sample) -> Item:
     )
 
 
+def readable_summary(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The core's summary with the primary profile's stages, Overall, L1-L4 (``taxonomy``) and how they were made
+    (``taxonomy_note``) after its task scores, where AVI-Bench's eval.json has always kept them."""
+    from avibench.benchmarks.avibench.report import taxonomy_note
+    from avibench.benchmarks.avibench.table import summary_numbers
+
+    numbers = summary_numbers(summary)
+    shown = {**numbers, "taxonomy_note": taxonomy_note(summary, meta)}
+    head = [k for k in ("scale", "profile", "tasks", "headline") if k in summary]
+    return {
+        **{k: summary[k] for k in head},
+        **shown,
+        **{k: v for k, v in summary.items() if k not in head and k not in shown},
+    }
+
+
 class AVIBench(Benchmark):
     """AVI-Bench (ICML 2026): 14 tasks in 15 folders over four stages."""
 
@@ -66,15 +108,22 @@ class AVIBench(Benchmark):
     download_root: ClassVar[Path] = Path("data/levels")
     sample_root: ClassVar[Path] = Path("data/sample")
 
+    score_digits: ClassVar[int] = 4
+    _eval_context: Context = Context()
+    _run: Prepared
+    _last_value: tuple[Reading | None, Item | None, dict[str, Any]] = (None, None, {})
+
     def tasks(self) -> tuple[Task, ...]:
-        return AVIBENCH.tasks  # type: ignore[return-value]
+        return TASKS
 
     def expand(self, name: str) -> tuple[Task, ...] | None:
         folders = AVIBENCH.folders_of(name.upper())
-        return folders if folders and name.upper() not in AVIBENCH.task_names else None  # type: ignore[return-value]
+        if not folders or name.upper() in AVIBENCH.task_names:
+            return None
+        return tuple(_BY_NAME[f.name] for f in folders)
 
     def available(self, root: Path) -> tuple[Task, ...]:
-        return available_tasks(root)  # type: ignore[return-value]
+        return tuple(_BY_NAME[spec.name] for spec in available_tasks(root))
 
     def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
         return (task_dir(root, AVIBENCH.task(task.name)) / "data.json",)
@@ -127,51 +176,146 @@ class AVIBench(Benchmark):
         return build_prompt(raw, self._context(item))
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        from avibench.benchmarks.avibench.metric_kinds import metric_kind
-
         return metric_kind(item.source.spec.metric).random_answer(item.source, rng)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        from avibench.benchmarks.avibench.metric_kinds import metric_kind
-
         return metric_kind(item.source.spec.metric).oracle_answer(item.source, rng)
 
-    # -- scoring ----------------------------------------------------------------------------------------
+    # -- scoring: the declaration ---------------------------------------------------------------------------
 
-    def evaluate(self, request: EvalRequest) -> Scored:
-        """Score with the AVI-Bench scorer, which reads the refine journals (or reference files) itself.
+    def metric_of(self, task: str, profile: str) -> Metric | None:
+        """The official scorer of a paper-level task in ``profile`` (VSQA over both folders)."""
+        return task_metric(task, profile) if task in PAPER_TASKS else None
 
-        The reference pools VSQA_I and VSQA_V by concatenating their prediction files, so the scorer needs the
-        files as they are, not only one response per entry.
-        """
+    def read(self, response: Response, profile: str) -> Reading | None:
+        """The prediction the official scorer reads (refine's answer, or the prediction file's; in the reference
+        profile VSQA's are paired by position across its two files, as the reference pools them)."""
+        predict = self._run.readings[profile][response.item.task].get(response.item.index)
+        return None if predict is None else Reading(profile, predict)
+
+    def item_value(self, answer: Reading | None, item: Item) -> dict[str, Any]:
+        """The entry as the official scorer reads it, with the pre-questions that gate it, its image size where
+        its boxes need one and its caption's FENSE inputs (a strict question without an answer: no prediction)."""
+        profile, predict = ("strict", None) if answer is None else answer
+        run, task, index = self._run, item.task, item.index
+        gating = [
+            entry(run.samples[task][i], run.readings[profile][task].get(i))
+            for i in run.gates[profile][task].get(index, ())
+        ]
+        pair = None if run.pairs is None else run.pairs.get((caption_text(predict) or "", index))
+        value = question_value(
+            item.source, predict, gating, size=run.sizes.get(task, {}).get(index), fense=pair
+        )
+        if task in VSQA_HALVES:
+            value["pooled_from"] = sorted(t for t in VSQA_HALVES if t in run.samples)
+        if metric_kind(item.source.spec.metric).records is not None:
+            value["numbers"] = question_numbers(value, profile)
+        self._last_value = (answer, item, value)
+        return value
+
+    def item_score(self, answer: Reading | None, item: Item) -> float | None:
+        """The official scorer's own score of the entry (``None`` where it leaves it out: a pre-question, or a
+        caption while FENSE is unavailable)."""
+        if item.source.spec.metric == "caption" and self._run.pairs is None:
+            return None
+        last = self._last_value
+        # the core values a question, then scores it: its value is not built twice
+        value = last[2] if last[0] is answer and last[1] is item else self.item_value(answer, item)
+        return question_score(value, "strict" if answer is None else answer.profile)
+
+    def chance(self, item: Item) -> float | None:
+        """The chance level of the entry's folder for a formal entry; a pre-question has none of its own."""
+        return None if item.source.is_pre else self._run.chance[item.task] / 100
+
+    def aggregate_scores(self, tasks: Mapping[str, float | None]) -> dict[str, float | None]:
+        """Stages, Overall (also the headline) and L1-L4 from the paper-level task scores."""
+        from avibench.level_metrics.aggregate import aggregate
+
+        result = aggregate(tasks, benchmark=AVIBENCH)
+        return {**result.stages, "overall": result.overall, **result.taxonomy, "headline": result.overall}
+
+    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
+        every = AVIBENCH.paper_tasks()
+        stages = {stage.name: AVIBENCH.paper_tasks(stage.key) for stage in AVIBENCH.stages}
+        familiar = tuple(t for stage in AVIBENCH.stages if stage.familiar for t in stages[stage.name])
+        return {
+            **stages,
+            "overall": every,
+            "l1_task": familiar,
+            "l2_modality": familiar,
+            "l3_stage": familiar,
+            "l4_domain": every,
+            "headline": every,
+        }
+
+    def official_document(self, view: ScoredView) -> dict[str, Any]:
+        """The reference evaluator's eval.json: stage -> task key -> its value (VSQA pooled when scored)."""
+        return official_document(view)
+
+    # -- scoring: what is computed once before the core scores ---------------------------------------------
+
+    def score(
+        self,
+        responses: Mapping[str, Sequence[Response]],
+        *,
+        profile: str,
+        options: Mapping[str, Any],
+        tasks: Sequence[Task] = (),
+    ) -> Scored:
+        """The core's scoring, after what the values need beyond one answer is computed for the whole run."""
         from avibench.benchmarks.avibench.fense import ENV_MODE, FenseConfig
-        from avibench.benchmarks.avibench.predictions import reference_file_path
-        from avibench.benchmarks.avibench.scoring import evaluate
 
-        predictions = request.predictions
-        specs = tuple(AVIBENCH.task(t.name) for t in request.tasks)
-        if predictions is not None and not any(reference_file_path(predictions, spec) for spec in specs):
-            raise AvibenchError(
-                f"no prediction files for the selected tasks in {predictions} "
-                "(expected <TASK>.json or tasks/<TASK>.json)"
-            )
         try:
-            fense = request.options.get("fense_config") or FenseConfig.from_env(request.options.get("fense"))
+            fense = FenseConfig.from_env(options.get("fense"))
         except ValueError as exc:
             raise AvibenchError(f"{ENV_MODE}: {exc}") from None
-        result = evaluate(
-            data_root=request.data_root,
-            specs=specs,
-            source="predictions" if predictions is not None else "refine",
-            source_dir=predictions if predictions is not None else request.paths.root,
-            profile=request.profile,
-            fense=fense,
-            model=request.model,
-            label=request.paths.label,
-            fense_fn=request.options.get("fense_fn"),
-            chance_cache=user_cache_dir() / CHANCE_CACHE,
-        )
-        return Scored(document=result.document, errors=result.errors, per_sample=result.per_sample)
+        self._run = prepare(responses, self._eval_context, fense)
+        return super().score(responses, profile=profile, options=options, tasks=tasks)
+
+    def evaluate(self, request: EvalRequest) -> Scored:
+        """Score the run's journals, or official prediction files (a file that cannot be read is an error and
+        its task is not scored; what does not line up is noted in the task's coverage)."""
+        from avibench.benchmarks.avibench.dataset import fingerprint
+        from avibench.benchmarks.avibench.predictions import file_answers, reference_file_path
+
+        specs = tuple(AVIBENCH.task(t.name) for t in request.tasks)
+        files = None
+        if request.predictions is not None:
+            if not any(reference_file_path(request.predictions, spec) for spec in specs):
+                raise AvibenchError(
+                    f"no prediction files for the selected tasks in {request.predictions} "
+                    "(expected <TASK>.json or tasks/<TASK>.json)"
+                )
+            files = file_answers(
+                request.predictions, request.tasks, lambda t: self.load(request.data_root, t)
+            )
+        positional = files.positional if files is not None else {}
+        self._eval_context = Context(request.data_root, positional, user_cache_dir() / CHANCE_CACHE)
+        try:
+            if files is None:
+                scored = super().evaluate(request)
+            else:
+                scored = self.score(
+                    files.responses, profile=request.profile, options=request.options, tasks=request.tasks
+                )
+        finally:
+            self._eval_context = Context()
+        notes = dict(files.warnings) if files is not None else {}
+        if self._run.pairs is None:  # FENSE unavailable: say why AVC has no score where its coverage is
+            notes["AVC"] = [*notes.get("AVC", []), self._run.fense_meta["note"]]
+        for task, said in notes.items():
+            if said and task in scored.document["coverage"]:
+                scored.document["coverage"][task]["notes"] = said
+        if files is not None:
+            scored.errors.extend(files.errors)
+        scored.document["meta"] = {
+            "fense": self._run.fense_meta,
+            "dataset_fingerprint": fingerprint(request.data_root, specs),
+        }
+        summary = scored.document.get("summary")
+        if isinstance(summary, dict):
+            scored.document["summary"] = readable_summary(summary, scored.document["meta"])
+        return scored
 
     def eval_options(self) -> list[Any]:
         import click
@@ -190,26 +334,6 @@ class AVIBench(Benchmark):
 
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task
-
-    def aggregate_scores(self, tasks: Mapping[str, float | None]) -> dict[str, float | None]:
-        """Stages, Overall and L1-L4 exactly as eval.json computes them."""
-        from avibench.level_metrics.aggregate import aggregate
-
-        result = aggregate(tasks, benchmark=AVIBENCH)
-        return {**result.stages, "overall": result.overall, **result.taxonomy}
-
-    def aggregate_members(self) -> dict[str, tuple[str, ...]]:
-        every = AVIBENCH.paper_tasks()
-        stages = {stage.name: AVIBENCH.paper_tasks(stage.key) for stage in AVIBENCH.stages}
-        familiar = tuple(t for stage in AVIBENCH.stages if stage.familiar for t in stages[stage.name])
-        return {
-            **stages,
-            "overall": every,
-            "l1_task": familiar,
-            "l2_modality": familiar,
-            "l3_stage": familiar,
-            "l4_domain": every,
-        }
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's results, headline = Overall (the human reference included, as the paper lists it)."""

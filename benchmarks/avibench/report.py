@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from avibench.benchmarks.avibench.published import PUBLISHED
+from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
 from avibench.evaluate.badges import Status, aggregate_cell, number_cell, task_statuses
@@ -97,8 +98,8 @@ def headline_table(summary: Mapping[str, Any], statuses: Mapping[str, Status] | 
     from avibench.benchmarks.avibench.plugin import AVIBench
 
     members = AVIBench().aggregate_members()
-    stages, taxonomy = as_dict(summary.get("stages")), as_dict(summary.get("taxonomy"))
-    values = {**stages, "overall": summary.get("overall"), **taxonomy}
+    numbers = summary_numbers(summary)
+    values = {**numbers["stages"], "overall": numbers["overall"], **numbers["taxonomy"]}
     names = _aggregate_names()
     incomplete = as_dict(summary.get("incomplete"))
     row = [
@@ -109,6 +110,17 @@ def headline_table(summary: Mapping[str, Any], statuses: Mapping[str, Status] | 
     if as_dict(summary.get("intervals")):
         rows.append([fmt_interval(interval_of(summary, "aggregates", k)) for k, _ in names])
     return Table([label for _, label in names], rows, align="r" * len(names))
+
+
+def taxonomy_note(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
+    """How the summary numbers were made: the reconstruction note, the stages missing tasks, a stand-in FENSE."""
+    from avibench.level_metrics.aggregate import TAXONOMY_NOTE, aggregate
+
+    tasks = {k: as_number(v) for k, v in as_dict(summary.get("tasks")).items()}
+    notes = [TAXONOMY_NOTE, *aggregate(tasks, benchmark=AVIBENCH).notes]
+    if as_dict(meta.get("fense")).get("status") == "stand-in" and tasks.get("AVC") is not None:
+        notes.append("AVC was scored with stand-in FENSE models and is not comparable with published numbers")
+    return " ".join(notes)
 
 
 def published_rows() -> list[dict[str, Any]]:
@@ -124,8 +136,8 @@ def stage_chart(summary: Mapping[str, Any], published: list[Mapping[str, Any]], 
     """Stages and Overall: the run (with CIs) beside the selected published models."""
     categories = [stage.label for stage in AVIBENCH.stages] + ["Overall"]
     keys = [stage.name for stage in AVIBENCH.stages] + ["overall"]
-    stages = as_dict(summary.get("stages"))
-    run_values = [as_number(stages.get(k)) for k in keys[:-1]] + [as_number(summary.get("overall"))]
+    numbers = summary_numbers(summary)
+    run_values = [as_number(numbers["stages"].get(k)) for k in keys[:-1]] + [as_number(numbers["overall"])]
     series = [Series(run_name, run_values, [interval_of(summary, "aggregates", k) for k in keys])]
     for p in published:
         values = [as_number(as_dict(p.get("stages")).get(k)) for k in keys[:-1]] + [
@@ -170,8 +182,10 @@ def task_table(doc: Mapping[str, Any], statuses: Mapping[str, Status]) -> Table:
     )
 
 
-def profile_table(by_profile: Mapping[str, Any]) -> Table:
+def profile_table(summary: Mapping[str, Any]) -> Table:
+    by_profile = as_dict(summary.get("by_profile"))
     ref, strict = as_dict(by_profile.get("reference")), as_dict(by_profile.get("strict"))
+    numbers = {p: summary_numbers(summary, p) for p in ("reference", "strict")}
 
     def row(name: str, a: object, b: object) -> list[str]:
         x, y = as_number(a), as_number(b)
@@ -179,9 +193,9 @@ def profile_table(by_profile: Mapping[str, Any]) -> Table:
 
     ref_tasks, strict_tasks = as_dict(ref.get("tasks")), as_dict(strict.get("tasks"))
     rows = [row(t, ref_tasks.get(t), strict_tasks.get(t)) for t in paper_task_order()]
-    ref_stages, strict_stages = as_dict(ref.get("stages")), as_dict(strict.get("stages"))
+    ref_stages, strict_stages = numbers["reference"]["stages"], numbers["strict"]["stages"]
     rows += [row(s.label, ref_stages.get(s.name), strict_stages.get(s.name)) for s in AVIBENCH.stages]
-    rows.append(row("Overall", ref.get("overall"), strict.get("overall")))
+    rows.append(row("Overall", numbers["reference"]["overall"], numbers["strict"]["overall"]))
     return Table(["Task / stage", "Reference", "Strict", "Strict − reference"], rows)
 
 
@@ -195,37 +209,20 @@ def _count(value: object) -> int:
 
 
 def coverage_table(coverage: Mapping[str, Any], notes: Notes) -> Table:
-    columns = ("entries", "formal", "predictions", "failed", "unparsed", "scored")
+    columns = ("questions", "answered", "missing", "failed", "unparsed", "scored")
     rows, totals = [], Counter[str]()
     for task in _ordered(coverage):
         info = as_dict(coverage[task])
         counts = {c: _count(info.get(c)) for c in columns}
-        counts["missing"] = max(counts["entries"] - counts["predictions"], 0)
         totals.update(counts)
         texts = [str(info["reason"])] if info.get("reason") else []
-        texts += [str(w) for w in info.get("warnings") or []]
+        texts += [str(w) for w in info.get("notes") or []]
         rows.append(
-            [
-                task,
-                *(str(counts[c]) for c in (*columns[:3], "missing", *columns[3:])),
-                str(info.get("status") or DASH),
-                notes.refs(texts),
-            ]
+            [task, *(str(counts[c]) for c in columns), str(info.get("status") or DASH), notes.refs(texts)]
         )
-    rows.append(["Total", *(str(totals[c]) for c in (*columns[:3], "missing", *columns[3:])), "", ""])
-    headers = [
-        "Task",
-        "Entries",
-        "Formal",
-        "Predictions",
-        "Missing",
-        "Failed",
-        "Unparsed",
-        "Scored",
-        "Status",
-        "Notes",
-    ]
-    return Table(headers, rows, align="lrrrrrrrll")
+    rows.append(["Total", *(str(totals[c]) for c in columns), "", ""])
+    headers = ["Task", "Questions", "Answered", "Missing", "Failed", "Unparsed", "Scored", "Status", "Notes"]
+    return Table(headers, rows, align="lrrrrrrll")
 
 
 def build_report(paths: RunPaths, options: ReportOptions | None = None) -> Document:
@@ -244,12 +241,11 @@ def build_report(paths: RunPaths, options: ReportOptions | None = None) -> Docum
     report = Document(f"AVI-Bench report: {label}")
     report.add(intro(meta, summary, label))
     report.add(Heading("Headline (0–100)"), headline_table(summary, statuses))
-    if summary.get("taxonomy_note"):
-        report.add(
-            Paragraph(
-                f"How the summary numbers are computed: see note {notes.ref(summary['taxonomy_note'])}."
-            )
+    report.add(
+        Paragraph(
+            f"How the summary numbers are computed: see note {notes.ref(taxonomy_note(summary, meta))}."
         )
+    )
     order = paper_task_order()
     figures = [stage_chart(summary, published, run_name), task_chart("Tasks", order, summary, [], run_name)]
     caption = not_scored_caption(order, summary) + " The paper publishes stage scores only, not task scores."
@@ -258,9 +254,8 @@ def build_report(paths: RunPaths, options: ReportOptions | None = None) -> Docum
     report.add(Heading("Per-task scores"), task_table(doc, statuses))
 
     report.add(Heading("Reference versus strict profile"))
-    by_profile = as_dict(summary.get("by_profile"))
-    if by_profile:
-        report.add(profile_table(by_profile))
+    if as_dict(summary.get("by_profile")):
+        report.add(profile_table(summary))
     else:
         report.add(Paragraph("Not available: eval.json has no summary.by_profile."))
 

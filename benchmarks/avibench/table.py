@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from avibench.benchmarks.avibench.tasks import AVIBENCH
@@ -14,35 +15,29 @@ def _fmt(value: float | None) -> str:
 INCOMPLETE = "  [incomplete]"
 
 
-def summary_table(document: dict[str, Any]) -> str:
+def summary_table(document: Mapping[str, Any]) -> str:
     summary = document["summary"]
-    by_profile = summary["by_profile"]
-    profiles = list(by_profile)
+    profiles = list(summary["by_profile"])
     primary = summary["profile"]
+    numbers = {p: summary_numbers(summary, p) for p in profiles}
     partial = (summary.get("incomplete") or {}).get("numbers", {})
 
     def badge(number: str) -> str:
         return INCOMPLETE if number in partial else ""
 
+    def row(label: str, values: list[float | None]) -> str:
+        return f"{label:16}" + "".join(f"{_fmt(v):>14}" for v in values)
+
     header = f"{'':16}" + "".join(f"{p + (' *' if p == primary else ''):>14}" for p in profiles)
     lines = ["Scores (0-100), * = primary profile written at the top level of eval.json", header]
     for stage in AVIBENCH.stages:
         lines.append(
-            f"{stage.label:16}"
-            + "".join(f"{_fmt(by_profile[p]['stages'].get(stage.name)):>14}" for p in profiles)
-            + badge(stage.name)
+            row(stage.label, [numbers[p]["stages"][stage.name] for p in profiles]) + badge(stage.name)
         )
         for task in AVIBENCH.paper_tasks(stage.key):
-            lines.append(
-                f"  {task:14}"
-                + "".join(f"{_fmt(by_profile[p]['tasks'].get(task)):>14}" for p in profiles)
-                + badge(f"tasks.{task}")
-            )
-    lines.append(
-        f"{'Overall':16}"
-        + "".join(f"{_fmt(by_profile[p]['overall']):>14}" for p in profiles)
-        + badge("overall")
-    )
+            tasks = [summary["by_profile"][p]["tasks"].get(task) for p in profiles]
+            lines.append(row(f"  {task}", tasks) + badge(f"tasks.{task}"))
+    lines.append(row("Overall", [numbers[p]["overall"] for p in profiles]) + badge("overall"))
     labels = {
         "l1_task": "L1 Task",
         "l2_modality": "L2 Modality",
@@ -53,14 +48,33 @@ def summary_table(document: dict[str, Any]) -> str:
         note = (
             f"  ({primary})" if key == "l1_task" else f"  ({primary}; reconstruction of the paper's formula)"
         )
-        lines.append(f"{label:16}{_fmt(summary['taxonomy'].get(key)):>14}{note}{badge(key)}")
-    not_scored = {k: v["reason"] for k, v in document["coverage"].items() if v["status"] == "not_scored"}
-    thin = [k for k, v in document["coverage"].items() if v["status"] == "partial"]
+        lines.append(f"{label:16}{_fmt(numbers[primary]['taxonomy'][key]):>14}{note}{badge(key)}")
+    coverage = document["coverage"]
+    not_scored = {k: v["reason"] for k, v in coverage.items() if v["status"] == "not_scored"}
+    thin = [k for k, v in coverage.items() if v["status"] == "partial"]
     if thin:
         lines.append(f"partial coverage: {', '.join(thin)} (see coverage in eval.json)")
     for task, reason in not_scored.items():
         lines.append(f"not scored: {task}: {reason}")
-    fense = document["meta"]["fense"]
-    if fense["status"] == "stand-in":
+    fense = (document.get("meta") or {}).get("fense") or {}
+    if fense.get("status") == "stand-in":
         lines.append("AVC: stand-in FENSE models; the AVC number is not comparable with published FENSE")
+    elif fense.get("status") == "unavailable" and "AVC" in coverage:
+        lines.append(f"AVC not scored: {fense.get('note')}")
     return "\n".join(lines)
+
+
+TAXONOMY_KEYS = ("l1_task", "l2_modality", "l3_stage", "l4_domain")
+
+
+def summary_numbers(summary: Mapping[str, Any], profile: str | None = None) -> dict[str, Any]:
+    """Stages, Overall and L1-L4 of one profile (the primary by default) from an eval.json summary, where the core
+    keeps each profile's summary numbers side by side (``summary.by_profile.<profile>``)."""
+    by_profile = summary.get("by_profile") if isinstance(summary.get("by_profile"), Mapping) else {}
+    block = by_profile.get(profile or summary.get("profile"))
+    block = block if isinstance(block, Mapping) else {}
+    return {
+        "stages": {stage.name: block.get(stage.name) for stage in AVIBENCH.stages},
+        "overall": block.get("overall"),
+        "taxonomy": {key: block.get(key) for key in TAXONOMY_KEYS},
+    }
