@@ -10,7 +10,7 @@ every unparsed answer as wrong and reports corpus WER beside the per-utterance m
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -552,13 +552,18 @@ def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] |
     if not truth:
         return 0.0
     names = sorted(set(truth) | set(guess)) if labels is None else list(labels)
+    pairs = Counter(zip(truth, guess, strict=True))  # one pass: the counts below are the same integers
+    tp, fp, fn = Counter[str](), Counter[str](), Counter[str]()
+    for (t, g), n in pairs.items():
+        if t == g:
+            tp[t] += n
+        else:
+            fn[t] += n
+            fp[g] += n
     f1s, supports = [], []
     for label in names:
-        tp = sum(t == label and g == label for t, g in zip(truth, guess, strict=True))
-        fp = sum(t != label and g == label for t, g in zip(truth, guess, strict=True))
-        fn = sum(t == label and g != label for t, g in zip(truth, guess, strict=True))
-        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-        supports.append(tp + fn)
+        f1s.append(2 * tp[label] / (2 * tp[label] + fp[label] + fn[label]) if tp[label] else 0.0)
+        supports.append(tp[label] + fn[label])
     # numpy sums as sklearn does (pairwise), so the score is sklearn's to the last bit
     if average == "weighted":
         total = sum(supports)

@@ -143,3 +143,27 @@ def test_starbench_aa_scores_the_same_through_its_tallies(alias: str, two_decima
         ]
         through = tallies_of(metric).score(values)
         assert through == pytest.approx(metric(values), abs=1e-9)
+
+
+@pytest.mark.parametrize("profile", ["reference", "strict"])
+def test_audiomarathon_resample_equals_its_metric_on_every_row(profile: str, tmp_path: Any) -> None:
+    from avibench.items import Response
+    from avibench.plugin import get_benchmark
+
+    plugin = get_benchmark("audiomarathon")
+    plugin.generate_sample(tmp_path, seed=2)
+    rng = random.Random(5)
+    for task in plugin.tasks():
+        values = []
+        for item in plugin.load(tmp_path, task):
+            raw = rng.choice(
+                [plugin.random_answer(item, rng), plugin.oracle_answer(item, rng), "", "no idea"]
+            )
+            answer = plugin.read(Response(item, "answered", raw=raw), profile)
+            if answer is not None or profile == "strict":
+                values.append(plugin.item_value(answer, item))
+        metric = plugin.metric_of(task.name, profile)
+        units = _units(values, 1)
+        draws = np.random.default_rng(1).integers(0, len(units), size=(20, len(units)))
+        expected = [metric([v for i in row for v in units[i]]) for row in draws.tolist()]
+        assert metric.resample(units, draws) == expected, task.name

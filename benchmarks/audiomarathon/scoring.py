@@ -85,10 +85,21 @@ def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | No
     task metric the core scores, resamples and compares with (sklearn-free, equal to the scripts' score)."""
 
     def metric(values: Sequence[Any]) -> float | None:
-        found = [Record(**{**v, "options": tuple(v["options"])}) for v in values]
+        found = [_record(v) for v in values]
         return task_score(task, found, profile) if found else None
 
+    def resample(values: Sequence[Sequence[Any]], draws: Any) -> list[float | None]:
+        """The score of every row of ``draws``, each item's records built once rather than once per row."""
+        items = [[_record(v) for v in item] for item in values]
+        rows = ([r for i in row for r in items[i]] for row in draws.tolist())
+        return [task_score(task, found, profile) if found else None for found in rows]
+
+    metric.resample = resample  # type: ignore[attr-defined]  # what the bootstrap calls
     return metric
+
+
+def _record(value: Mapping[str, Any]) -> Record:
+    return Record(**{**value, "options": tuple(value["options"])})
 
 
 def sample_score(task: str, record: Record) -> float:
