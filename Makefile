@@ -46,7 +46,7 @@ help:
 	@echo "make infer  MODEL=...   ask a model (OPENAI_API_KEY / OPENAI_BASE_URL; MODEL=random|oracle offline)"
 	@echo "make refine MODEL=...   normalise the answers     make eval MODEL=...   score and write the report"
 	@echo "make leaderboard        rank every run in outputs/   make cards   models side by side from their cards"
-	@echo "make lint / make bench / make sample-data"
+	@echo "make lint / make bench / make sample-data / make pedant (VoiceBench sd-qa's PEDANT, docs/voicebench.md)"
 	@echo "variables: MODEL LABEL BENCH DATA TASKS N CONCURRENCY PROFILE MODE FENSE SAMPLE ARGS"
 
 # torch and torchvision first, as a matching pair: the Qwen-Omni processors need torchvision, and a torchvision
