@@ -370,22 +370,36 @@ class Benchmark(ABC):
     def evaluate(self, request: EvalRequest) -> Scored:
         """Gather the responses (journals or official predictions) and score them.
 
-        Tasks without data are skipped here and reported by :meth:`score` through ``coverage``.
-        """
+        Tasks without data or answers are skipped here; eval's completeness reports them."""
         if request.predictions is not None:
             responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
         else:
-            responses = {
-                task.name: journal_responses(request.paths, task.name, self.load(request.data_root, task))
-                for task in request.tasks
-                if request.paths.refine_journal(task.name).is_file()
-                or request.paths.infer_journal(task.name).is_file()
-            }
+            responses, _ = self.journal_inputs(request)
         if self.declared:
             return self.score(
                 responses, profile=request.profile, options=request.options, tasks=request.tasks
             )
         return self.score(responses, profile=request.profile, options=request.options)  # the older signature
+
+    def journal_inputs(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
+        """The responses of each selected task with data and an infer journal, in load order, and why each other
+        selected task has none."""
+        responses: dict[str, list[Response]] = {}
+        absent: dict[str, str] = {}
+        found = self.available(request.data_root)
+        for task in request.tasks:
+            journal = request.paths.infer_journal(task.name)
+            if task not in found:
+                lacking = [f.name for f in self.data_files(request.data_root, task) if not f.is_file()]
+                absent[task.name] = f"no {task.name} data under {request.data_root}" + (
+                    f" ({', '.join(lacking)} not found)" if lacking else ""
+                )
+            elif not journal.is_file():
+                absent[task.name] = f"no infer journal {journal}"
+            else:
+                items = self.load(request.data_root, task)
+                responses[task.name] = journal_responses(request.paths, task.name, items)
+        return responses, absent
 
     def score(
         self,

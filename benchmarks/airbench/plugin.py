@@ -27,7 +27,7 @@ from avibench.benchmarks.airbench.scoring import (
     leaderboard_views,
     subset,
 )
-from avibench.contracts import RunPaths, journal_responses, latest_by_key
+from avibench.contracts import RunPaths, latest_by_key
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
@@ -214,20 +214,7 @@ class AIRBench(Benchmark):
                     name = predictions.TASK_FILES[task.name][1]
                     absent[task.name] = f"no {name} in {request.predictions}"
             return responses, absent
-        responses = {}
-        for task in request.tasks:
-            meta, journal = (
-                SECTIONS[task.name].meta_path(request.data_root),
-                request.paths.infer_journal(task.name),
-            )
-            if not meta.is_file():
-                absent[task.name] = f"no {meta} under the data root"
-            elif not journal.is_file():
-                absent[task.name] = f"no infer journal {journal}"
-            else:
-                items = self.load(request.data_root, task)
-                responses[task.name] = journal_responses(request.paths, task.name, items)
-        return responses, absent
+        return self.journal_inputs(request)
 
     def eval_options(self) -> list[Any]:
         from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL

@@ -32,7 +32,7 @@ from avibench.benchmarks.audiomarathon.scoring import (
     score_responses,
     task_metric,
 )
-from avibench.contracts import RunPaths, journal_responses
+from avibench.contracts import RunPaths
 from avibench.items import Item, Response
 from avibench.level_metrics.audiomarathon import benchmark_block, score_task
 from avibench.level_metrics.task_metrics import Aggregate, Metric, official
@@ -189,26 +189,10 @@ class AudioMarathon(Benchmark):
                 if t.name not in responses
             }
         else:
-            responses, absent = self._journals(request)
+            responses, absent = self.journal_inputs(request)
         return self.score(
             responses, profile=request.profile, options=request.options, tasks=request.tasks, absent=absent
         )
-
-    def _journals(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
-        """The responses of each selected task with data and an infer journal, and why the others have none."""
-        responses: dict[str, list[Response]] = {}
-        absent: dict[str, str] = {}
-        found = self.available(request.data_root)
-        for task in request.tasks:
-            journal = request.paths.infer_journal(task.name)
-            if task not in found:
-                absent[task.name] = f"no {task.name} data under {request.data_root}"
-            elif not journal.is_file():
-                absent[task.name] = f"no infer journal {journal}"
-            else:
-                items = self.load(request.data_root, task)
-                responses[task.name] = journal_responses(request.paths, task.name, items)
-        return responses, absent
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official result files in folder ``path`` (one per task; absent tasks are left out)."""
