@@ -25,8 +25,11 @@ PROFILE_NAMES = ("reference", "strict")
 
 def _rows(benchmark: Benchmark, responses: Sequence[Response], profile: str) -> list[ScoredRow]:
     """Per response, what ``profile`` read, valued and scored; value and score ``None`` where it leaves it out."""
-    from avibench.plugin import ScoredRow
+    from avibench.plugin import Benchmark, ScoredRow
 
+    scores_are_values = (
+        type(benchmark).item_value is Benchmark.item_value
+    )  # the default: the value is the score
     out: list[ScoredRow] = []
     for response in responses:
         answer = benchmark.read(response, profile)
@@ -36,10 +39,11 @@ def _rows(benchmark: Benchmark, responses: Sequence[Response], profile: str) -> 
         if response.status != "answered" and (profile == "strict" and benchmark.strict_drops_unanswered):
             out.append(ScoredRow(response, None, None, None))
             continue
-        value, score = (
-            benchmark.item_value(answer, response.item),
-            benchmark.item_score(answer, response.item),
-        )
+        if scores_are_values:
+            value = score = benchmark.item_score(answer, response.item)
+        else:
+            value = benchmark.item_value(answer, response.item)
+            score = benchmark.item_score(answer, response.item)
         out.append(ScoredRow(response, answer, value, score))
     dropped = set(benchmark.left_out(out, profile))
     return [

@@ -177,7 +177,8 @@ class Benchmark(ABC):
     #: mean of the tasks, named ``headline`` (or the plug-in's own :meth:`aggregate_scores`).
     aggregates: ClassVar[Mapping[str, Aggregate]] = {}
     #: Whether the reference profile leaves unanswered and unread questions out of a task's score, as most
-    #: official scorers do; the strict profile always scores them (``item_score(None, item)``).
+    #: official scorers do; the strict profile scores them (``item_score(None, item)``), the unanswered ones
+    #: unless :attr:`strict_drops_unanswered`.
     reference_drops_unanswered: ClassVar[bool] = True
     #: Whether the strict profile also leaves questions without an answer (failed or never asked) out of a task's
     #: score, as when the official scorer reads only the answers there are and a run with fewer is reported
@@ -382,8 +383,8 @@ class Benchmark(ABC):
         return self.score(responses, profile=request.profile, options=request.options)  # the older signature
 
     def journal_inputs(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
-        """The responses of each selected task with data and an infer journal, in load order, and why each other
-        selected task has none."""
+        """The responses of each selected task with data and an infer journal, in load order and in the wording
+        the run was asked in (its template), and why each other selected task has none."""
         responses: dict[str, list[Response]] = {}
         absent: dict[str, str] = {}
         found = self.available(request.data_root)
@@ -397,7 +398,7 @@ class Benchmark(ABC):
             elif not journal.is_file():
                 absent[task.name] = f"no infer journal {journal}"
             else:
-                items = self.load(request.data_root, task)
+                items = self.load(request.data_root, task, request.template)
                 responses[task.name] = journal_responses(request.paths, task.name, items)
         return responses, absent
 
