@@ -156,7 +156,7 @@ def items_as_asked(
         for record in infer.values()
         if isinstance(record.get("params"), dict) and record["params"].get("template")
     }
-    default = {item.template or benchmark.templates[0] for item in items}
+    default = {benchmark.templates[0], *(item.template for item in items if item.template)}
     other = {template: benchmark.load(data_root, task, template) for template in sorted(asked - default)}
     if not other:
         return items
@@ -178,8 +178,12 @@ def build_rows(
     primary: str,
     values: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Every question of the tasks that have a journal or scores, in load order, as it was asked."""
+    """Every question of the tasks that have data and a journal or scores, in load order, as it was asked (a task
+    without data under ``data_root`` has no questions to show; eval's completeness says so)."""
+    present = set(benchmark.available(data_root))
     for task in tasks:
+        if task not in present:
+            continue
         has_journal = paths.infer_journal(task.name).is_file() or paths.refine_journal(task.name).is_file()
         if not has_journal and task.name not in per_sample:
             continue

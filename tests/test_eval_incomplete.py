@@ -61,3 +61,24 @@ def test_unrefined_answers_are_named_with_the_refine_command(data_root: Path, tm
     assert invoke(["refine", *common, "--mode", "rules"]).code == 0
     complete = invoke(["eval", *common, "--tasks", "AMIC"])
     assert complete.code == 0 and "WARNING" not in complete.stderr
+
+
+def test_a_task_whose_data_went_missing_is_reported_not_fatal(data_root: Path, tmp_path: Path) -> None:
+    """A task answered, then its data.json removed: eval scores the rest and says the task has no data, from the
+    run's journals and from prediction files alike."""
+    import shutil
+
+    root = tmp_path / "levels"
+    shutil.copytree(data_root, root)
+    common = _common(root, tmp_path / "out")
+    assert invoke(["infer", *common]).code == 0
+    assert invoke(["refine", *common, "--mode", "rules"]).code == 0
+    exported = tmp_path / "predictions"
+    assert invoke(["export", *common, "--format", "reference", "--out", str(exported)]).code == 0
+    next(root.glob("*/VAR/data.json")).unlink()
+    for source in ([], ["--predictions", str(exported)]):
+        result = invoke(["eval", *common, *source, "--fense", "off", "--allow-other-data"])
+        assert result.code == EXIT_INCOMPLETE, (source, result.stderr)
+        assert "VAR: no data" in result.stderr or "VAR: no VAR data" in result.stderr, result.stderr
+        doc = json.loads((tmp_path / "out" / "oracle" / "avibench" / "eval.json").read_text())
+        assert doc["summary"]["tasks"]["AMIC"] == 100.0 and doc["summary"]["tasks"].get("VAR") is None

@@ -287,7 +287,10 @@ class AVIBench(Benchmark):
                     "(expected <TASK>.json or tasks/<TASK>.json)"
                 )
             files = file_answers(
-                request.predictions, request.tasks, lambda t: self.load(request.data_root, t)
+                request.predictions,
+                request.tasks,
+                lambda t: self.load(request.data_root, t),
+                self.available(request.data_root),
             )
         positional = files.positional if files is not None else {}
         self._eval_context = Context(request.data_root, positional, user_cache_dir() / CHANCE_CACHE)

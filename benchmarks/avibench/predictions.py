@@ -8,7 +8,7 @@ with data.json whose elements are ``{task, subtask, id, predict}`` or null. A fi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,13 +114,16 @@ def _response(item: Item, predict: str | None) -> Response:
     return Response(item, "answered", raw=predict, refined=predict, method="passthrough", recorded=predict)
 
 
-def file_answers(pred_dir: Path, tasks: Sequence[Any], load: Callable[[Any], list[Item]]) -> FileAnswers:
-    """The selected tasks' prediction files under ``pred_dir``; a task without a file is left out."""
+def file_answers(
+    pred_dir: Path, tasks: Sequence[Any], load: Callable[[Any], list[Item]], present: Collection[Any]
+) -> FileAnswers:
+    """The selected tasks' prediction files under ``pred_dir``; a task without a file, or without data (not in
+    ``present``: its file cannot be lined up with entries), is left out, as eval's completeness then says."""
     out = FileAnswers()
     for task in tasks:
         spec = AVIBENCH.task(task.name)
         path = reference_file_path(pred_dir, spec)
-        if path is None:
+        if path is None or task not in present:
             continue
         items = load(task)
         try:
