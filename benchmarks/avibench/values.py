@@ -326,15 +326,16 @@ def json_safe(value: Any) -> Any:
 def official_document(view: ScoredView) -> dict[str, Any]:
     """The reference evaluator's eval.json for one profile: stage -> task key -> the official scorer's value, in
     the reference's order, for each folder with a scored question; VSQA pooled (``vsqa``) when it is scored,
-    else each of its folders on its own."""
+    else each of its folders on its own. Each value is totalled from the questions' numbers (:func:`task_score`,
+    equal to the official scorer on them: ``tests/test_avibench_fast_metric.py``), not parsed again."""
     doc: dict[str, dict[str, Any]] = {key: {} for key in STAGE_KEYS}
     pooled = view.tasks.get(POOLED) is not None
     for spec in AVIBENCH.tasks:
         kept = [row.value for row in view.rows.get(spec.name, ()) if row.score is not None]
         if kept and not (spec.name in VSQA_HALVES and pooled):
-            doc[spec.stage][spec.eval_key] = json_safe(official_score(spec.name, kept, view.profile).value)
+            doc[spec.stage][spec.eval_key] = json_safe(task_score(spec.name, kept, view.profile).value)
     if pooled:
         kept = [row.value for half in VSQA_HALVES for row in view.rows[half] if row.score is not None]
         stage = AVIBENCH.task(VSQA_HALVES[0]).stage
-        doc[stage][POOLED.lower()] = json_safe(official_score(POOLED, kept, view.profile).value)
+        doc[stage][POOLED.lower()] = json_safe(task_score(POOLED, kept, view.profile).value)
     return doc
