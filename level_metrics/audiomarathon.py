@@ -515,7 +515,7 @@ def corpus_wer(references: Sequence[str], hypotheses: Sequence[str]) -> float:
 
 def _asr_block(records: Sequence[Record], profile: MarathonProfile) -> dict[str, Any]:
     refs, hyps = [r.gold for r in records], [r.pred or "" for r in records]
-    wers = [utterance_wer(ref, hyp) for ref, hyp in zip(refs, hyps, strict=True)]
+    wers = [cached_wer(ref, hyp) for ref, hyp in zip(refs, hyps, strict=True)]
     keep = (
         [i for i in range(len(records)) if refs[i] and hyps[i]] if profile.drop_unparsed else range(len(wers))
     )
@@ -572,7 +572,8 @@ def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] |
 
 
 @cache
-def _cached_wer(reference: str, hypothesis: str) -> float:
+def cached_wer(reference: str, hypothesis: str) -> float:
+    """:func:`utterance_wer`, computed once per pair: every question is scored per profile and per resample."""
     return utterance_wer(reference, hypothesis)
 
 
@@ -581,7 +582,7 @@ def task_score(task: str, records: Sequence[Record], profile: str | MarathonProf
     profile = get_profile(profile)
     if task == "ASR":
         pairs = [(r.gold, r.pred or "") for r in records]
-        kept = [_cached_wer(ref, hyp) for ref, hyp in pairs if (ref and hyp) or not profile.drop_unparsed]
+        kept = [cached_wer(ref, hyp) for ref, hyp in pairs if (ref and hyp) or not profile.drop_unparsed]
         return 100.0 - (fmean(kept) if kept else 100.0)
     truth, guess = classes(task, records, profile)
     if task == "SD" and profile.had_fake_binary_f1:

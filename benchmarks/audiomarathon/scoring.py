@@ -14,11 +14,11 @@ from avibench.level_metrics.audiomarathon import (
     MarathonProfile,
     Record,
     benchmark_block,
+    cached_wer,
     chance_level,
     get_profile,
     score_task,
     task_score,
-    utterance_wer,
 )
 from avibench.refine.audiomarathon import official_extract, strict_extract
 
@@ -105,7 +105,7 @@ def _record(value: Mapping[str, Any]) -> Record:
 def sample_score(task: str, record: Record) -> float:
     """One question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0)."""
     if task == "ASR":
-        return max(0.0, 1.0 - utterance_wer(record.gold, record.pred or "") / 100.0)
+        return max(0.0, 1.0 - cached_wer(record.gold, record.pred or "") / 100.0)
     return float(record.pred is not None and record.pred == record.answer)
 
 

@@ -20,7 +20,7 @@ import os
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +87,18 @@ def load_pickles(folder: Path) -> tuple[Any, Any]:
 
 @dataclass
 class Pedant:
-    """A PEDANT instance whose classifier came from local files."""
+    """A PEDANT instance whose classifier came from local files; each verdict is computed once (both profiles
+    ask for it)."""
 
     model: Any
+    verdicts: dict[tuple[str, str, str], bool] = field(default_factory=dict, repr=False)
 
     def correct(self, reference: str, response: str, prompt: str) -> bool:
         """The official call: every argument lowercased."""
-        return bool(self.model.evaluate([reference.lower()], response.lower(), prompt.lower()))
+        key = (reference.lower(), response.lower(), prompt.lower())
+        if key not in self.verdicts:
+            self.verdicts[key] = bool(self.model.evaluate([key[0]], key[1], key[2]))
+        return self.verdicts[key]
 
 
 def load(env: Mapping[str, str] | None = None) -> tuple[Pedant | None, str | None]:
