@@ -156,8 +156,18 @@ def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
     return reasons
 
 
+def _interval(run: Run, task: str) -> tuple[float, float] | None:
+    """A task's stored interval, where eval computed it for the profile compared (intervals are the primary
+    profile's)."""
+    from avibench.evaluate.uncertainty import interval_of
+
+    if as_dict(run.summary.get("intervals")).get("profile", run.profile) != run.profile:
+        return None
+    return interval_of(run.summary, "tasks", task)
+
+
 def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[Document, dict[str, Any]]:
-    from avibench.evaluate.uncertainty import aggregator, interval_of, question_counts, task_units
+    from avibench.evaluate.uncertainty import aggregator, question_counts, task_units
     from avibench.level_metrics.bootstrap import paired_bootstrap
 
     base = runs[0]
@@ -167,7 +177,7 @@ def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[D
         Paragraph(
             f"Profile: {base.profile}. Baseline: {base.label}. Differences are later run minus baseline on 0–100, "
             "over the items both runs scored, with 95% paired bootstrap intervals (1,000 resamples, seed 0); * "
-            "marks an interval that excludes 0. Summary numbers are recomputed from the tasks both runs scored."
+            "marks an interval that excludes 0. A summary number's difference is that of the two runs' own numbers."
         )
     )
     task_names = list(dict.fromkeys(t for r in runs for t in r.tasks))
@@ -175,11 +185,12 @@ def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[D
         Series(
             r.label,
             [as_number(r.tasks.get(t)) for t in task_names],
-            [interval_of(r.summary, "tasks", t) for t in task_names],
+            [_interval(r, t) for t in task_names],
         )
         for r in runs
     ]
-    chance = as_dict(base.summary.get("chance"))
+    by_profile = as_dict(as_dict(base.summary.get("by_profile")).get(base.profile))
+    chance = as_dict(by_profile.get("chance", base.summary.get("chance")))
     levels = [as_number(chance.get(t)) for t in task_names]
     doc.add(
         Figures([Figure("Tasks", grouped_bars(task_names, series, chance=levels if any(levels) else None))])
