@@ -343,3 +343,16 @@ def test_entry_options_need_entry(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert _run(["leaderboard", "--output-dir", str(tmp_path), "--provider", "X"]) == 2
     assert "only apply with --entry" in capsys.readouterr().err
     assert not (tmp_path / "leaderboard.json").exists()
+
+
+def test_entry_coverage_reads_the_older_coverage_fields() -> None:
+    from avibench.benchmarks.avibench.leaderboard import entry_coverage
+    from avibench.benchmarks.avibench.tasks import AVIBENCH
+
+    folders = [f for t in AVIBENCH.paper_tasks() for f in AVIBENCH.folders_of(t)]
+    coverage = {f.name: {"entries": 10, "predictions": 10, "status": "scored"} for f in folders}
+    coverage[folders[0].name]["predictions"] = 7
+    doc = {"coverage": coverage, "summary": {"tasks": dict.fromkeys(AVIBENCH.paper_tasks(), 50.0)}}
+    found = entry_coverage(doc)
+    assert found["samples_total"] == 10 * len(folders) and found["samples_completed"] == 10 * len(folders) - 3
+    assert found["tasks_completed"] == len(AVIBENCH.paper_tasks()) - 1 and found["status"] == "partial"

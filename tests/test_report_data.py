@@ -187,3 +187,24 @@ def parse_page(text: str) -> PageParser:
     parser.feed(text)
     parser.close()
     return parser
+
+
+def test_summary_numbers_read_an_eval_json_written_before_the_core() -> None:
+    from avibench.benchmarks.avibench.table import summary_numbers
+
+    stages = {"perception": 50.0, "understanding": 60.0, "reasoning": 70.0, "sensation": 20.0}
+    taxonomy = {"l1_task": 60.0, "l2_modality": 55.0, "l3_stage": 50.0, "l4_domain": 30.0}
+    older = {
+        "profile": "reference",
+        "stages": stages,
+        "overall": 50.0,
+        "taxonomy": taxonomy,
+        "by_profile": {
+            "reference": {"tasks": {}, "stages": stages, "overall": 50.0},
+            "strict": {"tasks": {}, "stages": {**stages, "sensation": 10.0}, "overall": 47.5},
+        },
+    }
+    assert summary_numbers(older) == {"stages": stages, "overall": 50.0, "taxonomy": taxonomy}
+    strict = summary_numbers(older, "strict")
+    assert strict["stages"]["sensation"] == 10.0 and strict["overall"] == 47.5
+    assert strict["taxonomy"] == dict.fromkeys(taxonomy)  # never recorded for the other profile

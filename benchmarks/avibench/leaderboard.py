@@ -360,14 +360,22 @@ def published_results() -> dict[str, Any]:
     }
 
 
+def _questions(info: Mapping[str, Any]) -> object:
+    """A task folder's questions (``entries`` in an eval.json written before the core kept coverage)."""
+    return info.get("questions", info.get("entries"))
+
+
 def _read(info: Mapping[str, Any]) -> int | None:
-    """The questions of a task folder with an answer the scorer reads (answered and refined)."""
+    """The questions of a task folder with an answer the scorer reads (answered and refined; an older eval.json's
+    ``predictions``)."""
+    if "questions" not in info and _is_count(info.get("predictions")):
+        return int(info["predictions"])
     answered, unparsed = info.get("answered"), info.get("unparsed", 0)
     return answered - unparsed if _is_count(answered) and _is_count(unparsed) else None
 
 
 def _task_complete(info: Mapping[str, Any], score: object) -> bool:
-    questions, read = info.get("questions"), _read(info)
+    questions, read = _questions(info), _read(info)
     return (
         info.get("status") == "scored"
         and _round(score) is not None
@@ -391,11 +399,9 @@ def entry_coverage(doc: Mapping[str, Any]) -> dict[str, Any]:
         if all(isinstance(i, dict) and _task_complete(i, tasks.get(paper_task)) for i in infos):
             completed += 1
     infos = [i for i in coverage.values() if isinstance(i, dict)]
-    total = sum(i["questions"] for i in infos if _is_count(i.get("questions")))
+    total = sum(q for i in infos if _is_count(q := _questions(i)))
     done = sum(
-        min(read, i["questions"])
-        for i in infos
-        if _is_count(i.get("questions")) and (read := _read(i)) is not None
+        min(read, q) for i in infos if _is_count(q := _questions(i)) and (read := _read(i)) is not None
     )
     full = completed == TASKS_TOTAL and done == total
     return {

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.evaluate.document import as_dict
 
 
 def _fmt(value: float | None) -> str:
@@ -69,12 +70,17 @@ TAXONOMY_KEYS = ("l1_task", "l2_modality", "l3_stage", "l4_domain")
 
 def summary_numbers(summary: Mapping[str, Any], profile: str | None = None) -> dict[str, Any]:
     """Stages, Overall and L1-L4 of one profile (the primary by default) from an eval.json summary, where the core
-    keeps each profile's summary numbers side by side (``summary.by_profile.<profile>``)."""
+    keeps each profile's summary numbers side by side (``summary.by_profile.<profile>``); an eval.json written
+    before the core nests the stages there and keeps the taxonomy of the primary profile only."""
     by_profile = summary.get("by_profile") if isinstance(summary.get("by_profile"), Mapping) else {}
     block = by_profile.get(profile or summary.get("profile"))
     block = block if isinstance(block, Mapping) else {}
+    older = "stages" in block
+    primary = (profile or summary.get("profile")) == summary.get("profile")
+    stages = as_dict(block.get("stages")) if older else block
+    taxonomy = as_dict(summary.get("taxonomy") if primary else None) if older else block
     return {
-        "stages": {stage.name: block.get(stage.name) for stage in AVIBENCH.stages},
+        "stages": {stage.name: stages.get(stage.name) for stage in AVIBENCH.stages},
         "overall": block.get("overall"),
-        "taxonomy": {key: block.get(key) for key in TAXONOMY_KEYS},
+        "taxonomy": {key: taxonomy.get(key) for key in TAXONOMY_KEYS},
     }
