@@ -161,7 +161,8 @@ CHANCE = {
 #: (source, primary profile) -> digests of the top-level official document, coverage and per-question scores.
 #: Changed by the port to the declared interface, scores unchanged: coverage is the core's (questions, answered,
 #: failed, missing, unparsed, scored; answers not refined yet are eval's to count, in ``summary.incomplete``, not the
-#: scorer's coverage status; a prediction file's
+#: scorer's coverage status; what the official scorer notes of the primary profile's entries ("answer names
+#: several options") in ``notes``, as eval.json had them before the port; a prediction file's
 #: misalignment in ``notes``, and VSQA_V's shift when VSQA_I's file is short), and from prediction files the
 #: reference per-question scores of VSQA are those the pooled VSQA score rests on (predictions paired by position
 #: across the two files, as the reference pools them), where each folder used to be scored on its own.
@@ -173,7 +174,7 @@ PINNED: dict[tuple[str, str], dict[str, str]] = {
     },
     ("journals", "strict"): {
         "top": "393bb1add1684caf",
-        "coverage": "474f7c95d905ccab",
+        "coverage": "9b3a54f70e6d4e3c",
         "per_sample": "3c1013426cc13222",
     },
     ("predictions", "reference"): {
@@ -183,7 +184,7 @@ PINNED: dict[tuple[str, str], dict[str, str]] = {
     },
     ("predictions", "strict"): {
         "top": "522d42eebcce44bd",
-        "coverage": "769c5d64f7a4b9bb",
+        "coverage": "2af23e40a7ae4430",
         "per_sample": "6e527d823e1b0c20",
     },
 }

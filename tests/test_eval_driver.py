@@ -534,6 +534,7 @@ def test_a_task_the_reference_leaves_wholly_out_has_no_reference_score(tiny: Pat
     assert "amic" not in doc["perception"] and doc["coverage"]["AMIC"]["status"] == "not_scored"
     assert doc["summary"]["by_profile"]["reference"]["tasks"]["AMIC"] is None
     assert doc["summary"]["by_profile"]["strict"]["tasks"]["AMIC"] is not None
+    assert any("300 characters" in note for note in doc["coverage"]["AMIC"]["notes"])  # the scorer says why
     json.dumps(doc, allow_nan=False)
 
 

@@ -44,6 +44,7 @@ from avibench.config import user_cache_dir
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.items import Item, Part, Response
+from avibench.level_metrics.common import Notes
 from avibench.level_metrics.task_metrics import Metric
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 
@@ -209,7 +210,9 @@ class AVIBench(Benchmark):
         if task in VSQA_HALVES:
             value["pooled_from"] = sorted(t for t in VSQA_HALVES if t in run.samples)
         if metric_kind(item.source.spec.metric).records is not None:
-            value["numbers"] = question_numbers(value, profile)
+            value["numbers"] = question_numbers(
+                value, profile, run.notes.setdefault((profile, task), Notes())
+            )
         self._last_value = (answer, item, value)
         return value
 
@@ -306,6 +309,10 @@ class AVIBench(Benchmark):
         notes = dict(files.warnings) if files is not None else {}
         if self._run.pairs is None:  # FENSE unavailable: say why AVC has no score where its coverage is
             notes["AVC"] = [*notes.get("AVC", []), self._run.fense_meta["note"]]
+        primary = request.profile
+        for task in scored.document["coverage"]:
+            if (noted := self._run.notes.get((primary, task))) is not None:
+                notes[task] = [*notes.get(task, []), *noted.render()]
         for task, said in notes.items():
             if said and task in scored.document["coverage"]:
                 scored.document["coverage"][task]["notes"] = said

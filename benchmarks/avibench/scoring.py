@@ -27,7 +27,7 @@ from avibench.benchmarks.avibench.values import BOX_KINDS, gates
 from avibench.items import Response
 from avibench.level_metrics.caption import references_of
 from avibench.level_metrics.chance import ESTIMATOR_VERSION
-from avibench.level_metrics.common import END_OF_TEXT
+from avibench.level_metrics.common import END_OF_TEXT, Notes
 from avibench.level_metrics.profile import get_profile
 from avibench.level_metrics.types import Item
 from avibench.store import atomic_write_json
@@ -188,6 +188,8 @@ class Prepared:
     pairs: dict[tuple[str, int], Pair] | None
     chance: dict[str, float]
     fense_meta: dict[str, Any]
+    notes: dict[tuple[str, str], Notes] = field(default_factory=dict)
+    """What the official scorer noted while reading the entries, per (profile, task folder)."""
 
 
 def prepare(responses: Mapping[str, Sequence[Response]], context: Context, fense: FenseConfig) -> Prepared:

@@ -200,7 +200,7 @@ def _kind(task: str) -> MetricKind:
     return metric_kind("full_match" if task == POOLED else AVIBENCH.task(task).metric)
 
 
-def question_numbers(value: Mapping[str, Any], profile: str) -> Any:
+def question_numbers(value: Mapping[str, Any], profile: str, notes: Notes | None = None) -> Any:
     """What the official scorer aggregates of the question's entry, read from its value once: its record
     (accuracy: its 0/1 after the pre-questions that gate it; AVL: IoU, class F1, missed instances; AVLG: its
     frame IoU; counting: semantic score and count error; retrieval: F1, hits at 1 and 3, ranked indices).
@@ -211,7 +211,12 @@ def question_numbers(value: Mapping[str, Any], profile: str) -> Any:
     kind = _kind(task)
     assert kind.records is not None
     items = _items([value])
-    records = kind.records.of(items, profile=get_profile(profile), **_needs(kind, task, [value]))
+    records = kind.records.of(
+        items,
+        profile=get_profile(profile),
+        notes=Notes() if notes is None else notes,
+        **_needs(kind, task, [value]),
+    )
     return next(r for r, i in zip(records, items, strict=True) if i.index == head["index"])
 
 
