@@ -32,6 +32,8 @@ COMMANDS: dict[str, str] = {
     "cards": "avibench.evaluate.cards:cards",
     "view": "avibench.evaluate.viewer:view",
     "compare": "avibench.evaluate.compare:compare",
+    "merge": "avibench.infer.merge:merge",
+    "gate": "avibench.evaluate.gate:gate",
     "runs": "avibench.evaluate.runs:runs",
     "demo": "avibench.benchmarks.avibench.demo:demo",
 }
@@ -52,6 +54,8 @@ SHORT_HELP: dict[str, str] = {
     "cards": "Models side by side across benchmarks, from their cards.",
     "view": "Browse every sample of a run (question, media, answers, scores) in one HTML page.",
     "compare": "Compare runs: per-task and per-stage differences with paired intervals, flipped samples.",
+    "merge": "Merge the output folders of shards run on separate hosts into one run.",
+    "gate": "Pass or fail a run against a baseline run or a threshold, with intervals (for CI).",
     "runs": "List every run under the output dir with its stages' state and last activity.",
     "demo": "Run the whole pipeline offline on the sample benchmark (oracle and random) as a self-test.",
 }

@@ -64,6 +64,7 @@ SCORED_KEYS = (
     "dataset",
     "media_probe",
     "settings",
+    "throughput",
 )
 
 
@@ -200,6 +201,7 @@ def benchmark_row(
         "dataset": dataset_of(meta),
         "media_probe": dict(probe) if isinstance(probe, Mapping) else None,
         "settings": _settings(meta),
+        "throughput": as_dict(meta.get("throughput")) or None,
         "links": links,
     }
 
@@ -338,6 +340,11 @@ CARD_HEADERS = (
 )
 
 
+def _figure(value: Any, digits: int) -> str:
+    number = as_number(value)
+    return DASH if number is None else f"{number:,.{digits}f}"
+
+
 def card_document(card: Mapping[str, Any]) -> Document:
     """card.md and card.html: the card's table and what its marks mean."""
     doc = Document(f"Model card: {card['label']}")
@@ -358,6 +365,42 @@ def card_document(card: Mapping[str, Any]) -> Document:
             align="ll" + "r" * 4 + "lwllwll",
         ),
     )
+    served = [(r, as_dict(r.get("throughput"))) for r in rows if r.get("throughput")]
+    if served:
+        doc.add(
+            Heading("Throughput"),
+            Paragraph(
+                "Beside the scores, what serving the run took: requests sent (retries included), requests per "
+                "second of infer wall time, latency percentiles, tokens from the endpoint's usage, questions "
+                "failed."
+            ),
+            Table(
+                [
+                    "Benchmark",
+                    "Requests",
+                    "Req/s",
+                    "p50 (s)",
+                    "p95 (s)",
+                    "Prompt tokens",
+                    "Completion tokens",
+                    "Failed",
+                ],
+                [
+                    [
+                        r["title"],
+                        str(t.get("requests", DASH)),
+                        _figure(t.get("requests_per_second"), 2),
+                        _figure(t.get("latency_p50_s"), 2),
+                        _figure(t.get("latency_p95_s"), 2),
+                        _figure(t.get("prompt_tokens"), 0),
+                        _figure(t.get("completion_tokens"), 0),
+                        str(t.get("failed", DASH)),
+                    ]
+                    for r, t in served
+                ],
+                align="l" + "r" * 7,
+            ),
+        )
     not_run = [r for r in rows if r["status"] in ("not run", "failed")]
     if not_run:
         doc.add(

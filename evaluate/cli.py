@@ -28,6 +28,7 @@ from avibench.evaluate.completeness import (
     task_gaps,
     warning_lines,
 )
+from avibench.evaluate.run_files import throughput
 from avibench.evaluate.samples import build_rows, samples_file, write_samples
 from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
@@ -338,6 +339,7 @@ def eval_command(
     if journals:
         meta.update(answer_provenance(run.paths, tasks))
         meta["media_probe"] = recorded_verdicts(run.paths.infer_dir)
+        meta["throughput"] = throughput(run.paths, [t.name for t in tasks])
     gaps = task_gaps(
         benchmark,
         run.paths,

@@ -166,10 +166,28 @@ def _interval(run: Run, task: str) -> tuple[float, float] | None:
     return interval_of(run.summary, "tasks", task)
 
 
-def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[Document, dict[str, Any]]:
+def differences(benchmark: Any, base: Run, other: Run) -> dict[str, Difference]:
+    """``other − base`` for every shared task and summary number in the base's profile, with paired bootstrap
+    intervals; a summary number's difference is that of the two eval files' own numbers."""
     from avibench.evaluate.uncertainty import aggregator, question_counts, task_units
     from avibench.level_metrics.bootstrap import paired_bootstrap
 
+    diffs = paired_bootstrap(
+        task_units(base.rows, base.profile, base.tasks, benchmark.metric_of),
+        task_units(other.rows, base.profile, other.tasks, benchmark.metric_of),
+        aggregator(benchmark, question_counts(base.rows, base.profile)),
+        aggregate_b=aggregator(benchmark, question_counts(other.rows, base.profile)),
+        fixed_a=base.tasks,
+        fixed_b=other.tasks,
+    )
+    for key, d in diffs.items():
+        pa, pb = _recorded(base, key), _recorded(other, key)
+        if key not in base.tasks and key not in other.tasks and pa is not None and pb is not None:
+            diffs[key] = replace(d, delta=round(pb - pa, 2))  # the eval files' own numbers
+    return diffs
+
+
+def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[Document, dict[str, Any]]:
     base = runs[0]
     labels = [r.label for r in runs]
     doc = Document(f"{benchmark.title or benchmark.name}: {' vs '.join(labels)}")
@@ -196,21 +214,8 @@ def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[D
         Figures([Figure("Tasks", grouped_bars(task_names, series, chance=levels if any(levels) else None))])
     )
     data: dict[str, Any] = {"profile": base.profile, "baseline": base.label, "comparisons": []}
-    base_units = task_units(base.rows, base.profile, base.tasks, benchmark.metric_of)
     for other in runs[1:]:
-        units = task_units(other.rows, base.profile, other.tasks, benchmark.metric_of)
-        diffs = paired_bootstrap(
-            base_units,
-            units,
-            aggregator(benchmark, question_counts(base.rows, base.profile)),
-            aggregate_b=aggregator(benchmark, question_counts(other.rows, base.profile)),
-            fixed_a=base.tasks,
-            fixed_b=other.tasks,
-        )
-        for key, d in diffs.items():
-            pa, pb = _recorded(base, key), _recorded(other, key)
-            if key not in task_names and pa is not None and pb is not None:
-                diffs[key] = replace(d, delta=round(pb - pa, 2))  # the eval files' own numbers
+        diffs = differences(benchmark, base, other)
         aggregates = [k for k in diffs if k not in task_names]
         doc.add(Heading(f"{other.label} versus {base.label}"))
         doc.add(Heading("Tasks", 3), difference_table(task_names, diffs, base.label, other.label))

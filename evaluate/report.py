@@ -187,6 +187,14 @@ def tail_sections(
     usage = infer_stats(paths, task_names)
     if usage:
         blocks += [usage_explanation(options), usage_table(usage, options)]
+        served = as_dict(meta.get("throughput"))
+        if served.get("requests_per_second") is not None:
+            blocks.append(
+                Paragraph(
+                    f"Throughput: {served['requests']} requests in {served['seconds']:.1f} s of infer wall time "
+                    f"(every finished invocation, start to end), {served['requests_per_second']:.2f} requests/s."
+                )
+            )
     else:
         blocks.append(
             Paragraph("Not available: no infer journal (runs that rescored official predictions have none).")

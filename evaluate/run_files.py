@@ -131,3 +131,52 @@ def read_run_json(path: Path) -> dict[str, Any] | str | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         return f"unreadable ({exc})"
     return doc if isinstance(doc, dict) else "unreadable (not a JSON object)"
+
+
+def _seconds(start: Any, end: Any) -> float | None:
+    from datetime import datetime
+
+    try:
+        return (datetime.fromisoformat(str(end)) - datetime.fromisoformat(str(start))).total_seconds()
+    except ValueError:
+        return None
+
+
+def active_seconds(paths: RunPaths) -> float | None:
+    """Wall time the run's infer invocations spent, each from its start to its end record (``infer/runs.jsonl``);
+    an invocation killed before its end record is not counted. ``None`` when none finished."""
+    total, started, any_finished = 0.0, None, False
+    for record in read_records(paths.runs_log):
+        if record.get("event") == "start":
+            started = record.get("started")
+        elif record.get("event") == "end" and started is not None:
+            seconds = _seconds(started, record.get("finished"))
+            if seconds is not None:
+                total, any_finished = total + max(seconds, 0.0), True
+            started = None
+    return total if any_finished else None
+
+
+def throughput(paths: RunPaths, tasks: Sequence[str]) -> dict[str, Any] | None:
+    """The run's serving figures over every task: requests, requests per second of infer wall time, latency p50
+    and p95, prompt and completion tokens (``None`` where no record reported usage) and failed questions."""
+    stats = list(infer_stats(paths, tasks).values())
+    if not stats:
+        return None
+    requests = sum(s.requests for s in stats)
+    latencies = InferStats(0, 0, 0, 0, {}, tuple(v for s in stats for v in s.latencies))
+    tokens = Counter[str]()
+    for s in stats:
+        tokens.update(s.tokens)
+    usage = any(s.with_usage for s in stats)
+    seconds = active_seconds(paths)
+    return {
+        "requests": requests,
+        "failed": sum(s.failed for s in stats),
+        "seconds": None if seconds is None else round(seconds, 3),
+        "requests_per_second": round(requests / seconds, 3) if seconds else None,
+        "latency_p50_s": None if (p := latencies.latency(50)) is None else round(p, 4),
+        "latency_p95_s": None if (p := latencies.latency(95)) is None else round(p, 4),
+        "prompt_tokens": tokens.get("prompt_tokens", 0) if usage else None,
+        "completion_tokens": tokens.get("completion_tokens", 0) if usage else None,
+    }
