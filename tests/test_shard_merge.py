@@ -111,6 +111,10 @@ def test_two_hosts_one_killed_then_merged_equal_single_process(data: Path, tmp_p
     assert merged.code == 0, merged.stderr
     assert "merged 2 shards" in merged.stdout and "MMAR 30 answered" in merged.stdout
     assert _score(tmp_path / "merged") == _score(tmp_path / "single")
+    served = json.loads((tmp_path / "single" / "m" / "mmar" / "eval.json").read_text())["meta"]["throughput"]
+    assert served["requests"] == 30 and served["failed"] == 0 and served["requests_per_second"] > 0
+    assert served["prompt_tokens"] > 0 and served["completion_tokens"] > 0
+    assert 0.05 <= served["latency_p50_s"] <= served["latency_p95_s"], "the replicas answer after 50 ms"
 
 
 def _offline_shard(data: Path, out: Path, shard: str, *extra: str) -> None:
