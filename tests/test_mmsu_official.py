@@ -25,6 +25,7 @@ import pytest
 import soundfile as sf
 
 from avibench.contracts import RunPaths
+from avibench.level_metrics.mmsu import official_document, reference_reading
 from avibench.plugin import EvalRequest, get_benchmark
 from avibench.testing.harness import invoke
 
@@ -158,3 +159,45 @@ def test_a_broken_prediction_file_names_its_line_and_field(data_root: Path, tmp_
     result = invoke([*args, "--out", str(tmp_path / "x.json"), "--output-dir", str(tmp_path / "runs")])
     assert result.code == 2
     assert f"{path} entry 5 field answer_gt" in result.stderr
+
+
+def test_official_document_pools_by_hand() -> None:
+    """Three counted questions and one left out: pooled per pair, per category and overall, as fractions."""
+    metas = [
+        {"category": "perception", "sub-category": "phonology", "task_name": "t1"},
+        {"category": "perception", "sub-category": "semantics", "task_name": "t2"},
+        {"category": "perception", "sub-category": "semantics", "task_name": "t2"},
+        {"category": "reasoning", "sub-category": "semantics", "task_name": "t3"},
+    ]
+    document = official_document(metas, [1.0, 0.0, 1.0, None])
+    assert document == {
+        "Overall Accuracy": 2 / 3,
+        "Total count": 3,
+        "task_average_accuracies": {
+            "perception": {"total_correct": 2, "total_count": 3, "average_accuracy": 2 / 3}
+        },
+        "task_category_accuracies": {"perception": {"phonology": 1.0, "semantics": 0.5}},
+        "task_name_accuracies": {"t1": 1.0, "t2": 0.5},
+    }
+    assert official_document([], []) == {
+        "Overall Accuracy": 0,
+        "Total count": 0,
+        "task_average_accuracies": {},
+        "task_category_accuracies": {},
+        "task_name_accuracies": {},
+    }
+
+
+@pytest.mark.parametrize(
+    ("response", "letter", "expected"),
+    [
+        (None, None, None),
+        (3, "A", None),
+        ("", None, ""),
+        (" None\n", None, ""),
+        ("x", None, None),
+        ("B", "B", "B"),
+    ],
+)
+def test_reference_reading(response: object, letter: str | None, expected: str | None) -> None:
+    assert reference_reading(response, letter) == expected
