@@ -150,15 +150,19 @@ def test_a_gold_text_shown_twice_is_right_at_either_position_only_officially(
     assert scores["sarcasm_reasoning_005"] == {"reference": 1.0, "strict": 0.0}
 
 
-def test_a_broken_prediction_file_names_its_line_and_field(data_root: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("field", ["answer_gt", "choice_b", "category"])
+def test_a_broken_prediction_file_names_its_line_and_field(
+    data_root: Path, tmp_path: Path, field: str
+) -> None:
+    """A row whose fields the official scorer reads differ from the dataset's is refused."""
     rows = corpus_rows()
-    rows[5]["answer_gt"] = "something else"
+    rows[5][field] = "something else"
     path = tmp_path / "bad.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     args = ["eval", "--benchmark", "mmsu", "--predictions", str(path), "--data-root", str(data_root)]
     result = invoke([*args, "--out", str(tmp_path / "x.json"), "--output-dir", str(tmp_path / "runs")])
     assert result.code == 2
-    assert f"{path} entry 5 field answer_gt" in result.stderr
+    assert f"{path} entry 5 field {field}: differs from the dataset's" in result.stderr
 
 
 def test_official_document_pools_by_hand() -> None:

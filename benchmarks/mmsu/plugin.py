@@ -29,6 +29,7 @@ CATALOGUE = definitions.template_catalogue("mmsu.yaml")
 LETTERS = multiple_choice.LETTERS[:4]
 OFFICIAL_RULES = ("first_character", "second_to_last")
 TASK = Task("MMSU", "MMSU: spoken language understanding and reasoning", "audio", metric=accuracy)
+SCORED_FIELDS = ("answer_gt", *layout.OPTIONS, "category", "sub-category")
 ORACLE_STYLES = ("{l}", "{l}.", "{l}. {t}", "The answer is {l}.", "{l}) {t}")
 
 
@@ -155,8 +156,9 @@ class MMSU(Benchmark):
             if item is None or str(item.item_id) in answers:
                 why = "is not a question of the dataset" if item is None else "is answered twice"
                 raise DatasetError(path, f"id {row.get('id')!r} {why}", index=line, field="id")
-            if row.get("answer_gt") != item.source["answer_gt"]:
-                raise DatasetError(path, "differs from the dataset's", index=line, field="answer_gt")
+            for name in SCORED_FIELDS:  # what the official scorer reads of a row must be the dataset's
+                if row.get(name, item.source[name]) != item.source[name]:
+                    raise DatasetError(path, "differs from the dataset's", index=line, field=name)
             reply = row.get("response", "")
             answers[item.item_id] = Response(
                 item,
