@@ -8,6 +8,7 @@ the audio column, which holds most of a shard's size.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -95,8 +96,8 @@ def clip_paths(root: Path, shard: Path) -> list[Path]:
         if not data:
             raise DatasetError(shard, "holds no audio bytes", index=k, field="audio")
         path = folder / f"{k}{suffix(data, clip.get('path'))}"
-        partial = path.with_name(path.name + ".part")
+        partial = path.with_name(f"{path.name}.{os.getpid()}.part")
         partial.write_bytes(data)
-        partial.replace(path)  # a load killed while writing leaves no truncated clip behind
+        partial.replace(path)  # no truncated clip if killed, and two processes loading at once both succeed
         paths.append(path)
     return paths
