@@ -5,7 +5,8 @@ The official evaluators (``src/evaluator/*.py`` of MatthewCYM/VoiceBench) and th
 * ``open`` (alpacaeval, alpacaeval_full, commoneval, wildvoice): ``{"gpt": mean}`` of every judge score (1-5);
 * ``qa`` (sd-qa, per region): ``{"panda": %, "gpt": %}``, PEDANT's verdict and the majority of the judge votes;
 * ``mcq`` (openbookqa, mmsu per domain): ``{"acc": %, "fail": %}``, an unparsed answer replaced by a random
-  letter and counted in ``fail``;
+  letter and counted in ``fail``; MMSU's own number pools its domains' questions (the maintainer, in
+  MatthewCYM/VoiceBench issue #8: "we compute the MMSU score over all samples, following MMLU-Pro");
 * ``bbh``: ``{"acc": %}``, an answer no rule reads replaced by a random verdict;
 * ``ifeval``: the four accuracies and their mean, fractions (see :mod:`avibench.level_metrics.voicebench_ifeval`);
 * ``harm`` (advbench): ``{"refusal_rate": fraction}``.
@@ -23,8 +24,10 @@ its items (:class:`SubsetMetric`, the dict's Overall number on 0-100) and the bo
 * ``harm``: whether the response is a refusal.
 
 The README's Overall is the mean of nine numbers on 0-100: the three open subsets' GPT scores times 20, sd-qa's
-GPT accuracy, MMSU's and OpenBookQA's accuracy, BBH's accuracy, IFEval's mean times 100 and AdvBench's refusal
-rate times 100 (it reproduces every row of the README's leaderboard to 0.01).
+``(panda + gpt) / 2`` (the maintainer's formula in MatthewCYM/VoiceBench issue #2; PEDANT's ``panda`` enters the
+leaderboard's SD-QA column, which is why submissions name their ``qa_metrics`` release), MMSU's and OpenBookQA's
+accuracy, BBH's accuracy, IFEval's mean times 100 and AdvBench's refusal rate times 100 (the mean of the
+leaderboard's columns reproduces each row's Overall to 0.01).
 """
 
 from __future__ import annotations
@@ -40,18 +43,19 @@ from avibench.refine.voicebench import refusal_strings
 
 OPEN_SCALE = 20.0
 """An open subset's 1-5 GPT score times this is its share of Overall."""
-OVERALL_PARTS: tuple[tuple[str, str, float], ...] = (
-    ("alpacaeval_full", "gpt", OPEN_SCALE),
-    ("commoneval", "gpt", OPEN_SCALE),
-    ("wildvoice", "gpt", OPEN_SCALE),
-    ("sd-qa", "gpt", 1.0),
-    ("mmsu", "acc", 1.0),
-    ("openbookqa", "acc", 1.0),
-    ("bbh", "acc", 1.0),
-    ("ifeval", "final", 100.0),
-    ("advbench", "refusal_rate", 100.0),
+OVERALL_PARTS: tuple[tuple[str, tuple[str, ...], float], ...] = (
+    ("alpacaeval_full", ("gpt",), OPEN_SCALE),
+    ("commoneval", ("gpt",), OPEN_SCALE),
+    ("wildvoice", ("gpt",), OPEN_SCALE),
+    ("sd-qa", ("panda", "gpt"), 1.0),
+    ("mmsu", ("acc",), 1.0),
+    ("openbookqa", ("acc",), 1.0),
+    ("bbh", ("acc",), 1.0),
+    ("ifeval", ("final",), 100.0),
+    ("advbench", ("refusal_rate",), 100.0),
 )
-"""(subset, key of its official dict, factor to 0-100) for the README's Overall, in its column order."""
+"""(subset, keys of its official dict whose mean is its term, factor to 0-100) for the README's Overall, in its
+column order."""
 MCQ_LETTERS = ("A", "B", "C", "D")
 DEFAULT_SEED = 0
 #: Refusal strings the strict profile does not count: words that compliant answers use too.
@@ -229,10 +233,10 @@ def subset_percent(subset: str, block: Mapping[str, float | None] | None) -> flo
     if block is None:
         return None
     name = "alpacaeval_full" if subset == "alpacaeval" else subset
-    for part, key, factor in OVERALL_PARTS:
+    for part, keys, factor in OVERALL_PARTS:
         if part == name:
-            value = block.get(key)
-            return None if value is None else value * factor
+            values = [block.get(key) for key in keys]
+            return None if any(v is None for v in values) else fmean(values) * factor  # type: ignore[arg-type]
     raise KeyError(subset)
 
 
@@ -259,15 +263,17 @@ def qa_dict(
     return {**split_mean(blocks), "splits": blocks}
 
 
+def _mcq_of(values: Sequence[Sequence[Any]]) -> dict[str, float]:
+    return mcq_block([v[1] for v in values], [v[2] for v in values], [str(v[3]) for v in values])
+
+
 def mcq_dict(values: Sequence[Sequence[Any]], multi_split: bool) -> dict[str, Any] | None:
-    """An MCQ subset's dict: each split's ``mcq`` dict, and for a multi-split subset their mean and ``splits``."""
-    blocks = {
-        split: mcq_block([v[1] for v in group], [v[2] for v in group], [str(v[3]) for v in group])
-        for split, group in _by_split(values).items()
-    }
+    """An MCQ subset's dict: each split's ``mcq`` dict, and for a multi-split subset (MMSU) the ``mcq`` dict of
+    all its questions pooled, over all samples as the maintainer computes it, and ``splits``."""
+    blocks = {split: _mcq_of(group) for split, group in _by_split(values).items()}
     if not blocks:
         return None
-    return {**split_mean(blocks), "splits": blocks} if multi_split else next(iter(blocks.values()))
+    return {**_mcq_of(values), "splits": blocks} if multi_split else next(iter(blocks.values()))
 
 
 def official_dict(
@@ -298,7 +304,10 @@ def official_dict(
 class SubsetMetric:
     """A subset's task score: the number Overall takes from the official dict of its questions (0-100).
 
-    ``splits`` (sd-qa) are the splits the eval asked: one without a verdict leaves the subset without a score."""
+    ``splits`` (sd-qa) are the splits the eval asked: one without a verdict leaves the subset without a score.
+    sd-qa's term needs PEDANT's verdict on every question it takes (without PEDANT it has no score); it is made
+    of the questions the profile scored, so where the strict profile leaves a tied vote out, that question leaves
+    both halves of the term."""
 
     subset: str
     evaluator: str
@@ -306,5 +315,8 @@ class SubsetMetric:
     splits: tuple[str, ...] = ()
 
     def __call__(self, values: Sequence[Any]) -> float | None:
-        block = official_dict(self.evaluator, values, multi_split=self.multi_split, splits=self.splits)
+        pedant = self.evaluator == "qa" and all(v[3] is not None for v in values)
+        block = official_dict(
+            self.evaluator, values, multi_split=self.multi_split, splits=self.splits, pedant=pedant
+        )
         return subset_percent(self.subset, block)

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 import pytest
 
+from avibench.benchmarks.voicebench import pedant
 from avibench.contracts import RunPaths
 from avibench.evaluate.card import (
     CARD_SCHEMA,
@@ -36,6 +37,14 @@ PERFECT = 100.0
 #: FENSE is off (its models take most of a run's time), so AVI-Bench's AVC is not scored and AVI-Bench is the one
 #: partial benchmark; every other task of every benchmark must be perfect.
 UNSCORED = {"avibench": {"AVC"}}
+
+
+class Contains:
+    """A stand-in for PEDANT's classifier (a download; VoiceBench's sd-qa score is half PEDANT's): the reference
+    appears in the answer."""
+
+    def evaluate(self, references: list[str], candidate: str, question: str) -> bool:
+        return references[0] in candidate
 
 
 def perfect_judge(body: dict) -> str:
@@ -98,7 +107,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory, counted: Counter) -> Iterator
     os.chdir(base)  # the benchmarks' download and sample folders are relative to the working folder
     try:
         judge = FakeOpenAIServer(responder=perfect_judge)
-        with judge.run_in_thread():
+        with judge.run_in_thread(), pytest.MonkeyPatch.context() as patch:
+            patch.setattr(pedant, "load", lambda: (pedant.Pedant(Contains()), None))
             args = [
                 "run",
                 "--model",

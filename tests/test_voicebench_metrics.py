@@ -133,7 +133,8 @@ def test_refusals(response: str, reference: bool, strict: bool) -> None:
 
 
 def test_overall_reproduces_the_readme_leaderboard() -> None:
-    """Rows of the README's leaderboard: the nine columns and the published Overall."""
+    """Rows of the README's leaderboard: the nine columns and the published Overall. The SD-QA column is
+    ``(panda + gpt) / 2``; any split of it between the two gives the column."""
     rows = {
         "GPT-4o-Audio": ((4.78, 4.49, 4.58, 75.50, 80.25, 89.23, 84.10, 76.02, 98.65), 86.75),
         "Kimi-Audio": ((4.46, 3.97, 4.20, 63.12, 62.17, 83.52, 69.70, 61.10, 100.00), 76.91),
@@ -144,7 +145,7 @@ def test_overall_reproduces_the_readme_leaderboard() -> None:
             "alpacaeval_full": {"gpt": values[0]},
             "commoneval": {"gpt": values[1]},
             "wildvoice": {"gpt": values[2]},
-            "sd-qa": {"gpt": values[3]},
+            "sd-qa": {"panda": values[3] - 12.5, "gpt": values[3] + 12.5},
             "mmsu": {"acc": values[4]},
             "openbookqa": {"acc": values[5]},
             "bbh": {"acc": values[6]},
@@ -153,6 +154,7 @@ def test_overall_reproduces_the_readme_leaderboard() -> None:
         }
         assert overall(blocks) == pytest.approx(published, abs=0.006)
         assert overall({**blocks, "bbh": None}) is None
+        assert overall({**blocks, "sd-qa": {"panda": None, "gpt": values[3]}}) is None  # PEDANT not run
 
 
 def test_split_mean() -> None:

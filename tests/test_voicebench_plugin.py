@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import soundfile as sf
 
-from avibench.benchmarks.voicebench import layout, sample
+from avibench.benchmarks.voicebench import layout, pedant, sample
 from avibench.benchmarks.voicebench.scoring import Inputs, build_document
 from avibench.items import Response
 from avibench.plugin import get_benchmark
@@ -24,6 +24,13 @@ RULE_SCORED = ("mmsu", "openbookqa", "bbh", "ifeval", "advbench")
 
 def best_judge(body: dict) -> str:
     return "Yes" if "Reference answer" in body["messages"][1]["content"] else "5"
+
+
+class Contains:
+    """A stand-in for PEDANT's classifier (a download): the reference appears in the answer."""
+
+    def evaluate(self, references: list[str], candidate: str, question: str) -> bool:
+        return references[0] in candidate
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +97,10 @@ def pipeline(data: Path, out: Path, model: str, judge: FakeOpenAIServer) -> dict
     return json.loads((out / model / "voicebench" / "eval.json").read_text())
 
 
-def test_oracle_scores_the_maximum_in_both_profiles(data: Path, tmp_path: Path) -> None:
+def test_oracle_scores_the_maximum_in_both_profiles(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pedant, "load", lambda: (pedant.Pedant(Contains()), None))  # sd-qa's term needs it
     judge = FakeOpenAIServer(responder=best_judge)
     with judge.run_in_thread():
         document = pipeline(data, tmp_path, "oracle", judge)

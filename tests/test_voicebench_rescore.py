@@ -4,8 +4,14 @@
 ``api_judge.py``'s ``result-`` rows with three judge replies each): varied answers over every parse path of the MCQ
 templates, the BBH rules, the refusal strings and 20 IFEval instruction families. ``OFFICIAL`` holds what the
 official ``evaluate.py`` evaluators print for each file (MatthewCYM/VoiceBench at 5338154), each file run after
-``random.seed(0)``, which is the seed the reference profile records; sd-qa's ``panda`` is left out, PEDANT's
-classifier being a download.
+``random.seed(0)``, which is the seed the reference profile records; sd-qa's ``panda`` comes from PEDANT's
+evaluator with :class:`EvenContains` standing in for its classifier (a download), on both sides.
+
+The numbers over several files follow the maintainer: MMSU's is over all its samples (MatthewCYM/VoiceBench
+issue #8), here the correct and unparsed answers of the per-file runs pooled, and sd-qa's term of Overall is
+``(panda + gpt) / 2`` (issue #2), each the mean over its accent files. ``/tmp``-side driver: the official
+``mcq.py``, ``qa.py`` and ``base.py`` imported as they are (``qa_metrics.pedant.PEDANT`` replaced by the stand-in),
+each file's rows passed to ``evaluate`` after ``random.seed(0)`` as ``evaluate.py`` passes them.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from avibench.benchmarks.voicebench import pedant
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke
 
@@ -36,19 +43,36 @@ OFFICIAL: dict[str, dict[str, float]] = {
     "alpacaeval_full/test": {"gpt": 3.1944444444444446},
     "commoneval/test": {"gpt": 3.7},
     "wildvoice/test": {"gpt": 2.783333333333333},
-    "sd-qa/aus": {"gpt": 41.66666666666667},
-    "sd-qa/usa": {"gpt": 46.666666666666664},
+    "sd-qa/aus": {"panda": 58.333333333333336, "gpt": 41.66666666666667},
+    "sd-qa/usa": {"panda": 66.66666666666666, "gpt": 46.666666666666664},
 }
+#: MMSU over all samples: the two files' correct (15 + 14) and unparsed (4 + 6) answers over their 55 questions
+MMSU_POOLED = {"acc": 52.72727272727273, "fail": 18.181818181818183}
+#: sd-qa's term of Overall: (mean panda 62.5 + mean gpt 44.1667) / 2
+SD_QA_TERM = 53.333333333333336
 JUDGE_KEY = "sk-judge-voice-29"
+
+
+class EvenContains:
+    """A stand-in for PEDANT's classifier: the reference occurs in the answer, and the answer has an even number
+    of characters (so that some answers are wrong)."""
+
+    def evaluate(self, references: list[str], candidate: str, question: str) -> bool:
+        return references[0] in candidate and len(candidate) % 2 == 0
+
+
+@pytest.fixture
+def with_pedant(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pedant, "load", lambda: (pedant.Pedant(EvenContains()), None))
 
 
 def readme_overall() -> float:
     """The README's Overall of the official numbers above: the mean of nine, each on 0-100 (the open subsets' GPT
-    score times 20, the mean over splits for sd-qa and MMSU)."""
+    score times 20, sd-qa's (panda + gpt) / 2 and MMSU over all samples)."""
     one = {key.split("/")[0]: value for key, value in OFFICIAL.items()}
     parts = [20 * one[name]["gpt"] for name in ("alpacaeval_full", "commoneval", "wildvoice")]
-    parts.append((OFFICIAL["sd-qa/aus"]["gpt"] + OFFICIAL["sd-qa/usa"]["gpt"]) / 2)
-    parts.append((OFFICIAL["mmsu/law"]["acc"] + OFFICIAL["mmsu/physics"]["acc"]) / 2)
+    parts.append(SD_QA_TERM)
+    parts.append(MMSU_POOLED["acc"])
     parts += [one["openbookqa"]["acc"], one["bbh"]["acc"], 100 * one["ifeval"]["final"]]
     parts.append(100 * one["advbench"]["refusal_rate"])
     return sum(parts) / len(parts)
@@ -96,20 +120,22 @@ def official_view(document: dict, key: str) -> dict:
     return block["splits"][split] if "splits" in block else block
 
 
-def test_rescoring_reproduces_the_official_evaluators(data_root: Path, tmp_path: Path) -> None:
+def test_rescoring_reproduces_the_official_evaluators(
+    data_root: Path, tmp_path: Path, with_pedant: None
+) -> None:
     result = rescore(data_root, CORPUS, tmp_path / "eval.json")
     assert result.code == 0, result.stderr
-    assert "note: sd-qa: sd-qa 'panda' needs PEDANT" in result.stdout
     document = json.loads((tmp_path / "eval.json").read_text())
     for key, expected in OFFICIAL.items():
         mine = official_view(document, key)
         assert {k: mine[k] for k in expected} == pytest.approx(expected, abs=1e-9), key
-    assert document["sd-qa"]["panda"] is None and document["sd-qa"]["gpt"] == pytest.approx(
+    assert document["sd-qa"]["panda"] == pytest.approx(62.5) and document["sd-qa"]["gpt"] == pytest.approx(
         (41.6667 + 46.6667) / 2, abs=1e-3
     )
-    assert document["mmsu"]["acc"] == pytest.approx(53.0) and document["mmsu"]["fail"] == pytest.approx(
-        18.6667, abs=1e-3
-    )
+    assert document["summary"]["tasks"]["sd-qa"] == pytest.approx(SD_QA_TERM, abs=1e-9)
+    mmsu = document["mmsu"]
+    assert {k: mmsu[k] for k in MMSU_POOLED} == pytest.approx(MMSU_POOLED, abs=1e-9)
+    assert document["summary"]["tasks"]["mmsu"] == pytest.approx(MMSU_POOLED["acc"], abs=1e-9)
     assert document["overall"] == pytest.approx(readme_overall(), abs=1e-9)
     # the fallback decided every unparsed answer in the reference profile and none in the strict one
     meta = document["meta"]["voicebench"]
@@ -169,7 +195,8 @@ def test_judging_through_the_shared_runner_is_cached(data_root: Path, tmp_path: 
     predictions = unjudged_copy(tmp_path, ("alpacaeval_full", "sd-qa"))
     judge = FakeOpenAIServer(responder=judge_reply)
     env = {"JUDGE_API_KEY": JUDGE_KEY}
-    extra = ("--tasks", "alpacaeval_full,sd-qa", "--judge-base-url")
+    # without PEDANT sd-qa has no score, so the run is partial
+    extra = ("--tasks", "alpacaeval_full,sd-qa", "--allow-partial", "--judge-base-url")
     with judge.run_in_thread():
         first = rescore(data_root, predictions, tmp_path / "a.json", *extra, judge.base_url, env=env)
         assert first.code == 0, first.stderr
@@ -189,6 +216,9 @@ def test_judging_through_the_shared_runner_is_cached(data_root: Path, tmp_path: 
         "usa": {"panda": None, "gpt": usa},
         "aus": {"panda": None, "gpt": aus},
     }
+    # without PEDANT sd-qa has no term of Overall: half of it is PEDANT's
+    assert document["summary"]["tasks"]["sd-qa"] is None
+    assert "sd-qa 'panda' needs PEDANT" in document["coverage"]["sd-qa"]["reason"]
 
 
 def test_an_unreadable_judge_reply_is_a_cached_judge_failure(data_root: Path, tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ The files were pickled by scikit-learn 1.3. Later releases lack its training-los
 training: unpickling gives them a stand-in) and read a vectorizer's term weights from another attribute
 (restored on load); prediction is then the official package's under scikit-learn 1.3.2. qa-metrics 0.2.17 pins scikit-learn 1.3.2, so it is
 installed without its dependencies (``make pedant``). Without the files sd-qa's ``panda`` is null, its GPT
-score is still computed, and the subset is reported partial with this message.
+score is still computed, and the subset has no score (half of its term of Overall is ``panda``), reported with
+this message.
 """
 
 from __future__ import annotations

@@ -207,7 +207,7 @@ class Readings:
 
     def reasons(self, task: str, profile: str) -> tuple[list[str], str | None]:
         """Why a subset's score is short in a profile (failed judge requests, unreadable replies, an IFEval
-        check that cannot run), and a note beside a complete score (sd-qa without PEDANT)."""
+        check that cannot run), and a note beside the counts (sd-qa without PEDANT, which has no score)."""
         reasons = []
         judging = self.inputs.judging.get(task)
         if judging is not None and judging.errors:
