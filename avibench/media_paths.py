@@ -176,12 +176,14 @@ def problems(
     benchmark: Benchmark, root: Path, tasks: Sequence[Task], reported: Collection[Problem], *, allow: bool
 ) -> list[Problem]:
     """``validate-data``'s findings beyond the plug-in's own (``reported``): media outside the data root (errors,
-    or warnings when ``allow``), and media that do not decode as the kind they are declared as (an entry the
-    plug-in already found an error in is not decoded again)."""
+    or warnings when ``allow``; not again where the plug-in named the same field), and media that do not decode as
+    the kind they are declared as (an entry the plug-in already found an error in is not decoded again)."""
     from avibench.infer.media_verdicts import decode_problem
     from avibench.plugin import Problem
 
-    flagged = {(p.path, p.index) for p in reported if p.severity == "error"}
+    errors = [p for p in reported if p.severity == "error"]
+    flagged = {(p.path, p.index) for p in errors}
+    named = {(p.path, p.index, p.field) for p in errors}
     found: list[Problem] = []
     decoded: dict[tuple[str, str], str | None] = {}
     for task in tasks:
@@ -192,6 +194,8 @@ def problems(
         refs = list(media_refs(items, dataset_file(benchmark, root, task)))
         away = outside(refs, root)
         for ref in away:
+            if (ref.file, ref.item.index, ref.field) in named:  # the plug-in's own check said it already
+                continue
             why = f"media path {ref.part.value} is outside the data root"
             why += f" (allowed by {ALLOW_FLAG})" if allow else f"; refused unless {ALLOW_FLAG}"
             found.append(Problem(ref.file, why, ref.item.index, ref.field, "warning" if allow else "error"))
