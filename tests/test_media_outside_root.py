@@ -26,6 +26,7 @@ from avibench.benchmarks.avibench.tiny_dataset import build_dataset, wav_bytes
 from avibench.evaluate.card import build_card, card_document
 from avibench.evaluate.viewer import make_server
 from avibench.infer import media_verdicts
+from avibench.media_paths import ALLOW_ENV
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import CliResult, invoke
@@ -131,6 +132,8 @@ def test_mmar_media_leaving_the_root_are_refused_before_any_request(
     assert checked.code == 1 and f"error: {where}: media path" in checked.stdout, checked.stdout
     allowed = invoke(["validate-data", str(root), "--benchmark", "mmar", "--allow-media-outside-root"])
     assert f"warning: {where}: media path" in allowed.stdout and allowed.code == 0, allowed.stdout
+    by_setting = invoke(["validate-data", str(root), "--benchmark", "mmar"], {ALLOW_ENV: "1"})
+    assert by_setting.stdout == allowed.stdout and by_setting.code == 0
 
 
 @pytest.mark.parametrize("case", ESCAPES)
