@@ -30,7 +30,7 @@ from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import OUTCOMES, read_samples
 from avibench.evaluate.viewer_page import BODY, SCRIPT, STYLE
 from avibench.manifest import MEDIA_OUTSIDE_KEY, OTHER_DATA_HELP, check_data, load_manifest, page_caveats
-from avibench.media_paths import allow_option, check_items, is_inside, resolved_root
+from avibench.media_paths import RealPaths, allow_option, check_items, is_inside, resolved_root
 from avibench.run_options import benchmark_option, locate
 from avibench.store import atomic_write_text
 
@@ -69,14 +69,16 @@ def _json_script(element_id: str, value: Any) -> str:
 def unlinked_outside(rows: Sequence[Mapping[str, Any]], root: Path) -> tuple[list[dict[str, Any]], int]:
     """``rows`` with each media entry outside the data root marked ``outside`` (the page does not link it), and
     how many entries were marked. Paths are relative to the root; every link is followed."""
-    inside_root = resolved_root(root)
+    inside_root, real_path = resolved_root(root), RealPaths()
     marked, count = [], 0
     for row in rows:
         media = row.get("media") or []
         kept = []
         for entry in media:
             path = str(entry.get("path") or "") if isinstance(entry, dict) else ""
-            if isinstance(entry, dict) and not (path and is_inside(inside_root / path, inside_root)):
+            if isinstance(entry, dict) and not (
+                path and is_inside(inside_root / path, inside_root, real_path)
+            ):
                 entry, count = {**entry, "outside": True}, count + 1
             kept.append(entry)
         marked.append({**row, "media": kept} if media else dict(row))

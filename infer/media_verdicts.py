@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from avibench.errors import DatasetError
-from avibench.media_paths import MediaRef
+from avibench.media_paths import MediaRef, RealPaths
 from avibench.store import atomic_write_json
 
 CACHE_NAME = "media_checked.json"
@@ -104,10 +104,11 @@ def check_decodes(refs: Iterable[MediaRef], cache: DecodeCache) -> None:
     """Decode every media file ``refs`` name as its declared kind; a :class:`DatasetError` for the first that
     does not (naming its file, entry and field). Files found good are added to ``cache`` and saved."""
     seen: set[tuple[str, str]] = set()
+    real_path = RealPaths()
     try:
         for ref in refs:
             part = ref.part
-            key = os.path.realpath(part.value)
+            key = real_path(part.value)
             if (key, part.kind) in seen:
                 continue
             seen.add((key, part.kind))
