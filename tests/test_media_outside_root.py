@@ -11,6 +11,7 @@ plug-in written from docs/plugins.md alone (``media_toy_benchmark.py``), and for
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import threading
@@ -26,7 +27,7 @@ from avibench.benchmarks.avibench.tiny_dataset import build_dataset, wav_bytes
 from avibench.evaluate.card import build_card, card_document
 from avibench.evaluate.viewer import make_server
 from avibench.infer import media_verdicts
-from avibench.media_paths import ALLOW_ENV
+from avibench.media_paths import ALLOW_ENV, RealPaths, is_inside, resolved_root
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import CliResult, invoke
@@ -336,3 +337,30 @@ def test_serve_answers_nothing_outside_the_data_root(tmp_path: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_folder_cached_resolution_matches_realpath(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "data" / "a").mkdir(parents=True)
+    (tmp_path / "away").mkdir()
+    (tmp_path / "away" / "x.wav").write_bytes(wav_bytes())
+    (tmp_path / "data" / "a" / "in.wav").write_bytes(wav_bytes())
+    (tmp_path / "data" / "linkdir").symlink_to(tmp_path / "away", target_is_directory=True)
+    (tmp_path / "data" / "a" / "link.wav").symlink_to(tmp_path / "away" / "x.wav")
+    (tmp_path / "data" / "a" / "chain.wav").symlink_to("link.wav")
+    monkeypatch.chdir(tmp_path)
+    paths = [
+        "data/a/in.wav",
+        "data/a/link.wav",
+        "data/a/chain.wav",
+        "data/linkdir/x.wav",
+        "data/linkdir/../a/in.wav",  # '..' after a link: the link's parent, not the text's
+        "data/a/../../away/x.wav",
+        "data/a/missing.wav",
+        str(tmp_path / "data" / "a" / "in.wav"),
+        "data/a/.",
+        "in.wav",
+    ]
+    resolve = RealPaths()
+    assert [resolve(p) for p in paths * 2] == [os.path.realpath(p) for p in paths * 2]
+    root = resolved_root(Path("data"))
+    assert [is_inside(p, root, resolve) for p in paths[:7]] == [True, False, False, False, False, False, True]
