@@ -491,9 +491,7 @@ def media_outside_line(outside: Mapping[str, Any]) -> str:
         for task, entry in sorted(outside.items())
         if isinstance(entry, dict)
     ]
-    return "Media from outside the data root were read and sent (--allow-media-outside-root): " + "; ".join(
-        per_task
-    )
+    return "Media from outside the data root were used (--allow-media-outside-root): " + "; ".join(per_task)
 
 
 def binding_mark(meta: Mapping[str, Any]) -> str:

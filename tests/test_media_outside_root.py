@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 KEY = "sk-media-root-5c1e"
 SECRET = "OPENAI_API_KEY=sk-do-not-send-4d2a\n"
 ESCAPES = ("dotdot", "absolute", "symlink")
-STATED = "Media from outside the data root were read and sent (--allow-media-outside-root)"
+STATED = "Media from outside the data root were used (--allow-media-outside-root)"
 
 
 @pytest.fixture
