@@ -244,40 +244,57 @@ def test_files_found_good_are_not_decoded_again_on_resume(
 # -- the opt-in: the run goes on and every page says so ---------------------------------------------------------
 
 
-def test_with_the_opt_in_the_run_goes_on_and_every_page_states_it(
-    plugins_installed: None, serve: Serve, tmp_path: Path
-) -> None:
-    root, out = _mediatoy(tmp_path), tmp_path / "out"
+def _outside_mediatoy(tmp_path: Path) -> tuple[Path, Path, str, str]:
+    root = _mediatoy(tmp_path)
     outside = tmp_path / "elsewhere" / "far.png"
     outside.parent.mkdir()
     shutil.copy(root / "media" / "s0.png", outside)
     _jsonl(root / "scenes.jsonl", 0, lambda r: r["media"].update(image=str(outside)))
+    return root, outside, "colour", f"{root / 'scenes.jsonl'} entry 0 field media.image"
+
+
+def _outside_mmar(tmp_path: Path) -> tuple[Path, Path, str, str]:
+    root = _mmar(tmp_path)
+    outside = tmp_path / "elsewhere" / "far.wav"
+    outside.parent.mkdir()
+    first = json.loads((root / "MMAR-meta.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    shutil.copy(root / first["audio_path"], outside)
+    _jsonl(root / "MMAR-meta.jsonl", 0, lambda r: r.update(audio_path=str(outside)))
+    return root, outside, "MMAR", f"{root / 'MMAR-meta.jsonl'} entry 0 field audio_path"
+
+
+@pytest.mark.parametrize("bench", ["mediatoy", "mmar"])
+def test_with_the_opt_in_the_run_goes_on_and_every_page_states_it(
+    bench: str, plugins_installed: None, serve: Serve, tmp_path: Path
+) -> None:
+    setup = {"mediatoy": _outside_mediatoy, "mmar": _outside_mmar}[bench]
+    (root, outside, task, where), out = setup(tmp_path), tmp_path / "out"
     server = serve()
-    common = ["--benchmark", "mediatoy", "--output-dir", str(out), "--model", "m"]
-    ran = _infer(server, "mediatoy", root, out, "--allow-media-outside-root")
+    common = ["--benchmark", bench, "--output-dir", str(out), "--model", "m"]
+    ran = _infer(server, bench, root, out, "--allow-media-outside-root")
     assert ran.code == 0, ran.stderr
-    assert server.count >= 3  # the probe's requests, then every question
-    run = out / "m" / "mediatoy"
+    questions = len(get_benchmark(bench).load(root, get_benchmark(bench).task(task)))
+    assert server.count > questions  # the probe's requests, then every question
+    run = out / "m" / bench
     recorded = json.loads((run / "manifest.json").read_text(encoding="utf-8"))["media_outside_root"]
-    assert recorded == {
-        "colour": {"files": 1, "first": f"{root / 'scenes.jsonl'} entry 0 field media.image: {outside}"}
-    }
+    assert recorded == {task: {"files": 1, "first": f"{where}: {outside}"}}
     assert invoke(["refine", *common, "--mode", "rules"]).code == 0
     assert invoke(["eval", *common, "--allow-partial"]).code == 0
     assert invoke(["report", *common]).code == 0
     assert invoke(["view", *common]).code == 0
-    assert invoke(["leaderboard", "--benchmark", "mediatoy", "--output-dir", str(out)]).code == 0
+    assert invoke(["leaderboard", "--benchmark", bench, "--output-dir", str(out)]).code == 0
     for page in (run / "report.md", run / "report.html", run / "viewer.html"):
         assert STATED in page.read_text(encoding="utf-8"), page
-    assert "[media outside the data root]" in (out / "leaderboard-mediatoy.md").read_text(encoding="utf-8")
-    card = build_card(out, "m", [get_benchmark("mediatoy")])
+    (board,) = out.glob(f"leaderboard*{bench}*.md")
+    assert "[media outside the data root]" in board.read_text(encoding="utf-8")
+    card = build_card(out, "m", [get_benchmark(bench)])
     assert any(STATED in line for line in card["benchmarks"][0]["settings"]["run"])
     assert STATED in json.dumps(card_document(card), default=lambda o: getattr(o, "__dict__", str(o)))
-    # the page lists the outside image without linking it; the inside media keep their links
+    # the page lists the outside file without linking it; the media inside the root keep their links
     rows = json.loads(_script(run / "viewer.html", "samples"))["rows"]
     media = {m["path"]: m for r in rows for m in r["media"]}
-    assert media[Path("../elsewhere/far.png").as_posix()].get("outside") is True
-    assert not any(m.get("outside") for path, m in media.items() if path.startswith("media/"))
+    assert media[f"../elsewhere/{outside.name}"].get("outside") is True
+    assert sum(bool(m.get("outside")) for m in media.values()) == 1 and len(media) > 1
 
 
 def _script(page: Path, element_id: str) -> str:
