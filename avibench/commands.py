@@ -9,7 +9,9 @@ from pathlib import Path
 
 import click
 
+from avibench import media_paths
 from avibench.errors import AvibenchError, DatasetError
+from avibench.media_paths import allow_option
 from avibench.plugin import SAMPLE_MARKER, Benchmark, benchmark_names, get_benchmark
 from avibench.run_options import benchmark_option, data_root_option, resolve_benchmark, resolve_data_root
 from avibench.store import atomic_write_text
@@ -73,18 +75,28 @@ def tasks(benchmark_name: str, data_root: Path | None, as_json: bool) -> None:
 @benchmark_option
 @click.option("--tasks", "task_names", default=None, help="Comma-separated tasks to check (default: all).")
 @click.option("--strict", is_flag=True, help="Treat warnings as errors for the exit code.")
-def validate_data(data_root: Path | None, benchmark_name: str, task_names: str | None, strict: bool) -> None:
+@allow_option
+def validate_data(
+    data_root: Path | None,
+    benchmark_name: str,
+    task_names: str | None,
+    strict: bool,
+    allow_media_outside_root: bool,
+) -> None:
     """Check a dataset and report every problem with its file, entry and field.
 
     AVI-Bench checks JSON validity (with line and column), required fields, the task name against its folder,
     media files that are missing or escape the task folder, the ground-truth shape for each task, and the order
-    of double-confirm pre-questions. Other benchmarks check their own official layout. Exit code 0 when clean,
-    1 when errors were found.
+    of double-confirm pre-questions. Other benchmarks check their own official layout. For every benchmark, every
+    media path must lie inside the data root (no '..', absolute path or link pointing out; a warning with
+    --allow-media-outside-root) and every media file must decode as the audio, image or video it is declared as.
+    Exit code 0 when clean, 1 when errors were found.
     """
     bench = resolve_benchmark(benchmark_name)
     root = resolve_data_root(bench, data_root)
     specs = bench.select(task_names) if task_names else bench.tasks()
     problems = bench.validate(root, specs)
+    problems += media_paths.problems(bench, root, specs, problems, allow=allow_media_outside_root)
     for problem in problems:
         click.echo(str(problem))
     errors = sum(p.severity == "error" for p in problems)

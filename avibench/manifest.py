@@ -8,7 +8,9 @@ its question's content hash). Every later stage reads it:
 * a stage on another dataset than the run's (a task whose fingerprint differs) is refused unless
   ``--allow-other-data``, which the manifest and eval.json record and every page states;
 * infer with another model, backend or generation settings than the run's, on any task, is refused unless
-  ``--allow-mixed``; the manifest then holds each task's own binding and every page states the mix per task.
+  ``--allow-mixed``; the manifest then holds each task's own binding and every page states the mix per task;
+* media a dataset names outside its data root are refused unless ``--allow-media-outside-root``; the manifest
+  then records them per task (``media_outside_root``) and every page states it.
 
 A stage given no ``--data-root`` uses the run's own. A run made before manifests existed is adopted: its manifest
 is written from its infer journals and run log, with a one-line notice.
@@ -37,6 +39,8 @@ SCHEMA = 1
 SETTINGS = ("temperature", "max_tokens", "media", "drop_audio_with_video", "template", "system_prompt")
 #: What binds a task's answers: the model, the backend and the generation settings.
 BINDING = ("model", "backend", *SETTINGS)
+#: Per task, the media read from outside the data root by ``--allow-media-outside-root``: how many files, the first.
+MEDIA_OUTSIDE_KEY = "media_outside_root"
 OTHER_DATA_HELP = (
     "Use the data at --data-root although it is not the dataset this run was made from (recorded and stated on "
     "every page)."
@@ -450,6 +454,9 @@ def run_meta(manifest: Mapping[str, Any] | None, other_data: Mapping[str, Any] |
         uses.append(dict(other_data))
     if uses:
         meta["other_data"] = uses
+    outside = manifest.get(MEDIA_OUTSIDE_KEY)
+    if isinstance(outside, dict) and outside:
+        meta[MEDIA_OUTSIDE_KEY] = dict(outside)
     return meta
 
 
@@ -471,13 +478,27 @@ def caveats(meta: Mapping[str, Any], other_data: Sequence[str] = ()) -> list[str
             )
     if run.get("mixed"):
         lines.append("Mixed run (--allow-mixed), answers per task made with " + "; ".join(run["mixed"]))
+    outside = run.get(MEDIA_OUTSIDE_KEY)
+    if isinstance(outside, dict) and outside:
+        lines.append(media_outside_line(outside))
     return lines
+
+
+def media_outside_line(outside: Mapping[str, Any]) -> str:
+    """The sentence a page states about media read from outside the data root (``--allow-media-outside-root``)."""
+    per_task = [
+        f"{task}: {entry.get('files')} file(s), first {entry.get('first')}"
+        for task, entry in sorted(outside.items())
+        if isinstance(entry, dict)
+    ]
+    return "Media from outside the data root were used (--allow-media-outside-root): " + "; ".join(per_task)
 
 
 def binding_mark(meta: Mapping[str, Any]) -> str:
     """The short mark a leaderboard row of a mixed run carries ("" otherwise)."""
     run = meta.get("run") if isinstance(meta.get("run"), dict) else {}
-    return f" [mixed run: {'; '.join(run['mixed'])}]" if run.get("mixed") else ""
+    mark = f" [mixed run: {'; '.join(run['mixed'])}]" if run.get("mixed") else ""
+    return mark + (" [media outside the data root]" if run.get(MEDIA_OUTSIDE_KEY) else "")
 
 
 def page_caveats(

@@ -4,6 +4,10 @@ The page lists each question as asked with its media (paths relative to the data
 refined answers, refine method, per-profile score, failure reason, latency and tokens, read from the run's
 samples.jsonl. Written as a file, media load from the data root through a relative path; with ``--serve`` a
 small local server (127.0.0.1 only) serves the page at ``/`` and files under the data root at ``/media/``.
+
+Neither links nor serves a file outside the data root (a ``..``, an absolute path, a link pointing out): the page
+lists such media without a link, and the server answers 404. A dataset naming media outside its root is refused
+(exit 2, naming file, entry and field) unless the run recorded ``--allow-media-outside-root`` or the flag is given.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from avibench.contracts import RunPaths
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import OUTCOMES, read_samples
 from avibench.evaluate.viewer_page import BODY, SCRIPT, STYLE
-from avibench.manifest import OTHER_DATA_HELP, check_data, load_manifest, page_caveats
+from avibench.manifest import MEDIA_OUTSIDE_KEY, OTHER_DATA_HELP, check_data, load_manifest, page_caveats
+from avibench.media_paths import RealPaths, allow_option, check_items, is_inside, resolved_root
 from avibench.run_options import benchmark_option, locate
 from avibench.store import atomic_write_text
 
@@ -59,6 +64,25 @@ def _json_script(element_id: str, value: Any) -> str:
     """JSON inside a script element, with ``</`` escaped so no text can close the element early."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def unlinked_outside(rows: Sequence[Mapping[str, Any]], root: Path) -> tuple[list[dict[str, Any]], int]:
+    """``rows`` with each media entry outside the data root marked ``outside`` (the page does not link it), and
+    how many entries were marked. Paths are relative to the root; every link is followed."""
+    inside_root, real_path = resolved_root(root), RealPaths()
+    marked, count = [], 0
+    for row in rows:
+        media = row.get("media") or []
+        kept = []
+        for entry in media:
+            path = str(entry.get("path") or "") if isinstance(entry, dict) else ""
+            if isinstance(entry, dict) and not (
+                path and is_inside(inside_root / path, inside_root, real_path)
+            ):
+                entry, count = {**entry, "outside": True}, count + 1
+            kept.append(entry)
+        marked.append({**row, "media": kept} if media else dict(row))
+    return marked, count
 
 
 def viewer_html(
@@ -170,6 +194,7 @@ def make_server(page: str, data_root: Path, port: int) -> ThreadingHTTPServer:
     "--port", type=int, default=8765, show_default=True, help="Port for --serve (0: any free port)."
 )
 @click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
+@allow_option
 def view(
     benchmark_name: str,
     model: str | None,
@@ -180,10 +205,13 @@ def view(
     serve: bool,
     port: int,
     allow_other_data: bool,
+    allow_media_outside_root: bool,
 ) -> None:
     """Write (and with --serve, serve) a page listing every sample of a run: question, media, answers, scores.
 
     Filter by task, outcome, refine method and free text, sort, and link to a sample with #sample=TASK/KEY.
+    Media outside the data root are never linked or served; a dataset that names some is refused unless the run
+    was made with --allow-media-outside-root or the flag is given here.
     """
     notice = partial(click.echo, err=True)
     run = locate(benchmark_name, model, label, output_dir, None, notice=notice)
@@ -208,7 +236,16 @@ def view(
             notes.append(
                 f"Media from other data than the run's (--allow-other-data): {root} for {', '.join(other)}"
             )
+    recorded = (load_manifest(run.benchmark, run.paths) or {}).get(MEDIA_OUTSIDE_KEY)
     rows = read_samples(run.paths)
+    if not (allow_media_outside_root or recorded) and root.is_dir():
+        for task in dict.fromkeys(str(r.get("task")) for r in rows):
+            spec = next((t for t in run.benchmark.tasks() if t.name == task), None)
+            if spec is not None and spec in run.benchmark.available(root):
+                check_items(run.benchmark, root, spec, run.benchmark.load(root, spec), allow=False)
+    rows, unlinked = unlinked_outside(rows, root)
+    if unlinked:
+        notes.append(f"{unlinked} media entries outside the data root {root} are listed without a link.")
     page_path = out or run.paths.root / VIEWER_NAME
     title = f"{run.benchmark.title or run.benchmark.name} samples: {run.label}"
     profile = str(summary.get("profile") or meta.get("profile") or "reference")

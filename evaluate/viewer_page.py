@@ -68,6 +68,7 @@ function sorted(list){var k=state.sort;if(k==='order')return list;var c=list.sli
   c.sort(function(a,b){return val(a)-val(b)||a._i-b._i;});return c;}
 function media(r){return (r.media||[]).map(function(m){var src=META.media_base+m.path.split('/').map(encodeURIComponent).join('/');
   var label=esc(m.path)+(m.channel!=null?' (channel '+m.channel+')':'');
+  if(m.outside)return '<figure class="outside"><figcaption>'+label+' ('+esc(m.kind)+', outside the data root: not linked)</figcaption></figure>';
   if(m.kind==='audio')return '<figure><audio controls preload="none" src="'+esc(src)+'"></audio><figcaption>'+label+'</figcaption></figure>';
   if(m.kind==='image')return '<figure><img loading="lazy" alt="'+esc(m.path)+'" src="'+esc(src)+'"><figcaption>'+label+'</figcaption></figure>';
   return '<figure><video controls preload="none" src="'+esc(src)+'"></video><figcaption>'+label+'</figcaption></figure>';}).join('');}

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from avibench.infer.media_options import AUDIO_RATE, request_options
 from avibench.infer.probe_record import probe_path
 from avibench.llm import ChatError, RetryPolicy, Scrubber, host_of
 from avibench.manifest import (
+    MEDIA_OUTSIDE_KEY,
     OTHER_DATA_HELP,
     bind_tasks,
     binding_of,
@@ -43,6 +45,7 @@ from avibench.manifest import (
     record_other_data,
     use_run_data,
 )
+from avibench.media_paths import MediaRef, allow_option, dataset_file, load_checked, media_refs, summary
 from avibench.plugin import Benchmark, Task
 from avibench.run_lock import run_lock
 from avibench.run_options import RunLocation, locate, run_options
@@ -322,6 +325,7 @@ async def _execute(
     is_flag=True,
     help="Reproduce the reference: do not send a sample's audio files when it has a video.",
 )
+@allow_option
 @click.option(
     "--skip-probe",
     is_flag=True,
@@ -341,6 +345,11 @@ def infer(**opts: Any) -> None:
     Before the first question, a media probe checks with a few tiny requests that the model reads each
     modality the questions send (see 'avibench probe'; verdicts are kept in infer/probe.json, so a re-run asks
     nothing again): a modality it ignores stops the run, one it cannot verify is a warning; --skip-probe skips it.
+
+    Before any request, every media path must lie inside the data root (see --allow-media-outside-root) and every
+    file to be sent must decode as the audio, image or video it is declared as; the first that does not stops the
+    run (exit 2) naming its dataset file, entry and field. Files found good are remembered in
+    infer/media_checked.json, so a resume decodes nothing again.
 
     The openai backend reads the key from OPENAI_API_KEY and the endpoint from --base-url or OPENAI_BASE_URL;
     --model random and --model oracle are offline baselines that need neither.
@@ -530,7 +539,11 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         finished = finished_plan(journal, spec.name, inputs)
         if finished is not None:
             return finished
-        items = run.benchmark.load(run.data_root, spec, template)
+        items, outside = load_checked(
+            run.benchmark, run.data_root, spec, template, allow=opts["allow_media_outside_root"]
+        )
+        if outside:
+            manifest.setdefault(MEDIA_OUTSIDE_KEY, {})[spec.name] = summary(outside)
         planned = plan_task(
             items,
             journal,
@@ -547,6 +560,10 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         return planned
 
     plans = [plan(spec) for spec in specs]
+    if backend_cls.reads_media:
+        from avibench.infer.media_verdicts import CACHE_NAME, DecodeCache, check_decodes
+
+        check_decodes(_sent_media(run, plans, request), DecodeCache(run.paths.infer_dir / CACHE_NAME))
     atomic_write_json(manifest_path(run.paths), manifest)
     options = {
         "n_samples": opts["n_samples"],
@@ -559,6 +576,17 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         "retry_delay": opts["retry_delay"],
     }
     return setup, plans, options
+
+
+def _sent_media(run: RunLocation, plans: list[TaskPlan], request: InferRequest) -> Iterator[MediaRef]:
+    """The media files the pending questions send, in the order they are asked."""
+    from avibench.infer.media import sent_parts
+
+    for plan in plans:
+        file = dataset_file(run.benchmark, run.data_root, run.benchmark.task(plan.task))
+        for item in plan.pending:
+            sent = sent_parts(item, request)
+            yield from (ref for ref in media_refs([item], file) if ref.part in sent)
 
 
 def _bind(

@@ -15,6 +15,7 @@ from avibench.infer.backends.base import BackendSettings, InferRequest, MediaStr
 from avibench.infer.cli import BASELINES, DEFAULT_BASE_URL, _extra_body, select_tasks
 from avibench.infer.media_options import request_options
 from avibench.llm import ChatError, RetryPolicy, host_of
+from avibench.media_paths import allow_option, load_checked
 from avibench.run_options import DEFAULT_BENCHMARK, data_root_option, resolve_benchmark, resolve_data_root
 
 if TYPE_CHECKING:  # the probe builds media with numpy, PIL and av: imported when it runs, not for --help
@@ -22,9 +23,15 @@ if TYPE_CHECKING:  # the probe builds media with numpy, PIL and av: imported whe
 
 
 def _modalities(
-    benchmark_name: str | None, data_root: Any, tasks: str | None, request: InferRequest
+    benchmark_name: str | None,
+    data_root: Any,
+    tasks: str | None,
+    request: InferRequest,
+    *,
+    allow_outside: bool,
 ) -> list[str]:
-    """The modalities the benchmark's selected tasks send, or all three when no benchmark is named."""
+    """The modalities the benchmark's selected tasks send, or all three when no benchmark is named; a dataset
+    naming media outside its root is refused first (unless ``allow_outside``), as infer refuses it."""
     from avibench.infer.probe import MODALITIES, needed_modalities
 
     if benchmark_name is None:
@@ -33,7 +40,11 @@ def _modalities(
         return list(MODALITIES)
     benchmark = resolve_benchmark(benchmark_name)
     root = resolve_data_root(benchmark, data_root)
-    items = (item for spec in select_tasks(benchmark, root, tasks) for item in benchmark.load(root, spec))
+    items = [
+        item
+        for spec in select_tasks(benchmark, root, tasks)
+        for item in load_checked(benchmark, root, spec, allow=allow_outside)[0]
+    ]
     return needed_modalities(items, request)
 
 
@@ -86,6 +97,7 @@ async def _probe(
 @click.option(
     "--device", default="auto", show_default=True, help="transformers backend: auto, cuda, cuda:N or cpu."
 )
+@allow_option
 @click.option(
     "--dtype",
     type=click.Choice(["auto", "bfloat16", "float16", "float32"]),
@@ -110,6 +122,7 @@ def probe_command(**opts: Any) -> None:
     generates nothing. The exit code is 1 when a modality is ignored; a failure no request gets past (a rejected
     key, a model the endpoint does not serve) ends the probe with the setting to fix.
 
+    With --benchmark, the dataset's media paths must lie inside the data root (see --allow-media-outside-root).
     infer runs the same probe before its first question. The openai backend reads the key from OPENAI_API_KEY
     and the endpoint from --base-url or OPENAI_BASE_URL.
     """
@@ -128,7 +141,13 @@ def probe_command(**opts: Any) -> None:
         extra_body=_extra_body(opts["extra_body"]),
         audio_format=opts["audio_format"],
     )
-    modalities = _modalities(opts["benchmark_name"], opts["data_root"], opts["tasks"], request)
+    modalities = _modalities(
+        opts["benchmark_name"],
+        opts["data_root"],
+        opts["tasks"],
+        request,
+        allow_outside=opts["allow_media_outside_root"],
+    )
     if not modalities:
         click.echo("no media to probe: the selected tasks send text only")
         return

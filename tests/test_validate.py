@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from avibench.benchmarks.avibench.dataset import load_task, pre_pairs
 from avibench.benchmarks.avibench.tasks import AVIBENCH
+from avibench.benchmarks.avibench.tiny_dataset import write_mp4
 from avibench.benchmarks.avibench.validate import validate_dataset, validate_task
 from avibench.cli import cli
 from avibench.errors import DatasetError
@@ -154,6 +155,9 @@ def test_not_an_array_and_missing_folder(root: Path) -> None:
 
 def test_cli_exit_codes_and_no_traceback(root: Path) -> None:
     runner = CliRunner()
+    write_mp4(
+        root / "reasoning" / "AVH" / "input" / "videos" / "00000.mp4"
+    )  # the CLI decodes every media file
     ok = runner.invoke(cli, ["validate-data", str(root), "--tasks", "AVH"])
     assert ok.exit_code == 0, ok.output
     assert "0 error(s)" in ok.output
