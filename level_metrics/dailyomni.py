@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from avibench.kits.multiple_choice import accuracy_by
 from avibench.level_metrics.task_metrics import tallied
 
 RecordKind = Literal["answered", "failure", "not_found", "skipped"]
@@ -102,12 +103,11 @@ class Record:
     video_duration: str
 
 
-def _cell(correct: int, total: int) -> dict[str, Any]:
-    return {
-        "correct": correct,
-        "total": total,
-        "accuracy": round(100.0 * correct / total, 2) if total else None,
-    }
+def _cell(cell: Mapping[str, Any]) -> dict[str, Any]:
+    """A printed group, ``correct/total = accuracy%``, from the kit's ``{"accuracy", "n"}``."""
+    n, accuracy = int(cell["n"]), cell["accuracy"]
+    correct = round(accuracy * n / 100) if n else 0
+    return {"correct": correct, "total": n, "accuracy": None if accuracy is None else round(accuracy, 2)}
 
 
 def statistics(
@@ -137,13 +137,18 @@ def statistics(
         }
     else:
         doc |= {"Skipped/Failed items": requested - len(answered), "Items Evaluated for Accuracy": evaluated}
+    names = [name for name, _ in GROUPS]
+    fixed = {name: list(groups.get(name, ())) for name in names} if rule == "local" else None
+    table = accuracy_by(
+        [{name: getattr(r, name) for name in names} for r in answered],
+        [float(r.correct) for r in answered],
+        names,
+        fixed=fixed,
+        empty_group_zero=False,
+        total=None,
+    )
     for name, title in GROUPS:
-        order = list(groups.get(name, ())) if rule == "local" else []
-        tallies: dict[str, list[int]] = {key: [0, 0] for key in order}
-        for r in answered:
-            cell = tallies.setdefault(getattr(r, name), [0, 0])
-            cell[0] += r.correct
-            cell[1] += 1
-        keys = order if rule == "local" else sorted(tallies)  # the local script shows only the scanned groups
-        doc[title] = {key: _cell(*tallies[key]) for key in keys}
+        # the local script shows exactly the groups it scanned (every type and category, the two durations)
+        keys = fixed[name] if fixed is not None else sorted(table[name])
+        doc[title] = {key: _cell(table[name][key]) for key in keys}
     return doc

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from avibench.kits.multiple_choice import accuracy_by
+
 _LETTER = re.compile(r"[ABCD]")
 #: strict: a letter standing alone, not a letter inside a word ("Cannot", "ANSWER", "Bass")
 _LONE_LETTER = re.compile(r"(?<![A-Za-z])[ABCD](?![A-Za-z])")
@@ -130,8 +132,12 @@ def option_text(choices: Mapping[str, str], header: str, line: str) -> str:
 FIELDS = ("domain", "sub_category", "task_domain", "task_type", "audio_class")
 
 
-def _mean(scores: Sequence[float]) -> float | None:
-    return float(f"{sum(scores) / len(scores):.3f}") if scores else None
+def _fraction(cell: Mapping[str, Any]) -> float | None:
+    """A group's mean score to three decimals, as VLMEvalKit formats ``np.mean`` (``None``: its "nan")."""
+    n, accuracy = int(cell["n"]), cell["accuracy"]
+    if not n or accuracy is None:
+        return None
+    return float(f"{round(accuracy * n / 100) / n:.3f}")  # the 0/1 scores' sum over n, as numpy's mean
 
 
 def rating(
@@ -140,22 +146,21 @@ def rating(
     """``get_dimension_rating``: per duration bucket (in ``durations`` order) and ``overall``, each field's mean
     score per group (``groups[field]`` in order, then any other group found; empty: ``None``), and ``overall``.
 
-    A row is ``duration``, the five fields (``audio_class`` a list) and ``score``; VLMEvalKit stops with a
-    KeyError on a group it does not list, where this reports it after the listed ones."""
-    cells: dict[str, dict[str, dict[str, list[float]]]] = {
-        bucket: {name: {g: [] for g in groups[name]} for name in FIELDS} for bucket in [*durations, "overall"]
-    }
-    for row in rows:
-        score = float(row["score"])
-        for bucket in (row["duration"], "overall"):
-            target = cells.setdefault(bucket, {name: {g: [] for g in groups[name]} for name in FIELDS})
-            for name in FIELDS:
-                values = row[name] if name == "audio_class" else [row[name]]
-                for value in values:
-                    target[name].setdefault(str(value), []).append(score)
+    A row is ``duration``, the five fields (``audio_class`` a list, counted in each class) and a 0/1 ``score``;
+    VLMEvalKit stops with a KeyError on a duration or group it does not list, where this reports it after the
+    listed ones."""
+    found = [d for d in dict.fromkeys(str(r["duration"]) for r in rows) if d not in durations]
     out: dict[str, Any] = {}
-    for bucket, fields in cells.items():
-        pooled = [s for scores in fields["domain"].values() for s in scores]
-        out[bucket] = {"overall": _mean(pooled)}
-        out[bucket] |= {name: {g: _mean(s) for g, s in fields[name].items()} for name in FIELDS}
+    for bucket in [*durations, *found, "overall"]:
+        chosen = [r for r in rows if bucket == "overall" or str(r["duration"]) == bucket]
+        table = accuracy_by(
+            chosen,
+            [float(r["score"]) for r in chosen],
+            FIELDS,
+            fixed=groups,
+            empty_group_zero=False,
+            total="overall",
+        )
+        out[bucket] = {"overall": _fraction(table["overall"])}
+        out[bucket] |= {name: {g: _fraction(c) for g, c in table[name].items()} for name in FIELDS}
     return out

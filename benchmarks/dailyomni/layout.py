@@ -19,6 +19,7 @@ from typing import Any
 
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import fields, records
 from avibench.plugin import Problem
 
 BENCHMARK = "dailyomni"
@@ -27,7 +28,15 @@ DATASET = Path("qa.json")
 VIDEOS = Path("Videos")
 LETTERS = ("A", "B", "C", "D")
 #: The fields main_tester.py requires of every question (a question lacking one is skipped, not asked).
-REQUIRED = ("Question", "Choice", "Answer", "video_id", "Type", "video_category", "video_duration")
+FIELDS: dict[str, fields.Check] = {
+    "Question": fields.text,
+    "Choice": fields.choices,
+    "Answer": fields.one_of(LETTERS),
+    "video_id": fields.text,
+    "Type": fields.text,
+    "video_category": fields.text,
+    "video_duration": fields.text,
+}
 #: The release's questions.
 OFFICIAL_COUNT = 1197
 
@@ -47,51 +56,22 @@ def video_path(root: Path, video_id: str) -> Path:
     return Path(root) / VIDEOS / video_id / f"{video_id}_video.mp4"
 
 
-def read_questions(path: Path) -> list[Any]:
-    """The question list; raises DatasetError naming the file (and the line where the JSON breaks)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
-    if not isinstance(data, list):
-        raise DatasetError(path, "must hold a JSON list of questions")
-    return data
-
-
-def field_problem(name: str, value: Any) -> str | None:
-    """Why a required field's value cannot be used, or ``None``."""
-    if name == "Choice":
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-            return "must be a non-empty list of option strings"
-        return None
-    if name == "Answer" and value not in LETTERS:
-        return f"{value!r} is not one of {', '.join(LETTERS)}"
-    if not isinstance(value, str) or not value.strip():
-        return "must be a non-empty string"
-    return None
+def entries(path: Path) -> list[tuple[int, Any]]:
+    """The question list with entry numbers; raises DatasetError naming the file."""
+    return records.read_rows(path)
 
 
 def problems(root: Path) -> list[Problem]:
     """Every problem of the question file and the videos it names."""
     path = Path(root) / DATASET
     try:
-        records = read_questions(path)
+        rows = entries(path)
     except DatasetError as exc:
         return [Problem(exc.path, exc.message)]
     found: list[Problem] = []
-    for index, record in enumerate(records):
-        if not isinstance(record, dict):
-            found.append(Problem(str(path), "must be a JSON object", index))
-            continue
-        for name in REQUIRED:
-            why = field_problem(name, record.get(name))
-            if why:
-                found.append(Problem(str(path), why, index, name))
-        video_id = record.get("video_id")
+    for index, record in rows:
+        found += fields.problems(path, index, record, FIELDS)
+        video_id = record.get("video_id") if isinstance(record, dict) else None
         if isinstance(video_id, str) and video_id and not video_path(root, video_id).is_file():
             found.append(Problem(str(video_path(root, video_id)), "video not found", index, "video_id"))
     return found
@@ -110,13 +90,8 @@ def load(root: Path, template: str) -> list[Item]:
     spec = templates()[template]
     items: list[Item] = []
     ranks: dict[str, int] = {}
-    for index, record in enumerate(read_questions(path)):
-        if not isinstance(record, dict):
-            raise DatasetError(path, "must be a JSON object", index=index)
-        for name in REQUIRED:
-            why = field_problem(name, record.get(name))
-            if why:
-                raise DatasetError(path, why, index=index, field=name)
+    for index, record in entries(path):
+        fields.require(path, index, record, FIELDS)
         video_id = str(record["video_id"])
         rank = ranks[video_id] = ranks.get(video_id, -1) + 1
         video = Part.video(video_path(root, video_id))

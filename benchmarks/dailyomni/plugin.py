@@ -20,6 +20,7 @@ from avibench.benchmarks.dailyomni import layout, sample
 from avibench.benchmarks.dailyomni.predictions import NOT_FOUND_REPLY, read_responses, write_records
 from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
+from avibench.kits import multiple_choice as mc
 from avibench.level_metrics.dailyomni import (
     GROUPS,
     LOCAL_DURATIONS,
@@ -32,7 +33,6 @@ from avibench.level_metrics.dailyomni import (
     weighted_accuracy,
 )
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
-from avibench.refine.choice import choose
 
 TASK = Task(layout.TASK, "Daily-Omni", "audio-visual", metric=weighted_accuracy)
 
@@ -76,9 +76,9 @@ class DailyOmni(Benchmark):
         return {layout.TASK: sample.generate(Path(out), seed=seed, full_size=full_size)}
 
     def extract(self, item: Item, text: str) -> str | None:
-        """The letter of the option the reply commits to ("B", "(B)", "**B**", "Answer: B", the option's text),
-        or ``None`` ("Based on...", "B or C", "BC", a refusal)."""
-        index = choose(text, sample.option_texts(item), layout.LETTERS[: len(item.options)])
+        """The letter of the option the reply commits to ("B", "(B)", "**B**", "Answer: B", "b", the option's
+        text), or ``None`` ("Based on...", "B or C", "BC", a refusal)."""
+        index = mc.strict_choice(text, sample.option_texts(item), lowercase_letters=True)
         return None if index is None else layout.LETTERS[index]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:

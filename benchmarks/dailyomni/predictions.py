@@ -17,41 +17,18 @@ question no record matches is a skip (the tester's worker errors lose the questi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
+from avibench.kits import records
 from avibench.level_metrics.dailyomni import api_tester_correct
-from avibench.store import atomic_write_text
 
 NOT_FOUND_REASON = "Video file not found"
 NOT_FOUND_REPLY = "error_video_not_found"
 _MATCH = ("question", "correct_answer", "qa_type", "video_category", "video_duration")
-
-
-def read_lines(path: Path) -> list[tuple[int, Any]]:
-    """(line number from 1, value) of each non-blank line; a line that is not JSON (a file cut short while
-    being written) raises DatasetError naming the file and the line."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
-    rows = []
-    lines = text.splitlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            cut = " (the file ends there: truncated?)" if number == len(lines) else ""
-            raise DatasetError(path, f"line {number} is not valid JSON ({exc.msg}){cut}") from None
-    return rows
 
 
 def _key(item: Item) -> tuple[str, ...]:
@@ -72,9 +49,8 @@ def read_responses(path: Path, items: Sequence[Item]) -> tuple[list[Response], l
         waiting.setdefault(_key(item), []).append(item)
     found: dict[str, Response] = {}
     unmatched_skips = 0
-    for number, record in read_lines(path):
-        if not isinstance(record, dict):
-            raise DatasetError(path, f"line {number} must be a JSON object, found {type(record).__name__}")
+    for entry, record in records.objects(path, records.jsonl_rows(path)):
+        number = entry + 1
         if record.get("skipped") and record.get("reason") != NOT_FOUND_REASON:
             unmatched_skips += 1  # a skip without its question: the question stays a skip
             continue
@@ -133,7 +109,4 @@ def record_of(response: Response) -> dict[str, Any]:
 
 
 def write_records(path: Path, responses: Sequence[Response]) -> Path:
-    atomic_write_text(
-        Path(path), "".join(json.dumps(record_of(r), ensure_ascii=False) + "\n" for r in responses)
-    )
-    return Path(path)
+    return records.write_jsonl(Path(path), [record_of(r) for r in responses])

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from avibench.benchmarks.avibench.sample_data.media import FPS, VIDEO_WH, timeline, tone, write_mp4
 from avibench.benchmarks.dailyomni.layout import DATASET, LETTERS, OFFICIAL_COUNT, video_path
 from avibench.items import Item
+from avibench.kits import multiple_choice as mc
+from avibench.kits.media import FPS, VIDEO_WH, timeline, tone, write_mp4
 
 COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (220, 40, 40),
@@ -110,7 +111,7 @@ def option_texts(item: Item) -> tuple[str, ...]:
 
 def random_answer(item: Item, rng: random.Random) -> str:
     """A uniform guess: one of the letters, alone."""
-    return rng.choice(LETTERS[: len(item.options)])
+    return mc.random_reply(item.options, rng)
 
 
 ORACLE_STYLES: tuple[str, ...] = ("{l}", "{l}. {t}", "{l}: {t}", "{l}.")
@@ -119,8 +120,5 @@ ORACLE_STYLES: tuple[str, ...] = ("{l}", "{l}. {t}", "{l}: {t}", "{l}.")
 def oracle_answer(item: Item, rng: random.Random, accept: Callable[[str], bool]) -> str:
     """The gold letter phrased as models answer a "letter only" instruction, in a style drawn from ``rng`` that
     ``accept`` (every reading) scores right; the bare letter at worst."""
-    letter = str(item.answer)
-    text = option_texts(item)[LETTERS.index(letter)]
-    styles = list(ORACLE_STYLES)
-    rng.shuffle(styles)
-    return next((r for r in (s.format(l=letter, t=text) for s in styles) if accept(r)), letter)
+    gold = LETTERS.index(str(item.answer))
+    return mc.oracle_reply(gold, option_texts(item), rng, ORACLE_STYLES, accept, fallback=LETTERS[gold])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import fields, records
 from avibench.plugin import Problem
 
 BENCHMARK = "worldsense"
@@ -32,8 +34,18 @@ OFFICIAL_COUNT = 3172
 #: The templates: VLMEvalKit's settings without and with the separate audio track (the video's own
 #: soundtrack goes with the video either way).
 TEMPLATES = ("audio", "plain")
-VIDEO_FIELDS = ("video_id", "duration", "domain", "sub_category", "audio_class")
-TASK_FIELDS = ("task_domain", "task_type", "question", "answer", "candidates")
+VIDEO_FIELDS: dict[str, fields.Check] = {
+    "duration": fields.text,
+    "domain": fields.text,
+    "sub_category": fields.text,
+    "audio_class": fields.strings,
+}
+TASK_FIELDS: dict[str, fields.Check] = {
+    "task_domain": fields.text,
+    "task_type": fields.text,
+    "question": fields.text,
+    "candidates": fields.choices,
+}
 
 
 @cache
@@ -43,48 +55,48 @@ def protocol(name: str) -> dict[str, Any]:
     return json.loads(node.read_text(encoding="utf-8"))
 
 
-def read_dataset(path: Path) -> dict[str, Any]:
-    """The question file; raises DatasetError naming the file (and the line where the JSON breaks)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
+def _answer(candidates: Any) -> fields.Check:
+    """The answer must be one of the candidates' letters."""
+    letters = tuple(str(c).strip()[:1] for c in candidates) if isinstance(candidates, list) else ()
+    return fields.one_of(letters)
+
+
+def _checked(path: Path) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """The rows in TSV order and every problem of the question file (a video or task with a problem gives no
+    row). Entries are videos, counted from 0; a task's field is named ``<task key>.<field>``."""
+    data = records.read_json(path)
     if not isinstance(data, dict):
-        raise DatasetError(path, "must hold a JSON object keyed by video id")
-    return data
+        return [], [Problem(str(path), "must hold a JSON object keyed by video id")]
+    out: list[dict[str, Any]] = []
+    found: list[Problem] = []
+    for entry, (video, record) in enumerate(data.items()):
+        bad = list(fields.problems(path, entry, record, VIDEO_FIELDS))
+        found += bad
+        if bad:
+            continue
+        for key in [k for k in record if "task" in k]:
+            task = record[key]
+            checks = {
+                **TASK_FIELDS,
+                "answer": _answer(task.get("candidates") if isinstance(task, dict) else None),
+            }
+            wrong = [
+                replace(p, field=f"{key}.{p.field}" if p.field else key)
+                for p in fields.problems(path, entry, task, checks)
+            ]
+            found += wrong
+            if not wrong:
+                fixed = {n: record[n] for n in VIDEO_FIELDS}
+                out.append({"video": str(video), "task_key": key, **fixed,
+                            "video_caption": record.get("video_caption", ""), **task})  # fmt: skip
+    return out, found
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
-    """One row per question in VLMEvalKit's TSV order, with the video's fields; raises DatasetError naming the
-    entry (``<video>.<task>``) and field."""
-    out: list[dict[str, Any]] = []
-    for video, record in read_dataset(path).items():
-        if not isinstance(record, dict):
-            raise DatasetError(path, "must be a JSON object", field=str(video))
-        for name in VIDEO_FIELDS[1:]:
-            if name not in record:
-                raise DatasetError(path, "is missing", field=f"{video}.{name}")
-        if not isinstance(record["audio_class"], list):
-            raise DatasetError(path, "must be a list", field=f"{video}.audio_class")
-        for key in [k for k in record if "task" in k]:
-            task = record[key]
-            for name in TASK_FIELDS:
-                if not isinstance(task, dict) or name not in task:
-                    raise DatasetError(path, "is missing", field=f"{video}.{key}.{name}")
-            candidates = task["candidates"]
-            if not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates):
-                raise DatasetError(path, "must be a list of strings", field=f"{video}.{key}.candidates")
-            if task["answer"] not in [c.strip()[:1] for c in candidates]:
-                raise DatasetError(
-                    path, f"{task['answer']!r} is no candidate's letter", field=f"{video}.{key}.answer"
-                )
-            fields = {n: record[n] for n in VIDEO_FIELDS[1:]}
-            caption = record.get("video_caption", "")
-            out.append({"video": str(video), "task_key": key, **fields, "video_caption": caption, **task})
+    """One row per question in VLMEvalKit's TSV order, with its video's fields; raises DatasetError naming the
+    entry (the video) and field."""
+    out, found = _checked(path)
+    fields.raise_first(iter(found))
     return out
 
 
@@ -92,19 +104,16 @@ def problems(root: Path) -> list[Problem]:
     """The question file's problems, and each video, audio track and subtitle file it needs that is missing."""
     path = Path(root) / DATASET
     try:
-        found = rows(path)
+        found, out = _checked(path)
     except DatasetError as exc:
-        return [Problem(exc.path, exc.message, field=exc.field)]
-    out = []
-    for index, row in enumerate(found):
-        for folder, suffix, severity in (
-            (VIDEOS, ".mp4", "error"),
-            (AUDIOS, ".wav", "error"),
-            (SUBTITLES, ".srt", "warning"),
-        ):
-            media = Path(root) / folder / f"{row['video']}{suffix}"
-            if not media.is_file():
-                out.append(Problem(str(media), "not found", index, "video", severity))
+        return [Problem(exc.path, exc.message)]
+    media = ((VIDEOS, ".mp4", "error"), (AUDIOS, ".wav", "error"), (SUBTITLES, ".srt", "warning"))
+    for video in dict.fromkeys(row["video"] for row in found):
+        for folder, suffix, severity in media:
+            if not (Path(root) / folder / f"{video}{suffix}").is_file():
+                out.append(
+                    Problem(str(Path(root) / folder / f"{video}{suffix}"), "not found", None, None, severity)
+                )
     return out
 
 

@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from avibench.benchmarks.avibench.sample_data.media import FPS, VIDEO_WH, timeline, tone, write_mp4, write_wav
 from avibench.benchmarks.worldsense.layout import AUDIOS, DATASET, OFFICIAL_COUNT, SUBTITLES, VIDEOS, protocol
 from avibench.items import Item
+from avibench.kits import multiple_choice as mc
+from avibench.kits.media import FPS, VIDEO_WH, timeline, tone, write_mp4, write_wav
 
 COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (220, 40, 40),
@@ -129,7 +130,7 @@ def generate(out: Path, *, seed: int = 0, full_size: bool = False) -> int:
 
 def random_answer(item: Item, rng: random.Random) -> str:
     """A uniform guess: one candidate's letter, alone."""
-    return rng.choice("ABCD"[: len(item.options)])
+    return mc.random_reply(item.options, rng)
 
 
 ORACLE_STYLES: tuple[str, ...] = ("{l}", "{l}.", "The answer is {l}.", "{l}. {t}", "Option {l}")
@@ -138,8 +139,6 @@ ORACLE_STYLES: tuple[str, ...] = ("{l}", "{l}.", "The answer is {l}.", "{l}. {t}
 def oracle_answer(item: Item, rng: random.Random, accept: Callable[[str], bool]) -> str:
     """The gold letter in a style drawn from ``rng`` that ``accept`` (both readings) scores right; the bare
     letter at worst."""
-    letter = str(item.answer)
-    text = item.options["ABCD".index(letter)][2:].strip()
-    styles = list(ORACLE_STYLES)
-    rng.shuffle(styles)
-    return next((r for r in (s.format(l=letter, t=text) for s in styles) if accept(r)), letter)
+    gold = mc.LETTERS.index(str(item.answer))
+    texts = [option[2:].strip() for option in item.options]
+    return mc.oracle_reply(gold, texts, rng, ORACLE_STYLES, accept, fallback=mc.LETTERS[gold])
