@@ -199,3 +199,18 @@ def test_the_media_probe_runs_the_video_modality(root: Path) -> None:
         result = invoke(args, {"OPENAI_API_KEY": KEY})
     assert result.code == 0, result.stderr
     assert "video: " in result.stdout and "audio: " not in result.stdout
+
+
+def test_validate_names_the_entry_and_the_field(tmp_path: Path) -> None:
+    dailyomni_corpus.write(tmp_path / "data")
+    path = tmp_path / "data" / "qa.json"
+    data = json.loads(path.read_text())
+    data[3]["Answer"] = "E"
+    del data[5]["Type"]
+    path.write_text(json.dumps(data))
+    result = invoke(["validate-data", str(tmp_path / "data"), "--benchmark", "dailyomni"])
+    out = result.stdout + result.stderr
+    assert result.code != 0
+    assert f"{path} entry 3 field Answer: 'E' is not one of A, B, C, D" in out
+    assert f"{path} entry 5 field Type: is missing" in out
+    assert "video not found" in out  # the corpus ships no videos

@@ -275,3 +275,16 @@ def test_both_appear_in_run_and_the_card(tmp_path: Path, monkeypatch: pytest.Mon
         "| Daily-Omni | complete | 100.00 | 100.00 |" in card
         and "| WorldSense | complete | 100.00 | 100.00 |" in card
     )
+
+
+def test_validate_names_the_video_and_the_field(tmp_path: Path) -> None:
+    worldsense_corpus.write(tmp_path / "data")
+    path = tmp_path / "data" / "worldsense_qa.json"
+    data = json.loads(path.read_text())
+    data["vid01"]["task2"]["answer"] = "E"
+    del data["vid03"]["domain"]
+    path.write_text(json.dumps(data))
+    result = invoke(["validate-data", str(tmp_path / "data"), "--benchmark", "worldsense"])
+    assert result.code != 0
+    assert f"{path} entry 1 field task2.answer: 'E' is not one of A, B, C, D" in result.stdout + result.stderr
+    assert f"{path} entry 3 field domain: is missing" in result.stdout + result.stderr
