@@ -163,6 +163,17 @@ def test_oracle_is_perfect_and_random_near_chance(root: Path, tmp_path: Path) ->
         assert docs["oracle"]["summary"]["by_profile"][profile]["headline"] == 100.0
         assert docs["random"]["summary"]["by_profile"][profile]["headline"] <= 50.0
     assert docs["random"]["summary"]["chance"] == {"dailyomni": 25.0}
+    exported = invoke(
+        ["export", *common, "--model", "random", "--format", "reference", "--out", str(tmp_path / "x")]
+    )
+    assert exported.code == 0, exported.stderr
+    records = next((tmp_path / "x").rglob("*.jsonl"))
+    rescored = tmp_path / "rescored.json"
+    args = ["eval", *common, "--model", "again", "--predictions", str(records), "--out", str(rescored)]
+    assert invoke(args).code == 0
+    again = json.loads(rescored.read_text())
+    assert again["Overall Accuracy"] == docs["random"]["Overall Accuracy"]
+    assert again["Accuracy by QA Type"] == docs["random"]["Accuracy by QA Type"]
     assert invoke(["eval", *common, "--model", "oracle", "--dailyomni-rule", "local"]).code == 0
     local = json.loads((tmp_path / "oracle" / "dailyomni" / "eval.json").read_text())
     assert local["Overall Accuracy"] == 100.0 and local["rule"] == "local"

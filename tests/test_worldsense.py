@@ -288,3 +288,34 @@ def test_validate_names_the_video_and_the_field(tmp_path: Path) -> None:
     assert result.code != 0
     assert f"{path} entry 1 field task2.answer: 'E' is not one of A, B, C, D" in result.stdout + result.stderr
     assert f"{path} entry 3 field domain: is missing" in result.stdout + result.stderr
+
+
+#: VLMEvalKit's subtitle lines for this SRT on a sample video (30 frames at 10 fps): its build_prompt selection
+#: run outside the project with pysubs2 1.8.1, the frame count and rate read with PyAV.
+SRT = (
+    "1\r\n00:00:00,250 --> 00:00:00,700\r\nfirst line\r\nsecond line\r\n\r\n2\r\n00:00:00.900 --> 00:00:01,300\r\n"
+    "middle\r\n\r\n3\r\n00:00:01,300 --> 00:00:02,950\r\n  spaced  \r\n"
+)
+PINNED_SUBTITLES = {
+    "8frame": "first line second line\nfirst line second line\nmiddle\nspaced\nspaced\nspaced\nspaced",
+    "1fps": "middle\nspaced",
+    "0.5fps": "",
+}
+
+
+def test_subtitle_settings_pick_vlmevalkits_lines(root: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    bench = WorldSense()
+    first = bench.load(copy, bench.tasks()[0], "plain")[0]
+    (copy / "subtitles" / f"{first.meta['video']}.srt").write_text(SRT, encoding="utf-8", newline="")
+    template = layout.protocol("prompt")["frames"]["subtitles"]
+    for setting, lines in PINNED_SUBTITLES.items():
+        item = bench.load(copy, bench.tasks()[0], f"subtitles-{setting}")[0]
+        assert [p.kind for p in item.parts] == ["text", "video", "text", "text"]
+        assert item.parts[2].value == template.format(subtitles=lines), setting
+    assert template.startswith(
+        "\nThese are the frames of a video. This video's subtitles are listed below:\n"
+    )

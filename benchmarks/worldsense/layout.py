@@ -20,6 +20,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import av
+
+from avibench.benchmarks.worldsense.subtitles import SETTINGS, subtitle_lines
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields, records
@@ -31,9 +34,9 @@ DATASET = Path("worldsense_qa.json")
 VIDEOS, AUDIOS, SUBTITLES = Path("videos"), Path("audios"), Path("subtitles")
 #: The release's questions (VLMEvalKit's WorldSense.tsv rows).
 OFFICIAL_COUNT = 3172
-#: The templates: VLMEvalKit's settings without and with the separate audio track (the video's own
-#: soundtrack goes with the video either way).
-TEMPLATES = ("audio", "plain")
+#: The templates: VLMEvalKit's settings with the separate audio track (``_audio``), without it, and with the
+#: subtitles at the frames each ``_subs`` setting samples (the video's own soundtrack goes with the video always).
+TEMPLATES = ("audio", "plain", *(f"subtitles-{setting}" for setting in SETTINGS))
 VIDEO_FIELDS: dict[str, fields.Check] = {
     "duration": fields.text,
     "domain": fields.text,
@@ -124,6 +127,21 @@ def question_text(row: Mapping[str, Any]) -> str:
     )
 
 
+def frames_text(root: Path, video: str, template: str) -> str:
+    """The frames template of a setting, with the subtitle lines of a ``subtitles-*`` one."""
+    frames = protocol("prompt")["frames"]
+    if not template.startswith("subtitles-"):
+        return frames[template]
+    mp4 = Path(root) / VIDEOS / f"{video}.mp4"
+    try:
+        lines = subtitle_lines(
+            Path(root) / SUBTITLES / f"{video}.srt", mp4, template.removeprefix("subtitles-")
+        )
+    except (av.FFmpegError, OSError, IndexError) as exc:
+        raise DatasetError(mp4, f"cannot be read for its frame times ({exc})") from None
+    return frames["subtitles"].format(subtitles=lines)
+
+
 def load(root: Path, template: str) -> list[Item]:
     """Every question as an item in TSV order: the system text, the video, the audio track (``audio``), the frames
     template and the question, each a part as VLMEvalKit's message has them."""
@@ -137,7 +155,7 @@ def load(root: Path, template: str) -> list[Item]:
         parts = (
             Part.text(prompt["system"]),
             *media,
-            Part.text(prompt["frames"][template]),
+            Part.text(frames_text(root, video, template)),
             Part.text(question_text(row)),
         )
         items.append(
