@@ -58,6 +58,7 @@ def test_reference_is_print_statistics(tmp_path: Path) -> None:
     doc = _rescore(tmp_path)
     assert {k: doc[k] for k in PINNED_API} == PINNED_API
     assert doc["summary"]["headline"] == 61.54
+    assert doc["meta"]["dataset"]["kind"] == "other"  # 18 questions, not the release's 1,197
     # the groups count answered records only: 14, one more than the overall denominator (the missing video)
     assert sum(c["total"] for c in doc["Accuracy by QA Type"].values()) == 14
     strict = doc["summary"]["by_profile"]["strict"]

@@ -97,6 +97,7 @@ def test_exact_matching_is_vlmevalkit(tmp_path: Path, suffix: str) -> None:
     assert len(doc["overall"]["sub_category"]) == 67 and doc["overall"]["sub_category"]["Auto"] is None
     assert _row_scores(tmp_path, suffix) == PINNED_SCORES
     assert doc["summary"]["headline"] == 42.3
+    assert doc["meta"]["dataset"]["kind"] == "other"  # 26 questions, not the release's 3,172
     assert doc["meta"]["judge"]["model"] is None
     notes = doc["coverage"]["worldsense"]["notes"]
     assert doc["coverage"]["worldsense"]["failed"] == 5 and "5 rows without a prediction" in notes[0]

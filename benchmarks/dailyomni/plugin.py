@@ -32,7 +32,7 @@ from avibench.level_metrics.dailyomni import (
     weight,
     weighted_accuracy,
 )
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
 
 TASK = Task(layout.TASK, "Daily-Omni", "audio-visual", metric=weighted_accuracy)
 
@@ -71,6 +71,20 @@ class DailyOmni(Benchmark):
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         return layout.problems(Path(root))
+
+    def dataset_kind(self, root: Path, tasks: Sequence[Task]) -> dict[str, str]:
+        """Sample data by its marker; otherwise official only with as many questions as the release."""
+        found = sample_dataset(root)
+        if found is not None:
+            return found
+        path = Path(root) / layout.DATASET
+        count = len(layout.entries(path)) if path.is_file() else 0
+        if count != layout.OFFICIAL_COUNT:
+            return {
+                "kind": "other",
+                "why": f"{path} holds {count} questions, the release {layout.OFFICIAL_COUNT}",
+            }
+        return {"kind": "official", "why": f"the release's {count} questions and no sample marker"}
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         return {layout.TASK: sample.generate(Path(out), seed=seed, full_size=full_size)}
