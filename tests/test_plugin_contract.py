@@ -20,7 +20,10 @@ from avibench.plugin import benchmark_names, deprecation_notice, get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke, journal_lines
 
-BUILT_IN = ("avibench", "airbench", "audiomarathon", "mmar", "mmau", "omnibench", "starbench", "voicebench")
+BUILT_IN = (
+    "avibench", "airbench", "audiomarathon", "mmar", "mmau", "omnibench", "starbench", "voicebench", "dailyomni",
+    "worldsense",
+)  # fmt: skip
 
 KEY = "sk-toy-3b1f0e"
 CATEGORIES = ("event", "attribute", "temporal")
