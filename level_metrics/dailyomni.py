@@ -111,7 +111,11 @@ def _cell(cell: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def statistics(
-    records: Sequence[Record], requested: int, *, rule: Rule = "api", groups: Mapping[str, Iterable[str]] = {}
+    records: Sequence[Record],
+    requested: int,
+    *,
+    rule: Rule = "api",
+    groups: Mapping[str, Iterable[str]] | None = None,
 ) -> dict[str, Any]:
     """The printed figures under their printed names (accuracies in percent, two decimals as printed).
 
@@ -122,7 +126,7 @@ def statistics(
     failures = sum(r.kind in ("failure", "not_found") for r in records)
     answered = [r for r in records if r.kind == "answered"]
     correct = sum(r.correct for r in answered)
-    evaluated = sum(weight(r.kind, rule) for r in records) if rule == "api" else len(answered)
+    evaluated = sum(weight(r.kind, rule) for r in records)
     doc: dict[str, Any] = {
         "Overall Accuracy": round(100.0 * correct / evaluated, 2) if evaluated > 0 else None,
         "Overall Correct": correct,
@@ -138,7 +142,7 @@ def statistics(
     else:
         doc |= {"Skipped/Failed items": requested - len(answered), "Items Evaluated for Accuracy": evaluated}
     names = [name for name, _ in GROUPS]
-    fixed = {name: list(groups.get(name, ())) for name in names} if rule == "local" else None
+    fixed = {name: list((groups or {}).get(name, ())) for name in names} if rule == "local" else None
     table = accuracy_by(
         [{name: getattr(r, name) for name in names} for r in answered],
         [float(r.correct) for r in answered],

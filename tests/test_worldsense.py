@@ -9,11 +9,13 @@ from pathlib import Path
 
 import av
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import worldsense_corpus
 
 from avibench.benchmarks.worldsense import layout
 from avibench.benchmarks.worldsense.plugin import WorldSense, matching
-from avibench.level_metrics.worldsense import exact_letter, strict_letter
+from avibench.level_metrics.worldsense import can_infer, exact_letter, strict_letter
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke
 
@@ -320,3 +322,12 @@ def test_subtitle_settings_pick_vlmevalkits_lines(root: Path, tmp_path: Path) ->
     assert template.startswith(
         "\nThese are the frames of a video. This video's subtitles are listed below:\n"
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.dictionaries(st.sampled_from("ABCD"), st.text(max_size=8), max_size=4))
+def test_readers_never_crash_and_read_letters_only(text: str, choices: dict[str, str]) -> None:
+    m = matching()
+    assert exact_letter(text, m) in ("", "A", "B", "C", "D")
+    assert strict_letter(text, m) in (None, "A", "B", "C", "D")
+    assert can_infer(text, choices, m) in (None, "Z", *choices)
