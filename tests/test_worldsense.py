@@ -9,9 +9,9 @@ from pathlib import Path
 
 import av
 import pytest
+import worldsense_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import worldsense_corpus
 
 from avibench.benchmarks.worldsense import layout
 from avibench.benchmarks.worldsense.plugin import WorldSense, matching
