@@ -226,3 +226,18 @@ def test_validate_names_the_entry_and_the_field(tmp_path: Path) -> None:
     assert f"{path} entry 3 field Answer: 'E' is not one of A, B, C, D" in out
     assert f"{path} entry 5 field Type: is missing" in out
     assert "video not found" in out  # the corpus ships no videos
+
+
+def test_is_correct_is_computed_again_and_a_disagreement_noted(tmp_path: Path) -> None:
+    records = dailyomni_corpus.write(tmp_path / "data")
+    rows = [json.loads(line) for line in records.read_text().splitlines()]
+    answered = next(r for r in rows if not r["skipped"] and not r["api_call_failed"])
+    answered["is_correct"] = not answered["is_correct"]
+    records.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    args = ["eval", "--benchmark", "dailyomni", "--data-root", str(tmp_path / "data"), "--predictions",
+            str(records), "--output-dir", str(out), "--model", "m", "--allow-partial"]  # fmt: skip
+    assert invoke(args).code == 0
+    doc = json.loads((out / "m" / "dailyomni" / "eval.json").read_text())
+    assert doc["Overall Accuracy"] == PINNED_API["Overall Accuracy"]
+    assert any("1 records' is_correct disagrees" in n for n in doc["coverage"]["dailyomni"]["notes"])

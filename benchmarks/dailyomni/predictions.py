@@ -48,7 +48,7 @@ def read_responses(path: Path, items: Sequence[Item]) -> tuple[list[Response], l
     for item in items:
         waiting.setdefault(_key(item), []).append(item)
     found: dict[str, Response] = {}
-    unmatched_skips = 0
+    unmatched_skips = disagree = 0
     for entry, record in records.objects(path, records.jsonl_rows(path)):
         number = entry + 1
         if record.get("skipped") and record.get("reason") != NOT_FOUND_REASON:
@@ -74,8 +74,15 @@ def read_responses(path: Path, items: Sequence[Item]) -> tuple[list[Response], l
             raise DatasetError(path, f"line {number} must hold a string or null", field="api_answer")
         failed = bool(record.get("api_call_failed")) or (reply or "").startswith("error_")
         found[item.key] = Response(item, "failed" if failed else "answered", raw=reply or "")
+        if not failed and record.get("is_correct") != api_tester_correct(reply, str(item.answer)):
+            disagree += 1
     responses = [found.get(item.key) or Response(item, "missing") for item in items]
     notes = []
+    if disagree:
+        notes.append(
+            f"{disagree} records' is_correct disagrees with their api_answer; scored from the answer, as the "
+            "tester computes is_correct"
+        )
     left = sum(item.key not in found for item in items)
     if left != unmatched_skips:
         notes.append(
