@@ -129,10 +129,12 @@ class JudgeSettings:
 
 @dataclass(frozen=True)
 class JudgeJob:
-    """One judge request: its key in the journal (unique within it) and the chat messages to send."""
+    """One judge request: its key in the journal (unique within it) and the chat messages to send; ``accept``,
+    where a reply's validity depends on the job (the options a question offers), replaces ``run_judge``'s."""
 
     key: str
     messages: Sequence[Mapping[str, str]]
+    accept: Callable[[str], bool] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,7 @@ class _Judging:
             else:
                 self.requests += result.attempts
                 reply = result.text
-            if self.accept(reply):
+            if (job.accept or self.accept)(reply):
                 return JudgeReply(reply, True), None
         return JudgeReply(reply, False), None
 

@@ -24,12 +24,14 @@ BUILT_IN = (
     "avibench",
     "airbench",
     "audiomarathon",
+    "dailyomni",
     "mmar",
     "mmau",
     "mmsu",
     "omnibench",
     "starbench",
     "voicebench",
+    "worldsense",
 )
 
 KEY = "sk-toy-3b1f0e"

@@ -1,0 +1,226 @@
+"""Daily-Omni as a benchmark plug-in: 1,197 audio-visual video questions, one task.
+
+Each question sends the video with its soundtrack (how, infer's media strategy says: the mp4 as it is, or frames
+plus the audio track) and the API tester's prompt. The reference profile is the API tester's ``print_statistics``
+(``--dailyomni-rule local``: the local Qwen2.5-Omni script's reading and counting instead); the strict profile reads
+the chosen option in its usual forms and scores every question, failures and missing videos as wrong.
+eval.json's top level carries the printed figures under their printed names.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import click
+
+from avibench.benchmarks.dailyomni import layout, sample
+from avibench.benchmarks.dailyomni.predictions import NOT_FOUND_REPLY, read_responses, write_records
+from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
+from avibench.items import Item, Response
+from avibench.kits import multiple_choice as mc
+from avibench.level_metrics.dailyomni import (
+    GROUPS,
+    LOCAL_DURATIONS,
+    Record,
+    RecordKind,
+    api_tester_correct,
+    local_correct,
+    statistics,
+    weight,
+    weighted_accuracy,
+)
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
+
+TASK = Task(layout.TASK, "Daily-Omni", "audio-visual", metric=weighted_accuracy)
+
+
+def record_kind(response: Response) -> RecordKind:
+    """How the official statistics count a response: answered, an API failure, a missing video, or a skip."""
+    if response.status == "answered":
+        return "answered"
+    if response.status == "failed":
+        return "failure"
+    return "not_found" if response.raw == NOT_FOUND_REPLY else "skipped"
+
+
+class DailyOmni(Benchmark):
+    """Daily-Omni (Lliar-liar/Daily-Omni): questions on 30 s and 60 s videos that need sight and sound."""
+
+    name: ClassVar[str] = "dailyomni"
+    title: ClassVar[str] = "Daily-Omni"
+    templates: ClassVar[tuple[str, ...]] = layout.template_ids()
+    download_root: ClassVar[Path] = Path("data/dailyomni")
+    sample_root: ClassVar[Path] = Path("data/dailyomni-sample")
+    #: every response gets a (correct, weight) value: the official denominator is no count of scored rows
+    reference_drops_unanswered: ClassVar[bool] = False
+
+    def tasks(self) -> tuple[Task, ...]:
+        return (TASK,)
+
+    def available(self, root: Path) -> tuple[Task, ...]:
+        return (TASK,) if (Path(root) / layout.DATASET).is_file() else ()
+
+    def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
+        return (Path(root) / layout.DATASET,)
+
+    def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
+        return layout.load(Path(root), template or self.templates[0])
+
+    def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
+        return layout.problems(Path(root))
+
+    def dataset_kind(self, root: Path, tasks: Sequence[Task]) -> dict[str, str]:
+        """Sample data by its marker; otherwise official only with as many questions as the release."""
+        found = sample_dataset(root)
+        if found is not None:
+            return found
+        path = Path(root) / layout.DATASET
+        count = len(layout.entries(path)) if path.is_file() else 0
+        if count != layout.OFFICIAL_COUNT:
+            return {
+                "kind": "other",
+                "why": f"{path} holds {count} questions, the release {layout.OFFICIAL_COUNT}",
+            }
+        return {"kind": "official", "why": f"the release's {count} questions and no sample marker"}
+
+    def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
+        return {layout.TASK: sample.generate(Path(out), seed=seed, full_size=full_size)}
+
+    def extract(self, item: Item, text: str) -> str | None:
+        """The letter of the option the reply commits to ("B", "(B)", "**B**", "Answer: B", "b", the option's
+        text), or ``None`` ("Based on...", "B or C", "BC", a refusal)."""
+        index = mc.strict_choice(text, sample.option_texts(item), lowercase_letters=True)
+        return None if index is None else layout.LETTERS[index]
+
+    def random_answer(self, item: Item, rng: random.Random) -> str:
+        return sample.random_answer(item, rng)
+
+    def oracle_answer(self, item: Item, rng: random.Random) -> str:
+        gold = str(item.answer)
+        return sample.oracle_answer(
+            item,
+            rng,
+            lambda r: (
+                api_tester_correct(r, gold) and local_correct(r, gold) and self.extract(item, r) == gold
+            ),
+        )
+
+    def eval_options(self) -> list[Any]:
+        return [
+            click.Option(
+                ["--dailyomni-rule"],
+                type=click.Choice(["api", "local"]),
+                default="api",
+                show_default=True,
+                help="Daily-Omni's reference profile: 'api' is the API tester's print_statistics (a reply "
+                "starting with the gold letter is right; API failures and missing videos leave the "
+                "denominator); 'local' is the Qwen2.5-Omni script (a leading letter in any case after a first "
+                "'assistant', exact match; every failure leaves the denominator once; empty groups shown).",
+            )
+        ]
+
+    # -- scoring: the declaration ----------------------------------------------------------------------
+
+    def _rule(self) -> str:
+        return str(self.options.get("dailyomni_rule") or "api")
+
+    def read(self, response: Response, profile: str) -> Any:
+        """Reference: ``(kind, reply)``, the official record's kind and its reply; strict: the letter read
+        (``None`` for no reply, or a reply that commits to no option)."""
+        if profile == "reference":
+            return (record_kind(response), response.raw or "")
+        return super().read(response, profile)
+
+    def item_value(self, answer: Any, item: Item) -> Any:
+        """``(correct, weight)``: weight is what the question adds to the denominator (strict: always 1)."""
+        if isinstance(answer, tuple):
+            kind, reply = answer
+            return (float(kind == "answered" and self._correct(reply, item)), weight(kind, self._rule()))
+        return (self.item_score(answer, item), 1)
+
+    def item_score(self, answer: Any, item: Item) -> float:
+        if isinstance(answer, tuple):
+            kind, reply = answer
+            return float(kind == "answered" and self._correct(reply, item))
+        return float(answer is not None and answer == item.answer)
+
+    def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
+        """A uniform guess over each question's options (the denominator's kinds are the run's, not chance's)."""
+        return 100.0 * sum(1.0 / len(i.options) for i in items) / len(items) if items else None
+
+    def _correct(self, reply: str, item: Item) -> bool:
+        check = local_correct if self._rule() == "local" else api_tester_correct
+        return check(reply, str(item.answer))
+
+    def official_document(self, view: ScoredView) -> dict[str, Any]:
+        """The printed figures: the API tester's (or the local script's) in reference, the same counts with every
+        question in the denominator in strict."""
+        rows = view.rows.get(layout.TASK, ())
+        rule = self._rule() if view.profile == "reference" else "api"
+        records = []
+        for row in rows:
+            meta = row.response.item.meta
+            kind = record_kind(row.response) if view.profile == "reference" else "answered"
+            records.append(
+                Record(kind, bool(row.score), meta["qa_type"], meta["video_category"], meta["video_duration"])
+            )
+        groups = {
+            "qa_type": sorted({r.qa_type for r in records}),
+            "video_category": sorted({r.video_category for r in records}),
+            "video_duration": list(LOCAL_DURATIONS),
+        }
+        doc = statistics(records, len(records), rule=rule, groups=groups)  # type: ignore[arg-type]
+        doc["rule"] = rule if view.profile == "reference" else "strict"
+        return doc
+
+    # -- official files ----------------------------------------------------------------------------------
+
+    def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
+        return {layout.TASK: read_responses(Path(path), self.load(root, TASK))[0]}
+
+    def evaluate(self, request: EvalRequest) -> Scored:
+        """Score the run's journals, or the API tester's records against qa.json under the data root."""
+        if request.predictions is None:
+            scored = super().evaluate(request)
+        else:
+            items = self.load(request.data_root, TASK)
+            responses, notes = read_responses(Path(request.predictions), items)
+            scored = self.score(
+                {layout.TASK: responses},
+                profile=request.profile,
+                options=request.options,
+                tasks=request.tasks,
+            )
+            if notes:
+                scored.document["coverage"][layout.TASK]["notes"] = notes
+        path = Path(request.data_root) / layout.DATASET
+        if path.is_file():
+            scored.document.setdefault("meta", {})["data_version"] = layout.fingerprint(path)
+        return scored
+
+    def write_predictions(
+        self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
+    ) -> dict[str, Path]:
+        """The API tester's records, one per question (the shape ``eval --predictions`` reads back)."""
+        rows = list(responses.get(layout.TASK, ()))
+        return {layout.TASK: write_records(Path(out) / f"{self.name}-records.jsonl", rows)}
+
+    def report_blocks(self, document: Mapping[str, Any], paths: Any) -> list[Any]:
+        """Accuracy by QA type, video category and duration in both profiles."""
+        by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
+        ref = as_dict(as_dict(by_profile.get("reference")).get("official"))
+        strict = as_dict(as_dict(by_profile.get("strict")).get("official"))
+        blocks: list[Any] = []
+        for _, title in GROUPS:
+            groups = list(dict.fromkeys([*as_dict(ref.get(title)), *as_dict(strict.get(title))]))
+            rows = []
+            for group in groups:
+                cells = [as_dict(as_dict(part.get(title)).get(group)) for part in (ref, strict)]
+                n = next((c.get("total") for c in cells if c), "")
+                rows.append([group, str(n), *(fmt_score(c.get("accuracy")) for c in cells)])
+            if rows:
+                blocks += [Heading(f"{title} (%)"), Table(["Group", "n", "Reference", "Strict"], rows)]
+        return blocks

@@ -1,0 +1,1 @@
+"""WorldSense: omni-modal video understanding, scored as VLMEvalKit scores it."""
