@@ -176,6 +176,9 @@ class Benchmark(ABC):
     #: The summary numbers and how task scores make them (``{"headline": mean_of_tasks(...)}``); empty: the
     #: mean of the tasks, named ``headline`` (or the plug-in's own :meth:`aggregate_scores`).
     aggregates: ClassVar[Mapping[str, Aggregate]] = {}
+    #: False: the benchmark has no summary number (its reports give each task alone, as the ASR suite's do);
+    #: eval computes none and the pages show each task where others show the headline.
+    has_headline: ClassVar[bool] = True
     #: Whether the reference profile leaves unanswered and unread questions out of a task's score, as most
     #: official scorers do; the strict profile scores them (``item_score(None, item)``), the unanswered ones
     #: unless :attr:`strict_drops_unanswered`.
@@ -352,6 +355,8 @@ class Benchmark(ABC):
         self, tasks: Mapping[str, float | None], counts: Mapping[str, int]
     ) -> dict[str, float | None]:
         """Every summary number from the reported task scores and the questions each was scored on."""
+        if not self.has_headline:
+            return {}
         if self.aggregates:
             from avibench.level_metrics.task_metrics import aggregate_all
 
@@ -481,6 +486,8 @@ class Benchmark(ABC):
 
     def aggregate_members(self) -> dict[str, tuple[str, ...]]:
         """For each summary number, the reported tasks it rests on (for incomplete badges)."""
+        if not self.has_headline:
+            return {}
         if self.aggregates:
             return {name: agg.members for name, agg in self.aggregates.items()}
         return {"headline": tuple(dict.fromkeys(self.reported_task(t.name) for t in self.tasks()))}
