@@ -79,6 +79,13 @@ def declared_metric(task: Task) -> Metric | None:
     return metric if callable(metric) else None
 
 
+def lower_is_better(benchmark: Benchmark) -> bool:
+    """Whether every task of a benchmark is an error rate (a WER, a CER; its metric says ``lower_is_better``),
+    so that pages say a lower score is the better one."""
+    metrics = [declared_metric(t) for t in benchmark.tasks()]
+    return bool(metrics) and all(getattr(m, "lower_is_better", False) for m in metrics)
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found by ``validate-data``: where (file, entry, field) and what."""
