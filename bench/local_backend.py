@@ -21,10 +21,10 @@ from pathlib import Path
 
 import torch
 
-from avibench.benchmarks.avibench.sample_data.media import tone, write_wav
 from avibench.infer.backends.base import BackendSettings, InferRequest
 from avibench.infer.backends.transformers_backend import TransformersBackend
 from avibench.items import Item, Part
+from avibench.kits.media import tone, write_wav
 from avibench.testing.tiny_models import build
 
 

@@ -30,12 +30,12 @@ from typing import Any, Literal
 import numpy as np
 from PIL import Image
 
-from avibench.benchmarks.avibench.sample_data import media
 from avibench.infer.backends.base import Backend, InferRequest
 from avibench.infer.media import sent_parts
 from avibench.infer.probe_record import read_probe
 from avibench.infer.runner import describe_error
 from avibench.items import Item, Part
+from avibench.kits import media
 from avibench.llm import ChatError
 from avibench.store import atomic_write_json
 

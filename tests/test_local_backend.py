@@ -10,15 +10,6 @@ import pytest
 import soundfile as sf
 import torch
 
-from avibench.benchmarks.avibench.sample_data.media import (
-    frame_beeps,
-    picture,
-    render_frames,
-    tone,
-    write_image,
-    write_mp4,
-    write_wav,
-)
 from avibench.errors import AvibenchError
 from avibench.infer.backends.base import BackendSettings, InferRequest
 from avibench.infer.backends.local_batching import run_splitting_on_oom
@@ -27,6 +18,15 @@ from avibench.infer.backends.local_generate import Sampling, generate_batch
 from avibench.infer.backends.local_inputs import build_prompt, frame_count, processor_inputs
 from avibench.infer.backends.transformers_backend import TransformersBackend
 from avibench.items import Item, Part
+from avibench.kits.media import (
+    frame_beeps,
+    picture,
+    render_frames,
+    tone,
+    write_image,
+    write_mp4,
+    write_wav,
+)
 from avibench.testing.tiny_models import build
 
 pytestmark = pytest.mark.slow

@@ -26,11 +26,11 @@ from scipy import ndimage
 
 from avibench.benchmarks.avibench.dataset import Sample, load_task, pre_pairs, task_dir
 from avibench.benchmarks.avibench.sample_data import generate
-from avibench.benchmarks.avibench.sample_data.media import BACKGROUND, FPS, SR, draw_shape
 from avibench.benchmarks.avibench.sample_data.vocab import COLOURS, SOURCES, Source
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.definitions import constants_for
 from avibench.errors import AvibenchError
+from avibench.kits.media import BACKGROUND, FPS, SR, draw_shape
 
 SLOT = SR // FPS  # audio samples per video frame / AVLG frame slot
 

@@ -12,11 +12,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-import soundfile as sf
-
-from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, GROUNDING_TASK, Section
-from avibench.benchmarks.avibench.sample_data.media import SR, tone
+from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, Section
 from avibench.items import Item
+from avibench.kits.media import tone, write_audio
 from avibench.level_metrics.airbench import FOUNDATION_TASKS, LETTERS, gold_index
 
 CLIP_SECONDS = 0.2
@@ -153,10 +151,7 @@ def chat_entries(per_subset: int, seed: int = 0) -> list[dict[str, Any]]:
 def _write_section(root: Path, section: Section, entries: list[dict[str, Any]]) -> None:
     for number, entry in enumerate(entries):
         audio = section.audio_path(root, entry)
-        audio.parent.mkdir(parents=True, exist_ok=True)
-        signal = tone(220.0 * 2 ** ((number % 24) / 12), CLIP_SECONDS)
-        file_format = "FLAC" if entry["task_name"] == GROUNDING_TASK else "WAV"
-        sf.write(audio, signal, SR, subtype="PCM_16", format=file_format)
+        write_audio(audio, tone(220.0 * 2 ** ((number % 24) / 12), CLIP_SECONDS))
     meta = section.meta_path(root)
     meta.write_text(json.dumps(entries, ensure_ascii=False, indent=1), encoding="utf-8")
 

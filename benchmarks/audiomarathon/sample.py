@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import soundfile as sf
 
 from avibench.items import Item
+from avibench.kits.media import write_audio
 
 SMALL = {"SER": 4, "SCR": 4, "ASR": 3, "SED": 4, "MC": 4, "ASC": 4, "SD": 4, "ER": 4, "SAR": 5, "SGR": 4}
 FULL = {
@@ -161,9 +161,7 @@ def _class_pitches(key: int, rate: int) -> list[float]:
 
 
 def _write(path: Path, signal: np.ndarray, rate: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    subtype = "PCM_16" if path.suffix == ".flac" else "PCM_U8"
-    sf.write(path, np.clip(signal, -1.0, 1.0), rate, subtype=subtype)
+    write_audio(path, signal, rate, subtype="PCM_16" if path.suffix == ".flac" else "PCM_U8")
 
 
 class Clips:

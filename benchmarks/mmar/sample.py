@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from avibench.benchmarks.avibench.sample_data.media import SR, timeline, tone, write_wav
 from avibench.benchmarks.mmar.layout import MMAR, MMAU, Layout
 from avibench.benchmarks.mmar.prompt import shown_letters
 from avibench.items import Item
+from avibench.kits.media import SR, timeline, tone, write_wav
 from avibench.level_metrics.mmar import (
     MMAR_CATEGORIES,
     MMAR_MODALITIES,

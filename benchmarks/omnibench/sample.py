@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from avibench.benchmarks.avibench.sample_data.media import (
+from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT, gold_position
+from avibench.items import Item
+from avibench.kits.media import (
     SR,
     grid_cells,
     picture,
@@ -28,8 +30,6 @@ from avibench.benchmarks.avibench.sample_data.media import (
     write_image,
     write_wav,
 )
-from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT, gold_position
-from avibench.items import Item
 from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
 from avibench.refine.omnibench import official_letter, strict_choice
 

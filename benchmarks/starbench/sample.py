@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from avibench.benchmarks.avibench.sample_data.media import (
+from avibench.items import Item
+from avibench.kits.media import (
     SR,
     noise,
     seconds_to_samples,
@@ -33,7 +34,6 @@ from avibench.benchmarks.avibench.sample_data.media import (
     tone,
     write_wav,
 )
-from avibench.items import Item
 from avibench.level_metrics.starbench_rotation import (
     PERMUTATIONS,
     SUBTASKS,

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import json
 import random
-import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from avibench.benchmarks.avibench.sample_data.media import timeline, tone, write_wav
 from avibench.benchmarks.voicebench.layout import SUBSETS, Subset
 from avibench.items import Item
+from avibench.kits.media import tone_words, write_wav
 from avibench.level_metrics.voicebench import MCQ_LETTERS
 from avibench.refine.voicebench import bbh_task
 
@@ -151,15 +148,6 @@ IFEVAL_ROWS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 
-def speech(text: str) -> np.ndarray:
-    """One tone per word, its pitch from the word (200-800 Hz), with a short gap between words."""
-    events = []
-    for n, word in enumerate(text.split()):
-        pitch = 200.0 + zlib.crc32(word.lower().encode()) % 600
-        events.append((n * WORD_SECONDS * 1.5, tone(pitch, WORD_SECONDS, 0.4)))
-    return timeline(len(events) * WORD_SECONDS * 1.5 + 0.05, events)
-
-
 def _open(rng: random.Random, n: int) -> dict[str, Any]:
     return {"prompt": OPEN_PROMPTS[n % len(OPEN_PROMPTS)]}
 
@@ -244,7 +232,7 @@ def generate(out: Path, subset: Subset, *, seed: int, full_size: bool) -> int:
         for n in range(per_split):
             row = ROW_MAKERS[subset.evaluator](rng, n)
             row["audio"] = f"audio/{split}/{n:04d}.wav"
-            write_wav(subset.folder(out) / row["audio"], speech(row["prompt"]))
+            write_wav(subset.folder(out) / row["audio"], tone_words(row["prompt"], WORD_SECONDS))
             lines.append(json.dumps(row, ensure_ascii=False))
         path = subset.split_path(out, split)
         path.parent.mkdir(parents=True, exist_ok=True)

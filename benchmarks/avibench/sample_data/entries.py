@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from avibench.benchmarks.avibench.sample_data.media import (
+from avibench.benchmarks.avibench.sample_data.vocab import Source
+from avibench.benchmarks.avibench.tasks import TaskSpec
+from avibench.kits.media import (
     Box,
     frame_beeps,
     render_frames,
@@ -18,8 +20,6 @@ from avibench.benchmarks.avibench.sample_data.media import (
     write_mp4,
     write_wav,
 )
-from avibench.benchmarks.avibench.sample_data.vocab import Source
-from avibench.benchmarks.avibench.tasks import TaskSpec
 
 ABSENT: Any = object()  # marks a question field left out of the entry (not the same as null)
 HEAR_CHECK = "Can you hear any sound?"

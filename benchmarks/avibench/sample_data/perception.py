@@ -11,14 +11,14 @@ from avibench.benchmarks.avibench.sample_data.entries import (
     sample_id,
     source_clip,
 )
-from avibench.benchmarks.avibench.sample_data.media import (
+from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source, sources_in
+from avibench.kits.media import (
     Box,
     grid_cells,
     picture,
     timeline,
     tone,
 )
-from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source, sources_in
 
 SAMPLES = 8
 EVENT_S, EVENT_GAP_S = 0.12, 0.08

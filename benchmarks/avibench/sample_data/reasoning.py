@@ -12,14 +12,14 @@ from avibench.benchmarks.avibench.sample_data.entries import (
     sample_id,
     source_clip,
 )
-from avibench.benchmarks.avibench.sample_data.media import (
+from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source, sources_in
+from avibench.kits.media import (
     VIDEO_WH,
     Box,
     frame_beeps,
     lerp,
     picture,
 )
-from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source, sources_in
 
 SAMPLES = 8
 

@@ -18,7 +18,8 @@ from avibench.benchmarks.avibench.sample_data.entries import (
     pre_entry,
     sample_id,
 )
-from avibench.benchmarks.avibench.sample_data.media import (
+from avibench.benchmarks.avibench.sample_data.vocab import COLOURS
+from avibench.kits.media import (
     FPS,
     SHAPES_2D,
     VIDEO_WH,
@@ -35,7 +36,6 @@ from avibench.benchmarks.avibench.sample_data.media import (
     timeline,
     tone,
 )
-from avibench.benchmarks.avibench.sample_data.vocab import COLOURS
 
 # ---- ASQA: loudness, order, clarity, beat counting on 16 kHz wavs --------------------------------------------
 

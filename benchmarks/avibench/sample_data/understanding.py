@@ -13,7 +13,8 @@ from avibench.benchmarks.avibench.sample_data.entries import (
     entry,
     sample_id,
 )
-from avibench.benchmarks.avibench.sample_data.media import (
+from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source
+from avibench.kits.media import (
     Shape,
     frame_beeps,
     lerp,
@@ -21,7 +22,6 @@ from avibench.benchmarks.avibench.sample_data.media import (
     render_frames,
     tone,
 )
-from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source
 
 SAMPLES = 8
 CANDIDATES = 5

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from avibench.benchmarks.avibench.sample_data.media import RGB
 from avibench.definitions import constants_for
+from avibench.kits.media import RGB
 
 COLOURS: dict[str, RGB] = {
     "red": (220, 40, 40),

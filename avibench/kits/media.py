@@ -1,12 +1,22 @@
-"""Media primitives of the sample benchmark: synthetic sound, flat-coloured shapes, and short clips.
+"""Sample media kit: synthetic sound, tone "words", flat-coloured shapes and short clips, in official formats.
 
-Everything is generated from numbers, so a ground truth can be made true by construction and checked by
-decoding the file again. Every writer is byte-deterministic: the same input gives the same bytes (the mp4
-muxer runs in bit-exact mode so no version string or timestamp varies between runs).
+Every benchmark's ``generate_sample`` and the media probe make their files here. Everything is generated from
+numbers, so a ground truth can be made true by construction and checked by decoding the file again. Every writer
+is byte-deterministic: the same input gives the same bytes (the mp4 and mp3 muxers run in bit-exact mode so no
+version string or timestamp varies between runs).
+
+* sound: :func:`tone`, :func:`noise`, :func:`click`, :func:`silence`, :func:`timeline` (mix events into a
+  buffer), :func:`frame_beeps`, :func:`tone_words` (one tone per word: a stand-in for speech whose words a test
+  can tell apart);
+* audio files: :func:`write_wav` (16 kHz 16-bit PCM) and :func:`write_audio` (wav, flac or mp3 at any rate
+  and PCM width, by the file's suffix);
+* pictures: :func:`picture` of ``(kind, box, colour)`` shapes, :func:`write_image` (png or jpg);
+* clips: :func:`render_frames` and :func:`write_mp4` (H.264 with an AAC soundtrack).
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -82,10 +92,62 @@ def frame_beeps(freq: float, frames: Iterable[int], n_frames: int, amp: float = 
     return timeline(n_frames * slot, ((k * slot, tone(freq, slot, amp)) for k in frames))
 
 
+def tone_words(
+    text: str, word_seconds: float, amp: float = 0.4, pitches: tuple[float, int] = (200.0, 600)
+) -> np.ndarray:
+    """One tone per word of ``text``, its pitch from the word (``low`` + CRC-32 of the lowercased word modulo
+    ``span`` Hz, with ``pitches = (low, span)``), each ``word_seconds`` long and followed by half as long a gap."""
+    low, span = pitches
+    events = []
+    for n, word in enumerate(text.split()):
+        pitch = low + zlib.crc32(word.lower().encode()) % span
+        events.append((n * word_seconds * 1.5, tone(pitch, word_seconds, amp)))
+    return timeline(len(events) * word_seconds * 1.5 + 0.05, events)
+
+
 def write_wav(path: Path, signal: np.ndarray) -> None:
     """16 kHz 16-bit PCM wav: mono from a 1-D signal, one channel per column from a 2-D ``(samples, channels)`` one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     sf.write(path, np.clip(signal, -1.0, 1.0), SR, subtype="PCM_16", format="WAV")
+
+
+#: Audio formats by file suffix: soundfile's container name (mp3 is encoded by PyAV instead).
+AUDIO_FORMATS: dict[str, str] = {".wav": "WAV", ".flac": "FLAC", ".mp3": "MP3"}
+
+
+def write_audio(
+    path: Path, signal: np.ndarray, rate: int = SR, *, subtype: str | None = "PCM_16", clip: bool = True
+) -> None:
+    """``signal`` (1-D mono, or ``(samples, channels)``) at ``rate`` Hz in the format of ``path``'s suffix.
+
+    wav and flac take ``subtype`` (``PCM_16``, ``PCM_U8``, ``PCM_24``; ``None``: the format's default); mp3 is MPEG layer III through PyAV's LAME encoder (bit-exact, so the bytes repeat). ``clip`` limits
+    the signal to [-1, 1] first, as every writer here does.
+    """
+    suffix = path.suffix.lower()
+    if suffix not in AUDIO_FORMATS:
+        raise ValueError(f"{path}: no audio format for suffix {suffix!r} (one of {', '.join(AUDIO_FORMATS)})")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = np.clip(signal, -1.0, 1.0) if clip else signal
+    if suffix == ".mp3":
+        _write_mp3(path, np.asarray(data, dtype=np.float64), rate)
+    else:
+        sf.write(path, data, rate, subtype=subtype, format=AUDIO_FORMATS[suffix])
+
+
+def _write_mp3(path: Path, signal: np.ndarray, rate: int) -> None:
+    planar = signal[None, :] if signal.ndim == 1 else signal.T
+    layout = "mono" if planar.shape[0] == 1 else "stereo"
+    with av.open(str(path), "w", format="mp3", options={"fflags": "+bitexact"}) as container:
+        stream = container.add_stream("libmp3lame", rate=rate, layout=layout)
+        stream.codec_context.flags |= av.codec.context.Flags.bitexact
+        samples = np.ascontiguousarray(planar.astype(np.float32))
+        for start in range(0, samples.shape[1], 1152):
+            chunk = av.AudioFrame.from_ndarray(
+                np.ascontiguousarray(samples[:, start : start + 1152]), format="fltp", layout=layout
+            )
+            chunk.sample_rate, chunk.pts = rate, start
+            container.mux(stream.encode(chunk))
+        container.mux(stream.encode())
 
 
 # ---- pictures ------------------------------------------------------------------------------------------------

@@ -1,0 +1,9 @@
+"""Kits: what benchmarks have in common, written once (see docs/plugins.md, "Kits").
+
+* :mod:`avibench.kits.records`: metadata files (JSON, JSON lines, CSV/TSV, Parquet) read into rows, JSON-lines
+  files read and written, fingerprints per task of a shared file;
+* :mod:`avibench.kits.fields`: field checks of rows, as problems naming file, entry and field;
+* :mod:`avibench.kits.media`: deterministic sample media (tones, tone words, pictures, clips) in official formats;
+* :mod:`avibench.kits.multiple_choice`: lettering, official letter rules, strict reading, gold, baselines,
+  accuracy per field, rotations.
+"""

@@ -1,0 +1,242 @@
+"""Records kit: metadata files read into rows, JSON-lines files read and written, per-task fingerprints.
+
+Every error is one :class:`~avibench.errors.DatasetError` line naming the file, the entry (the row's number
+counting from 0: in a JSON-lines file entry k is line k + 1, in a CSV file the k-th data row) and, where it
+concerns one, the field.
+
+* :func:`read_rows`: a JSON list, JSON-lines, CSV, TSV or Parquet file by its suffix, as ``(entry, row)`` pairs;
+  :func:`read_json`, :func:`jsonl_rows`, :func:`delimited_rows`, :func:`parquet_rows` for one format;
+* :func:`read_journal`: the crash-tolerant reading of a journal (a torn last
+  line, the one a crash can leave, ends the file; an invalid line is skipped), and :func:`append_lines` /
+  :func:`dumps_line`: the one JSON-lines encoding every journal and prediction file is written with;
+* :func:`write_jsonl`: a whole JSON-lines file (official prediction files, manifests);
+* :func:`slice_digest` and :func:`sliced_fingerprint`: a fingerprint per task of a metadata file tasks share, so
+  an edit to one task's questions changes that task's fingerprint only.
+
+JSON-lines files go through the ``jsonlines`` package; its line-numbered errors become our one-line messages.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import IO, Any
+
+import jsonlines
+
+from avibench.errors import DatasetError
+
+#: Formats by file suffix.
+FORMATS: dict[str, str] = {
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+}
+
+Entry = tuple[int, Any]
+"""``(entry number counting from 0, value)``."""
+
+
+def dumps_line(record: Any) -> str:
+    """One record as a JSON line (no newline): compact, UTF-8 kept, NaN and infinity refused."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def read_text(path: Path) -> str:
+    """A data file's text; raises DatasetError when it is missing or unreadable."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(path, "does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(path, f"cannot be read ({exc})") from None
+
+
+def parse_json(path: Path, text: str) -> Any:
+    """The JSON value of a file's text; raises DatasetError naming the line where it is broken."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def read_json(path: Path) -> Any:
+    """A whole JSON file's value."""
+    return parse_json(path, read_text(path))
+
+
+def _why(exc: jsonlines.InvalidLineError) -> str:
+    cause = exc.__cause__
+    if isinstance(cause, json.JSONDecodeError):
+        return cause.msg
+    return str(cause or exc).split(": ", 1)[-1]
+
+
+def jsonl_rows(path: Path, text: str | None = None) -> list[Entry]:
+    """(line number counting from 0, value) of each non-blank line of a JSON-lines file (or of ``text``, its
+    contents); raises DatasetError naming the first line that is not valid JSON."""
+    lines = (read_text(path) if text is None else text).splitlines()
+    at = [-1]
+
+    def numbered() -> Iterator[str]:
+        for number, line in enumerate(lines):
+            at[0] = number
+            yield line
+
+    rows: list[Entry] = []
+    with jsonlines.Reader(numbered()) as reader:
+        try:
+            for value in reader.iter(allow_none=True, skip_empty=True):
+                rows.append((at[0], value))
+        except jsonlines.InvalidLineError as exc:
+            number = exc.lineno - 1
+            raise DatasetError(
+                path, f"line {exc.lineno} is not valid JSON ({_why(exc)})", index=number
+            ) from None
+    return rows
+
+
+def delimited_rows(path: Path, delimiter: str | None = None) -> list[Entry]:
+    """(data row number counting from 0, ``{header: cell}``) of a CSV (``,``) or TSV (tab) file with a header
+    row; a row with more cells than the header raises DatasetError naming its line."""
+    sep = delimiter or ("\t" if Path(path).suffix.lower() == ".tsv" else ",")
+    text = read_text(path)
+    reader = csv.DictReader(text.splitlines(), delimiter=sep, restkey="\0extra")
+    rows: list[Entry] = []
+    try:
+        for number, row in enumerate(reader):
+            if "\0extra" in row:
+                raise DatasetError(
+                    path, f"line {reader.line_num} has more cells than the header has columns", index=number
+                )
+            rows.append((number, row))
+    except csv.Error as exc:
+        raise DatasetError(
+            path, f"line {reader.line_num} is not valid {sep!r}-separated text ({exc})"
+        ) from None
+    if reader.fieldnames is None:
+        raise DatasetError(path, "has no header row")
+    return rows
+
+
+def parquet_rows(path: Path) -> list[Entry]:
+    """(row number counting from 0, ``{column: value}``) of a Parquet file (read with pyarrow)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not Path(path).is_file():
+        raise DatasetError(path, "does not exist")
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise DatasetError(path, f"cannot be read as Parquet ({exc})") from None
+    return list(enumerate(table.to_pylist()))
+
+
+def read_rows(path: Path, *, key: str | None = None) -> list[Entry]:
+    """The entries of a metadata file by its suffix: a JSON list (or, with ``key``, the list under that key of
+    a JSON object), JSON lines, CSV, TSV or Parquet."""
+    path = Path(path)
+    kind = FORMATS.get(path.suffix.lower())
+    if kind == "jsonl":
+        return jsonl_rows(path)
+    if kind in ("csv", "tsv"):
+        return delimited_rows(path)
+    if kind == "parquet":
+        return parquet_rows(path)
+    if kind is None:
+        raise DatasetError(path, f"has no metadata format (a name ending {', '.join(FORMATS)})")
+    data = read_json(path)
+    if key is not None:
+        if not isinstance(data, dict) or key not in data:
+            raise DatasetError(path, f"must hold a JSON object with a list under {key!r}")
+        data = data[key]
+    if not isinstance(data, list):
+        raise DatasetError(path, "must hold a JSON list of records")
+    return list(enumerate(data))
+
+
+def read_records(path: Path, *, key: str | None = None) -> list[Any]:
+    """The values of :func:`read_rows`, without their entry numbers."""
+    return [value for _, value in read_rows(path, key=key)]
+
+
+def objects(path: Path, rows: Iterable[Entry]) -> list[Entry]:
+    """The rows, each checked to be a JSON object (a mapping); raises DatasetError naming the first that is not."""
+    checked = []
+    for number, value in rows:
+        if not isinstance(value, dict):
+            raise DatasetError(path, f"must be a JSON object, found {type(value).__name__}", index=number)
+        checked.append((number, value))
+    return checked
+
+
+# ---- journals: crash-tolerant reading, one encoding for writing ----------------------------------------------
+
+
+def complete_lines(fh: IO[bytes]) -> Iterator[bytes]:
+    """The lines of a binary file that end in a newline: a last line without one is a write a crash tore."""
+    for line in fh:
+        if not line.endswith(b"\n"):
+            return
+        yield line
+
+
+def read_journal(path: Path | str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a journal in order: a missing file holds none; a torn last line ends it; a line that
+    is not a JSON object (invalid JSON or UTF-8, or another value) is skipped."""
+    p = Path(path)
+    if not p.is_file():
+        return
+    with p.open("rb") as fh, jsonlines.Reader(complete_lines(fh)) as reader:
+        yield from reader.iter(type=dict, skip_invalid=True, skip_empty=True)
+
+
+def append_lines(fh: IO[str], records: Iterable[Any], dumps: Callable[[Any], str] = dumps_line) -> None:
+    """Write ``records`` to an open text file, one JSON line each, and flush it."""
+    writer = jsonlines.Writer(fh, dumps=dumps)
+    writer.write_all(records)
+    fh.flush()
+
+
+def write_jsonl(path: Path | str, records: Iterable[Any], *, ascii_only: bool = False) -> Path:
+    """Write a whole JSON-lines file (replacing it), one record per line in the ``json.dumps`` default spacing
+    that official tools write (``ascii_only``: non-ASCII escaped, as Python's default)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("w", encoding="utf-8") as fh:
+        append_lines(fh, records, partial(json.dumps, ensure_ascii=ascii_only))
+    return p
+
+
+# ---- fingerprints per task of a shared metadata file ---------------------------------------------------------
+
+
+def slice_digest(rows: Iterable[Any]) -> str:
+    """The SHA-256 (hex) of rows in order, as canonical JSON (sorted keys): the same questions give the same
+    digest whatever else their file holds."""
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def sliced_fingerprint(
+    path: Path, tasks: Sequence[str], task_of: Callable[[Any], str | None], *, key: str | None = None
+) -> str:
+    """A short hash of the rows of ``path`` that belong to ``tasks`` (``task_of(row)`` names a row's task), task
+    by task: for a plug-in's ``fingerprint(root, tasks)`` when its tasks share one metadata file, so an edit to
+    one question changes only its own task's fingerprint. A missing file hashes as no rows."""
+    rows = read_records(path, key=key) if Path(path).is_file() else []
+    digest = hashlib.sha256()
+    for task in tasks:
+        digest.update(task.encode())
+        digest.update(slice_digest(row for row in rows if task_of(row) == task).encode())
+    return digest.hexdigest()[:16]
