@@ -9,17 +9,18 @@
 * every other task: ``<root>/<task>.jsonl``, one ``{"id", "audio", "text", "language"}`` a line, ``audio``
   relative to the manifest's folder.
 
-One reader per layout gathers the utterances and every problem (file, line, field) in one pass: ``load`` raises
-the first error, ``validate-data`` lists them all.
+One reader per layout gathers the utterances and every problem (file, entry, field; entry k is line k + 1) in
+one pass: ``load`` raises the first error, ``validate-data`` lists them all.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from avibench.errors import DatasetError
+from avibench.kits import fields, records
 from avibench.plugin import Problem
 
 
@@ -44,19 +45,25 @@ TASKS: dict[str, tuple[str, Layout]] = {
     "commonvoice15_zh": ("Common Voice 15 Chinese (zh-CN) test", Layout("manifest", "zh")),
 }
 AISHELL_TRANSCRIPT = Path("data_aishell/transcript/aishell_transcript_v0.8.txt")
-MANIFEST_FIELDS = ("id", "audio", "text", "language")
+MANIFEST_FIELDS: dict[str, fields.Check] = {
+    "id": fields.text,
+    "audio": fields.text,
+    "text": fields.string,
+    "language": fields.text,
+}
 
 
 @dataclass(frozen=True)
 class Utterance:
-    """One clip and its reference transcript; ``line`` is where the transcript is (1-based) in ``source``."""
+    """One clip and its reference transcript; ``entry`` is where the transcript is in ``source`` (entry k is
+    line k + 1)."""
 
     id: str
     audio: Path
     text: str
     language: str
     source: Path
-    line: int
+    entry: int
 
 
 @dataclass
@@ -66,8 +73,8 @@ class Reading:
     utterances: list[Utterance] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
-    def problem(self, path: Path, message: str, line: int | None = None, field_: str | None = None) -> None:
-        self.problems.append(Problem(str(path), message, index=line, field=field_))
+    def problem(self, path: Path, message: str, entry: int | None = None, field_: str | None = None) -> None:
+        self.problems.append(Problem(str(path), message, index=entry, field=field_))
 
 
 def layout_of(task: str) -> Layout:
@@ -103,36 +110,37 @@ def _id_and_text(line: str) -> tuple[str, str] | None:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    """(entry, line) of each non-blank line; entry k is line k + 1."""
+    for entry, line in enumerate(records.read_text(path).splitlines()):
         if line.strip():
-            yield number, line
+            yield entry, line
 
 
 def _librispeech(root: Path, layout: Layout, out: Reading) -> None:
     split = root / "LibriSpeech" / layout.split
     for transcript in sorted(split.glob("*/*/*.trans.txt")):
-        for number, line in _lines(transcript):
+        for entry, line in _lines(transcript):
             parsed = _id_and_text(line)
             if parsed is None:
-                out.problem(transcript, "expected '<utterance id> <TRANSCRIPT>'", number)
+                out.problem(transcript, "expected '<utterance id> <TRANSCRIPT>'", entry)
                 continue
             uid, text = parsed
             audio = transcript.parent / f"{uid}.flac"
             if not audio.is_file():
-                out.problem(transcript, f"audio file not found: {audio.name}", number, "audio")
+                out.problem(transcript, f"audio file not found: {audio.name}", entry, "audio")
                 continue
-            out.utterances.append(Utterance(uid, audio, text, layout.language, transcript, number))
+            out.utterances.append(Utterance(uid, audio, text, layout.language, transcript, entry))
 
 
 def _aishell(root: Path, layout: Layout, out: Reading) -> None:
     transcript = root / AISHELL_TRANSCRIPT
     texts: dict[str, tuple[str, int]] = {}
-    for number, line in _lines(transcript):
+    for entry, line in _lines(transcript):
         parsed = _id_and_text(line)
         if parsed is None:
-            out.problem(transcript, "expected '<utterance id> <word-segmented text>'", number)
+            out.problem(transcript, "expected '<utterance id> <word-segmented text>'", entry)
             continue
-        texts[parsed[0]] = (parsed[1], number)
+        texts[parsed[0]] = (parsed[1], entry)
     for audio in sorted((root / "data_aishell/wav" / layout.split).glob("*/*.wav")):
         found = texts.get(audio.stem)
         if found is None:
@@ -143,42 +151,32 @@ def _aishell(root: Path, layout: Layout, out: Reading) -> None:
         out.utterances.append(Utterance(audio.stem, audio, found[0], layout.language, transcript, found[1]))
 
 
-def _manifest_record(record: object, layout: Layout, path: Path, number: int, out: Reading) -> None:
-    if not isinstance(record, dict):
-        out.problem(path, "expected a JSON object", number)
-        return
-    for name in MANIFEST_FIELDS:
-        if not isinstance(record.get(name), str) or (name != "text" and not record[name].strip()):
-            out.problem(path, "missing or not a non-empty string", number, name)
-            return
-    if record["language"] != layout.language:
-        message = f"{record['language']!r} is not this task's language {layout.language!r}"
-        out.problem(path, message, number, "language")
-        return
-    audio = path.parent / record["audio"]
-    if not audio.is_file():
-        out.problem(path, f"audio file not found: {record['audio']}", number, "audio")
-        return
-    out.utterances.append(Utterance(record["id"], audio, record["text"], layout.language, path, number))
-
-
 def _manifest(root: Path, task: str, layout: Layout, out: Reading) -> None:
     path = manifest_path(root, task)
+    try:
+        rows = records.jsonl_rows(path)
+    except DatasetError as exc:
+        out.problem(path, exc.message, exc.index, exc.field)
+        return
     seen: dict[str, int] = {}
-    for number, line in _lines(path):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            out.problem(path, f"invalid JSON ({exc.msg})", number)
+    for entry, record in rows:
+        found = list(fields.problems(path, entry, record, MANIFEST_FIELDS))
+        if found:
+            out.problems += found
             continue
-        before = len(out.utterances)
-        _manifest_record(record, layout, path, number, out)
-        if len(out.utterances) > before:
-            uid = out.utterances[-1].id
-            if uid in seen:
-                out.utterances.pop()
-                out.problem(path, f"id {uid!r} repeats line {seen[uid]}", number, "id")
-            seen.setdefault(uid, number)
+        if record["language"] != layout.language:
+            message = f"{record['language']!r} is not this task's language {layout.language!r}"
+            out.problem(path, message, entry, "language")
+        elif record["id"] in seen:
+            out.problem(path, f"id {record['id']!r} repeats entry {seen[record['id']]}", entry, "id")
+        elif not (path.parent / record["audio"]).is_file():
+            out.problem(path, f"audio file not found: {record['audio']}", entry, "audio")
+        else:
+            seen[record["id"]] = entry
+            audio = path.parent / record["audio"]
+            out.utterances.append(
+                Utterance(record["id"], audio, record["text"], layout.language, path, entry)
+            )
 
 
 def read(root: Path, task: str) -> Reading:

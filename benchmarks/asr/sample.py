@@ -1,19 +1,16 @@
 """The synthetic ASR sample in the official layouts, with real media: FLAC for LibriSpeech, WAV for AISHELL-1,
-FLEURS and WenetSpeech, MP3 for Common Voice. The clips are tone sequences (one tone per word or character),
-not speech: the layout, the files and their decoding are real; the transcripts are the sample's own."""
+FLEURS and WenetSpeech, MP3 for Common Voice. The clips are tone sequences, not speech: one tone per
+word (per character in Chinese) whose pitch is a function of the word, so a clip encodes its transcript; the
+layout, the files and their decoding are real."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
-import numpy as np
-import soundfile as sf
-
 from avibench.benchmarks.asr.layout import AISHELL_TRANSCRIPT, TASKS, layout_of, manifest_path
+from avibench.kits import media, records
 
-RATE = 16000
 ENGLISH = (
     "HE HOPED THERE WOULD BE STEW FOR DINNER",
     "THE COLOUR OF THE SKY WAS GREY AT NINE O'CLOCK",
@@ -27,40 +24,13 @@ CHINESE = (
     "价格 上涨 了 百分之 五",
 )
 PER_TASK = 3
+WORD_SECONDS = 0.12
 
 
-def _clip(words: int, seed: int) -> np.ndarray:
-    """A tone per word, a short gap between them (mono float32 at 16 kHz)."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(int(0.12 * RATE)) / RATE
-    gap = np.zeros(int(0.04 * RATE), dtype=np.float32)
-    pieces = []
-    for freq in rng.uniform(180.0, 900.0, size=max(words, 1)):
-        pieces += [(0.25 * np.sin(2 * np.pi * freq * t)).astype(np.float32), gap]
-    return np.concatenate(pieces)
-
-
-def _write_mp3(path: Path, pcm: np.ndarray) -> None:
-    import av
-
-    with av.open(str(path), "w", format="mp3") as container:
-        stream = container.add_stream("mp3", rate=RATE, layout="mono")
-        frame = av.AudioFrame.from_ndarray(pcm.reshape(1, -1), format="flt", layout="mono")
-        frame.sample_rate = RATE
-        for packet in stream.encode(frame):
-            container.mux(packet)
-        for packet in stream.encode(None):
-            container.mux(packet)
-
-
-def write_clip(path: Path, text: str, seed: int) -> None:
-    """A clip for ``text`` in the format its extension names (flac, wav or mp3)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pcm = _clip(len(text.split()) if " " in text else len(text), seed)
-    if path.suffix == ".mp3":
-        _write_mp3(path, pcm)
-    else:
-        sf.write(path, pcm, RATE, subtype="PCM_16")
+def write_clip(path: Path, text: str) -> None:
+    """A clip for ``text``: a tone per word (per character in Chinese), in the format of ``path``'s suffix."""
+    words = text if " " in text else " ".join(text)
+    media.write_audio(path, media.tone_words(words, WORD_SECONDS))
 
 
 def _librispeech(out: Path, split: str, texts: list[str], seed: int) -> None:
@@ -69,16 +39,16 @@ def _librispeech(out: Path, split: str, texts: list[str], seed: int) -> None:
     lines = []
     for k, text in enumerate(texts):
         uid = f"{speaker}-{chapter}-{k:04d}"
-        write_clip(folder / f"{uid}.flac", text, seed + k)
+        write_clip(folder / f"{uid}.flac", text)
         lines.append(f"{uid} {text}")
     (folder / f"{speaker}-{chapter}.trans.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _aishell(out: Path, texts: list[str], seed: int) -> None:
+def _aishell(out: Path, texts: list[str]) -> None:
     lines = []
     for k, text in enumerate(texts):
         uid = f"BAC009S0764W{k:04d}"
-        write_clip(out / "data_aishell/wav/test/S0764" / f"{uid}.wav", text, seed + k)
+        write_clip(out / "data_aishell/wav/test/S0764" / f"{uid}.wav", text.replace(" ", ""))
         lines.append(f"{uid} {text}")
     lines.append("BAC009S0002W0122 而 对 楼市 成交 抑制 作用 最 大 的 限 购")  # a train clip: not in wav/test
     transcript = out / AISHELL_TRANSCRIPT
@@ -86,17 +56,16 @@ def _aishell(out: Path, texts: list[str], seed: int) -> None:
     transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _manifest(out: Path, task: str, texts: list[str], seed: int) -> None:
+def _manifest(out: Path, task: str, texts: list[str]) -> None:
     language = layout_of(task).language
     suffix = ".mp3" if task.startswith("commonvoice") else ".wav"
-    records = []
+    rows = []
     for k, text in enumerate(texts):
         uid = f"{task}-{k:03d}"
         audio = f"{task}/{uid}{suffix}"
-        write_clip(out / audio, text.replace(" ", "") if language == "zh" else text, seed + k)
-        records.append({"id": uid, "audio": audio, "text": text, "language": language})
-    lines = [json.dumps(r, ensure_ascii=False) for r in records]
-    manifest_path(out, task).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_clip(out / audio, text)
+        rows.append({"id": uid, "audio": audio, "text": text, "language": language})
+    records.write_jsonl(manifest_path(out, task), rows)
 
 
 def generate(out: Path, seed: int = 0) -> dict[str, int]:
@@ -113,8 +82,8 @@ def generate(out: Path, seed: int = 0) -> dict[str, int]:
         if layout.kind == "librispeech":
             _librispeech(out, layout.split, texts, seed + 10 * n)
         elif layout.kind == "aishell":
-            _aishell(out, texts, seed + 10 * n)
+            _aishell(out, texts)
         else:
-            _manifest(out, task, texts, seed + 10 * n)
+            _manifest(out, task, texts)
         counts[task] = len(texts)
     return counts

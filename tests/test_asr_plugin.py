@@ -1,0 +1,170 @@
+"""The ASR suite through the real command line (sample, validate, the offline baselines, eval options) and its
+two profiles on scripted replies."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import av
+import pytest
+
+from avibench.benchmarks.asr import layout, prompt
+from avibench.declared import score_declared
+from avibench.items import Response
+from avibench.plugin import get_benchmark
+from avibench.refine.asr import transcript
+from avibench.testing.harness import invoke
+
+TASKS = tuple(layout.TASKS)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("asr") / "data"
+    result = invoke(["sample-data", "--benchmark", "asr", "--out", str(root)])
+    assert result.code == 0, result.stderr
+    assert "wrote 27 questions in 9 tasks" in result.stdout
+    return root
+
+
+def run_args(data: Path, out: Path, model: str) -> list[str]:
+    return ["--benchmark", "asr", "--data-root", str(data), "--output-dir", str(out), "--model", model]
+
+
+def _decoded_seconds(path: Path) -> float:
+    with av.open(str(path)) as container:
+        stream = container.streams.audio[0]
+        samples = sum(frame.samples for frame in container.decode(stream))
+        return samples / stream.rate
+
+
+def test_sample_is_in_the_official_layouts_with_real_media(data: Path) -> None:
+    assert "asr: ASR" in invoke(["benchmarks"]).stdout
+    transcripts = sorted((data / "LibriSpeech" / "test-clean").glob("*/*/*.trans.txt"))
+    assert len(transcripts) == 1
+    uid, text = transcripts[0].read_text().splitlines()[0].split(" ", 1)
+    flac = transcripts[0].parent / f"{uid}.flac"
+    assert uid.startswith(transcripts[0].stem.split(".")[0]) and text.isupper()
+    assert (data / layout.AISHELL_TRANSCRIPT).is_file()
+    wavs = sorted((data / "data_aishell" / "wav" / "test").glob("*/*.wav"))
+    assert len(wavs) == 3 and " " in (data / layout.AISHELL_TRANSCRIPT).read_text().splitlines()[0]
+    row = json.loads((data / "commonvoice15_zh.jsonl").read_text().splitlines()[0])
+    assert set(row) == {"id", "audio", "text", "language"} and row["language"] == "zh"
+    mp3 = data / row["audio"]
+    assert mp3.suffix == ".mp3"
+    for path, units in ((flac, len(text.split())), (wavs[0], None), (mp3, len(row["text"]))):
+        with av.open(str(path)) as container:
+            assert container.format.name.split(",")[0] in {"flac", "wav", "mp3"}
+        seconds = _decoded_seconds(path)
+        assert seconds > 0.3
+        if units:  # a tone per word (per character in Chinese), 0.18 s each
+            assert seconds == pytest.approx(units * 0.18, abs=0.12)
+
+
+def test_oracle_scores_zero_and_random_is_far_from_it(data: Path, tmp_path: Path) -> None:
+    for model in ("oracle", "random"):
+        for stage in ("infer", "refine", "eval"):
+            result = invoke([stage, *run_args(data, tmp_path, model)])
+            assert result.code == 0, (model, stage, result.stderr)
+    oracle = json.loads((tmp_path / "oracle" / "asr" / "eval.json").read_text())
+    random_ = json.loads((tmp_path / "random" / "asr" / "eval.json").read_text())
+    for task in TASKS:
+        rate = "cer" if layout.layout_of(task).language == "zh" else "wer"
+        assert oracle[task][rate] == 0.0 and oracle[task]["errors"] == 0, task
+        assert oracle[task]["utterances"] == 3 and oracle[task]["words" if rate == "wer" else "chars"] > 0
+        assert random_[task][rate] >= 80.0, (task, random_[task])
+        for profile in ("reference", "strict"):
+            assert oracle["summary"]["by_profile"][profile]["tasks"][task] == 0.0
+        low, high = random_["summary"]["intervals"]["tasks"][task]
+        assert low <= random_[task][rate] <= high
+    assert oracle["summary"]["headline"] is None and "headline" not in oracle
+    assert oracle["meta"]["options"] == {"asr_normaliser": "whisper"}
+
+
+def test_the_open_asr_leaderboard_normaliser_is_an_eval_option(data: Path, tmp_path: Path) -> None:
+    for stage in ("infer", "refine"):
+        assert invoke([stage, *run_args(data, tmp_path, "random")]).code == 0
+    help_text = invoke(["eval", "--benchmark", "asr", "--help"]).stdout
+    assert "--asr-normaliser" in help_text
+    result = invoke(["eval", *run_args(data, tmp_path, "random"), "--asr-normaliser", "open-asr-leaderboard"])
+    assert result.code == 0, result.stderr
+    doc = json.loads((tmp_path / "random" / "asr" / "eval.json").read_text())
+    assert doc["meta"]["options"] == {"asr_normaliser": "open-asr-leaderboard"}
+
+
+def test_validate_names_file_entry_and_field(data: Path, tmp_path: Path) -> None:
+    root = Path(shutil.copytree(data, tmp_path / "data"))
+    manifest = root / "fleurs_en.jsonl"
+    lines = manifest.read_text().splitlines()
+    first, second = json.loads(lines[0]), json.loads(lines[1])
+    lines[1] = json.dumps({**second, "language": "zh"})
+    lines[2] = json.dumps({k: v for k, v in first.items() if k != "text"} | {"id": "x"})
+    manifest.write_text("\n".join([*lines, json.dumps({**first, "audio": "nowhere.wav", "id": "y"})]) + "\n")
+    (root / "commonvoice15_en.jsonl").write_text('{"id": "a",\n')
+    transcript_file = next((root / "LibriSpeech" / "test-other").glob("*/*/*.trans.txt"))
+    transcript_file.write_text(transcript_file.read_text() + "ONLYONEWORD\n")
+    next((root / "data_aishell" / "wav" / "test").glob("*/*.wav")).rename(
+        root / "data_aishell" / "wav" / "test" / "S0764" / "BAC009S0764W9999.wav"
+    )
+    result = invoke(["validate-data", str(root), "--benchmark", "asr"])
+    assert result.code == 1
+    out = result.stdout
+    assert f"error: {manifest} entry 1 field language: 'zh' is not this task's language 'en'" in out
+    assert f"error: {manifest} entry 2 field text: is missing" in out
+    assert f"error: {manifest} entry 3 field audio: audio file not found: nowhere.wav" in out
+    assert f"error: {root / 'commonvoice15_en.jsonl'} entry 0: line 1 is not valid JSON" in out
+    assert f"error: {transcript_file} entry 3: expected '<utterance id> <TRANSCRIPT>'" in out
+    assert "BAC009S0764W9999.wav: not in the transcript file: left out" in out
+    assert "warning:" in out
+    load = invoke(["infer", *run_args(root, tmp_path / "out", "oracle"), "--tasks", "fleurs_en"])
+    assert load.code != 0 and f"{manifest}" in load.stderr and "language" in load.stderr
+
+
+def test_prompts_are_the_qwen_omni_wordings(data: Path) -> None:
+    bench = get_benchmark("asr")
+    assert bench.templates[0] == "qwen2.5-omni"
+    english = bench.load(data, bench.task("librispeech_test_clean"))[0]
+    chinese = bench.load(data, bench.task("aishell1_test"))[0]
+    assert english.system == chinese.system == "You are a speech recognition model."
+    assert english.parts[0].kind == "audio" and english.max_tokens == 256
+    assert english.parts[1].value == "Transcribe the English audio into text without any punctuation marks."
+    assert chinese.parts[1].value == "请将这段中文语音转换为纯文本，去掉标点符号。"
+    other = bench.load(data, bench.task("fleurs_zh"), "qwen3-omni")[0]
+    assert other.system is None and other.parts[1].value == "请将这段中文语音转换为纯文本。"
+    assert prompt.user_text("qwen3-omni", "fr") == "Transcribe the French audio into text."
+
+
+REPLIES = [  # (reply, strict reads it, refine method)
+    ('Sure! The transcription is: "{text}"', "{text}", "rule"),
+    ("I'm sorry, I cannot hear any speech in this audio.", None, "unparsed"),
+    ("", "", "rule"),
+]
+
+
+def test_reference_scores_the_reply_as_is_and_strict_cuts_chatter_and_counts_refusals(data: Path) -> None:
+    bench = get_benchmark("asr")
+    task = bench.task("librispeech_test_clean")
+    items = bench.load(data, task)
+    responses = []
+    for item, (reply, strict, method) in zip(items, REPLIES, strict=True):
+        raw = reply.format(text=item.answer)
+        assert transcript(raw) == (None if strict is None else strict.format(text=item.answer))
+        read = transcript(raw)
+        responses.append(Response(item, "answered", raw=raw, refined=read, method=method))
+    scored = score_declared(bench, {task.name: responses}, primary="reference", tasks=[task])
+    doc, values = scored.document, scored.values[task.name]
+    words = [len(i.answer.split()) for i in items]
+    chatter = 4  # "sure the transcription is"
+    reference = [values[i.key]["reference"] for i in items]
+    strict = [values[i.key]["strict"] for i in items]
+    assert reference[0] == (chatter, words[0])  # the lead-in's four words are insertions
+    assert reference[1][1] == words[1] and reference[1][0] >= max(words[1], 11) - 1  # the refusal's 11 words
+    assert reference[2] == (words[2], words[2])  # an empty reply deletes every word
+    assert strict == [(0, words[0]), (words[1], words[1]), (words[2], words[2])]
+    assert doc[task.name]["utterances"] == 3 and doc[task.name]["words"] == sum(words)
+    assert doc["coverage"][task.name]["unparsed"] == 1
+    expected_strict = 100 * (words[1] + words[2]) / sum(words)
+    assert doc["summary"]["by_profile"]["strict"]["tasks"][task.name] == pytest.approx(expected_strict)
+    assert doc[task.name]["wer"] > expected_strict  # the chatter and the refusal's words count as errors
