@@ -168,3 +168,35 @@ def test_reference_scores_the_reply_as_is_and_strict_cuts_chatter_and_counts_ref
     expected_strict = 100 * (words[1] + words[2]) / sum(words)
     assert doc["summary"]["by_profile"]["strict"]["tasks"][task.name] == pytest.approx(expected_strict)
     assert doc[task.name]["wer"] > expected_strict  # the chatter and the refusal's words count as errors
+
+
+def test_the_official_results_file_is_exported_and_rescored(data: Path, tmp_path: Path) -> None:
+    for stage in ("infer", "refine", "eval"):
+        assert invoke([stage, *run_args(data, tmp_path, "random")]).code == 0
+    exported = tmp_path / "exported"
+    result = invoke(["export", *run_args(data, tmp_path, "random"), "--out", str(exported)])
+    assert result.code == 0, result.stderr
+    rows = json.loads((exported / "fleurs_en.json").read_text())
+    assert set(rows[0]) == {"gt", "response", "source", "audio_path"} and rows[0]["source"] == "fleurs_en"
+    run_doc = json.loads((tmp_path / "random" / "asr" / "eval.json").read_text())
+    rescored = tmp_path / "rescored.json"
+    args = ["--benchmark", "asr", "--data-root", str(data), "--output-dir", str(tmp_path)]
+    result = invoke(["eval", *args, "--predictions", str(exported), "--out", str(rescored)])
+    assert result.code == 0, result.stderr
+    doc = json.loads(rescored.read_text())
+    assert {t: doc[t] for t in TASKS} == {t: run_doc[t] for t in TASKS}
+    rows[0] = {
+        **rows[0],
+        "response": rows[0]["gt"],
+        "gt": rows[0]["gt"] + " again",
+    }  # the file's own gt counts
+    (exported / "fleurs_en.json").write_text(json.dumps(rows))
+    assert invoke(["eval", *args, "--predictions", str(exported), "--out", str(rescored)]).code == 0
+    fleurs = json.loads(rescored.read_text())["fleurs_en"]
+    assert fleurs["words"] == run_doc["fleurs_en"]["words"] + 1 and fleurs["utterances"] == 3
+    rows.append({**rows[1], "audio_path": "elsewhere/none.wav"})
+    (exported / "fleurs_en.json").write_text(json.dumps(rows))
+    result = invoke(["eval", *args, "--predictions", str(exported), "--out", str(rescored)])
+    assert result.code != 0
+    assert f"{exported / 'fleurs_en.json'}" in result.stderr and "entry 3" in result.stderr
+    assert "audio_path" in result.stderr

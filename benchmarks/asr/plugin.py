@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from avibench.benchmarks.asr import layout, prompt, sample
+from avibench.benchmarks.asr import layout, predictions, prompt, sample
 from avibench.errors import DatasetError
 from avibench.items import Item, Part, Response
 from avibench.level_metrics.asr import NORMALISERS, error_rate, unit, utterance_errors
@@ -102,6 +102,17 @@ class ASR(Benchmark):
         """The reference as a model gives it: plain, or between the special tokens some models emit."""
         language = item.meta["language"]
         return rng.choice([item.answer, f"<|{language}|>{item.answer}<|endoftext|>"])
+
+    def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
+        """The official script's results file(s), each record scored against its own ``gt``."""
+        present = set(self.available(root))
+        return predictions.read(path, {t.name: self.load(root, t) for t in tasks if t in present})
+
+    def write_predictions(
+        self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
+    ) -> dict[str, Path]:
+        """One results file per task in the official script's shape (it scores raw replies: both stages alike)."""
+        return predictions.write(responses, out)
 
     # -- scoring ------------------------------------------------------------------------------------------
 
