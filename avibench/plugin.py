@@ -183,6 +183,10 @@ class Benchmark(ABC):
     #: The summary numbers and how task scores make them (``{"headline": mean_of_tasks(...)}``); empty: the
     #: mean of the tasks, named ``headline`` (or the plug-in's own :meth:`aggregate_scores`).
     aggregates: ClassVar[Mapping[str, Aggregate]] = {}
+    #: Whether an empty or blank reply (once the client's retry of it is spent) is the model's answer, recorded
+    #: and scored (a speech recognition model that hears nothing transcribes nothing), rather than a failed
+    #: request retried on the next run. A content-filtered reply is a failure either way.
+    empty_answers: ClassVar[bool] = False
     #: False: the benchmark has no summary number (its reports give each task alone, as the ASR suite's do);
     #: eval computes none and the pages show each task where others show the headline.
     has_headline: ClassVar[bool] = True

@@ -15,6 +15,7 @@ from avibench.declared import score_declared
 from avibench.items import Response
 from avibench.plugin import get_benchmark
 from avibench.refine.asr import transcript
+from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke
 
 TASKS = tuple(layout.TASKS)
@@ -80,6 +81,7 @@ def test_oracle_scores_zero_and_random_is_far_from_it(data: Path, tmp_path: Path
         low, high = random_["summary"]["intervals"]["tasks"][task]
         assert low <= random_[task][rate] <= high
     assert oracle["summary"]["headline"] is None and "headline" not in oracle
+    assert oracle["summary"]["scale"] == "percent error rate, lower is better"
     assert oracle["meta"]["options"] == {"asr_normaliser": "whisper"}
 
 
@@ -200,3 +202,45 @@ def test_the_official_results_file_is_exported_and_rescored(data: Path, tmp_path
     assert result.code != 0
     assert f"{exported / 'fleurs_en.json'}" in result.stderr and "entry 3" in result.stderr
     assert "audio_path" in result.stderr
+
+
+def test_an_empty_reply_over_http_is_an_empty_transcript_and_a_filtered_one_a_failure(
+    data: Path, tmp_path: Path
+) -> None:
+    """Through the real client and a local server: the model answers nothing (after the client's one re-ask)
+    for every clip of one task and is content-filtered on another."""
+    empty = FaultPlan(rate=1.0, random_faults=(Fault("empty"),))
+    env = {"OPENAI_API_KEY": "sk-asr"}
+    for model, plan in (
+        ("silent", empty),
+        ("filtered", FaultPlan(rate=1.0, random_faults=(Fault("filtered"),))),
+    ):
+        server = FakeOpenAIServer(plan=plan)
+        args = [*run_args(data, tmp_path, model), "--tasks", "librispeech_test_clean"]
+        with server.run_in_thread():
+            infer = invoke(["infer", *args, "--base-url", server.base_url, "--concurrency", "1"], env)
+        journal = tmp_path / model / "asr" / "infer" / "librispeech_test_clean.jsonl"
+        records = [json.loads(line) for line in journal.read_text().splitlines()]
+        assert [r["attempts"] for r in records] == [2, 2, 2]  # each clip asked again once
+        if model == "silent":
+            assert infer.code == 0, infer.stderr
+            assert invoke(["refine", *args, "--mode", "rules"]).code == 0
+            assert invoke(["eval", *args]).code == 0
+            doc = json.loads((tmp_path / model / "asr" / "eval.json").read_text())
+            entry = doc["librispeech_test_clean"]
+            assert entry["wer"] == 100.0 and entry["errors"] == entry["words"] and entry["utterances"] == 3
+            coverage = doc["coverage"]["librispeech_test_clean"]
+            assert (coverage["answered"], coverage["failed"], coverage["unparsed"]) == (3, 0, 0)
+            assert doc["summary"]["by_profile"]["strict"]["tasks"]["librispeech_test_clean"] == 100.0
+            assert all(r["predict"] == "" and r["error"] is None for r in records)
+            assert again_asks_nothing(args, env)
+        else:
+            assert infer.code != 0  # a filtered reply is no answer
+            assert all(r["error"] and r["predict"] is None for r in records)
+
+
+def again_asks_nothing(args: list[str], env: dict[str, str]) -> bool:
+    server = FakeOpenAIServer()
+    with server.run_in_thread():
+        result = invoke(["infer", *args, "--base-url", server.base_url], env)
+    return result.code == 0 and server.count == 0

@@ -35,6 +35,8 @@ class ASR(Benchmark):
     download_root: ClassVar[Path] = Path("data/asr")
     sample_root: ClassVar[Path] = Path("data/asr-sample")
     has_headline: ClassVar[bool] = False
+    #: the official script scores an empty reply as an empty transcript: every reference word a deletion
+    empty_answers: ClassVar[bool] = True
     #: the official script prints the rate unrounded
     score_digits: ClassVar[int | None] = None
 
