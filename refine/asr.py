@@ -27,7 +27,8 @@ _REFUSAL = re.compile(
     re.IGNORECASE,
 )
 _REFUSAL_ZH = re.compile(
-    r"无法(?:识别|转录|听|辨认|处理)|听不(?:到|清|见)|没有(?:检测到|听到)?(?:任何)?(?:语音|声音|说话)"
+    r"无法(?:识别|转录|转写|听清|辨认)|听不(?:到|清)(?:任何)?(?:语音|声音|内容)|没有检测到(?:任何)?(?:语音|声音|人声)"
+    r"|(?:音频|录音)(?:中|里)?没有(?:任何)?(?:语音|声音|人声|说话)"
 )
 _MENTIONS = re.compile(
     r"transcri(?:pt|ption|bed|be)|recogni[sz]ed text|the audio says|speaker says|转录|转写|识别结果|识别内容|文本内容|语音内容",

@@ -21,6 +21,7 @@ from avibench.refine.asr import is_refusal, transcript
         ("", ""),
         ("It was a silent night", "It was a silent night"),  # speech, not a refusal
         ("I'm sorry I was late", "I'm sorry I was late"),
+        ("我没有说话", "我没有说话"),
     ],
 )
 def test_rules_read_the_transcript(reply: str, expected: str) -> None:
@@ -49,3 +50,5 @@ def test_chatter_the_rules_cannot_cut_goes_to_the_fallback() -> None:
     assert transcript(reply) is None and not is_refusal(reply)
     prompt = get_benchmark("asr").refine_prompt(None, reply)  # type: ignore[arg-type]
     assert prompt is not None and reply in prompt and "${response}" not in prompt
+    bench = get_benchmark("asr")
+    assert bench.extract(None, "No speech was detected.") is None  # type: ignore[arg-type]  # its no-transcript
