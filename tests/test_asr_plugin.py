@@ -13,6 +13,7 @@ import pytest
 from avibench.benchmarks.asr import layout, prompt
 from avibench.declared import score_declared
 from avibench.items import Response
+from avibench.level_metrics.asr import utterance_errors
 from avibench.plugin import get_benchmark
 from avibench.refine.asr import transcript
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
@@ -244,3 +245,38 @@ def again_asks_nothing(args: list[str], env: dict[str, str]) -> bool:
     with server.run_in_thread():
         result = invoke(["infer", *args, "--base-url", server.base_url], env)
     return result.code == 0 and server.count == 0
+
+
+def test_the_llm_fallback_reads_only_the_chatter_rules_cannot_cut(data: Path, tmp_path: Path) -> None:
+    def model(body: dict) -> str:
+        text = json.dumps(body)
+        if "You are a speech recognition model." in text:  # the model under test
+            return "The transcription of this clip follows he hoped there would be stew"
+        return "he hoped there would be stew"  # the refine model, asked for the transcript alone
+
+    server = FakeOpenAIServer(responder=model)
+    env = {"OPENAI_API_KEY": "sk-m", "REFINE_BASE_URL": "", "REFINE_API_KEY": "sk-r"}
+    args = [*run_args(data, tmp_path, "chatty"), "--tasks", "fleurs_en"]
+    with server.run_in_thread():
+        env["REFINE_BASE_URL"] = server.base_url
+        assert invoke(["infer", *args, "--base-url", server.base_url], env).code == 0
+        before = server.count
+        refined = invoke(["refine", *args], env)
+        assert refined.code == 0, refined.stderr
+        assert server.count - before == 3 and "llm=" in refined.stdout
+        assert invoke(["eval", *args]).code == 0
+    doc = json.loads((tmp_path / "chatty" / "asr" / "eval.json").read_text())
+    references = [
+        item.answer for item in get_benchmark("asr").load(data, get_benchmark("asr").task("fleurs_en"))
+    ]
+    said = "he hoped there would be stew"
+    lead_in = "The transcription of this clip follows "
+
+    def rate(hypothesis: str) -> float:
+        counts = [utterance_errors(ref, hypothesis, "en") for ref in references]
+        return 100 * sum(e for e, _ in counts) / sum(n for _, n in counts)
+
+    assert doc["coverage"]["fleurs_en"]["unparsed"] == 0
+    assert doc["summary"]["by_profile"]["strict"]["tasks"]["fleurs_en"] == pytest.approx(rate(said))
+    assert doc["fleurs_en"]["wer"] == pytest.approx(rate(lead_in + said))  # the reference scores the chatter
+    assert doc["fleurs_en"]["wer"] > rate(said)
