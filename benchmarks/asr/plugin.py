@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from avibench.benchmarks.asr import layout, predictions, prompt, sample
+from avibench.benchmarks.asr import layout, predictions, prompt
 from avibench.errors import DatasetError
 from avibench.items import Item, Part, Response
 from avibench.level_metrics.asr import NORMALISERS, error_rate, unit, utterance_errors
@@ -82,6 +82,8 @@ class ASR(Benchmark):
         return [p for t in tasks for p in layout.read(root, t.name).problems]
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
+        from avibench.benchmarks.asr import sample  # the media stack, only when a sample is made
+
         return sample.generate(out, seed)
 
     # -- answers ------------------------------------------------------------------------------------------
@@ -95,8 +97,10 @@ class ASR(Benchmark):
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
         """As many random words (characters in Chinese) as the reference has, from the suite's vocabulary."""
+        from avibench.benchmarks.asr.sample import CHINESE, ENGLISH
+
         chinese = item.meta["language"] == "zh"
-        pool = "".join(sample.CHINESE).replace(" ", "") if chinese else " ".join(sample.ENGLISH).split()
+        pool = "".join(CHINESE).replace(" ", "") if chinese else " ".join(ENGLISH).split()
         size = len(item.answer.replace(" ", "")) if chinese else len(item.answer.split())
         return ("" if chinese else " ").join(rng.choice(pool) for _ in range(size))
 
