@@ -13,8 +13,10 @@ model reports follow), step by step:
 4. the Levenshtein distance between the token lists, summed over the task and divided by the summed reference
    length: a **corpus** rate.
 
-The normalisers are the field's own packages: ``whisper_normalizer`` is Whisper's normaliser module with its
-English spelling map (the same code and map the script carries); numbers in Chinese are read by ``cn2an``
+The normalisers are the field's own packages: Whisper's English and basic normalisers as transformers ships them
+(the same rules as the copy the script carries; the ``whisper-normalizer`` package's own English normaliser adds
+rules of its own, ``kinda`` → ``kind of`` and ``cause`` → ``because``, so only its data file is used: Whisper's
+spelling map, equal to the script's ``english.json``); numbers in Chinese are read by ``cn2an``
 (``an2cn`` transform), which reads dates, money, decimals, fractions, percents and counted quantities as
 ``cn_tn`` does but reads digit strings of four or more digits that are no year (ids, phone numbers) as a
 cardinal where ``cn_tn`` reads them digit by digit; the punctuation set is Zhon's (which ``cn_tn``'s list is
@@ -60,14 +62,20 @@ def strip_special_tokens(text: str, language: str) -> str:
 
 @cache
 def _english() -> object:
-    from whisper_normalizer.english import EnglishTextNormalizer
+    """Whisper's English normaliser as transformers ships it, with Whisper's British-to-American spelling map
+    (``english.json``, the data file the ``whisper-normalizer`` package carries)."""
+    import json
+    from importlib.resources import files
 
-    return EnglishTextNormalizer()
+    from transformers.models.whisper.english_normalizer import EnglishTextNormalizer
+
+    spelling = json.loads(files("whisper_normalizer").joinpath("normalizers/english.json").read_text("utf-8"))
+    return EnglishTextNormalizer(spelling)
 
 
 @cache
 def _basic() -> object:
-    from whisper_normalizer.basic import BasicTextNormalizer
+    from transformers.models.whisper.english_normalizer import BasicTextNormalizer
 
     return BasicTextNormalizer()
 

@@ -3,7 +3,9 @@
 The numbers below were computed by running that script's own ``remove_sp`` and ``compute_wer`` (with the
 ``whisper_normalizer`` and ``cn_tn`` modules it ships, sacrebleu 1.5.1's ``none`` tokenizer and ``editdistance``)
 on these corpora outside this project: for each corpus, ``compute_wer([remove_sp(r, lan) ...], [remove_sp(h, lan)
-...], lan)`` gave the rate, and the same steps per utterance gave the errors and reference lengths listed.
+...], lan)`` gave the rate, and the same steps per utterance gave the errors and reference lengths listed. The
+script's own ``whisper_normalizer`` folder was imported (not the PyPI package of that name, whose English normaliser
+reads ``kinda`` and ``'cause`` differently: the last English pair pins that).
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ ENGLISH = [  # (reference, hypothesis, official (errors, reference words))
     ("SHE SAID HMM WELL OKAY", "She said, uh, well... OK.", (1, 4)),
     ("THE QUICK BROWN FOX", "I'm sorry, I cannot hear any speech in this audio.", (11, 4)),
     ("THE FIRST AND SECOND PRIZES WENT TO TWENTY PERCENT", "The 1st and 2nd prizes went to 20%.", (0, 8)),
+    ("I KIND OF DO NOT KNOW BECAUSE IT IS LATE", "I kinda dunno, 'cause it's late.", (6, 10)),
 ]  # fmt: skip
-ENGLISH_RATE = 0.4714285714285714  # compute_wer(..., "en"): 33 / 70
+ENGLISH_RATE = 0.4875  # compute_wer(..., "en"): 39 / 80
 
 FRENCH = [  # another Latin-script language: the basic normaliser alone
     ("Bonjour, le café est très bon !", "<|fr|>bonjour le cafe est très bon", (1, 6)),
