@@ -34,11 +34,11 @@ from typing import Any, Literal
 
 from avibench.level_metrics.task_metrics import tallied
 
-Normaliser = Literal["whisper", "open-asr-leaderboard"]
-NORMALISERS: tuple[Normaliser, ...] = ("whisper", "open-asr-leaderboard")
-"""``whisper``: the reference chain (English then basic normaliser for English); ``open-asr-leaderboard``:
-Whisper's English normaliser alone, as the Open ASR Leaderboard scores English (it keeps ``$``, ``%`` and
-decimal points the basic normaliser would split off)."""
+Normaliser = Literal["whisper", "whisper-english"]
+NORMALISERS: tuple[Normaliser, ...] = ("whisper", "whisper-english")
+"""``whisper``: the reference chain (English then basic normaliser for English); ``whisper-english``: Whisper's
+English normaliser alone (it keeps ``$``, ``%`` and decimal points the basic normaliser splits off), the one the Open
+ASR Leaderboard's normaliser is copied from; the leaderboard's own modified copy ships in no package."""
 
 CHINESE = ("zh",)
 """Languages scored by characters (``cer``); every other language is scored by words (``wer``)."""
@@ -99,7 +99,7 @@ def normalise(text: str, language: str, normaliser: Normaliser = "whisper") -> s
         return _chinese(text)
     if language == "en":
         text = _english()(text)  # type: ignore[operator]
-        if normaliser == "open-asr-leaderboard":
+        if normaliser == "whisper-english":
             return text
     return _basic()(text)  # type: ignore[operator]
 

@@ -91,10 +91,10 @@ def test_the_open_asr_leaderboard_normaliser_is_an_eval_option(data: Path, tmp_p
         assert invoke([stage, *run_args(data, tmp_path, "random")]).code == 0
     help_text = invoke(["eval", "--benchmark", "asr", "--help"]).stdout
     assert "--asr-normaliser" in help_text
-    result = invoke(["eval", *run_args(data, tmp_path, "random"), "--asr-normaliser", "open-asr-leaderboard"])
+    result = invoke(["eval", *run_args(data, tmp_path, "random"), "--asr-normaliser", "whisper-english"])
     assert result.code == 0, result.stderr
     doc = json.loads((tmp_path / "random" / "asr" / "eval.json").read_text())
-    assert doc["meta"]["options"] == {"asr_normaliser": "open-asr-leaderboard"}
+    assert doc["meta"]["options"] == {"asr_normaliser": "whisper-english"}
 
 
 def test_validate_names_file_entry_and_field(data: Path, tmp_path: Path) -> None:

@@ -83,7 +83,7 @@ def test_chinese_digit_strings_are_the_one_known_difference():
 def test_open_asr_leaderboard_normaliser_keeps_symbols_the_basic_one_splits():
     text = "He paid $20.50 for 3.5 kg, about 20% more."
     assert tokens(text, "en") == ["he", "paid", "20", "50", "for", "3", "5", "kg", "about", "20", "more"]
-    assert tokens(text, "en", "open-asr-leaderboard") == [
+    assert tokens(text, "en", "whisper-english") == [
         "he",
         "paid",
         "$20.50",

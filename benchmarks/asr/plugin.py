@@ -132,8 +132,9 @@ class ASR(Benchmark):
                 default=NORMALISERS[0],
                 show_default=True,
                 help="English text normalisation: 'whisper' is the reports' chain (Whisper's English then basic "
-                "normaliser, as Qwen2-Audio's evaluate_asr.py); 'open-asr-leaderboard' is Whisper's English "
-                "normaliser alone, as the Open ASR Leaderboard scores. Recorded in eval.json meta.options.",
+                "normaliser, as Qwen2-Audio's evaluate_asr.py); 'whisper-english' is Whisper's English normaliser "
+                "alone, which the Open ASR Leaderboard's normaliser is copied from (its modified copy ships in no package). "
+                "Recorded in eval.json meta.options.",
             )
         ]
 
