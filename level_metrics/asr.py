@@ -88,9 +88,14 @@ def _chinese_punctuation() -> dict[int, str]:
 
 
 def _chinese(text: str) -> str:
+    import warnings
+
     import cn2an
 
-    return cn2an.transform(text, "an2cn").translate(_chinese_punctuation())
+    with warnings.catch_warnings():  # a number past 16 digits stays as digits, with a warning per call
+        warnings.simplefilter("ignore", UserWarning)
+        read = cn2an.transform(text, "an2cn")
+    return read.translate(_chinese_punctuation())
 
 
 def normalise(text: str, language: str, normaliser: Normaliser = "whisper") -> str:
