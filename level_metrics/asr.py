@@ -29,7 +29,7 @@ import re
 import string
 import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from avibench.level_metrics.task_metrics import tallied
@@ -131,10 +131,13 @@ def edit_distance(reference: Sequence[str], hypothesis: Sequence[str]) -> int:
     return out.substitutions + out.deletions + out.insertions
 
 
+@lru_cache(maxsize=1 << 16)
 def utterance_errors(
     reference: str, hypothesis: str, language: str, normaliser: Normaliser = "whisper"
 ) -> tuple[int, int]:
-    """One utterance's ``(errors, reference tokens)``; an empty hypothesis deletes every reference token."""
+    """One utterance's ``(errors, reference tokens)``; an empty hypothesis deletes every reference token.
+
+    Cached: eval asks for the same pair's value and score, in both profiles (which mostly read the same text)."""
     ref = tokens(reference, language, normaliser)
     return edit_distance(ref, tokens(hypothesis, language, normaliser)), len(ref)
 
