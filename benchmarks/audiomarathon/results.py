@@ -14,11 +14,13 @@ import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
+from avibench.kits import records as kit_records
 from avibench.refine.audiomarathon import official_extract
 
 
@@ -81,6 +83,10 @@ def result_path(folder: Path | str, task: str) -> Path:
 # ---- reading ----------------------------------------------------------------------------------------------------
 
 
+def _invalid(path: Path, line: int, why: str) -> None:
+    raise DatasetError(path, f"not valid JSON ({why}, line {line + 1})")
+
+
 def read_records(path: Path | str, task: str) -> list[dict[str, Any]]:
     """The per-sample records of one official result file."""
     path = Path(path)
@@ -91,7 +97,7 @@ def read_records(path: Path | str, task: str) -> list[dict[str, Any]]:
         raise DatasetError(path, f"cannot read ({exc.strerror or exc})") from None
     try:
         if shape.container == "jsonl":
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+            records = [r for _, r in kit_records.jsonl_rows(path, text, on_error=partial(_invalid, path))]
         else:
             data = json.loads(text)
             if not isinstance(data, dict) or not isinstance(data.get(shape.container), list):
@@ -252,7 +258,7 @@ def write_results(
     path = result_path(folder, task)
     path.parent.mkdir(parents=True, exist_ok=True)
     if shape.container == "jsonl":
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        kit_records.write_jsonl(path, rows)
     else:
         body = {shape.container: rows, "summary": dict(summary or {})}
         path.write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")
