@@ -59,9 +59,11 @@ def read_text(path: Path) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
+        raise DatasetError(path, "file not found") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
 def parse_json(path: Path, text: str) -> Any:
@@ -69,7 +71,7 @@ def parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise DatasetError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 
 
 def read_json(path: Path) -> Any:
@@ -145,7 +147,7 @@ def parquet_rows(path: Path) -> list[Entry]:
     import pyarrow.parquet as pq
 
     if not Path(path).is_file():
-        raise DatasetError(path, "does not exist")
+        raise DatasetError(path, "file not found")
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
@@ -169,11 +171,11 @@ def read_rows(path: Path, *, key: str | None = None, otherwise: str | None = Non
         raise DatasetError(path, f"has no metadata format (a name ending {', '.join(FORMATS)})")
     data = read_json(path)
     if key is not None:
-        if not isinstance(data, dict) or key not in data:
-            raise DatasetError(path, f"must hold a JSON object with a list under {key!r}")
+        if not isinstance(data, dict) or not isinstance(data.get(key), list):
+            raise DatasetError(path, f"expected an object with a {key!r} list", field=key)
         data = data[key]
     if not isinstance(data, list):
-        raise DatasetError(path, "must hold a JSON list of records")
+        raise DatasetError(path, f"expected a JSON array of entries, found {type(data).__name__}")
     return list(enumerate(data))
 
 

@@ -14,7 +14,6 @@ import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -83,30 +82,14 @@ def result_path(folder: Path | str, task: str) -> Path:
 # ---- reading ----------------------------------------------------------------------------------------------------
 
 
-def _invalid(path: Path, line: int, why: str) -> None:
-    raise DatasetError(path, f"not valid JSON ({why}, line {line + 1})")
-
-
 def read_records(path: Path | str, task: str) -> list[dict[str, Any]]:
     """The per-sample records of one official result file."""
     path = Path(path)
     shape = SHAPES[task]
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DatasetError(path, f"cannot read ({exc.strerror or exc})") from None
-    try:
-        if shape.container == "jsonl":
-            records = [r for _, r in kit_records.jsonl_rows(path, text, on_error=partial(_invalid, path))]
-        else:
-            data = json.loads(text)
-            if not isinstance(data, dict) or not isinstance(data.get(shape.container), list):
-                raise DatasetError(
-                    path, f"expected an object with a {shape.container!r} list", field=shape.container
-                )
-            records = data[shape.container]
-    except json.JSONDecodeError as exc:
-        raise DatasetError(path, f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    if shape.container == "jsonl":
+        records = kit_records.read_records(path)
+    else:
+        records = kit_records.read_records(path, key=shape.container, otherwise="json")
     for i, record in enumerate(records):
         if not isinstance(record, dict):
             raise DatasetError(path, "record is not an object", index=i)
