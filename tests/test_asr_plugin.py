@@ -105,7 +105,9 @@ def test_validate_names_file_entry_and_field(data: Path, tmp_path: Path) -> None
     lines[1] = json.dumps({**second, "language": "zh"})
     lines[2] = json.dumps({k: v for k, v in first.items() if k != "text"} | {"id": "x"})
     manifest.write_text("\n".join([*lines, json.dumps({**first, "audio": "nowhere.wav", "id": "y"})]) + "\n")
-    (root / "commonvoice15_en.jsonl").write_text('{"id": "a",\n')
+    cv = root / "commonvoice15_en.jsonl"
+    cv_lines = cv.read_text().splitlines()
+    cv.write_text("\n".join([cv_lines[0], '{"id": "a",', cv_lines[1], "[1, 2"]) + "\n")
     transcript_file = next((root / "LibriSpeech" / "test-other").glob("*/*/*.trans.txt"))
     transcript_file.write_text(transcript_file.read_text() + "ONLYONEWORD\n")
     next((root / "data_aishell" / "wav" / "test").glob("*/*.wav")).rename(
@@ -117,7 +119,8 @@ def test_validate_names_file_entry_and_field(data: Path, tmp_path: Path) -> None
     assert f"error: {manifest} entry 1 field language: 'zh' is not this task's language 'en'" in out
     assert f"error: {manifest} entry 2 field text: is missing" in out
     assert f"error: {manifest} entry 3 field audio: audio file not found: nowhere.wav" in out
-    assert f"error: {root / 'commonvoice15_en.jsonl'} entry 0: line 1 is not valid JSON" in out
+    assert f"error: {cv} entry 1: not valid JSON" in out and f"error: {cv} entry 3: not valid JSON" in out
+    assert f"{cv} entry 0" not in out and f"{cv} entry 2" not in out  # the good lines around them are read
     assert f"error: {transcript_file} entry 3: expected '<utterance id> <TRANSCRIPT>'" in out
     assert "BAC009S0764W9999.wav: not in the transcript file: left out" in out
     assert "warning:" in out

@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from avibench.errors import DatasetError
 from avibench.kits import fields, records
 from avibench.plugin import Problem
 
@@ -153,11 +152,9 @@ def _aishell(root: Path, layout: Layout, out: Reading) -> None:
 
 def _manifest(root: Path, task: str, layout: Layout, out: Reading) -> None:
     path = manifest_path(root, task)
-    try:
-        rows = records.jsonl_rows(path)
-    except DatasetError as exc:
-        out.problem(path, exc.message, exc.index, exc.field)
-        return
+    rows = records.jsonl_rows(
+        path, on_error=lambda entry, why: out.problem(path, f"not valid JSON ({why})", entry)
+    )
     seen: dict[str, int] = {}
     for entry, record in rows:
         found = list(fields.problems(path, entry, record, MANIFEST_FIELDS))
