@@ -283,3 +283,28 @@ def test_the_llm_fallback_reads_only_the_chatter_rules_cannot_cut(data: Path, tm
     assert doc["summary"]["by_profile"]["strict"]["tasks"]["fleurs_en"] == pytest.approx(rate(said))
     assert doc["fleurs_en"]["wer"] == pytest.approx(rate(lead_in + said))  # the reference scores the chatter
     assert doc["fleurs_en"]["wer"] > rate(said)
+
+
+def test_run_card_and_cards_show_each_task_for_want_of_a_headline(data: Path, tmp_path: Path) -> None:
+    args = [
+        "--model",
+        "oracle",
+        "--benchmarks",
+        "asr",
+        "--data-root",
+        f"asr={data}",
+        "--output-dir",
+        str(tmp_path),
+    ]
+    result = invoke(["run", *args])
+    assert result.code == 0, result.stderr
+    assert "  librispeech_test_clean        0.00     0.00" in result.stdout
+    card = (tmp_path / "oracle" / "card.md").read_text()
+    assert "librispeech_test_clean 0.00; librispeech_test_other 0.00" in card
+    assert "reference (each task, lower is better)" in card
+    row = json.loads((tmp_path / "oracle" / "card.json").read_text())["benchmarks"][0]
+    assert row["lower_is_better"] is True and row["tasks"]["strict"]["aishell1_test"] == 0.0
+    assert invoke(["cards", "--output-dir", str(tmp_path)]).code == 0
+    assert "commonvoice15_zh 0.00" in (tmp_path / "cards.md").read_text()
+    report = (tmp_path / "oracle" / "asr" / "report.md").read_text()
+    assert "## Headline" not in report and "Error rates in percent (lower is better)" in report
