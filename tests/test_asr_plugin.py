@@ -140,6 +140,9 @@ def test_prompts_are_the_qwen_omni_wordings(data: Path) -> None:
     other = bench.load(data, bench.task("fleurs_zh"), "qwen3-omni")[0]
     assert other.system is None and other.parts[1].value == "请将这段中文语音转换为纯文本。"
     assert prompt.user_text("qwen3-omni", "fr") == "Transcribe the French audio into text."
+    lmms = bench.load(data, bench.task("commonvoice15_zh"), "lmms-eval")[0]
+    assert lmms.parts[1].value == "Please recognize the speech and only output the recognized content:"
+    assert lmms.template == "lmms-eval" and lmms.system is None
 
 
 REPLIES = [  # (reply, strict reads it, refine method)
