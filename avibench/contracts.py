@@ -106,11 +106,12 @@ def latest_by_key(path: Path | str) -> dict[str, dict[str, Any]]:
 
 
 def is_answered(record: dict[str, Any] | None) -> bool:
-    """Whether an infer record holds a usable answer: a non-empty string and no error."""
+    """Whether an infer record holds a usable answer: a string and no error. The string is empty only where
+    the benchmark takes an empty reply as the answer (:attr:`avibench.plugin.Benchmark.empty_answers`); infer
+    records an empty reply as a failure everywhere else."""
     if not record or record.get("error") is not None:
         return False
-    predict = record.get("predict")
-    return isinstance(predict, str) and predict != ""
+    return isinstance(record.get("predict"), str)
 
 
 @dataclass(frozen=True)

@@ -153,7 +153,7 @@ def score_declared(
     else each task's score and question count under its name and each summary number; ``summary`` has both
     profiles, the chance levels, the counts behind each task score and how many questions the profiles score
     differently."""
-    from avibench.plugin import Scored, ScoredView
+    from avibench.plugin import Scored, ScoredView, lower_is_better
 
     digits = benchmark.score_digits
     present = [t for t in tasks if t.name in responses]
@@ -211,7 +211,7 @@ def score_declared(
     document: dict[str, Any] = {
         **top,
         "summary": {
-            "scale": "0-100",
+            "scale": "percent error rate, lower is better" if lower_is_better(benchmark) else "0-100",
             "profile": primary,
             "tasks": view["tasks"],
             "headline": view.get("headline"),

@@ -79,6 +79,13 @@ def declared_metric(task: Task) -> Metric | None:
     return metric if callable(metric) else None
 
 
+def lower_is_better(benchmark: Benchmark) -> bool:
+    """Whether every task of a benchmark is an error rate (a WER, a CER; its metric says ``lower_is_better``),
+    so that pages say a lower score is the better one."""
+    metrics = [declared_metric(t) for t in benchmark.tasks()]
+    return bool(metrics) and all(getattr(m, "lower_is_better", False) for m in metrics)
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found by ``validate-data``: where (file, entry, field) and what."""
@@ -176,6 +183,13 @@ class Benchmark(ABC):
     #: The summary numbers and how task scores make them (``{"headline": mean_of_tasks(...)}``); empty: the
     #: mean of the tasks, named ``headline`` (or the plug-in's own :meth:`aggregate_scores`).
     aggregates: ClassVar[Mapping[str, Aggregate]] = {}
+    #: Whether an empty or blank reply (once the client's retry of it is spent) is the model's answer, recorded
+    #: and scored (a speech recognition model that hears nothing transcribes nothing), rather than a failed
+    #: request retried on the next run. A content-filtered reply is a failure either way.
+    empty_answers: ClassVar[bool] = False
+    #: False: the benchmark has no summary number (its reports give each task alone, as the ASR suite's do);
+    #: eval computes none and the pages show each task where others show the headline.
+    has_headline: ClassVar[bool] = True
     #: Whether the reference profile leaves unanswered and unread questions out of a task's score, as most
     #: official scorers do; the strict profile scores them (``item_score(None, item)``), the unanswered ones
     #: unless :attr:`strict_drops_unanswered`.
@@ -352,6 +366,8 @@ class Benchmark(ABC):
         self, tasks: Mapping[str, float | None], counts: Mapping[str, int]
     ) -> dict[str, float | None]:
         """Every summary number from the reported task scores and the questions each was scored on."""
+        if not self.has_headline:
+            return {}
         if self.aggregates:
             from avibench.level_metrics.task_metrics import aggregate_all
 
@@ -481,6 +497,8 @@ class Benchmark(ABC):
 
     def aggregate_members(self) -> dict[str, tuple[str, ...]]:
         """For each summary number, the reported tasks it rests on (for incomplete badges)."""
+        if not self.has_headline:
+            return {}
         if self.aggregates:
             return {name: agg.members for name, agg in self.aggregates.items()}
         return {"headline": tuple(dict.fromkeys(self.reported_task(t.name) for t in self.tasks()))}

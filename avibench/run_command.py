@@ -24,7 +24,7 @@ from avibench.commands import complete_sample
 from avibench.config import default_output_dir, label_for
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
-from avibench.evaluate.card import BenchmarkOutcome, build_card, write_card
+from avibench.evaluate.card import TASKS_INSTEAD, BenchmarkOutcome, build_card, write_card
 from avibench.evaluate.completeness import EXIT_INCOMPLETE
 from avibench.evaluate.document import fmt_score
 from avibench.plugin import Benchmark, benchmark_names, get_benchmark
@@ -283,6 +283,11 @@ def summary_lines(card: Mapping[str, Any]) -> Iterator[str]:
             f"{row['benchmark']:<15}{row['status']:<10}{fmt_score(headline.get('reference')):>11}"
             f"{fmt_score(headline.get('strict')):>9}  {data}"
         )
+        if row.get("headline_name") == TASKS_INSTEAD:  # no headline: each task, in both profiles
+            tasks = row.get("tasks") or {}
+            for task, score in (tasks.get("reference") or {}).items():
+                strict = (tasks.get("strict") or {}).get(task)
+                yield f"  {task:<24}{fmt_score(score):>10}{fmt_score(strict):>9}"
 
 
 @click.command(

@@ -37,7 +37,7 @@ from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.evaluate.viewer import VIEWER_NAME
 from avibench.infer.probe_record import media_verdicts
 from avibench.manifest import caveats
-from avibench.plugin import PROFILES, Benchmark
+from avibench.plugin import PROFILES, Benchmark, lower_is_better
 from avibench.store import atomic_write_json
 
 #: ``card.json``'s ``schema``; ``schema_version`` grows only when a field changes meaning or disappears.
@@ -84,6 +84,10 @@ def headline_name(summary: Mapping[str, Any]) -> str:
     """The key of the benchmark's headline number in its eval.json summary: ``overall`` where the summary names
     one (AVI-Bench's Overall, which the core also keeps as ``headline``), else ``headline``."""
     return "overall" if "overall" in summary else "headline"
+
+
+TASKS_INSTEAD = "each task"
+"""The headline name of a benchmark that has none (its reports give each task alone): the card lists its tasks."""
 
 
 def _profile_number(summary: Mapping[str, Any], profile: str, key: str) -> float | None:
@@ -188,7 +192,8 @@ def benchmark_row(
         **base,
         "status": status,
         "model": meta.get("model"),
-        "headline_name": key,
+        "headline_name": key if benchmark.has_headline else TASKS_INSTEAD,
+        "lower_is_better": lower_is_better(benchmark),
         "profile": primary,
         "headline": headline,
         "interval": list(interval) if (interval := interval_of(summary, "aggregates", key)) else None,
@@ -283,9 +288,17 @@ def headline_cell(row: Mapping[str, Any], profile: str) -> Cell:
     data badge when the run was not on the official data (the leaderboards' marks)."""
     if row.get("headline") is None:
         return Cell(DASH, str(row.get("status") or "not run"), str(row.get("reason") or ""))
-    text = fmt_score(as_dict(row["headline"]).get(profile))
+    if row.get("headline_name") == TASKS_INSTEAD:
+        scores = as_dict(as_dict(row.get("tasks")).get(profile))
+        text = "; ".join(f"{task} {fmt_score(as_number(v))}" for task, v in scores.items()) or DASH
+    else:
+        text = fmt_score(as_dict(row["headline"]).get(profile))
     badges, hints = [], []
-    if row["headline_name"] in as_dict(row.get("completeness")).get("numbers", ()):
+    completeness = as_dict(row.get("completeness"))
+    per_task = row["headline_name"] == TASKS_INSTEAD
+    if (per_task and completeness.get("incomplete_tasks")) or row["headline_name"] in completeness.get(
+        "numbers", ()
+    ):
         badges.append("incomplete")
         hints.append(_gaps_hint(row))
     mark = data_mark(as_dict(row.get("dataset")) or {"kind": "other"})
@@ -313,7 +326,7 @@ def _row_cells(row: Mapping[str, Any]) -> list[str | Cell]:
         *(headline_cell({**row, "dataset": {"kind": "official"}}, p) for p in PROFILES),
         fmt_interval(tuple(row["interval"]) if row.get("interval") else None),
         fmt_score(row.get("chance")),
-        f"{row['profile']} ({row['headline_name']})",
+        f"{row['profile']} ({row['headline_name']}{', lower is better' if row.get('lower_is_better') else ''})",
         _closest_text(row.get("closest_published") or ()),
         Cell(str(dataset.get("kind")), "not comparable", str(dataset.get("why") or ""))
         if data_mark(dataset or {"kind": "other"})

@@ -22,6 +22,7 @@ from avibench.evaluate.card import (
     CARD_NAMES,
     CARD_SCHEMA,
     CARD_SCHEMA_VERSION,
+    TASKS_INSTEAD,
     BenchmarkOutcome,
     benchmark_row,
     card_status,
@@ -137,6 +138,7 @@ def side_by_side(cards: list[dict[str, Any]], profile: str) -> dict[str, Any]:
             cell = headline_cell(row, profile)
             cells[name] = {
                 "headline": as_dict(row.get("headline")).get(profile),
+                "tasks": cell.text if row.get("headline_name") == TASKS_INSTEAD else None,
                 "status": row.get("status"),
                 "marks": [m for m in cell.badge.split("; ") if m],
                 "link": f"{card['label']}/{as_dict(row.get('links'))['report']}"
@@ -152,6 +154,8 @@ def side_by_side(cards: list[dict[str, Any]], profile: str) -> dict[str, Any]:
 def _cell(cell: dict[str, Any] | None) -> Cell:
     if cell is None:
         return Cell(DASH, "not in card")
+    if cell.get("tasks"):  # a benchmark without a headline: each task
+        return Cell(cell["tasks"], "; ".join(cell["marks"]), "", cell["link"] or "")
     if cell["headline"] is None:
         return Cell(DASH, str(cell["status"]))
     return Cell(fmt_score(cell["headline"]), "; ".join(cell["marks"]), "", cell["link"] or "")
@@ -163,7 +167,8 @@ def cards_document(table: dict[str, Any]) -> Document:
     doc = Document("Models across benchmarks")
     doc.add(
         Paragraph(
-            f"Each benchmark's headline on 0–100, {table['profile']} profile, from the models' cards. An "
+            f"Each benchmark's headline on 0–100 (each task where a benchmark has none, as the ASR suite's error "
+            f"rates, lower is better), {table['profile']} profile, from the models' cards. An "
             "incomplete badge marks a number that rests on missing, failed, unrefined or unscored questions; a "
             "data badge a run on a generated sample or other data, not comparable with published numbers; "
             "'not run' a benchmark the run could not take (its card says why); 'not in card' one it was not "

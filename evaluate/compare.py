@@ -42,6 +42,7 @@ from avibench.evaluate.samples import read_samples
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.viewer import VIEWER_NAME, media_base_for, run_data_root, viewer_html
 from avibench.manifest import load_manifest, page_caveats, tasks_differ
+from avibench.plugin import lower_is_better
 from avibench.run_options import benchmark_option, resolve_benchmark
 from avibench.store import atomic_write_json, atomic_write_text
 
@@ -196,6 +197,7 @@ def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[D
             f"Profile: {base.profile}. Baseline: {base.label}. Differences are later run minus baseline on 0–100, "
             "over the items both runs scored, with 95% paired bootstrap intervals (1,000 resamples, seed 0); * "
             "marks an interval that excludes 0. A summary number's difference is that of the two runs' own numbers."
+            + (" Task scores are error rates: lower is better." if lower_is_better(benchmark) else "")
         )
     )
     task_names = list(dict.fromkeys(t for r in runs for t in r.tasks))

@@ -85,24 +85,25 @@ def leaderboard_rows(
     return _best_first(runs + [{**row, "published": True} for row in published]), _best_first(apart)
 
 
-def _table(rows: list[dict[str, Any]], tasks: list[str], *, ranks: bool) -> Table:
+def _table(rows: list[dict[str, Any]], tasks: list[str], *, ranks: bool, headline: bool = True) -> Table:
+    """The board's rows; ``headline`` False (a benchmark without one) leaves out its two columns."""
+
     def cell(row: dict[str, Any], key: str, value: object) -> Cell:
         return number_cell(value, key, row.get("incomplete") or {})
 
     return Table(
-        ["#", "Name", "Origin", "Headline", "95% CI", *tasks],
+        ["#", "Name", "Origin", *(("Headline", "95% CI") if headline else ()), *tasks],
         [
             [
                 str(i) if ranks else DASH,
                 r["name"],
                 r["origin"],
-                cell(r, "headline", r["headline"]),
-                fmt_interval(r["interval"]),
+                *((cell(r, "headline", r["headline"]), fmt_interval(r["interval"])) if headline else ()),
                 *(cell(r, f"tasks.{t}", r["tasks"].get(t)) for t in tasks),
             ]
             for i, r in enumerate(rows, start=1)
         ],
-        align="rll" + "r" * (len(tasks) + 2),
+        align="rll" + "r" * (len(tasks) + (2 if headline else 0)),
         css="filterable",
         row_classes=[["published" if r["published"] else "local"] for r in rows],
     )
@@ -117,17 +118,31 @@ def write_leaderboard(
 ) -> tuple[Path, ...]:
     rows, apart = leaderboard_rows(benchmark, output_dir, options)
     tasks = list(dict.fromkeys(t for row in rows + apart for t in row.get("tasks", {})))
+    from avibench.plugin import lower_is_better
+
     doc = Document(f"{benchmark.title or benchmark.name} leaderboard")
+    headline = benchmark.has_headline
+    scale = (
+        "Error rates in percent (lower is better); local runs, named by label, in their primary profile. "
+        if lower_is_better(benchmark)
+        else "Scores on 0–100; local runs, named by label, in their primary profile"
+        + (" with a 95% bootstrap confidence interval of their headline. " if headline else ". ")
+    )
     doc.add(
         Paragraph(
-            "Scores on 0–100; local runs, named by label, in their primary profile with a 95% bootstrap "
-            "confidence interval of their headline. A dash is a task not scored in that run, or not reported by "
+            scale + "A dash is a task not scored in that run, or not reported by "
             "that publication; an incomplete badge a number that rests on a task with missing, failed or "
-            "unrefined answers. Only runs on the official data are ranked; runs on a generated sample or other "
-            "data are listed apart unless --include-unofficial ranks them, marked."
+            "unrefined answers. "
+            + (
+                "Only runs on the official data are ranked; runs on a generated sample or other "
+                "data are listed apart unless --include-unofficial ranks them, marked."
+                if headline
+                else "The benchmark has no number over its tasks, so rows are not ranked; runs on a generated "
+                "sample or other data are listed apart unless --include-unofficial lists them here, marked."
+            )
         ),
         Filter("Filter names and origins…", (("local", "local runs"), ("published", "published"))),
-        _table(rows, tasks, ranks=True),
+        _table(rows, tasks, ranks=headline, headline=headline),
     )
     charted = [r for r in rows if r["headline"] is not None]
     if charted:
@@ -141,7 +156,7 @@ def write_leaderboard(
             Paragraph(
                 "; ".join(f"{r['name']}: {r['dataset']['kind']} ({r['dataset']['why']})" for r in apart)
             ),
-            _table(apart, tasks, ranks=False),
+            _table(apart, tasks, ranks=False, headline=headline),
         )
     stem = Path((options and options.out) or output_dir) / f"leaderboard-{benchmark.name}"
     paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))

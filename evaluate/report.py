@@ -224,21 +224,17 @@ def intro(meta: Mapping[str, Any], summary: Mapping[str, Any], label: str) -> Pa
     )
 
 
-def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions | None = None) -> Document:
-    """The generic run report, with the plug-in's own sections after the scores."""
-    options = options or ReportOptions()
-    doc = load_eval(paths)
-    summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
-    coverage = as_dict(doc.get("coverage"))
-    statuses = task_statuses(benchmark, coverage)
-    notes = Notes()
-    tasks = list(dict.fromkeys([*as_dict(summary.get("tasks")), *statuses]))
-    published = select_published(benchmark.published(), options.published)
-    report = Document(f"{benchmark.title or benchmark.name} report: {paths.label}")
-    report.add(intro(meta, summary, paths.label))
-    report.add(Heading("Headline (0–100)"))
+def headline_section(
+    summary: Mapping[str, Any],
+    published: Sequence[Mapping[str, Any]],
+    benchmark: Benchmark,
+    tasks: Sequence[str],
+    statuses: Mapping[str, Any],
+) -> list[Block]:
+    """The headline with its interval beside the published models' (a benchmark without one has no section)."""
     members = benchmark.aggregate_members().get("headline", tuple(tasks))
-    report.add(
+    return [
+        Heading("Headline (0–100)"),
         Table(
             ["Headline", "95% CI", *(str(p["model"]) for p in published)],
             [
@@ -254,15 +250,32 @@ def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions |
                 ]
             ],
             align="r" * (2 + len(published)),
-        )
-    )
+        ),
+    ]
+
+
+def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions | None = None) -> Document:
+    """The generic run report, with the plug-in's own sections after the scores."""
+    options = options or ReportOptions()
+    doc = load_eval(paths)
+    summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
+    coverage = as_dict(doc.get("coverage"))
+    statuses = task_statuses(benchmark, coverage)
+    notes = Notes()
+    tasks = list(dict.fromkeys([*as_dict(summary.get("tasks")), *statuses]))
+    published = select_published(benchmark.published(), options.published)
+    report = Document(f"{benchmark.title or benchmark.name} report: {paths.label}")
+    report.add(intro(meta, summary, paths.label))
+    if benchmark.has_headline:
+        report.add(*headline_section(summary, published, benchmark, tasks, statuses))
     report.add(Heading("Scores per task"))
     run_name = str(meta.get("model") or paths.label)
-    report.add(
-        Figures(
-            [task_chart("Tasks", tasks, summary, published, run_name)], not_scored_caption(tasks, summary)
-        )
-    )
+    from avibench.plugin import lower_is_better
+
+    caption = not_scored_caption(tasks, summary)
+    if lower_is_better(benchmark):
+        caption = caption.replace("Scores on 0–100", "Error rates in percent (lower is better)")
+    report.add(Figures([task_chart("Tasks", tasks, summary, published, run_name)], caption))
     report.add(task_scores_table(tasks, summary, statuses, published))
     report.add(Heading("Reference versus strict profile"), profile_table(as_dict(summary.get("by_profile"))))
     report.add(*benchmark.report_blocks(doc, paths))

@@ -184,6 +184,7 @@ async def _execute(
             scrub=scrub,
             on_answer=progress,
             guard=guard,
+            empty_answers=setup.run.benchmark.empty_answers,
         )
         outcomes = await runner.run(plans)
         return outcomes, runner.stopped

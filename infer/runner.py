@@ -72,6 +72,7 @@ class Runner:
         scrub: Callable[[str], str] = lambda s: s,
         on_answer: Callable[[Answered], None] | None = None,
         guard: FailureGuard | None = None,
+        empty_answers: bool = False,
     ):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -82,6 +83,9 @@ class Runner:
         self.scrub = scrub
         self.on_answer = on_answer
         self.guard = guard or FailureGuard()
+        self.empty_answers = empty_answers
+        """Whether an empty (not filtered) reply, once the client's retry of it is spent, is the answer
+        (:attr:`avibench.plugin.Benchmark.empty_answers`) rather than a failure."""
         self.params = request.provenance()
         self.stopped: str | None = None
         """Why the run stopped early (a permanent failure, ``--max-failures``), else ``None``."""
@@ -99,11 +103,15 @@ class Runner:
         try:
             answer = await self.backend.answer(item, self.request)
         except Exception as exc:  # every failure is recorded, never scored
-            failure = exc
-            error = self.scrub(describe_error(exc))
             latency = time.perf_counter() - start
             finish_reason = getattr(exc, "finish_reason", None)
             attempts = getattr(exc, "attempts", 1)
+            said_nothing = isinstance(exc, ChatError) and exc.kind == "empty"
+            if self.empty_answers and said_nothing and finish_reason not in FILTERED_REASONS:
+                predict = ""  # the model said nothing: its answer, where the benchmark scores silence
+            if predict is None:
+                failure = exc
+                error = self.scrub(describe_error(exc))
         else:
             usage, latency = answer.usage, answer.latency_s
             timings, finish_reason = answer.timings, answer.finish_reason
@@ -111,7 +119,7 @@ class Runner:
             attempts = answer.attempts
             if finish_reason in FILTERED_REASONS:
                 error = f"filtered answer (finish_reason {finish_reason})"
-            elif isinstance(answer.text, str) and answer.text.strip():
+            elif isinstance(answer.text, str) and (answer.text.strip() or self.empty_answers):
                 predict = answer.text
             else:
                 error = "empty answer" + (f" (finish_reason {finish_reason})" if finish_reason else "")

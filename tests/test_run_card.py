@@ -21,13 +21,14 @@ from avibench.evaluate.card import (
     CARD_SCHEMA_VERSION,
     MEDIA_NOT_VERIFIED,
     SCORED_KEYS,
+    TASKS_INSTEAD,
     build_card,
     card_document,
     write_card,
 )
 from avibench.evaluate.document import to_markdown
 from avibench.infer.backends.baselines import OracleBackend
-from avibench.plugin import PROFILES, benchmark_names, get_benchmark
+from avibench.plugin import PROFILES, benchmark_names, get_benchmark, lower_is_better
 from avibench.run_command import StageOption, route_options
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import CliResult, invoke
@@ -171,13 +172,17 @@ def test_the_oracle_card_holds_every_benchmark_at_100(runs: Runs) -> None:
         assert Path(row["data_root"]) == get_benchmark(name).sample_root
         assert f"[{names.index(name) + 1}/{len(names)}] {name}: sample-data" in runs.first.stderr
         assert row["stages"] == {"infer": 0, "refine": 0, "eval": 0, "report": 0, "view": 0}  # the re-run's
+        benchmark = get_benchmark(name)
+        perfect = 0.0 if lower_is_better(benchmark) else PERFECT  # an error rate's best is 0
         for profile in PROFILES:
             tasks = row["tasks"][profile]
             assert {t for t, v in tasks.items() if v is None} == unscored, (name, profile)
             scored = [v for t, v in tasks.items() if t not in unscored]
-            assert scored and all(v == PERFECT for v in scored), (name, profile, tasks)
-            if not unscored:
+            assert scored and all(v == perfect for v in scored), (name, profile, tasks)
+            if not unscored and benchmark.has_headline:
                 assert row["headline"][profile] == PERFECT, (name, profile)
+            elif not benchmark.has_headline:
+                assert row["headline"][profile] is None and row["headline_name"] == TASKS_INSTEAD, name
         assert row["settings"]["infer"][0]["settings"]["model"] == "oracle"
         assert set(row["settings"]["refine_modes"]) <= {"rules", "passthrough"}
         for link in ("eval", "report", "viewer"):
