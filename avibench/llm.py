@@ -167,13 +167,14 @@ def request_body(
         return f"{token}:{len(blobs) - 1}"
 
     text = json.dumps(body, ensure_ascii=False, default=placeholder)
-    pieces: list[bytes] = []
-    for i, piece in enumerate(re.split(rf"{token}:(\d+)", text)):
-        if i % 2 == 0:
-            pieces.append(piece.encode("utf-8"))
-        else:
-            blob = blobs[int(piece)]
-            pieces += [blob.prefix.encode("utf-8"), *blob.chunks]
+    # each placeholder is a JSON string "<token>:<i>": the blob goes between its quotes (split, not a pattern
+    # built from the token, which would be compiled anew for every request)
+    head, *tails = text.split(f"{token}:")
+    pieces = [head.encode("utf-8")]
+    for tail in tails:
+        index, quote, rest = tail.partition('"')
+        blob = blobs[int(index)]
+        pieces += [blob.prefix.encode("utf-8"), *blob.chunks, (quote + rest).encode("utf-8")]
     return RequestBody(tuple(p for p in pieces if p))
 
 
