@@ -539,7 +539,7 @@ class ChatClient:
 
     def _sdk(self, endpoint: _Endpoint) -> openai.AsyncOpenAI:
         """The replica's SDK client, made on first use: the SDK's retries off (the policy here retries), no
-        redirect followed, no proxy or certificate settings taken from the environment, one pool of at most
+        redirect followed, no proxy settings taken from the environment, one pool of at most
         ``max_connections`` connections."""
         if endpoint.client is None:
             openai = _openai()
