@@ -543,7 +543,7 @@ class ChatClient:
         ``max_connections`` connections."""
         if endpoint.client is None:
             openai = _openai()
-            limits = type(openai.DEFAULT_CONNECTION_LIMITS)(  # the SDK's own limits type (httpx2.Limits)
+            limits = _http().Limits(
                 max_connections=self._max_connections, max_keepalive_connections=self._max_connections
             )
             http = openai.DefaultAioHttpClient(
@@ -763,7 +763,7 @@ class ChatClient:
 
 
 def _http() -> ModuleType:
-    """``httpx2``, the SDK's HTTP layer (imported with it): the type of a raw reply and of transport errors."""
+    """``httpx2``, the SDK's HTTP layer (imported with it): its connection limits, raw reply and transport errors."""
     import httpx2
 
     return httpx2
