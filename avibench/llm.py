@@ -553,7 +553,7 @@ class ChatClient:
                 trust_env=False,
             )
             endpoint.client = openai.AsyncOpenAI(
-                api_key=self._api_key,
+                api_key=self._api_key or "none",  # never sent: without a key, requests omit Authorization
                 base_url=endpoint.url,
                 max_retries=0,
                 timeout=openai.Timeout(self.timeout),
@@ -666,6 +666,7 @@ class ChatClient:
         headers = {
             "Accept": "text/event-stream" if stream else "application/json",
             "Content-Length": str(len(body)),
+            **self._keyless(),
         }
         reply = await client.post(
             "/chat/completions",
@@ -742,10 +743,14 @@ class ChatClient:
         result.attempts, result.request_bytes = attempt, len(body)
         return result
 
+    def _keyless(self) -> dict[str, Any]:
+        """Request headers that drop ``Authorization`` when there is no key (a local server that checks none)."""
+        return {} if self._api_key else {"Authorization": _openai().Omit()}
+
     async def served_models(self) -> list[str] | None:
         """The model ids the first replica lists at ``GET /models``; ``None`` when it lists none or fails."""
         try:
-            page = await self._sdk(self._endpoints[0]).models.list()
+            page = await self._sdk(self._endpoints[0]).models.list(extra_headers=self._keyless())
             ids = [model.id for model in page.data]
         except Exception:  # listing is optional for OpenAI-compatible servers; the first request will tell
             return None
