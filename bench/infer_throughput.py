@@ -7,9 +7,11 @@ its ratio to that ideal (target >= 0.9), client CPU time per request (target <= 
 and the time of a no-op resume of the finished run, infer and then refine (rules), each target < 1 s with zero
 requests. ``--previous REF`` measures the chat client of another commit too (its ``avibench/llm.py``, taken with
 ``git show`` and put in place of this build's for that run, everything else this build's), right after this
-build's, and prints both side by side, so that both meet the machine's load of the same minute.
+build's, and prints both side by side, so that both meet the machine's load of the same minute; ``--rounds N``
+alternates their order N times and prints medians (the machine's load moves single runs a lot).
 
 Run: python bench/infer_throughput.py [--per-task 200] [--concurrency 64] [--latency 0.2] [--previous REF]
+     [--rounds N]
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,15 +58,20 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-# Runs the command line with another chat client module in place of avibench.llm (argv: its file, then the command).
-WITH_CLIENT = """
-import importlib.util, runpy, sys
-spec = importlib.util.spec_from_file_location("avibench.llm", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-sys.modules["avibench.llm"] = module
-spec.loader.exec_module(module)
-sys.argv = ["avibench", *sys.argv[2:]]
-runpy.run_module("avibench.cli", run_name="__main__")
+# Runs the command line (argv: a file for the peak RSS, the chat client module to use in place of avibench.llm or
+# "-" for this build's, then the command) and writes its own peak RSS (KiB) to that file as it exits.
+MEASURED = """
+import importlib.util, resource, runpy, sys
+peak_file, client = sys.argv[1:3]
+if client != "-":
+    spec = importlib.util.spec_from_file_location("avibench.llm", client)
+    sys.modules["avibench.llm"] = module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+sys.argv = ["avibench", *sys.argv[3:]]
+try:
+    runpy.run_module("avibench.cli", run_name="__main__")
+finally:
+    open(peak_file, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
 """
 
 
@@ -74,18 +82,20 @@ def run_infer(
     client module ``client`` in place of this build's, when given)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    entry = ["-c", WITH_CLIENT, str(client)] if client else ["-m", "avibench.cli"]
-    subprocess.run(
-        [sys.executable, *entry, command, *args],
-        env=env,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with tempfile.TemporaryDirectory(prefix="avibench-peak-") as folder:
+        peak = Path(folder) / "peak"
+        subprocess.run(
+            [sys.executable, "-c", MEASURED, str(peak), str(client or "-"), command, *args],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        rss = int(peak.read_text())
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss
+    return wall, cpu, rss
 
 
 def steady_rate(journals: list[Path]) -> float:
@@ -96,11 +106,26 @@ def steady_rate(journals: list[Path]) -> float:
     )
 
 
-def measure(options: argparse.Namespace, workdir: Path, client: Path | None) -> dict[str, str]:
-    """One client's figures over a fresh run (its own server and output folder), as printed."""
-    root = workdir / "levels"
-    out = workdir / ("out-previous" if client else "out")
-    folder = workdir / ("previous" if client else "this")
+#: The figures of one run, with how each is printed.
+FIGURES = {
+    "requests sent": "{:.0f}",
+    "wall time, start-up included (s)": "{:.2f}",
+    "requests/s (steady)": "{:.1f}",
+    "  ratio to the ideal (>= 0.9)": "{:.3f}",
+    "requests/s (whole process)": "{:.1f}",
+    "client CPU per request (ms, <= 3)": "{:.2f}",
+    "  without start-up (ms)": "{:.2f}",
+    "server CPU per request (ms)": "{:.2f}",
+    "client peak RSS (MiB)": "{:.0f}",
+    "no-op resume, infer (s, < 1)": "{:.2f}",
+    "  its requests (0)": "{:.0f}",
+    "no-op refine, rules (s, < 1)": "{:.2f}",
+}
+
+
+def measure(options: argparse.Namespace, folder: Path, root: Path, client: Path | None) -> dict[str, float]:
+    """One client's figures over a fresh run in ``folder`` (its own server and output folder)."""
+    out = folder / "out"
     folder.mkdir()
     server, base = start_server(options.latency, folder)
     try:
@@ -115,7 +140,6 @@ def measure(options: argparse.Namespace, workdir: Path, client: Path | None) -> 
         server_cpu = process_cpu(server.pid) - server_cpu
         infer_dir = out / "bench" / "avibench" / "infer"
         journals = sorted(p for p in infer_dir.glob("*.jsonl") if p.name != RUNS_LOG)
-        records = sum(1 for p in journals for _ in read_records(p))
         rate = steady_rate(journals)
         ideal = options.concurrency / options.latency
         resume_wall, resume_cpu, _ = run_infer(args, env, client=client)
@@ -127,18 +151,21 @@ def measure(options: argparse.Namespace, workdir: Path, client: Path | None) -> 
     finally:
         server.terminate()
         server.wait()
-    return {
-        "samples answered": f"{records} ({requests} requests)",
-        "wall time (start-up included)": f"{wall:.2f} s",
-        "requests/s (steady)": f"{rate:.1f} = {rate / ideal:.3f} of {ideal:.0f}",
-        "requests/s (whole process)": f"{requests / wall:.1f} = {requests / wall / ideal:.3f}",
-        "client CPU per request": f"{1000 * cpu / requests:.2f} ms",
-        "  without start-up": f"{1000 * (cpu - resume_cpu) / requests:.2f} ms",
-        "server CPU per request": f"{1000 * server_cpu / requests:.2f} ms",
-        "client peak RSS": f"{rss / 1024:.0f} MiB",
-        "no-op resume (infer)": f"{resume_wall:.2f} s, {resume_requests} requests",
-        "no-op refine (rules)": f"{refine_wall:.2f} s",
-    }
+    values = [
+        requests,
+        wall,
+        rate,
+        rate / ideal,
+        requests / wall,
+        1000 * cpu / requests,
+        1000 * (cpu - resume_cpu) / requests,
+        1000 * server_cpu / requests,
+        rss / 1024,
+        resume_wall,
+        resume_requests,
+        refine_wall,
+    ]
+    return dict(zip(FIGURES, values, strict=True))
 
 
 def main() -> None:
@@ -148,26 +175,42 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--media", default="data-uri")
     parser.add_argument("--previous", metavar="REF", help="also measure the chat client of this git commit")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="runs per client, in alternating order; medians are printed"
+    )
     options = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="avibench-bench-") as tmp:
         workdir = Path(tmp)
-        generate(workdir / "levels", seed=0, full_size=True)
-        columns = {"this build": measure(options, workdir, None)}
+        root = workdir / "levels"
+        generate(root, seed=0, full_size=True)
+        clients: dict[str, Path | None] = {"this build": None}
         if options.previous:
             source = workdir / "previous_llm.py"
             shown = subprocess.run(
                 ["git", "show", f"{options.previous}:avibench/llm.py"], check=True, capture_output=True
             )
             source.write_bytes(shown.stdout)
-            columns[f"previous ({options.previous})"] = measure(options, workdir, source)
+            clients[f"previous ({options.previous})"] = source
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in clients}
+        for round_ in range(options.rounds):
+            order = list(clients) if round_ % 2 == 0 else list(reversed(clients))
+            for name in order:
+                folder = workdir / f"{'previous' if clients[name] else 'this'}-{round_}"
+                runs[name].append(measure(options, folder, root, clients[name]))
 
-    names = list(columns)
-    print(f"{'':32}" + "".join(f"{name:>28}" for name in names))
-    for row in columns[names[0]]:
-        print(f"{row:32}" + "".join(f"{columns[name][row]:>28}" for name in names))
+    names = list(clients)
+    print(f"{'median of ' + str(options.rounds) + ' run(s)':36}" + "".join(f"{name:>24}" for name in names))
+    for figure, form in FIGURES.items():
+        cells = [form.format(statistics.median(run[figure] for run in runs[name])) for name in names]
+        print(f"{figure:36}" + "".join(f"{cell:>24}" for cell in cells))
+    if options.rounds > 1:
+        for name in names:
+            ratios = ", ".join(f"{run['  ratio to the ideal (>= 0.9)']:.3f}" for run in runs[name])
+            cpus = ", ".join(f"{run['client CPU per request (ms, <= 3)']:.2f}" for run in runs[name])
+            print(f"{name}: ratio per run {ratios}; CPU ms per request per run {cpus}")
     print(
-        "targets: steady rate >= 0.9 of ideal, client CPU <= 3 ms per request, no-op resume and refine < 1 s; "
+        f"ideal: concurrency / latency = {options.concurrency / options.latency:.0f} requests/s; "
         f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end"
     )
 
