@@ -26,7 +26,7 @@ The body is encoded here, once per request (retries resend the same bytes), by :
 the SDK as raw content in slices with its length declared. Media given as :class:`Base64` blobs are spliced into the
 JSON as they are, so a long audio clip exists once in memory, as the body, while its request is in flight. With
 ``stream=True`` the answer is read as server-sent events by the SDK's stream reader and the time to the first
-content token is measured (``ChatResult.ttft_s``); a streamed answer is whole once a chunk carries a
+content token is measured (``ChatResult.ttft_s``); a streamed answer is whole once each of its choices has a
 ``finish_reason``. A request for ``n`` choices is answered by one reply whose every choice is read
 (``ChatResult.texts``).
 """
