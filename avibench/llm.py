@@ -312,10 +312,14 @@ class _Endpoint:
 
     url: str
     client: openai.AsyncOpenAI | None = None
+    chat_url: str = field(init=False)
     in_flight: int = 0
     failures: int = 0
     down_until: float = 0.0
     cooldown: float = REPLICA_COOLDOWN
+
+    def __post_init__(self) -> None:
+        self.chat_url = f"{self.url}/chat/completions"
 
     def healthy(self, now: float) -> bool:
         return self.down_until <= now
@@ -669,7 +673,7 @@ class ChatClient:
             **self._keyless(),
         }
         reply = await client.post(
-            "/chat/completions",
+            endpoint.chat_url,  # absolute: the SDK then parses it once instead of joining it to the base URL
             cast_to=_http().Response,  # the reply as it came, read below
             content=body.slices(),
             options={"headers": headers},
