@@ -1,30 +1,34 @@
 """The shared asynchronous chat client: OpenAI-compatible endpoints, one retry policy, an optional rate limit.
 
-This module owns the retry policy so that every stage retries the same way, by exception type and status code
-(never by searching error text), honours ``Retry-After``, backs off exponentially with jitter and gives up after
-a bounded number of attempts. An empty or content-filtered answer is a failure, never an answer, and is retried
-once only (asking again rarely changes a filter's verdict). Error messages are one line and never contain the API
-key.
+Every request goes out through the ``openai`` SDK (``AsyncOpenAI`` over its aiohttp transport, the ``openai[aiohttp]``
+extra) with the SDK's own retries off: this module owns the retry policy so that every stage retries the same way,
+by the SDK's exception types and status codes (never by searching error text), honours ``Retry-After``, backs off
+exponentially with jitter and gives up after a bounded number of attempts. An empty or content-filtered answer is a
+failure, never an answer, and is retried once only (asking again rarely changes a filter's verdict). Error messages
+are one line and never contain the API key.
 
 With several base URLs (replicas of one model), a replica that refuses connections, or fails several requests in
 a row, is taken out of rotation for a while and then probed again; retries go to the healthy replicas. A failure
 that no retry can fix (a rejected key, a model the endpoint does not serve, no replica accepting connections) is
-marked ``permanent`` so that a stage can stop at once instead of failing every request.
+marked ``permanent`` (:attr:`ChatError.permanent`) so that a stage can stop at once instead of failing every
+request.
 
-The OpenAI-compatible wire is spoken with aiohttp directly: one POST of a JSON body, a JSON reply or a stream of
-server-sent events, ``Authorization: Bearer``. The ``openai`` SDK's layers (its httpx models over the aiohttp
-transport, its retry and response machinery, all unused here) cost more client CPU per request than the rest of
-a request together (measured with 64 requests in flight). Failures are classified as the SDK's exception types
-were: a status outside 2xx is an HTTP failure whose message is the provider's ``error.message`` (else the body, else
-``Error code: N``); a ``TimeoutError`` anywhere in the cause chain is a timeout; any other transport failure is a
-connection failure named by its root cause; a reply or event that is not JSON, or an event carrying ``error``,
-is malformed. Timeouts apply to connecting and to each read, as the SDK's did. Redirects are not followed (a
-redirected POST loses its body, and the key would follow it): a 3xx is a permanent failure naming the target.
+How the SDK's errors are read: an ``APIStatusError`` is an HTTP failure whose message is the provider's
+``error.message`` (else the body, an HTML page reduced to its words, else ``Error code: N``); an
+``APIConnectionError`` is a timeout when a ``TimeoutError`` is in its cause chain and otherwise a connection
+failure named by its root cause (the SDK's aiohttp transport reports every aiohttp connection error as a connect
+timeout, so the chain decides); a connection that was never made (refused, name not resolved, TLS failed) is a
+replica that is not serving. A reply or event that is not a chat completion, or an event carrying ``error``, is
+malformed. Timeouts apply to connecting and to each read. Redirects are not followed (a redirected POST loses its
+body, and the key would follow it): a 3xx is a permanent failure naming the target.
 
-The body is encoded here, once per request (retries resend the same bytes), by :func:`request_body`. Media given
-as :class:`Base64` blobs are spliced into the JSON as they are, so a long audio clip exists once in memory, as the
-body, while its request is in flight. With ``stream=True`` the answer is read as server-sent events and the time
-to the first content token is measured (``ChatResult.ttft_s``).
+The body is encoded here, once per request (retries resend the same bytes), by :func:`request_body`, and handed to
+the SDK as raw content in slices with its length declared. Media given as :class:`Base64` blobs are spliced into the
+JSON as they are, so a long audio clip exists once in memory, as the body, while its request is in flight. With
+``stream=True`` the answer is read as server-sent events by the SDK's stream reader and the time to the first
+content token is measured (``ChatResult.ttft_s``); a streamed answer is whole once each of its choices has a
+``finish_reason``. A request for ``n`` choices is answered by one reply whose every choice is read
+(``ChatResult.texts``).
 """
 
 from __future__ import annotations
@@ -49,9 +53,7 @@ from urllib.parse import urljoin, urlsplit
 from avibench.errors import AvibenchError
 
 if TYPE_CHECKING:
-    import ssl
-
-    import aiohttp
+    import openai
 
 ErrorKind = Literal["http", "timeout", "connection", "empty", "malformed"]
 
@@ -74,12 +76,12 @@ FILE_BLOCK = 3 << 20
 """Files are base64-encoded this many bytes at a time (a multiple of 3, so the pieces join into one encoding)."""
 
 
-def _aiohttp() -> ModuleType:
-    """``aiohttp``, imported on first use: a run that sends no request (an offline baseline, a finished run
+def _openai() -> ModuleType:
+    """``openai``, imported on first use: a run that sends no request (an offline baseline, a finished run
     resumed) should not pay for it."""
-    import aiohttp
+    import openai
 
-    return aiohttp
+    return openai
 
 
 @dataclass
@@ -96,6 +98,9 @@ class ChatResult:
     finish_reason: str | None = None
     refusal: str | None = None
     """The provider's ``refusal`` (a message whose content it withheld), which only an error message shows."""
+    texts: tuple[str, ...] = ()
+    """Every choice's text in the order of its index (``text`` is the first): a request for ``n`` choices is
+    answered by one reply holding up to ``n`` of them."""
 
 
 @dataclass(frozen=True)
@@ -162,13 +167,14 @@ def request_body(
         return f"{token}:{len(blobs) - 1}"
 
     text = json.dumps(body, ensure_ascii=False, default=placeholder)
-    pieces: list[bytes] = []
-    for i, piece in enumerate(re.split(rf"{token}:(\d+)", text)):
-        if i % 2 == 0:
-            pieces.append(piece.encode("utf-8"))
-        else:
-            blob = blobs[int(piece)]
-            pieces += [blob.prefix.encode("utf-8"), *blob.chunks]
+    # each placeholder is a JSON string "<token>:<i>": the blob goes between its quotes (split, not a pattern
+    # built from the token, which would be compiled anew for every request)
+    head, *tails = text.split(f"{token}:")
+    pieces = [head.encode("utf-8")]
+    for tail in tails:
+        index, quote, rest = tail.partition('"')
+        blob = blobs[int(index)]
+        pieces += [blob.prefix.encode("utf-8"), *blob.chunks, (quote + rest).encode("utf-8")]
     return RequestBody(tuple(p for p in pieces if p))
 
 
@@ -305,11 +311,15 @@ class _Endpoint:
     """One replica, with its health: consecutive failures and, while out of rotation, when to probe it again."""
 
     url: str
-    session: aiohttp.ClientSession | None = None
+    client: openai.AsyncOpenAI | None = None
+    chat_url: str = field(init=False)
     in_flight: int = 0
     failures: int = 0
     down_until: float = 0.0
     cooldown: float = REPLICA_COOLDOWN
+
+    def __post_init__(self) -> None:
+        self.chat_url = f"{self.url}/chat/completions"
 
     def healthy(self, now: float) -> bool:
         return self.down_until <= now
@@ -350,6 +360,20 @@ class _Attempt(Exception):
         A connection dropped after it was made (a reset mid-reply) is a transient fault of a live server."""
 
 
+@dataclass
+class _Reply:
+    """An answer as read off the wire: the result, and each choice's finish reason (in the order of its text)."""
+
+    result: ChatResult
+    reasons: tuple[str | None, ...]
+
+    def withheld(self) -> bool:
+        """Whether no choice holds an answer: each is empty or filtered."""
+        texts = self.result.texts or ("",)
+        reasons = self.reasons or (None,)
+        return all(r in FILTERED_REASONS or not t.strip() for t, r in zip(texts, reasons, strict=False))
+
+
 def _usage_dict(body: Mapping[str, Any]) -> dict[str, int] | None:
     """Token counts of a reply: prompt, completion and total, and the prompt's audio tokens where reported."""
     usage = body.get("usage")
@@ -362,63 +386,21 @@ def _usage_dict(body: Mapping[str, Any]) -> dict[str, int] | None:
     return {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)} or None
 
 
-def _finish_reason(body: Mapping[str, Any]) -> str | None:
-    choices = body.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
-        reason = choices[0].get("finish_reason")
-        return reason if isinstance(reason, str) else None
-    return None
+def _reason(choice: Mapping[str, Any]) -> str | None:
+    reason = choice.get("finish_reason")
+    return reason if isinstance(reason, str) else None
 
 
-@dataclass
-class _Streamed:
-    """What a streamed answer has delivered so far."""
-
-    start: float
-    texts: list[str]
-    ttft_s: float | None = None
-    usage: dict[str, int] | None = None
-    finish_reason: str | None = None
-    refusals: list[str] = field(default_factory=list)
-
-    def add(self, chunk: Any) -> None:
-        if not isinstance(chunk, Mapping):
-            raise ValueError(f"stream chunk is {type(chunk).__name__}, not a JSON object")
-        self.usage = _usage_dict(chunk) or self.usage
-        self.finish_reason = _finish_reason(chunk) or self.finish_reason
-        for choice in chunk.get("choices") or ():
-            delta = choice.get("delta") if isinstance(choice, Mapping) else None
-            content = delta.get("content") if isinstance(delta, Mapping) else None
-            refusal = delta.get("refusal") if isinstance(delta, Mapping) else None
-            if isinstance(refusal, str):
-                self.refusals.append(refusal)
-            if isinstance(content, str) and content:
-                if self.ttft_s is None:
-                    self.ttft_s = time.perf_counter() - self.start
-                self.texts.append(content)
-
-
-def _refusal(body: Mapping[str, Any]) -> str | None:
-    """The first choice's ``refusal`` text, where the provider gave one."""
-    choices = body.get("choices")
-    message = choices[0].get("message") if isinstance(choices, list) and choices else None
-    refusal = message.get("refusal") if isinstance(message, Mapping) else None
-    return refusal if isinstance(refusal, str) and refusal.strip() else None
-
-
-def _extract_text(body: Any) -> str | None:
-    """The first choice's message content; raises ValueError when the body is not a chat completion.
+def _message_text(choice: Any, which: str) -> str | None:
+    """A choice's message content; raises ValueError when it is not a chat completion's choice.
 
     Content given as a list of parts (some gateways do) is joined from its text parts.
     """
-    if not isinstance(body, Mapping):
-        raise ValueError(f"response body is {type(body).__name__}, not a JSON object")
-    choices = body.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-        raise ValueError("response has no choices")
-    message = choices[0].get("message")
+    if not isinstance(choice, Mapping):
+        raise ValueError(f"{which} is {type(choice).__name__}, not a JSON object")
+    message = choice.get("message")
     if not isinstance(message, Mapping):
-        raise ValueError("first choice has no message")
+        raise ValueError(f"{which} has no message")
     content = message.get("content")
     if isinstance(content, list):
         texts = [p.get("text") for p in content if isinstance(p, Mapping)]
@@ -428,12 +410,103 @@ def _extract_text(body: Any) -> str | None:
     return content
 
 
+def _extract_text(body: Any) -> str | None:
+    """The first choice's message content; raises ValueError when the body is not a chat completion."""
+    if not isinstance(body, Mapping):
+        raise ValueError(f"response body is {type(body).__name__}, not a JSON object")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise ValueError("response has no choices")
+    return _message_text(choices[0], "first choice")
+
+
+def _refusal(choice: Mapping[str, Any]) -> str | None:
+    """A choice's ``refusal`` text, where the provider gave one."""
+    message = choice.get("message")
+    refusal = message.get("refusal") if isinstance(message, Mapping) else None
+    return refusal if isinstance(refusal, str) and refusal.strip() else None
+
+
+def _whole_reply(body: Any, start: float) -> _Reply:
+    """A chat completion read whole: every choice's text, in the order given."""
+    _extract_text(body)
+    choices = body["choices"]
+    texts = tuple(_message_text(c, f"choice {i}") or "" for i, c in enumerate(choices))
+    result = ChatResult(
+        text=texts[0],
+        usage=_usage_dict(body),
+        latency_s=time.perf_counter() - start,
+        attempts=0,
+        finish_reason=_reason(choices[0]),
+        refusal=_refusal(choices[0]),
+        texts=texts,
+    )
+    return _Reply(result, tuple(_reason(c) for c in choices))
+
+
+@dataclass
+class _Streamed:
+    """What a streamed answer has delivered so far, per choice index."""
+
+    start: float
+    texts: dict[int, list[str]] = field(default_factory=dict)
+    reasons: dict[int, str] = field(default_factory=dict)
+    refusals: dict[int, list[str]] = field(default_factory=dict)
+    ttft_s: float | None = None
+    usage: dict[str, int] | None = None
+
+    def add(self, chunk: Any) -> None:
+        if not isinstance(chunk, Mapping):
+            raise ValueError(f"stream chunk is {type(chunk).__name__}, not a JSON object")
+        self.usage = _usage_dict(chunk) or self.usage
+        for choice in chunk.get("choices") or ():
+            if not isinstance(choice, Mapping):
+                raise ValueError(f"stream choice is {type(choice).__name__}, not a JSON object")
+            index = choice.get("index", 0)
+            index = index if isinstance(index, int) else 0
+            texts = self.texts.setdefault(index, [])
+            if reason := _reason(choice):
+                self.reasons[index] = reason
+            delta = choice.get("delta")
+            if not isinstance(delta, Mapping):
+                continue
+            if isinstance(refusal := delta.get("refusal"), str):
+                self.refusals.setdefault(index, []).append(refusal)
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                if self.ttft_s is None:
+                    self.ttft_s = time.perf_counter() - self.start
+                texts.append(content)
+
+    def reply(self) -> _Reply:
+        """The answer, once every choice that began has finished (else the stream was cut off)."""
+        if not self.texts or set(self.reasons) < set(self.texts):
+            # a stream cut off cleanly (a proxy's idle or size limit) would otherwise pass as a whole answer
+            raise ValueError(
+                "the stream ended before every choice had a finish_reason: the answer is cut off"
+            )
+        order = sorted(self.texts)
+        texts = tuple("".join(self.texts[i]) for i in order)
+        first = order[0]
+        result = ChatResult(
+            text=texts[0],
+            usage=self.usage,
+            latency_s=time.perf_counter() - self.start,
+            attempts=0,
+            ttft_s=self.ttft_s,
+            finish_reason=self.reasons.get(first),
+            refusal="".join(self.refusals.get(first, ())).strip() or None,
+            texts=texts,
+        )
+        return _Reply(result, tuple(self.reasons.get(i) for i in order))
+
+
 @dataclass(frozen=True)
 class ClientSettings:
     """Everything the shared client needs, in one object: where requests go, the key, and how they are retried.
 
-    The openai backend, refine's LLM fallback and the judges each build one of these from their own options, so
-    every request of the toolkit goes through the same client code with the same retry policy.
+    The openai backend, refine's LLM fallback, the judges and the media probe each build one of these from their
+    own options, so every request of the toolkit goes through the same client code with the same retry policy.
     """
 
     base_urls: tuple[str, ...]
@@ -458,35 +531,40 @@ class ChatClient:
         for url in settings.base_urls:
             if problem := _url_problem(url):
                 raise AvibenchError(problem)
-        base_urls, api_key, timeout = settings.base_urls, settings.api_key, settings.timeout
-        max_connections = settings.max_connections
         self.retry = settings.retry
-        self.timeout = timeout
-        rpm = settings.rpm
-        self._scrub = Scrubber([api_key])
-        self._limiter = RateLimiter(rpm) if rpm else None
+        self.timeout = settings.timeout
+        self._api_key = settings.api_key
+        self._scrub = Scrubber([settings.api_key])
+        self._limiter = RateLimiter(settings.rpm) if settings.rpm else None
         self._turn = itertools.count()
         self._rng = random.Random()
-        self._max_connections = max_connections
-        self._headers = {
-            "Authorization": f"Bearer {api_key}",
-            "Content-Type": "application/json",
-            "User-Agent": "avibench",
-        }
-        self._endpoints = [_Endpoint(url=url.strip().rstrip("/")) for url in base_urls]
+        self._max_connections = settings.max_connections
+        self._endpoints = [_Endpoint(url=url.strip().rstrip("/")) for url in settings.base_urls]
 
-    def _session(self, endpoint: _Endpoint) -> aiohttp.ClientSession:
-        """The replica's connection pool, opened on first use (inside the event loop that uses it)."""
-        if endpoint.session is None:
-            aiohttp = _aiohttp()
-            connector = aiohttp.TCPConnector(limit=self._max_connections, ssl=_ssl_context(endpoint.url))
-            endpoint.session = aiohttp.ClientSession(
-                connector=connector,
-                timeout=aiohttp.ClientTimeout(
-                    total=None, connect=self.timeout, sock_connect=self.timeout, sock_read=self.timeout
-                ),
+    def _sdk(self, endpoint: _Endpoint) -> openai.AsyncOpenAI:
+        """The replica's SDK client, made on first use: the SDK's retries off (the policy here retries), no
+        redirect followed, no proxy settings taken from the environment, one pool of at most
+        ``max_connections`` connections."""
+        if endpoint.client is None:
+            openai = _openai()
+            limits = _http().Limits(
+                max_connections=self._max_connections, max_keepalive_connections=self._max_connections
             )
-        return endpoint.session
+            http = openai.DefaultAioHttpClient(
+                timeout=openai.Timeout(self.timeout),
+                limits=limits,
+                follow_redirects=False,
+                trust_env=False,
+            )
+            endpoint.client = openai.AsyncOpenAI(
+                api_key=self._api_key or "none",  # never sent: without a key, requests omit Authorization
+                base_url=endpoint.url,
+                max_retries=0,
+                timeout=openai.Timeout(self.timeout),
+                http_client=http,
+                default_headers={"User-Agent": "avibench"},
+            )
+        return endpoint.client
 
     def _pick(self) -> _Endpoint:
         """The healthy replica with the fewest requests in flight (ties in turn); when none is healthy, the one
@@ -521,7 +599,8 @@ class ChatClient:
     async def chat(
         self, model: str, messages: list[dict[str, Any]], *, stream: bool = False, **params: Any
     ) -> ChatResult:
-        """One chat completion, retried per the policy; raises :class:`ChatError` when it fails for good."""
+        """One chat completion, retried per the policy; raises :class:`ChatError` when it fails for good.
+        ``params`` go into the body as they are (``n=3`` asks for three choices: ``ChatResult.texts``)."""
         return await self.send(request_body(model, messages, params, stream=stream), stream=stream)
 
     async def send(self, body: RequestBody, *, stream: bool = False) -> ChatResult:
@@ -580,92 +659,86 @@ class ChatClient:
         endpoint.succeeded()
         return result
 
-    async def _post(self, endpoint: _Endpoint, body: RequestBody, stream: bool, start: float) -> ChatResult:
-        """One request and its whole reply; transport errors propagate as aiohttp raises them, a status outside
-        2xx as :class:`_Status`, a reply that is not a chat completion as ``ValueError``.
+    async def _post(self, endpoint: _Endpoint, body: RequestBody, stream: bool, start: float) -> _Reply:
+        """One request through the SDK and its whole reply; the SDK's errors propagate as it raises them, a reply
+        that is not a chat completion as ``ValueError``.
 
-        The body goes out in slices with its length declared: it is never joined into one buffer, and the event
-        loop's transport copies only the part of a slice the socket does not take at once."""
+        The body goes out as raw content in slices with its length declared: it is never joined into one
+        buffer."""
+        openai = _openai()
+        client = self._sdk(endpoint)
         headers = {
-            **self._headers,
             "Accept": "text/event-stream" if stream else "application/json",
             "Content-Length": str(len(body)),
+            **self._keyless(),
         }
-        session = self._session(endpoint)
-        url = f"{endpoint.url}/chat/completions"
-        # Never follow a redirect: aiohttp turns a redirected POST into a bodiless GET (301, 302) or resends a body
-        # it has already consumed (307, 308), and the key would go wherever the redirect points.
-        async with session.post(url, data=body.slices(), headers=headers, allow_redirects=False) as reply:
-            if 300 <= reply.status < 400:
-                raise _Status(reply.status, reply.headers, _redirect_detail(url, reply.headers))
-            if not 200 <= reply.status < 300:
-                raise _Status(reply.status, reply.headers, await reply.text(errors="replace"))
-            # a JSON reply to a stream request: some gateways ignore ``stream`` and answer whole
-            if not stream or reply.content_type == "application/json":
-                answer = json.loads(await reply.read())
-                return ChatResult(
-                    text=_extract_text(answer) or "",
-                    usage=_usage_dict(answer),
-                    latency_s=time.perf_counter() - start,
-                    attempts=0,
-                    finish_reason=_finish_reason(answer),
-                    refusal=_refusal(answer),
-                )
-            streamed = _Streamed(start, [])
-            done = False
-            async for data in _events(reply.content):
-                if data.startswith("[DONE]"):
-                    done = True
-                    break
-                chunk = json.loads(data)
-                if isinstance(chunk, Mapping) and chunk.get("error"):
-                    raise ValueError(
-                        f"error event in the stream: {json.dumps(chunk['error'])[:_MAX_MESSAGE]}"
-                    )
-                streamed.add(chunk)
-            if not done and streamed.finish_reason is None:
-                # a stream cut off cleanly (a proxy's idle or size limit) would otherwise pass as a whole answer
-                raise ValueError("the stream ended without a finish_reason or [DONE]: the answer is cut off")
-        return ChatResult(
-            text="".join(streamed.texts),
-            usage=streamed.usage,
-            latency_s=time.perf_counter() - start,
-            attempts=0,
-            ttft_s=streamed.ttft_s,
-            finish_reason=streamed.finish_reason,
-            refusal="".join(streamed.refusals).strip() or None,
+        reply = await client.post(
+            endpoint.chat_url,  # absolute: the SDK then parses it once instead of joining it to the base URL
+            cast_to=_http().Response,  # the reply as it came, read below
+            content=body.slices(),
+            options={"headers": headers},
+            stream=stream,
         )
+        try:
+            # a JSON reply to a stream request: some gateways ignore ``stream`` and answer whole
+            if not stream or reply.headers.get("content-type", "").startswith("application/json"):
+                return _whole_reply(json.loads(await reply.aread()), start)
+            streamed = _Streamed(start)
+            async for chunk in openai.AsyncStream(cast_to=object, response=reply, client=client):
+                streamed.add(chunk)
+            return streamed.reply()
+        finally:
+            await reply.aclose()
+
+    def _classify(self, exc: Exception) -> _Attempt:
+        """A failed exchange as a classified attempt, from the SDK's exception type and status."""
+        openai = _openai()
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            headers = exc.response.headers
+            if 300 <= status < 400:
+                detail = _redirect_detail(str(exc.request.url), headers)
+            else:
+                detail = _status_detail(status, exc.body)
+            retryable = status in RETRYABLE_STATUS or status >= 500
+            wait = parse_retry_after(headers) if retryable else None
+            return _Attempt(self._scrub(f"HTTP {status}: {detail}"), "http", status, retryable, wait)
+        if isinstance(exc, (openai.APIConnectionError, *_transport_errors())):
+            chain = _causes(exc)
+            if any(isinstance(e, TimeoutError) for e in chain):
+                return _Attempt(f"timeout after {self.timeout:g} s", "timeout", None, True, None)
+            refused = any(isinstance(e, _refused_errors()) for e in chain)
+            cause = type(chain[-1]).__name__
+            return _Attempt(
+                self._scrub(f"connection failed: {cause}"), "connection", None, True, None, refused=refused
+            )
+        if isinstance(exc, openai.APIError):  # an error event in a stream
+            detail = json.dumps(exc.body)[:_MAX_MESSAGE] if exc.body is not None else exc.message
+            return _Attempt(
+                self._scrub(f"malformed response: error event in the stream: {detail}"),
+                "malformed",
+                None,
+                True,
+                None,
+            )
+        return _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None)
 
     async def _exchange(
         self, endpoint: _Endpoint, body: RequestBody, stream: bool, attempt: int
     ) -> ChatResult:
-        """:meth:`_post` with every failure turned into a classified :class:`_Attempt`; an empty or filtered answer
-        is a failure that records the provider's finish reason."""
-        aiohttp = _aiohttp()
+        """:meth:`_post` with every failure turned into a classified :class:`_Attempt`; an answer whose every
+        choice is empty or filtered is a failure that records the provider's finish reason."""
+        openai = _openai()
         endpoint.in_flight += 1
         try:
-            result = await self._post(endpoint, body, stream, time.perf_counter())
-        except _Status as exc:
-            status = exc.status
-            retryable = status in RETRYABLE_STATUS or status >= 500
-            wait = parse_retry_after(exc.headers) if retryable else None
-            raise _Attempt(
-                self._scrub(f"HTTP {status}: {exc.detail}"), "http", status, retryable, wait
-            ) from None
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-            if any(isinstance(e, TimeoutError) for e in _causes(exc)):
-                raise _Attempt(f"timeout after {self.timeout:g} s", "timeout", None, True, None) from None
-            cause = type(_root_cause(exc)).__name__
-            refused = isinstance(exc, aiohttp.ClientConnectorError)
-            raise _Attempt(
-                self._scrub(f"connection failed: {cause}"), "connection", None, True, None, refused=refused
-            ) from None
-        except ValueError as exc:  # JSONDecodeError included
-            raise _Attempt(self._scrub(f"malformed response: {exc}"), "malformed", None, True, None) from None
+            reply = await self._post(endpoint, body, stream, time.perf_counter())
+        except (openai.APIError, ValueError, *_transport_errors()) as exc:  # JSONDecodeError included
+            raise self._classify(exc) from None
         finally:
             endpoint.in_flight -= 1
-        reason = result.finish_reason
-        if reason in FILTERED_REASONS or not result.text.strip():
+        result = reply.result
+        if reply.withheld():
+            reason = result.finish_reason
             why = f"finish_reason {reason}" if reason else "no finish_reason"
             kind = "filtered answer" if reason in FILTERED_REASONS else "empty response content"
             if result.refusal:
@@ -674,29 +747,50 @@ class ChatClient:
         result.attempts, result.request_bytes = attempt, len(body)
         return result
 
+    def _keyless(self) -> dict[str, Any]:
+        """Request headers that drop ``Authorization`` when there is no key (a local server that checks none)."""
+        return {} if self._api_key else {"Authorization": _openai().Omit()}
+
     async def served_models(self) -> list[str] | None:
         """The model ids the first replica lists at ``GET /models``; ``None`` when it lists none or fails."""
-        endpoint = self._endpoints[0]
         try:
-            async with self._session(endpoint).get(f"{endpoint.url}/models", headers=self._headers) as reply:
-                body = json.loads(await reply.read()) if reply.status == 200 else None
+            page = await self._sdk(self._endpoints[0]).models.list(extra_headers=self._keyless())
+            ids = [model.id for model in page.data]
         except Exception:  # listing is optional for OpenAI-compatible servers; the first request will tell
             return None
-        data = body.get("data") if isinstance(body, Mapping) else None
-        if not isinstance(data, list):
-            return None
-        ids = [m.get("id") for m in data if isinstance(m, Mapping)]
         return [i for i in ids if isinstance(i, str)] or None
 
     async def aclose(self) -> None:
-        sessions = [e.session for e in self._endpoints if e.session is not None]
-        await asyncio.gather(*(session.close() for session in sessions), return_exceptions=True)
+        clients = [e.client for e in self._endpoints if e.client is not None]
+        await asyncio.gather(*(client.close() for client in clients), return_exceptions=True)
 
     async def __aenter__(self) -> ChatClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _http() -> ModuleType:
+    """``httpx2``, the SDK's HTTP layer (imported with it): its connection limits, raw reply and transport errors."""
+    import httpx2
+
+    return httpx2
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """Transport failures that reach the caller unwrapped: reading a reply the SDK handed over as it came, and
+    aiohttp errors its transport does not map."""
+    import aiohttp
+
+    return (_http().TransportError, aiohttp.ClientError, OSError, TimeoutError)
+
+
+def _refused_errors() -> tuple[type[BaseException], ...]:
+    """Causes that mean a connection was never made: refused, the name not resolved, TLS failed."""
+    import aiohttp
+
+    return (aiohttp.ClientConnectorError,)
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
@@ -706,41 +800,20 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _root_cause(exc: BaseException) -> BaseException:
-    return _causes(exc)[-1]
-
-
-class _Status(Exception):
-    """A reply whose status is outside 2xx; ``detail`` is what the provider said, as the SDK reported it."""
-
-    def __init__(self, status: int, headers: Mapping[str, str], text: str):
-        super().__init__(f"HTTP {status}")
-        self.status = status
-        self.headers = headers
-        self.detail = _status_detail(status, text)
-
-
-def _status_detail(status: int, text: str) -> str:
-    """The provider's error message from the body when it has one, else the body, else ``Error code: N``."""
-    text = text.strip()
-    try:
-        body: Any = json.loads(text)
-    except ValueError:
-        body = text
-    else:
-        body = body.get("error", body) if isinstance(body, Mapping) else body
+def _status_detail(status: int, body: object) -> str:
+    """What the provider said, from the body the SDK decoded (its ``error`` member where it has one): the
+    error's message, else the body (an HTML page reduced to its words), else ``Error code: N``."""
     if isinstance(body, Mapping):
         inner = body.get("error", body)
         if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
             return inner["message"]
+        if isinstance(inner, str) and inner.strip():
+            return inner.strip()
         return json.dumps(body, ensure_ascii=False)[:_MAX_MESSAGE]
-    if isinstance(body, str) and body.lstrip().startswith(
-        "<"
-    ):  # a proxy's HTML page: its words, not its markup
-        body = " ".join(_TAG.sub(" ", _HTML_SKIP.sub(" ", body)).split())
-    if isinstance(body, str) and body.strip():
-        return body
-    return f"Error code: {status}"
+    text = body.strip() if isinstance(body, str) else ""
+    if text.startswith("<"):  # a proxy's HTML page: its words, not its markup
+        text = " ".join(_TAG.sub(" ", _HTML_SKIP.sub(" ", text)).split())
+    return text or f"Error code: {status}"
 
 
 _HTML_SKIP = re.compile(r"(?is)<(script|style)\b.*?</\1>|<!--.*?-->")
@@ -749,8 +822,7 @@ _TAG = re.compile(r"<[^>]*>")
 
 def _url_problem(url: str) -> str | None:
     """Why a base URL cannot be used, else None. Without this check a URL without a scheme failed every request as
-    a retried connection failure, and one holding credentials as a retried malformed reply (aiohttp will not send
-    both them and the bearer key)."""
+    a retried connection failure, and one holding credentials sent them beside the bearer key."""
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"base URL {url.split('@')[-1]!r}: it needs http:// or https:// and a host (e.g. http://localhost:8000/v1)"
@@ -771,33 +843,3 @@ def _redirect_detail(url: str, headers: Mapping[str, str]) -> str:
     return (
         f"redirected to {where}; set the base URL to the address it redirects to (without /chat/completions)"
     )
-
-
-async def _events(content: aiohttp.StreamReader) -> AsyncIterator[str]:
-    """The ``data`` of each server-sent event (its ``data:`` lines joined by newlines), in order."""
-    lines: list[str] = []
-    async for raw in content:
-        line = raw.decode("utf-8").rstrip("\r\n")
-        if not line:
-            if lines:
-                yield "\n".join(lines)
-                lines = []
-            continue
-        if line.startswith("data:"):
-            value = line[5:]
-            lines.append(value[1:] if value.startswith(" ") else value)
-    if lines:
-        yield "\n".join(lines)
-
-
-def _ssl_context(url: str) -> ssl.SSLContext | bool:
-    """Certificates from ``certifi`` for HTTPS endpoints (the bundle the SDK used), where it is installed."""
-    if not url.startswith("https:"):
-        return True
-    import ssl
-
-    try:
-        import certifi
-    except ImportError:
-        return True
-    return ssl.create_default_context(cafile=certifi.where())

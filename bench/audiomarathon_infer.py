@@ -9,8 +9,10 @@ wav (9.6 MB; hard links), 305 questions in all. The local server runs in its own
   request and its peak RSS, over ``--format-requests`` requests at concurrency 8.
 
 The clip is a tone with low noise: flac's ratio depends on the content (speech typically compresses to 50-60 %).
+``--previous REF`` measures the peak with another commit's chat client too (its ``avibench/llm.py`` in place of
+this build's, as ``infer_throughput.py --previous`` does); ``--no-formats`` skips the per-format table.
 
-Run: python bench/audiomarathon_infer.py [--concurrency 32] [--format-requests 16]
+Run: python bench/audiomarathon_infer.py [--concurrency 32] [--format-requests 16] [--previous REF] [--no-formats]
 """
 
 from __future__ import annotations
@@ -31,7 +33,12 @@ from avibench.contracts import latest_by_key
 
 SECONDS, RATE = 300.0, 16000
 MEASURED = (
-    "import resource, sys\n"
+    "import importlib.util, resource, sys\n"
+    "if sys.argv[1] != '-':\n"
+    "    spec = importlib.util.spec_from_file_location('avibench.llm', sys.argv[1])\n"
+    "    sys.modules['avibench.llm'] = module = importlib.util.module_from_spec(spec)\n"
+    "    spec.loader.exec_module(module)\n"
+    "del sys.argv[1]\n"
     "from avibench.cli import main\n"
     "try:\n"
     "    main(sys.argv[1:])\n"
@@ -39,7 +46,8 @@ MEASURED = (
     "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
     "    print('MEASURED', usage.ru_maxrss, usage.ru_utime + usage.ru_stime, file=sys.stderr)\n"
 )
-"""Runs the command line and reports its own peak RSS (KiB) and CPU seconds."""
+"""Runs the command line (with the chat client module named by its first argument in place of this build's, unless
+it is ``-``) and reports its own peak RSS (KiB) and CPU seconds."""
 
 
 def long_clip(path: Path) -> None:
@@ -71,12 +79,16 @@ def start_server(workdir: Path) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{port_file.read_text()}/v1"
 
 
-def run_infer(args: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak RSS (MB) of one infer process."""
+def run_infer(args: list[str], client: Path | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (MB) of one infer process (with another chat client module)."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-bench"}
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", MEASURED, "infer", *args], env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", MEASURED, str(client or "-"), "infer", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     wall = time.perf_counter() - start
     line = next((x for x in done.stderr.splitlines() if x.startswith("MEASURED")), None)
@@ -99,6 +111,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--format-requests", type=int, default=16)
+    parser.add_argument(
+        "--previous", metavar="REF", help="also measure the peak with this commit's chat client"
+    )
+    parser.add_argument("--no-formats", action="store_true", help="skip the per-format table")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -107,13 +123,24 @@ def main() -> None:
         try:
             common = ["--benchmark", "audiomarathon", "--data-root", str(work / "data"), "--model", "m"]
             common += ["--output-dir", str(work / "out"), "--base-url", base_url, "--tasks", "MC,ER"]
-            wall, cpu, rss = run_infer([*common, "--label", "peak", "--concurrency", str(args.concurrency)])
-            sizes = uploads(work / "out", "peak")
-            print(
-                f"{clips} requests of {SECONDS:.0f} s clips at concurrency {args.concurrency}: "
-                f"peak RSS {rss:.0f} MB (target < 600), {wall:.1f} s wall, {1000 * cpu / clips:.0f} ms CPU/request, "
-                f"{np.mean(sizes) / 1e6:.2f} MB/request"
-            )
+            clients: dict[str, Path | None] = {"this build": None}
+            if args.previous:
+                source = work / "previous_llm.py"
+                shown = ["git", "show", f"{args.previous}:avibench/llm.py"]
+                source.write_bytes(subprocess.run(shown, check=True, capture_output=True).stdout)
+                clients[f"previous ({args.previous})"] = source
+            for name, client in clients.items():
+                label = "peak-previous" if client else "peak"
+                peak = [*common, "--label", label, "--concurrency", str(args.concurrency)]
+                wall, cpu, rss = run_infer(peak, client)
+                sizes = uploads(work / "out", label)
+                print(
+                    f"{name}: {clips} requests of {SECONDS:.0f} s clips at concurrency {args.concurrency}: "
+                    f"peak RSS {rss:.0f} MB (target < 600), {wall:.1f} s wall, "
+                    f"{1000 * cpu / clips:.0f} ms CPU/request, {np.mean(sizes) / 1e6:.2f} MB/request"
+                )
+            if args.no_formats:
+                return
             per_task = str(args.format_requests // 2)
             print(
                 f"{'format':8s} {'MB/request':>10s} {'vs as is':>9s} {'CPU s/request':>14s} {'peak RSS MB':>12s}"

@@ -6,6 +6,10 @@ again up to ``reasks`` times and then kept as an invalid reply, which the benchm
 An empty (or content-filtered) answer, once the client's retries of it (``RetryPolicy.empty_retries``) are spent,
 is such a reply too: the empty string, kept on record like any other reply, never a failed request.
 
+A judge that samples several replies per job (``JudgeSettings.samples``, e.g. VoiceBench's three) asks for them in
+one request (``n``) and reads every choice of the reply; a reply with fewer choices than asked is kept as it came
+(the official evaluators read what they got), and a job is accepted when every choice is.
+
 Each finished job is appended (and fsynced) to a journal, the latest record per key winning. A job is done when its
 latest record was made from the same request (judge model, messages and sampling parameters: ``request`` hash)
 and holds a reply, valid or not; a job whose requests failed is recorded with its error and asked again next time.
@@ -55,6 +59,8 @@ class JudgeSettings:
     max_tokens: int = 1024
     timeout: float = 180.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    samples: int = 1
+    """Replies asked per job, all in one request (``n``; sent only when above 1)."""
 
     @classmethod
     def from_options(
@@ -124,7 +130,12 @@ class JudgeSettings:
         )
 
     def params(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.sampling()}
+
+    def sampling(self) -> dict[str, int]:
+        """``n`` when several replies are asked per request (nothing otherwise, so one-reply judges' requests and
+        their journal records stay as they were)."""
+        return {"n": self.samples} if self.samples > 1 else {}
 
 
 @dataclass(frozen=True)
@@ -139,17 +150,20 @@ class JudgeJob:
 
 @dataclass(frozen=True)
 class JudgeReply:
-    """A job's outcome: the judge's last reply (``None`` when its requests failed), whether it was accepted, and
-    the error of a failed request."""
+    """A job's outcome: the judge's last reply (``None`` when its requests failed; its first choice when several
+    were asked), whether it was accepted, the error of a failed request, and every choice of the reply."""
 
     reply: str | None
     valid: bool
     error: str | None = None
+    choices: tuple[str, ...] = ()
+    """Every choice the reply held, in order (one per sample asked; fewer when the judge gave fewer)."""
 
 
 @dataclass
 class JudgeOutcome:
-    """Every job's reply by key, and how many requests this run sent (retries included) or took from the journal."""
+    """Every job's reply by key, how many requests this run sent (retries included), and how many replies (choices)
+    it took from the journal."""
 
     replies: dict[str, JudgeReply]
     requests: int = 0
@@ -174,7 +188,10 @@ def _reusable(record: Mapping[str, Any] | None, digest: str) -> JudgeReply | Non
     reply = record.get("reply")
     if not isinstance(reply, str):
         return None
-    return JudgeReply(reply, bool(record.get("valid")))
+    choices = record.get("choices")
+    if not (isinstance(choices, list) and all(isinstance(c, str) for c in choices)):
+        choices = [reply]
+    return JudgeReply(reply, bool(record.get("valid")), choices=tuple(choices))
 
 
 class _Judging:
@@ -200,7 +217,7 @@ class _Judging:
 
     async def _judge(self, client: ChatClient, job: JudgeJob) -> tuple[JudgeReply, ChatError | None]:
         """The job's reply, and the error of a failed request (for the failure guard)."""
-        reply: str | None = None
+        choices: tuple[str, ...] = ()
         for _ in range(1 + self.reasks):
             try:
                 result = await client.chat(self.settings.model, list(job.messages), **self.settings.params())
@@ -208,13 +225,15 @@ class _Judging:
                 self.requests += exc.attempts
                 if exc.kind != "empty":
                     return JudgeReply(None, False, str(exc)), exc
-                reply = ""  # an empty or withheld answer is still the judge's reply, kept like any other
+                # an empty or withheld answer is still the judge's reply, kept like any other
+                choices = ("",) * self.settings.samples
             else:
                 self.requests += result.attempts
-                reply = result.text
-            if (job.accept or self.accept)(reply):
-                return JudgeReply(reply, True), None
-        return JudgeReply(reply, False), None
+                choices = result.texts or (result.text,)
+            accept = job.accept or self.accept
+            if all(accept(choice) for choice in choices):
+                return JudgeReply(choices[0], True, choices=choices), None
+        return JudgeReply(choices[0] if choices else None, False, choices=choices), None
 
     async def run(self, jobs: Sequence[tuple[JudgeJob, str]]) -> dict[str, JudgeReply]:
         replies: dict[str, JudgeReply] = {}
@@ -230,6 +249,7 @@ class _Judging:
                     "request": digest,
                     "model": settings.model,
                     "reply": outcome.reply,
+                    **({"choices": list(outcome.choices)} if settings.samples > 1 else {}),
                     "valid": outcome.valid,
                     "error": outcome.error,
                     "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
@@ -279,7 +299,7 @@ def run_judge(
             pending.append((job, digest))
         else:
             outcome.replies[job.key] = kept
-            outcome.reused += 1
+            outcome.reused += len(kept.choices)
     if not pending:
         return outcome
     if not settings.api_key:

@@ -104,7 +104,8 @@ def test_oracle_scores_the_maximum_in_both_profiles(
     judge = FakeOpenAIServer(responder=best_judge)
     with judge.run_in_thread():
         document = pipeline(data, tmp_path, "oracle", judge)
-        assert judge.count == 3 * (16 + 22)
+        # one request per judged answer, its three samples as the reply's choices (n=3), as the official judge
+        assert judge.count == 16 + 22 and all(body["n"] == 3 for body in judge.bodies())
         again = invoke(
             [
                 "eval",
@@ -116,7 +117,7 @@ def test_oracle_scores_the_maximum_in_both_profiles(
             ],
             {"JUDGE_API_KEY": JUDGE_KEY},
         )
-        assert again.code == 0 and judge.count == 3 * 38
+        assert again.code == 0 and judge.count == 38
     for profile in ("reference", "strict"):
         view = document["summary"]["by_profile"][profile]
         assert view["tasks"] == {t.name: 100.0 for t in layout.SUBSETS}, profile

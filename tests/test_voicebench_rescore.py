@@ -200,12 +200,14 @@ def test_judging_through_the_shared_runner_is_cached(data_root: Path, tmp_path: 
     with judge.run_in_thread():
         first = rescore(data_root, predictions, tmp_path / "a.json", *extra, judge.base_url, env=env)
         assert first.code == 0, first.stderr
-        assert judge.count == 3 * (30 + 30 + 24)
+        assert (
+            judge.count == 30 + 30 + 24
+        )  # one request per answer: three choices (n=3), as the official judge
         body = judge.bodies()[0]
         assert body["model"] == "gpt-4o-mini" and body["temperature"] == 0.5 and body["top_p"] == 0.95
-        assert body["max_tokens"] == 1024 and body["messages"][0]["role"] == "system"
+        assert body["max_tokens"] == 1024 and body["n"] == 3 and body["messages"][0]["role"] == "system"
         again = rescore(data_root, predictions, tmp_path / "b.json", *extra, judge.base_url, env=env)
-        assert again.code == 0 and judge.count == 3 * 84
+        assert again.code == 0 and judge.count == 84
     document = json.loads((tmp_path / "b.json").read_text())
     assert (
         document["meta"]["judge"]["requests_sent"] == 0 and document["meta"]["judge"]["replies_reused"] == 252
@@ -232,7 +234,7 @@ def test_an_unreadable_judge_reply_is_a_cached_judge_failure(data_root: Path, tm
         partial = rescore(
             data_root, predictions, tmp_path / "b.json", *extra, judge.base_url, "--allow-partial", env=env
         )
-        assert partial.code == 0 and judge.count == 3 * 25
+        assert partial.code == 0 and judge.count == 25
     document = json.loads((tmp_path / "b.json").read_text())
     coverage = document["coverage"]["commoneval"]
     assert document["commoneval"] == {"gpt": None} and coverage["status"] == "not_scored"

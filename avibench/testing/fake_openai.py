@@ -2,7 +2,9 @@
 
 It answers ``POST /v1/chat/completions`` like a provider would (a chat completion with usage; with
 ``"stream": true`` a server-sent event stream of deltas, the usage in a last chunk when
-``stream_options.include_usage`` asks for it) and records every request. Faults can be injected for a given request number, at random with a seeded rate, or whenever
+``stream_options.include_usage`` asks for it) and records every request. ``n`` asks for several choices, each
+the responder's answer (called once per choice); ``max_choices`` caps how many a reply holds, as a provider that
+answers fewer than asked does. Faults can be injected for a given request number, at random with a seeded rate, or whenever
 a marker string appears in the request's text: 429 with ``Retry-After``, 5xx, a connection reset, a hang
 past the client's timeout, a malformed body, empty or null content, a content-filtered reply (no content,
 ``finish_reason`` ``content_filter``), a 400 that echoes the request's
@@ -148,6 +150,7 @@ class FakeOpenAIServer:
         token_delay: float = 0.0,
         usage: str = "media",
         reject_parts: tuple[str, ...] = (),
+        max_choices: int | None = None,
     ):
         """``latency`` delays every answer; a streamed answer also waits ``first_token_delay`` before its first
         content chunk (a prefill) and ``token_delay`` before each further one (decoding)."""
@@ -159,6 +162,7 @@ class FakeOpenAIServer:
             raise ValueError(f"unknown usage mode {usage!r}; known: {', '.join(USAGE_MODES)}")
         self.usage = usage
         self.reject_parts = reject_parts
+        self.max_choices = max_choices
         self.rejected = 0
         self.token_delay = token_delay
         self.record_bodies = record_bodies
@@ -276,10 +280,10 @@ class FakeOpenAIServer:
             response = await self._fault(request, fault, bool(body.get("stream")))
             if response is not None:
                 return response
-        text = self.responder(body)
+        texts = [self.responder(body) for _ in range(self._choices(body))]
         with self._lock:
             self.answered += 1
-        completion = self._completion(body, text, fault)
+        completion = self._completion(body, texts, fault)
         if body.get("stream"):
             return await self._stream(request, body, completion, fault)
         return web.json_response(completion)
@@ -298,15 +302,19 @@ class FakeOpenAIServer:
             event = json.dumps({**head, "choices": choices, **extra})
             await response.write(f"data: {event}\n\n".encode())
 
-        await send([{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}])
+        choices = completion["choices"]
+        for choice in choices:
+            await send([{"index": choice["index"], "delta": {"role": "assistant"}, "finish_reason": None}])
         if fault is not None and fault.kind == "malformed":
             await response.write(b'data: {"id": "chatcmpl-x", "choices": [\n\n')
             return response
-        content = completion["choices"][0]["message"]["content"] or ""
-        for i, piece in enumerate(re.findall(r"\s*\S+", content)):
-            await asyncio.sleep(self.first_token_delay if i == 0 else self.token_delay)
-            await send([{"index": 0, "delta": {"content": piece}, "finish_reason": None}])
-        await send([{"index": 0, "delta": {}, "finish_reason": "stop"}])
+        sent = 0
+        for choice in choices:
+            for piece in re.findall(r"\s*\S+", choice["message"]["content"] or ""):
+                await asyncio.sleep(self.first_token_delay if sent == 0 else self.token_delay)
+                sent += 1
+                await send([{"index": choice["index"], "delta": {"content": piece}, "finish_reason": None}])
+            await send([{"index": choice["index"], "delta": {}, "finish_reason": choice["finish_reason"]}])
         if (body.get("stream_options") or {}).get("include_usage") and "usage" in completion:
             await send([], usage=completion["usage"])
         await response.write(b"data: [DONE]\n\n")
@@ -337,17 +345,23 @@ class FakeOpenAIServer:
             await asyncio.sleep(float(fault.arg or 1.0))
         return None
 
-    def _completion(self, body: dict[str, Any], text: str, fault: Fault | None) -> dict[str, Any]:
-        content: str | None = text
+    def _choices(self, body: dict[str, Any]) -> int:
+        """How many choices the reply holds: ``n`` (1 when absent), at most ``max_choices``."""
+        asked = body.get("n")
+        count = asked if isinstance(asked, int) and not isinstance(asked, bool) and asked > 0 else 1
+        return min(count, self.max_choices) if self.max_choices else count
+
+    def _completion(self, body: dict[str, Any], texts: list[str], fault: Fault | None) -> dict[str, Any]:
+        content: list[str | None] = list(texts)
         finish_reason = "stop"
         if fault is not None and fault.kind == "empty":
-            content = ""
+            content = [""] * len(texts)
         elif fault is not None and fault.kind in ("null", "filtered"):
-            content = None
+            content = [None] * len(texts)
             finish_reason = "content_filter" if fault.kind == "filtered" else finish_reason
         media = self.usage == "media"
         prompt_tokens = _estimate_prompt_tokens(body) if media else len(request_text(body).split())
-        completion_tokens = max(1, len(text.split()))
+        completion_tokens = sum(max(1, len(text.split())) for text in texts)
         completion: dict[str, Any] = {
             "id": f"chatcmpl-{self.count}",
             "object": "chat.completion",
@@ -355,10 +369,11 @@ class FakeOpenAIServer:
             "model": str(body.get("model", "fake-model")),
             "choices": [
                 {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
+                    "index": index,
+                    "message": {"role": "assistant", "content": text},
                     "finish_reason": finish_reason,
                 }
+                for index, text in enumerate(content)
             ],
             "usage": {
                 "prompt_tokens": prompt_tokens,

@@ -1,10 +1,11 @@
 """Judging VoiceBench's open and reference-based answers through the shared judge runner.
 
-The official ``api_judge.py`` asks ``gpt-4o-mini`` once per answer for three samples (``n=3``, temperature 0.5,
-top-p 0.95, 1,024 tokens) with the prompts of ``prompts/voicebench/judge.json``. The shared client reads one
-choice per request, so each sample is its own request (``<item key>#1`` to ``#3``) with the same settings: three
-independent draws, as ``n=3`` gives. Replies are journaled per sample under ``<run>/judge/<subset>.jsonl``; a
-finished eval re-run sends nothing. A reply is never re-asked: the official evaluator reads what it got.
+The official ``api_judge.py`` asks ``gpt-4o-mini`` once per answer for three samples in one request (``n=3``,
+temperature 0.5, top-p 0.95, 1,024 tokens) with the prompts of ``prompts/voicebench/judge.json``, and reads every
+choice of the reply. So does this: one request per answer, every choice read. Replies are journaled per answer
+(its choices together) under ``<run>/judge/<subset>.jsonl``; a finished eval re-run sends nothing. A reply is
+never re-asked, and one with fewer choices than asked is scored with the ones it has: the official evaluator
+reads what it got. A failed request leaves each of the answer's three replies not received (``None``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class VoiceJudgeSettings(JudgeSettings):
     temperature: float = float(PROTOCOL["temperature"])
     max_tokens: int = int(PROTOCOL["max_tokens"])
     top_p: float = float(PROTOCOL["top_p"])
+    samples: int = SAMPLES
 
     def params(self) -> dict[str, Any]:
         return {
@@ -38,6 +40,7 @@ class VoiceJudgeSettings(JudgeSettings):
             "max_tokens": self.max_tokens,
             "frequency_penalty": PROTOCOL["frequency_penalty"],
             "presence_penalty": PROTOCOL["presence_penalty"],
+            **self.sampling(),
         }
 
 
@@ -94,17 +97,16 @@ def judge(
         if key in recorded:
             judging.replies[key] = [str(s).strip() for s in recorded[key]]
             continue
-        messages = judge_messages(response.item, response.raw, evaluator)
-        jobs += [JudgeJob(f"{key}#{n}", messages) for n in range(1, SAMPLES + 1)]
+        jobs.append(JudgeJob(key, judge_messages(response.item, response.raw, evaluator)))
     if not jobs:
         return judging
     subset = responses[0].item.task
     outcome = run_judge(jobs, journal_path(run_root, subset), settings, accept=_accept(evaluator), reasks=0)
     judging.requests, judging.reused, judging.errors = outcome.requests, outcome.reused, outcome.errors
     for job in jobs:
-        key = job.key.rsplit("#", 1)[0]
         reply = outcome.replies[job.key]
         if reply.error is not None and judging.first_error is None:
             judging.first_error = reply.error
-        judging.replies.setdefault(key, []).append(None if reply.reply is None else reply.reply.strip())
+        received = [choice.strip() for choice in reply.choices]
+        judging.replies[job.key] = received if reply.error is None else [None] * SAMPLES
     return judging
