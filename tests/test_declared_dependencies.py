@@ -19,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
+
 def _name(requirement: str) -> str:
     """A requirement's distribution name, normalised (PEP 503)."""
     match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement.strip())
@@ -40,6 +41,20 @@ def _guarded(tree: ast.AST) -> set[ast.AST]:
     return guarded
 
 
+def _resource_package(node: ast.AST) -> str | None:
+    """The package of ``files("pkg")`` (importlib.resources): a dependency used for the data files it ships."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name | ast.Attribute)
+        and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "files"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.args[0].value
+    return None
+
+
 def product_imports(*, guarded: bool) -> dict[str, list[str]]:
     """Third-party top-level modules the product imports -> the files that import them; ``guarded`` takes in the
     imports under ``except ImportError`` too (a declared dependency imported so that its absence is explained)."""
@@ -56,6 +71,8 @@ def product_imports(*, guarded: bool) -> dict[str, list[str]]:
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     names = [node.module]
+                elif _resource_package(node):
+                    names = [_resource_package(node)]  # type: ignore[list-item]
                 else:
                     continue
                 for name in names:
