@@ -39,9 +39,11 @@ def test_card_shows_every_benchmark_and_opens_its_report_and_viewer(browser: Bro
     browser.screenshot(SCREENSHOTS / "card.png")
     assert browser.exceptions == [] and browser.console == []
     rows = browser.eval(
-        "Array.from(document.querySelectorAll('tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))"
+        "Array.from(document.querySelector('table').tBodies[0].rows).map(r => Array.from(r.cells).map(c => c.textContent))"
+    )  # the card's own table, the first on the page (the throughput table follows it)
+    headers = browser.eval(
+        "Array.from(document.querySelector('table').tHead.rows[0].cells).map(c => c.textContent)"
     )
-    headers = browser.eval("Array.from(document.querySelectorAll('thead th')).map(c => c.textContent)")
     data = json.loads(card.with_name("card.json").read_text())
     assert [r[0] for r in rows] == [b["title"] for b in data["benchmarks"]] == ["AVI-Bench", "MMAR"]
     avi, mmar = (dict(zip(headers, r, strict=True)) for r in rows)
