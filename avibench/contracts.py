@@ -58,6 +58,8 @@ class InferRecord(TypedDict, total=False):
     timings: dict[str, float] | None
     request_bytes: int
     """The size of the request body sent (remote backends; absent for in-process models and failures)."""
+    empty_answer: bool
+    """Set (true) on a record whose empty ``predict`` is the model's answer: the benchmark scores silence."""
     time: str
     version: str
 
@@ -106,12 +108,13 @@ def latest_by_key(path: Path | str) -> dict[str, dict[str, Any]]:
 
 
 def is_answered(record: dict[str, Any] | None) -> bool:
-    """Whether an infer record holds a usable answer: a string and no error. The string is empty only where
-    the benchmark takes an empty reply as the answer (:attr:`avibench.plugin.Benchmark.empty_answers`); infer
-    records an empty reply as a failure everywhere else."""
+    """Whether an infer record holds a usable answer: a non-empty string and no error, or an empty one marked
+    ``empty_answer`` (infer keeps a model's silence as its answer only where the benchmark scores silence,
+    :attr:`avibench.plugin.Benchmark.empty_answers`; a blank ``predict`` without the mark is no answer)."""
     if not record or record.get("error") is not None:
         return False
-    return isinstance(record.get("predict"), str)
+    predict = record.get("predict")
+    return isinstance(predict, str) and (predict != "" or record.get("empty_answer") is True)
 
 
 @dataclass(frozen=True)

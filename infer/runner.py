@@ -139,6 +139,8 @@ class Runner:
             request_bytes=request_bytes,
             attempts=attempts,
         )
+        if predict == "":
+            record["empty_answer"] = True
         return record, failure
 
     async def run(self, plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
