@@ -511,6 +511,20 @@ class Benchmark(ABC):
 
         return write_leaderboard(self, output_dir, options)
 
+    #: Whether the benchmark has an official leaderboard file format (``leaderboard --entry`` / ``--validate``).
+    has_submission_format: ClassVar[bool] = False
+
+    def submission_entry(
+        self, document: Mapping[str, Any], label: str, fields: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """A run's entry in the official leaderboard file (``fields``: the ``leaderboard`` command's entry
+        options) and every schema rule it breaks."""
+        raise NotImplementedError(f"{self.name} has no official leaderboard file format")
+
+    def validate_submission(self, path: Path) -> tuple[int, list[str]]:
+        """The number of entries of an official leaderboard file and every schema rule it breaks."""
+        raise NotImplementedError(f"{self.name} has no official leaderboard file format")
+
 
 def deprecation_notice(benchmark: Benchmark) -> str | None:
     """The one-line notice for a plug-in that scores itself instead of declaring its task metrics."""

@@ -19,12 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from avibench.kits.records import append_lines, read_journal
+
 if TYPE_CHECKING:  # imported where used: every command imports this module, most never start a loop
     import asyncio
-
-
-def _dumps(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _cut_torn_tail(path: Path) -> None:
@@ -86,10 +84,9 @@ class JournalWriter:
 
     def append_many(self, records: Iterable[dict[str, Any]]) -> None:
         """Append records under one lock, with at most one sync."""
-        text = "".join(_dumps(record) + "\n" for record in records)
+        lines = list(records)
         with _naming(self.path), self._locked():
-            self._fh.write(text)
-            self._fh.flush()
+            append_lines(self._fh, lines)
             self._dirty = True
             if time.monotonic() - self._synced >= self._interval:
                 self.sync()
@@ -119,19 +116,7 @@ def append_records(path: Path | str, records: Iterable[dict[str, Any]]) -> None:
 
 def read_records(path: Path | str) -> Iterator[dict[str, Any]]:
     """Records of a JSONL file in order; missing file -> nothing; torn or non-object lines are skipped."""
-    p = Path(path)
-    if not p.is_file():
-        return
-    with p.open("rb") as fh:
-        for line in fh:
-            if not line.endswith(b"\n"):
-                return  # torn last line
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                continue
-            if isinstance(record, dict):
-                yield record
+    return read_journal(path)
 
 
 def latest_by_index(path: Path | str) -> dict[int, dict[str, Any]]:

@@ -95,14 +95,15 @@ def noisy(task: str, gt: Any, rng: random.Random, noise: float) -> str | None:
 
 def write_predictions(root: Path, out: Path, noise: float, tasks: Sequence[str], seed: int = 0) -> int:
     """One reference-format prediction file per task (a JSON array aligned with data.json); returns the count."""
-    from avibench.benchmarks.avibench.dataset import read_json_array, task_dir
+    from avibench.benchmarks.avibench.dataset import task_dir
     from avibench.benchmarks.avibench.tasks import AVIBENCH
+    from avibench.kits.records import read_records
 
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
     total = 0
     for name in tasks:
-        entries = read_json_array(task_dir(root, AVIBENCH.task(name)) / "data.json")
+        entries = read_records(task_dir(root, AVIBENCH.task(name)) / "data.json")
         records = []
         for e in entries:
             predict = noisy(name, e["output"]["question_answer"], rng, noise)

@@ -220,30 +220,19 @@ def leaderboard(
         raise click.UsageError(
             "--runs and --include-unofficial shape the leaderboard pages, not --entry or --validate"
         )
-    if benchmark.name != "avibench":
+    if not benchmark.has_submission_format:
         raise click.UsageError(
-            "--entry and --validate use the AVI-Bench leaderboard schema (--benchmark avibench)"
+            f"--entry and --validate use a benchmark's official leaderboard file format; {benchmark.name} has "
+            "none (the AVI-Bench one: --benchmark avibench)"
         )
-    from avibench.benchmarks.avibench.leaderboard import (
-        EntryFields,
-        read_results,
-        run_entry,
-        validate_entry,
-        validate_results,
-    )
-    from avibench.benchmarks.avibench.published import BENCHMARK_VERSION
     from avibench.evaluate.run_files import load_eval
 
-    fields["benchmark_version"] = fields["benchmark_version"] or BENCHMARK_VERSION
-    entry_fields = EntryFields(**fields)
     if validate_path is not None and entry_label is not None:
         raise click.UsageError("--validate and --entry are separate modes; pass one of them")
     if validate_path is not None:
-        results = read_results(validate_path)
-        problems = validate_results(results)
+        count, problems = benchmark.validate_submission(validate_path)
         if problems:
             raise ValidationFailed(str(validate_path), problems)
-        count = len(results["entries"])
         click.echo(f"{validate_path}: valid leaderboard file (schema v2, {count} entries)")
         return
     if entry_label is not None:
@@ -254,8 +243,7 @@ def leaderboard(
                 f"run '{entry_label}' is not comparable with the leaderboard: {'; '.join(refusals)}. "
                 "Pass --force to print its entry anyway."
             )
-        entry = run_entry(doc, entry_label, entry_fields)
-        problems = validate_entry(entry)
+        entry, problems = benchmark.submission_entry(doc, entry_label, fields)
         if problems:
             raise ValidationFailed(f"the entry for run '{entry_label}'", _with_flags(problems))
         click.echo(json.dumps(entry, indent=2, ensure_ascii=False))

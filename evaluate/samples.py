@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_by_key
 from avibench.errors import AvibenchError
 from avibench.items import Item
+from avibench.kits.records import jsonl_text
 from avibench.store import atomic_write_text, read_records
 
 if TYPE_CHECKING:
@@ -206,9 +207,9 @@ def build_rows(
 
 def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str, Any]]) -> int:
     """Write the rows as JSON lines (atomically); returns how many."""
-    lines = [_ROW_ENCODER.encode(row) for row in rows]
-    atomic_write_text(path, "".join(line + "\n" for line in lines))
-    return len(lines)
+    rows = list(rows)
+    atomic_write_text(path, jsonl_text(rows, _ROW_ENCODER.encode))
+    return len(rows)
 
 
 def read_samples(paths: RunPaths) -> list[dict[str, Any]]:

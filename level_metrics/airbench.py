@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal
 
+from avibench.kits import multiple_choice as mc
 from avibench.level_metrics.task_metrics import tallied
-from avibench.refine.choice import choose as choose_option
 
 LETTERS = "ABCD"
+#: The official letter rule: the reply's first character, else its second-to-last, when it is A-D.
+OFFICIAL_RULES = ("first_character", "second_to_last")
 
 
 @dataclass(frozen=True)
@@ -124,12 +126,8 @@ CATEGORIES = ("speech", "sound", "music")
 
 def official_letter(response: str) -> str | None:
     """The official rule: the first character, else the second-to-last, if it is ``A``-``D``; else ``None``."""
-    p = response.strip().replace("\n", "")
-    if p and p[0] in LETTERS:
-        return p[0]
-    if len(p) > 1 and p[-2] in LETTERS:
-        return p[-2]
-    return None
+    index = mc.official_choice(response, LETTERS, OFFICIAL_RULES, letters=LETTERS)
+    return None if index is None else LETTERS[index]
 
 
 def strict_choice(raw: str, options: Sequence[str]) -> int | None:
@@ -139,7 +137,7 @@ def strict_choice(raw: str, options: Sequence[str]) -> int | None:
     item has options): a letter or an option's text, the last committed answer after self-corrections, and
     nothing from reasoning blocks, hedges or refusals.
     """
-    return choose_option(raw, options, LETTERS[: len(options)])
+    return mc.strict_choice(raw, options, LETTERS[: len(options)])
 
 
 def choose(response: str, options: Sequence[str], profile: AirBenchProfile) -> int | None:

@@ -2,9 +2,8 @@
 
 Both benchmarks' official scorers share one matching rule (:func:`token_set_match`) and differ only in the
 prediction key and the breakdown fields, so one code path scores both, driven by a tuple of :class:`Breakdown`.
-The result has the official scorer's shape: one mapping per breakdown field from group to
-``{"accuracy": percent (unrounded), "n": count}``, plus ``total``. The official scripts print these lines (two
-decimals) and write nothing; :func:`official_lines` renders the same text.
+The plug-in builds the official scorer's shape with the multiple-choice kit's ``accuracy_by``: one mapping per
+breakdown field from group to ``{"accuracy": percent (unrounded), "n": count}``, plus ``total``.
 
 Two behaviours of the official scripts are not reproduced because they crash instead of scoring: a breakdown value
 outside the fixed key set (KeyError there) is reported as an extra group after the fixed ones, and a file in which
@@ -14,10 +13,8 @@ no record has a prediction (ZeroDivisionError there) gets a ``total`` accuracy o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from statistics import fmean
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 _OFFICIAL_TOKEN = re.compile(r"\b\w+\b")
 
@@ -113,135 +110,3 @@ MMAU_BREAKDOWNS: tuple[Breakdown, ...] = (
     SUB_CATEGORY,
     Breakdown("category"),
 )
-
-
-@dataclass(frozen=True)
-class Record:
-    """One question as the scorer sees it.
-
-    ``prediction`` is the raw answer (``None``: no prediction at all: the key is missing, the request failed or
-    the question was never asked). ``chosen`` is the option index the strict extractor read from it (``None``:
-    unparsed). ``groups`` maps breakdown fields to the question's values.
-    """
-
-    answer: str
-    choices: tuple[str, ...]
-    prediction: str | None
-    chosen: int | None = None
-    groups: Mapping[str, Any] = field(default_factory=dict)
-
-
-def is_correct(record: Record, profile: MmarProfile = REFERENCE) -> bool | None:
-    """Whether the record scores correct; ``None`` when the profile skips it (no prediction, reference)."""
-    if record.prediction is None:
-        return None if profile.skip_missing else False
-    if profile.token_set_match:
-        return token_set_match(record.answer, record.prediction, record.choices)
-    chosen = record.chosen
-    return (
-        chosen is not None and 0 <= chosen < len(record.choices) and record.choices[chosen] == record.answer
-    )
-
-
-def _group_values(value: Any) -> list[str]:
-    """The groups a record falls in for one field: a list counts in each listed group, ``None`` in none."""
-    if value is None:
-        return []
-    if isinstance(value, list | tuple):
-        return [str(v) for v in value if v is not None]
-    return [str(value)]
-
-
-def _cell(total: float, n: int, empty_zero: bool) -> dict[str, Any]:
-    if n == 0:
-        return {"accuracy": 0.0 if empty_zero else None, "n": 0}
-    return {"accuracy": 100.0 * total / n, "n": n}
-
-
-def aggregate(
-    groups: Sequence[Mapping[str, Any]],
-    scores: Sequence[float | bool | None],
-    breakdowns: Sequence[Breakdown],
-    *,
-    empty_group_zero: bool = True,
-) -> dict[str, Any]:
-    """Accuracy per breakdown group and in total, in the official shape; ``groups[i]`` maps breakdown fields to
-    question i's values and ``scores[i]`` is its score in [0, 1], or ``None`` to leave it out (as the official
-    scorer skips a record without prediction)."""
-    result: dict[str, Any] = {}
-    for breakdown in breakdowns:
-        sums: dict[str, list[float]] = {key: [0.0, 0] for key in breakdown.fixed}
-        for values, score in zip(groups, scores, strict=True):
-            if score is None:
-                continue
-            for group in _group_values(values.get(breakdown.field)):
-                cell = sums.setdefault(group, [0.0, 0])
-                cell[0] += float(score)
-                cell[1] += 1
-        result[breakdown.field] = {k: _cell(s, int(n), empty_group_zero) for k, (s, n) in sums.items()}
-    kept = [float(s) for s in scores if s is not None]
-    result["total"] = _cell(sum(kept), len(kept), empty_group_zero) if kept else {"accuracy": None, "n": 0}
-    return result
-
-
-def score(
-    records: Sequence[Record], breakdowns: Sequence[Breakdown], profile: MmarProfile | str = REFERENCE
-) -> dict[str, Any]:
-    """The official-shape result of one profile."""
-    profile = get_profile(profile)
-    verdicts = [is_correct(r, profile) for r in records]
-    return aggregate(
-        [r.groups for r in records], verdicts, breakdowns, empty_group_zero=profile.empty_group_zero
-    )
-
-
-def chance_level(choice_lists: Iterable[Sequence[str]]) -> float:
-    """Expected accuracy (percent) of a uniform guess over each question's choices: the mean of 1/len(choices)."""
-    return 100.0 * fmean(1.0 / len(c) for c in choice_lists)
-
-
-def chance_breakdown(records: Sequence[Record], breakdowns: Sequence[Breakdown]) -> dict[str, Any]:
-    """The chance level per breakdown group, in the result's shape (every record counts, answered or not)."""
-    return aggregate([r.groups for r in records], [1.0 / len(r.choices) for r in records], breakdowns)
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """Answered questions the two profiles score differently."""
-
-    reference_only: int
-    """Correct by the token-set match only (word-order false positives, answers the extractor refused)."""
-    strict_only: int
-    """Correct by the strict extractor only (letter answers, reasoning that names a distractor)."""
-
-    @property
-    def total(self) -> int:
-        return self.reference_only + self.strict_only
-
-
-def profile_disagreements(records: Iterable[Record]) -> Disagreement:
-    """How many answered questions the reference and strict profiles score differently, by direction."""
-    reference_only = strict_only = 0
-    for record in records:
-        if record.prediction is None:
-            continue
-        ref, strict = is_correct(record, REFERENCE), is_correct(record, STRICT)
-        reference_only += bool(ref and not strict)
-        strict_only += bool(strict and not ref)
-    return Disagreement(reference_only, strict_only)
-
-
-def official_lines(result: Mapping[str, Any], breakdowns: Sequence[Breakdown]) -> list[str]:
-    """The text the official scorer prints for this result (official breakdowns only; 0 for an empty group)."""
-    rule = "*" * 30
-    lines: list[str] = []
-    for breakdown in breakdowns:
-        if breakdown.title is None:
-            continue
-        lines += [rule, breakdown.title]
-        for name, cell in result[breakdown.field].items():
-            lines.append(f"{name} : {cell['accuracy'] or 0:.2f}% over {cell['n']} samples")
-    total = result["total"]
-    lines += [rule, f"Total Accuracy: {total['accuracy'] or 0:.2f}% over {total['n']} samples", rule]
-    lines.append("No prediction count: 0")
-    return lines

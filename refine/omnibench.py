@@ -21,11 +21,10 @@ letter given as the whole answer or right after "answer"/"option"/"choice" is re
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from avibench.kits import multiple_choice as mc
 from avibench.level_metrics.omnibench import LETTERS
-from avibench.refine.choice import choose
 
 #: The official parser needs more words than this before it matches option texts.
 CONTENT_MIN_WORDS = 5
@@ -61,33 +60,6 @@ def official_letter(response: str, options: Sequence[str]) -> str | None:
     return _latest(named, [lowered.rfind(texts[c]) for c in named])
 
 
-_MARKS = r"[\s*_`]*"
-_LONE_LETTER = re.compile(rf"^{_MARKS}[(\[]?{_MARKS}([a-d]){_MARKS}[)\].:]?{_MARKS}$")
-_DECLARED_LETTER = re.compile(
-    rf"\b(?:answer|option|choice)(?:\s+is|\s*:)?{_MARKS}[(\[]?{_MARKS}([a-d])"
-    rf"(?=[)\].:]|{_MARKS}[)\].:,;!]?{_MARKS}$)",
-    re.I,
-)
-
-
-def _capitalised(text: str) -> str:
-    """``text`` with a lowercase answer letter capitalised, where it can only be a letter: the whole reply ("b",
-    "**c**", "(d)") or right after "answer", "option" or "choice" and ending the reply or followed by ")", "]",
-    "." or ":" ("the answer is b.", "Answer: c) ...")."""
-    lone = _LONE_LETTER.match(text)
-    if lone:
-        return text[: lone.start(1)] + lone.group(1).upper() + text[lone.end(1) :]
-    return _DECLARED_LETTER.sub(lambda m: m.group(0)[:-1] + m.group(1).upper(), text)
-
-
 def strict_choice(text: str | None, options: Sequence[str]) -> int | None:
     """The index of the option the reply commits to, or ``None`` (no reply, a hedge, a refusal, two options)."""
-    if text is None:
-        return None
-    letters = LETTERS[: len(options)]
-    chosen = choose(text, options, letters)
-    if chosen is None:
-        capitalised = _capitalised(text)
-        if capitalised != text:
-            chosen = choose(capitalised, options, letters)
-    return chosen
+    return mc.strict_choice(text, options, LETTERS[: len(options)], lowercase_letters=True)

@@ -163,7 +163,7 @@ def test_either_section_alone_is_valid(root: Path) -> None:
 def test_meta_not_a_list(root: Path) -> None:
     layout.CHAT_SECTION.meta_path(root).write_text('{"a": 1}')
     (problem,) = layout.validate(root)
-    assert str(problem).endswith("Chat_meta.json: must hold a JSON list of entries")
+    assert str(problem).endswith("Chat_meta.json: expected a JSON array of entries, found dict")
 
 
 def test_oracle_is_perfect_in_both_profiles(pristine: Path) -> None:

@@ -145,7 +145,7 @@ def test_missing_audio_can_be_skipped_like_the_scripts(root: Path) -> None:
 
 def test_unreadable_files(root: Path) -> None:
     (root / "ER" / "audio_emotion_dataset.json").write_text("[{", encoding="utf-8")
-    with pytest.raises(DatasetError, match="not readable JSON"):
+    with pytest.raises(DatasetError, match="invalid JSON at line 1"):
         layout.load_task(root, "ER")
     shutil.rmtree(root / "SD" / "fake")
     assert [str(p.error) for p in layout.validate_task(root, "SD")] == [

@@ -504,14 +504,11 @@ def test_cli_model_run_and_exit_codes(tiny: Path, tmp_path: Path) -> None:
 
 def test_sample_dataset_end_to_end(sample_root: Path, tmp_path: Path) -> None:
     """Perfect answers built from the generated sample benchmark's ground truth score full marks."""
-    from avibench.benchmarks.avibench.dataset import (
-        available_tasks,
-        read_json_array,
-        task_dir,
-    )
+    from avibench.benchmarks.avibench.dataset import available_tasks, task_dir
+    from avibench.kits.records import read_records
 
     tasks = {
-        s.name: read_json_array(task_dir(sample_root, s) / "data.json") for s in available_tasks(sample_root)
+        s.name: read_records(task_dir(sample_root, s) / "data.json") for s in available_tasks(sample_root)
     }
     assert len(tasks) == 15
     doc = run(sample_root, write_predictions(tmp_path / "p", tasks), fense=True).document

@@ -10,7 +10,6 @@ import pytest
 
 from avibench.kits import multiple_choice as mc
 from avibench.level_metrics.airbench import official_letter as airbench_letter
-from avibench.level_metrics.mmar import MMAR_BREAKDOWNS, aggregate
 
 OPTIONS = ("a dog barking", "a cat", "rain", "a car horn")
 
@@ -122,16 +121,27 @@ def test_baselines() -> None:
     assert mc.oracle_reply(2, OPTIONS, rng, styles, lambda r: False) == "rain"
 
 
-def test_accuracy_by_any_field_matches_the_mmar_official_breakdowns() -> None:
+def test_accuracy_by_any_field_and_pooled() -> None:
     metas = [
         {"modality": "sound", "category": "Signal Layer", "sub-category": "x"},
-        {"modality": "music", "category": ["Perception Layer"], "sub-category": "y"},
+        {"modality": "music", "category": ["Perception Layer", "Signal Layer"], "sub-category": "y"},
         {"modality": "sound", "category": "Perception Layer", "sub-category": None},
     ]
     scores = [1.0, 0.0, None]
-    fields = [b.field for b in MMAR_BREAKDOWNS]
-    fixed = {b.field: b.fixed for b in MMAR_BREAKDOWNS}
-    assert mc.accuracy_by(metas, scores, fields, fixed=fixed) == aggregate(metas, scores, MMAR_BREAKDOWNS)
+    fixed = {"modality": ("speech", "sound", "music")}
+    assert mc.accuracy_by(metas, scores, ["modality", "category"], fixed=fixed) == {
+        "modality": {
+            "speech": {"accuracy": 0.0, "n": 0},  # a fixed group with no question
+            "sound": {"accuracy": 100.0, "n": 1},
+            "music": {"accuracy": 0.0, "n": 1},
+        },
+        "category": {
+            "Signal Layer": {"accuracy": 50.0, "n": 2},
+            "Perception Layer": {"accuracy": 0.0, "n": 1},
+        },
+        "total": {"accuracy": 50.0, "n": 2},
+    }
+    assert mc.accuracy_by(metas, [None] * 3, ["modality"], total="all")["all"] == {"accuracy": None, "n": 0}
     cells = mc.accuracy_by(metas, scores, ["modality"], empty_group_zero=False)
     assert cells == {
         "modality": {"sound": {"accuracy": 100.0, "n": 1}, "music": {"accuracy": 0.0, "n": 1}},

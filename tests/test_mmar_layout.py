@@ -148,9 +148,9 @@ def test_load_reports_broken_json_line(mmar_root: Path, tmp_path: Path) -> None:
 
 
 def test_missing_meta_file(tmp_path: Path) -> None:
-    with pytest.raises(DatasetError, match=r"MMAR-meta\.jsonl: does not exist"):
+    with pytest.raises(DatasetError, match=r"MMAR-meta\.jsonl: file not found"):
         load(tmp_path, MMAR)
-    assert [p.message for p in validate(tmp_path, MMAU)] == ["does not exist"]
+    assert [p.message for p in validate(tmp_path, MMAU)] == ["file not found"]
 
 
 # Validation --------------------------------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ def test_legacy_prediction_key_is_read_with_a_note(mmar_root: Path, tmp_path: Pa
 @pytest.mark.parametrize(
     ("content", "match"),
     [
-        ("{}", "must hold a JSON list"),
+        ("{}", "expected a JSON array of entries"),
         ("[]", "holds no records"),
         ("[1]", "entry 0: must be a JSON object"),
         (

@@ -1,30 +1,25 @@
-"""MMAR / MMAU scoring: the official token-set match pinned behaviour by behaviour, both profiles, the breakdowns."""
+"""MMAR / MMAU scoring: the official token-set match pinned behaviour by behaviour, then both profiles, the
+breakdowns, chance and the profiles' disagreements as the plug-in scores them (``Benchmark.score``, what eval
+runs on the journals' responses)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE
+from avibench.items import Item, Response
 from avibench.level_metrics.mmar import (
-    MMAR_BREAKDOWNS,
     MMAR_CATEGORIES,
     MMAR_MODALITIES,
-    MMAU_BREAKDOWNS,
     REFERENCE,
     STRICT,
-    Breakdown,
-    Disagreement,
-    Record,
-    aggregate,
-    chance_breakdown,
-    chance_level,
     get_profile,
-    is_correct,
-    official_lines,
     official_tokens,
-    profile_disagreements,
-    score,
     token_set_match,
 )
+from avibench.plugin import get_benchmark
 
 SPEAKER = ["Man", "Woman", "Child", "Robot"]
 
@@ -94,28 +89,88 @@ def test_tokens_lowercase_and_word_characters() -> None:
 # Profiles ----------------------------------------------------------------------------------------------------------
 
 
-def _record(prediction: str | None, chosen: int | None = None, answer: str = "Man", **groups: str) -> Record:
-    return Record(answer, tuple(SPEAKER), prediction, chosen, groups)
+def _row(
+    prediction: str | None,
+    chosen: int | None = None,
+    answer: str = "Man",
+    choices: tuple[str, ...] = tuple(SPEAKER),
+    **groups: Any,
+) -> dict[str, Any]:
+    """One question: the raw answer (``None``: never answered) and the option refine chose (``None``: unread)."""
+    return {
+        "prediction": prediction,
+        "chosen": chosen,
+        "answer": answer,
+        "choices": choices,
+        "groups": groups,
+    }
+
+
+def _scored(rows: list[dict[str, Any]], bench: str = "mmar") -> dict[str, Any]:
+    """The eval document of the plug-in scoring these questions (reference primary)."""
+    plugin = get_benchmark(bench)
+    (task,) = plugin.tasks()
+    responses = []
+    for index, row in enumerate(rows):
+        item = Item(
+            benchmark=bench,
+            task=task.name,
+            item_id=str(index),
+            parts=(),
+            answer=row["answer"],
+            index=index,
+            options=row["choices"],
+            template=DEFAULT_TEMPLATE,
+            meta=row["groups"],
+        )
+        chosen, choices = row["chosen"], row["choices"]
+        refined = choices[chosen] if chosen is not None and chosen < len(choices) else None
+        method = "rule" if refined is not None else "unparsed"
+        answered = row["prediction"] is not None
+        responses.append(
+            Response(item, "answered", row["prediction"], refined, method)
+            if answered
+            else Response(item, "missing")
+        )
+    return plugin.score(
+        {task.name: responses}, profile="reference", options={}, tasks=plugin.tasks()
+    ).document
+
+
+def _official(rows: list[dict[str, Any]], profile: str = "reference", bench: str = "mmar") -> dict[str, Any]:
+    return _scored(rows, bench)["summary"]["by_profile"][profile]["official"]
+
+
+def _total(rows: list[dict[str, Any]], profile: str) -> dict[str, Any]:
+    return _official(rows, profile)["total"]
 
 
 def test_reference_skips_missing_strict_counts_it_wrong() -> None:
-    assert is_correct(_record(None), REFERENCE) is None
-    assert is_correct(_record(None), STRICT) is False
+    rows = [_row("Man", 0), _row(None)]
+    assert _total(rows, "reference") == {"accuracy": 100.0, "n": 1}
+    assert _total(rows, "strict") == {"accuracy": 50.0, "n": 2}
 
 
-def test_strict_scores_the_extracted_option() -> None:
-    assert is_correct(_record("B", chosen=0), STRICT) is True
-    assert is_correct(_record("B", chosen=0), REFERENCE) is False
-    assert is_correct(_record("Man", chosen=None), STRICT) is False  # unparsed is wrong
-    assert is_correct(_record("Man", chosen=7), STRICT) is False  # out of range is never right
-    order = Record("From far to near", ("From far to near", "From near to far"), "From near to far", 1)
-    assert is_correct(order, REFERENCE) is True
-    assert is_correct(order, STRICT) is False
+@pytest.mark.parametrize(
+    ("row", "reference", "strict"),
+    [
+        (_row("B", chosen=0), 0.0, 100.0),  # a letter: the token-set match never reads it
+        (_row("Man", chosen=None), 100.0, 0.0),  # unparsed is wrong in the strict profile
+        (_row("Man", chosen=7), 100.0, 0.0),  # an index past the options is never right
+        (
+            _row("From near to far", 1, "From far to near", ("From far to near", "From near to far")),
+            100.0,
+            0.0,
+        ),
+    ],
+)
+def test_strict_scores_the_extracted_option(row: dict[str, Any], reference: float, strict: float) -> None:
+    assert _total([row], "reference")["accuracy"] == reference
+    assert _total([row], "strict")["accuracy"] == strict
 
 
 def test_empty_string_prediction_is_scored_not_skipped() -> None:
-    result = score([_record(""), _record("Man")], MMAR_BREAKDOWNS[:0], REFERENCE)
-    assert result["total"] == {"accuracy": 50.0, "n": 2}
+    assert _total([_row(""), _row("Man")], "reference") == {"accuracy": 50.0, "n": 2}
 
 
 def test_get_profile() -> None:
@@ -128,16 +183,14 @@ def test_get_profile() -> None:
 # Aggregation -------------------------------------------------------------------------------------------------------
 
 
-def _mmar(
-    prediction: str | None, modality: str, category: str, sub: str | None, chosen: int | None = None
-) -> Record:
+def _mmar(prediction: str | None, modality: str, category: str, sub: str | None, chosen: int | None = None):
     groups = {"modality": modality, "category": category}
     if sub is not None:
         groups["sub-category"] = sub
-    return Record("Man", tuple(SPEAKER), prediction, chosen, groups)
+    return _row(prediction, chosen, **groups)
 
 
-MMAR_RECORDS = [
+MMAR_ROWS = [
     _mmar("Man", "speech", "Signal Layer", "Speaker Analysis", 0),
     _mmar("Woman", "speech", "Signal Layer", "Speaker Analysis", 1),
     _mmar("(A) Man", "sound", "Cultural Layer", "Imagination", 0),
@@ -147,7 +200,9 @@ MMAR_RECORDS = [
 
 
 def test_mmar_reference_shape_and_values() -> None:
-    result = score(MMAR_RECORDS, MMAR_BREAKDOWNS, REFERENCE)
+    document = _scored(MMAR_ROWS)
+    result = document["summary"]["by_profile"]["reference"]["official"]
+    assert {k: document[k] for k in result} == result  # the primary profile's is the top level
     assert list(result) == ["modality", "category", "sub-category", "total"]
     assert list(result["modality"]) == list(MMAR_MODALITIES)
     assert list(result["category"]) == list(MMAR_CATEGORIES)
@@ -164,7 +219,7 @@ def test_mmar_reference_shape_and_values() -> None:
 
 
 def test_mmar_strict_values() -> None:
-    result = score(MMAR_RECORDS, MMAR_BREAKDOWNS, STRICT)
+    result = _official(MMAR_ROWS, "strict")
     assert result["modality"]["sound"] == {"accuracy": 100.0, "n": 2}
     assert result["modality"]["music"] == {"accuracy": 0.0, "n": 1}
     assert result["modality"]["mix-sound-music"] == {"accuracy": None, "n": 0}
@@ -172,89 +227,64 @@ def test_mmar_strict_values() -> None:
 
 
 def test_accuracy_is_unrounded_percent() -> None:
-    records = [
-        _mmar("Man", "speech", "Signal Layer", "x"),
-        *[_mmar("Woman", "speech", "Signal Layer", "x")] * 2,
-    ]
-    assert score(records, MMAR_BREAKDOWNS, REFERENCE)["total"]["accuracy"] == 100 / 3
+    rows = [_mmar("Man", "speech", "Signal Layer", "x"), *[_mmar("Woman", "speech", "Signal Layer", "x")] * 2]
+    assert _total(rows, "reference")["accuracy"] == 100 / 3
 
 
 def test_unknown_fixed_key_value_is_reported_after_the_fixed_keys() -> None:
-    result = score([_mmar("Man", "silence", "Signal Layer", "x")], MMAR_BREAKDOWNS, REFERENCE)
+    result = _official([_mmar("Man", "silence", "Signal Layer", "x")])
     assert list(result["modality"])[-1] == "silence"
     assert result["modality"]["silence"] == {"accuracy": 100.0, "n": 1}
 
 
 def test_no_scored_record_gives_no_total() -> None:
-    assert score([_mmar(None, "speech", "Signal Layer", "x")], MMAR_BREAKDOWNS, REFERENCE)["total"] == {
-        "accuracy": None,
-        "n": 0,
-    }
+    assert _total([_mmar(None, "speech", "Signal Layer", "x")], "reference") == {"accuracy": None, "n": 0}
 
 
-def _mmau(prediction: str, task: str, difficulty: str, category: object) -> Record:
-    groups = {"task": task, "difficulty": difficulty, "sub-category": "Event", "category": category}
-    return Record("Man", tuple(SPEAKER), prediction, 0, groups)
+def _mmau(prediction: str, task: str, difficulty: str, category: object) -> dict[str, Any]:
+    return _row(
+        prediction, 0, task=task, difficulty=difficulty, **{"sub-category": "Event", "category": category}
+    )
 
 
 def test_mmau_breakdowns_and_list_categories() -> None:
-    records = [
+    rows = [
         _mmau("Man", "sound", "easy", "Reasoning"),
         _mmau("Woman", "music", "hard", ["Reasoning"]),
         _mmau("Man", "speech", "medium", "Information Extraction"),
+        _mmau("Man", "sound", "easy", ["A", "B"]),  # a list value counts in each group it lists
     ]
-    result = score(records, MMAU_BREAKDOWNS, REFERENCE)
+    result = _official(rows, bench="mmau")
     assert list(result) == ["task", "difficulty", "sub-category", "category", "total"]
     assert list(result["task"]) == ["sound", "music", "speech"]
     assert list(result["difficulty"]) == ["easy", "hard", "medium"]
     assert result["category"] == {
         "Reasoning": {"accuracy": 50.0, "n": 2},
         "Information Extraction": {"accuracy": 100.0, "n": 1},
+        "A": {"accuracy": 100.0, "n": 1},
+        "B": {"accuracy": 100.0, "n": 1},
     }
-    assert result["total"]["accuracy"] == pytest.approx(200 / 3)
-
-
-def test_list_value_counts_in_each_group() -> None:
-    result = aggregate([_mmau("Man", "sound", "easy", ["A", "B"]).groups], [1.0], [Breakdown("category")])
-    assert result["category"] == {"A": {"accuracy": 100.0, "n": 1}, "B": {"accuracy": 100.0, "n": 1}}
-
-
-def test_official_lines() -> None:
-    result = score(MMAR_RECORDS, MMAR_BREAKDOWNS, REFERENCE)
-    lines = official_lines(result, MMAR_BREAKDOWNS)
-    assert lines[:3] == ["*" * 30, "Modality-wise Accuracy:", "sound : 50.00% over 2 samples"]
-    assert "mix-sound-music : 0.00% over 0 samples" in lines
-    assert "Imagination : 100.00% over 1 samples" in lines
-    assert lines[-3:] == ["Total Accuracy: 50.00% over 4 samples", "*" * 30, "No prediction count: 0"]
-    mmau = official_lines(score([_mmau("Man", "sound", "easy", "R")], MMAU_BREAKDOWNS), MMAU_BREAKDOWNS)
-    assert "Task-wise Accuracy:" in mmau and "Difficulty-wise Accuracy:" in mmau
-    assert not any(line.startswith("R :") for line in mmau)  # category is not an official breakdown
+    assert result["total"]["accuracy"] == pytest.approx(300 / 4)
 
 
 # Chance and disagreements ------------------------------------------------------------------------------------------
 
 
 def test_chance_level() -> None:
-    assert chance_level([["a", "b"], ["a", "b", "c", "d"]]) == pytest.approx(37.5)
-    records = [_mmar(None, "speech", "Signal Layer", "x"), _mmar(None, "sound", "Signal Layer", "x")]
-    records[1] = Record("a", ("a", "b"), None, None, {"modality": "sound", "category": "Signal Layer"})
-    chance = chance_breakdown(records, MMAR_BREAKDOWNS)
-    assert chance["modality"]["speech"] == {"accuracy": 25.0, "n": 1}
-    assert chance["modality"]["sound"] == {"accuracy": 50.0, "n": 1}
-    assert chance["total"] == {"accuracy": 37.5, "n": 2}
+    rows = [_mmar(None, "speech", "Signal Layer", "x"), _row(None, None, "a", ("a", "b"), modality="sound")]
+    assert _scored(rows)["summary"]["chance"] == {"MMAR": 37.5}
 
 
 def test_profile_disagreements() -> None:
-    records = [
-        _record("Man", 0),  # both right
-        _record("B", 0),  # strict only: a letter answer
-        _record("The speaker is a man, not a woman", 0),  # strict only: names a distractor
-        Record(
-            "From far to near", ("From far to near", "From near to far"), "From near to far", 1
+    rows = [
+        _row("Man", 0),  # both right
+        _row("B", 0),  # strict only: a letter answer
+        _row("The speaker is a man, not a woman", 0),  # strict only: names a distractor
+        _row(
+            "From near to far", 1, "From far to near", ("From far to near", "From near to far")
         ),  # reference only
-        _record(None),  # not an answer: not counted
-        _record("Woman", 1),  # both wrong
+        _row(None),  # not an answer: not counted
+        _row("Woman", 1),  # both wrong
     ]
-    found = profile_disagreements(records)
-    assert found == Disagreement(reference_only=1, strict_only=2)
-    assert found.total == 3
+    differ = _scored(rows)["summary"]["profiles_differ_on"]
+    assert differ == {"answers": 3, "reference_only": 1, "strict_only": 2}

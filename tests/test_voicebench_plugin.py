@@ -223,6 +223,6 @@ def test_an_unreadable_split_file_is_reported_not_raised(data: Path, tmp_path: P
     result = invoke(["validate-data", str(root), "--benchmark", "voicebench"])
     assert result.code == 1 and "Traceback" not in result.stderr
     out = result.stdout.splitlines()
-    assert any(line.startswith(f"error: {root / 'bbh' / 'test.jsonl'}: cannot be read (") for line in out)
+    assert any(line.startswith(f"error: {root / 'bbh' / 'test.jsonl'}: not UTF-8 text (") for line in out)
     # the blank line is skipped: the list is the second row (entry 1), on line 3
     assert f"error: {root / 'openbookqa' / 'test.jsonl'} entry 1: line 3 is not a JSON object" in out

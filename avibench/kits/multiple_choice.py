@@ -270,18 +270,21 @@ def oracle_reply(
     accept: Callable[[str], bool],
     *,
     fallback: str | None = None,
+    text: str | None = None,
+    letters: Sequence[str] = LETTERS,
 ) -> str:
-    """The gold answer phrased as models phrase answers: ``styles`` (``{t}`` the option's text, ``{l}`` its
-    letter) tried in an order drawn from ``rng``, the first that ``accept`` scores right (every profile's
-    reading, typically); else ``fallback`` (default: the option's text)."""
+    """The gold answer phrased as models phrase answers: ``styles`` (``{t}`` the answer's text, by default the
+    gold option's, ``{l}`` its letter) tried in an order drawn from ``rng``, the first that ``accept`` scores
+    right (every profile's reading, typically); else ``fallback`` (default: the answer's text)."""
     order = list(styles)
     rng.shuffle(order)
-    letter = LETTERS[gold] if gold < len(LETTERS) else ""
+    answer = str(options[gold]) if text is None else text
+    letter = letters[gold] if gold < len(letters) else ""
     for style in order:
-        reply = style.format(t=options[gold], l=letter)
+        reply = style.format(t=answer, l=letter)
         if accept(reply):
             return reply
-    return str(options[gold]) if fallback is None else fallback
+    return answer if fallback is None else fallback
 
 
 # ---- accuracy per metadata field ---------------------------------------------------------------------------

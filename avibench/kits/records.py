@@ -9,7 +9,8 @@ concerns one, the field.
 * :func:`read_journal`: the crash-tolerant reading of a journal (a torn last
   line, the one a crash can leave, ends the file; an invalid line is skipped), and :func:`append_lines` /
   :func:`dumps_line`: the one JSON-lines encoding every journal and prediction file is written with;
-* :func:`write_jsonl`: a whole JSON-lines file (official prediction files, manifests);
+* :func:`write_jsonl`: a whole JSON-lines file (official prediction files); :func:`jsonl_text`: its text, for a
+  file replaced atomically (samples);
 * :func:`slice_digest` and :func:`sliced_fingerprint`: a fingerprint per task of a metadata file tasks share, so
   an edit to one task's questions changes that task's fingerprint only.
 
@@ -20,9 +21,9 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -48,14 +49,21 @@ def dumps_line(record: Any) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+def dumps_spaced(record: Any) -> str:
+    """One record as official Python tools write a JSON line: ``json.dumps``' default spacing, UTF-8 kept."""
+    return json.dumps(record, ensure_ascii=False)
+
+
 def read_text(path: Path) -> str:
     """A data file's text; raises DatasetError when it is missing or unreadable."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
+        raise DatasetError(path, "file not found") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise DatasetError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
 def parse_json(path: Path, text: str) -> Any:
@@ -63,7 +71,7 @@ def parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise DatasetError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 
 
 def read_json(path: Path) -> Any:
@@ -78,9 +86,12 @@ def _why(exc: jsonlines.InvalidLineError) -> str:
     return str(cause or exc).split(": ", 1)[-1]
 
 
-def jsonl_rows(path: Path, text: str | None = None) -> list[Entry]:
+def jsonl_rows(
+    path: Path, text: str | None = None, *, on_error: Callable[[int, str], None] | None = None
+) -> list[Entry]:
     """(line number counting from 0, value) of each non-blank line of a JSON-lines file (or of ``text``, its
-    contents); raises DatasetError naming the first line that is not valid JSON."""
+    contents). A line that is not valid JSON raises DatasetError naming it, or, given ``on_error``, is reported
+    as ``on_error(line number counting from 0, why)`` and skipped (a reader that lists every problem)."""
     lines = (read_text(path) if text is None else text).splitlines()
     at = [-1]
 
@@ -91,14 +102,19 @@ def jsonl_rows(path: Path, text: str | None = None) -> list[Entry]:
 
     rows: list[Entry] = []
     with jsonlines.Reader(numbered()) as reader:
-        try:
-            for value in reader.iter(allow_none=True, skip_empty=True):
-                rows.append((at[0], value))
-        except jsonlines.InvalidLineError as exc:
-            number = exc.lineno - 1
-            raise DatasetError(
-                path, f"line {exc.lineno} is not valid JSON ({_why(exc)})", index=number
-            ) from None
+        while True:
+            try:
+                value = reader.read(allow_none=True, skip_empty=True)
+            except EOFError:
+                break
+            except jsonlines.InvalidLineError as exc:
+                if on_error is None:
+                    raise DatasetError(
+                        path, f"line {exc.lineno} is not valid JSON ({_why(exc)})", index=exc.lineno - 1
+                    ) from None
+                on_error(exc.lineno - 1, _why(exc))
+                continue
+            rows.append((at[0], value))
     return rows
 
 
@@ -131,7 +147,7 @@ def parquet_rows(path: Path) -> list[Entry]:
     import pyarrow.parquet as pq
 
     if not Path(path).is_file():
-        raise DatasetError(path, "does not exist")
+        raise DatasetError(path, "file not found")
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
@@ -139,11 +155,12 @@ def parquet_rows(path: Path) -> list[Entry]:
     return list(enumerate(table.to_pylist()))
 
 
-def read_rows(path: Path, *, key: str | None = None) -> list[Entry]:
+def read_rows(path: Path, *, key: str | None = None, otherwise: str | None = None) -> list[Entry]:
     """The entries of a metadata file by its suffix: a JSON list (or, with ``key``, the list under that key of
-    a JSON object), JSON lines, CSV, TSV or Parquet."""
+    a JSON object), JSON lines, CSV, TSV or Parquet; ``otherwise`` (``"json"``, ``"jsonl"``, ...) is the format
+    of a file whose suffix names none (an official prediction file named freely)."""
     path = Path(path)
-    kind = FORMATS.get(path.suffix.lower())
+    kind = FORMATS.get(path.suffix.lower(), otherwise)
     if kind == "jsonl":
         return jsonl_rows(path)
     if kind in ("csv", "tsv"):
@@ -154,17 +171,17 @@ def read_rows(path: Path, *, key: str | None = None) -> list[Entry]:
         raise DatasetError(path, f"has no metadata format (a name ending {', '.join(FORMATS)})")
     data = read_json(path)
     if key is not None:
-        if not isinstance(data, dict) or key not in data:
-            raise DatasetError(path, f"must hold a JSON object with a list under {key!r}")
+        if not isinstance(data, dict) or not isinstance(data.get(key), list):
+            raise DatasetError(path, f"expected an object with a {key!r} list", field=key)
         data = data[key]
     if not isinstance(data, list):
-        raise DatasetError(path, "must hold a JSON list of records")
+        raise DatasetError(path, f"expected a JSON array of entries, found {type(data).__name__}")
     return list(enumerate(data))
 
 
-def read_records(path: Path, *, key: str | None = None) -> list[Any]:
+def read_records(path: Path, *, key: str | None = None, otherwise: str | None = None) -> list[Any]:
     """The values of :func:`read_rows`, without their entry numbers."""
-    return [value for _, value in read_rows(path, key=key)]
+    return [value for _, value in read_rows(path, key=key, otherwise=otherwise)]
 
 
 def objects(path: Path, rows: Iterable[Entry]) -> list[Entry]:
@@ -205,13 +222,27 @@ def append_lines(fh: IO[str], records: Iterable[Any], dumps: Callable[[Any], str
     fh.flush()
 
 
-def write_jsonl(path: Path | str, records: Iterable[Any], *, ascii_only: bool = False) -> Path:
-    """Write a whole JSON-lines file (replacing it), one record per line in the ``json.dumps`` default spacing
-    that official tools write (``ascii_only``: non-ASCII escaped, as Python's default)."""
+def jsonl_text(records: Iterable[Any], dumps: Callable[[Any], str] = dumps_line) -> str:
+    """The text of a JSON-lines file of ``records`` (for a file written atomically as a whole)."""
+    buffer = io.StringIO()
+    append_lines(buffer, records, dumps)
+    return buffer.getvalue()
+
+
+def write_jsonl(
+    path: Path | str,
+    records: Iterable[Any],
+    *,
+    ascii_only: bool = False,
+    dumps: Callable[[Any], str] | None = None,
+) -> Path:
+    """Write a whole JSON-lines file (replacing it), one record per line, by default in the spacing official
+    tools write (:func:`dumps_spaced`; ``ascii_only``: non-ASCII escaped, as Python's default); ``dumps``: another
+    encoding."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     with p.open("w", encoding="utf-8") as fh:
-        append_lines(fh, records, partial(json.dumps, ensure_ascii=ascii_only))
+        append_lines(fh, records, dumps or (json.dumps if ascii_only else dumps_spaced))
     return p
 
 

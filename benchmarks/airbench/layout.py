@@ -7,7 +7,6 @@ its entries name ``.wav`` files: the last three characters of its path become ``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 from avibench.benchmarks.airbench.prompt import DEFAULT_TEMPLATE, foundation_prompt
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import records
 from avibench.level_metrics.airbench import TASKS_BY_NAME
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORY_OF_TASK
 
@@ -134,16 +134,7 @@ def _entry_problems(
 
 
 def _read_meta(section: Section, root: Path) -> list[Any]:
-    path = section.meta_path(root)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(path, f"is not readable JSON ({exc})") from None
-    if not isinstance(data, list):
-        raise DatasetError(path, "must hold a JSON list of entries")
-    return data
+    return records.read_records(section.meta_path(root))
 
 
 def _checked(section: Section, root: Path, check_audio: bool) -> tuple[list[Any], list[DatasetError]]:

@@ -7,7 +7,6 @@ fewer options.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from avibench.benchmarks.airbench.layout import (
 )
 from avibench.errors import DatasetError
 from avibench.items import Item
+from avibench.kits import records
 from avibench.level_metrics.airbench import FoundationRecord
 
 FOUNDATION_RESULT_FILE = "Foundation_result_modelx.jsonl"
@@ -56,9 +56,7 @@ def result_row(item: Item, response: str | None) -> dict[str, Any]:
 
 def write_results(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     """One JSON object per line, non-ASCII kept as is (as the official scripts write them)."""
-    with open(path, "w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    records.write_jsonl(path, rows)
 
 
 def read_results(path: Path, section: str) -> list[dict[str, Any]]:
@@ -73,26 +71,24 @@ def numbered_results(path: Path, section: str) -> list[tuple[int, dict[str, Any]
     Foundation ``answer_gt`` must equal one of the choices (the official scorer aborts otherwise).
     """
     fields = RESULT_FIELDS[section]
+
+    def invalid(number: int, why: str) -> None:
+        raise DatasetError(path, f"is not JSON ({why})", index=number + 1)
+
     rows = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(path, f"is not JSON ({exc.msg})", index=number) from None
-            if not isinstance(row, dict):
-                raise DatasetError(path, "is not a JSON object", index=number)
-            for field in fields:
-                if field not in row:
-                    raise DatasetError(path, "is missing", index=number, field=field)
-            if row["response"] is not None and not isinstance(row["response"], str):
-                raise DatasetError(path, "must be a string or null", index=number, field="response")
-            problems = option_problems(path, number, row) if section == FOUNDATION else []
-            if problems:
-                raise problems[0]
-            rows.append((number, row))
+    for line, row in records.jsonl_rows(path, on_error=invalid):
+        number = line + 1
+        if not isinstance(row, dict):
+            raise DatasetError(path, "is not a JSON object", index=number)
+        for field in fields:
+            if field not in row:
+                raise DatasetError(path, "is missing", index=number, field=field)
+        if row["response"] is not None and not isinstance(row["response"], str):
+            raise DatasetError(path, "must be a string or null", index=number, field="response")
+        problems = option_problems(path, number, row) if section == FOUNDATION else []
+        if problems:
+            raise problems[0]
+        rows.append((number, row))
     return rows
 
 

@@ -23,7 +23,6 @@ task's script compares (``gold``), the file name results are joined on (``file``
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -36,6 +35,7 @@ import soundfile as sf
 from avibench.benchmarks.audiomarathon.prompt import task_prompt
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import records
 from avibench.level_metrics.audiomarathon import TASKS
 
 BENCHMARK = "audiomarathon"
@@ -227,21 +227,7 @@ def _gold_and_letter(
 
 
 def _entries(path: Path, spec: JsonTask) -> list[Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(path, "metadata file not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(path, f"not readable JSON ({exc})") from None
-    if spec.container is not None:
-        if not isinstance(data, dict) or not isinstance(data.get(spec.container), list):
-            raise DatasetError(
-                path, f"expected an object with a {spec.container!r} list", field=spec.container
-            )
-        return data[spec.container]
-    if not isinstance(data, list):
-        raise DatasetError(path, "expected a JSON list of entries")
-    return data
+    return records.read_records(path, key=spec.container, otherwise="json")
 
 
 def _entry_problem(path: Path, spec: JsonTask, index: int, entry: Any) -> DatasetError | None:

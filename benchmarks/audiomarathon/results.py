@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
+from avibench.kits import records as kit_records
 from avibench.refine.audiomarathon import official_extract
 
 
@@ -85,22 +86,10 @@ def read_records(path: Path | str, task: str) -> list[dict[str, Any]]:
     """The per-sample records of one official result file."""
     path = Path(path)
     shape = SHAPES[task]
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DatasetError(path, f"cannot read ({exc.strerror or exc})") from None
-    try:
-        if shape.container == "jsonl":
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            data = json.loads(text)
-            if not isinstance(data, dict) or not isinstance(data.get(shape.container), list):
-                raise DatasetError(
-                    path, f"expected an object with a {shape.container!r} list", field=shape.container
-                )
-            records = data[shape.container]
-    except json.JSONDecodeError as exc:
-        raise DatasetError(path, f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    if shape.container == "jsonl":
+        records = kit_records.read_records(path)
+    else:
+        records = kit_records.read_records(path, key=shape.container, otherwise="json")
     for i, record in enumerate(records):
         if not isinstance(record, dict):
             raise DatasetError(path, "record is not an object", index=i)
@@ -252,7 +241,7 @@ def write_results(
     path = result_path(folder, task)
     path.parent.mkdir(parents=True, exist_ok=True)
     if shape.container == "jsonl":
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        kit_records.write_jsonl(path, rows)
     else:
         body = {shape.container: rows, "summary": dict(summary or {})}
         path.write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")

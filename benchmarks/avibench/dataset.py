@@ -7,7 +7,6 @@ full dataset keeps memory bounded.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any, TypeVar
 from avibench.benchmarks.avibench.prompting import PromptError, build_text, resolve_options
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec, TaskTable
 from avibench.errors import DatasetError
+from avibench.kits import records
 
 PRE_PREFIX = "pre_"
 #: How many data.json files the per-process memos keep (AVI-Bench has 15 task folders).
@@ -64,25 +64,6 @@ class Sample:
 
 def task_dir(data_root: Path | str, spec: TaskSpec) -> Path:
     return Path(data_root) / spec.stage / spec.name
-
-
-def read_json_array(path: Path) -> list[Any]:
-    """Parse a JSON array file; errors name the file, and the line and column for invalid JSON."""
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(path, "file not found") from None
-    except UnicodeDecodeError as exc:
-        raise DatasetError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise DatasetError(path, f"cannot read: {exc.strerror}") from None
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise DatasetError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    if not isinstance(data, list):
-        raise DatasetError(path, f"expected a JSON array of entries, found {type(data).__name__}")
-    return data
 
 
 def resolve_media_path(value: str, folder: Path) -> Path:
@@ -181,7 +162,7 @@ def load_task(data_root: Path | str, task: str | TaskSpec, benchmark: TaskTable 
         _SAMPLES,
         None if key is None else (*key, str(folder), spec),
         lambda: tuple(
-            sample_from_entry(spec, folder, path, i, e) for i, e in enumerate(read_json_array(path))
+            sample_from_entry(spec, folder, path, i, e) for i, e in enumerate(records.read_records(path))
         ),
     )
     return list(samples)

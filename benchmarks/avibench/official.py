@@ -11,9 +11,10 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from avibench.benchmarks.avibench.dataset import read_json_array, task_dir
+from avibench.benchmarks.avibench.dataset import task_dir
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
 from avibench.errors import DatasetError
+from avibench.kits import records
 from avibench.plugin import sample_dataset
 
 #: SHA-256 of each task folder's official data.json. Empty until the official release can be hashed: until then
@@ -25,7 +26,7 @@ def _mismatch(root: Path, spec: TaskSpec) -> str | None:
     """Why one task folder is not the official one, or None when nothing tells it apart."""
     path = task_dir(root, spec) / "data.json"
     try:
-        count = len(read_json_array(path))
+        count = len(records.read_records(path))
     except DatasetError as exc:
         return str(exc)
     if count != spec.paper_count:

@@ -162,9 +162,24 @@ class AVIBench(Benchmark):
 
     @staticmethod
     def _context(item: Item) -> Any:
-        from avibench.refine.context import context_for
+        """What the rules may know of a question: its options, question text, subtask and the media the model
+        saw (never the ground truth)."""
+        from avibench.refine.context import build_context
 
-        return context_for(item.source)
+        sample = item.source
+        text = sample.question.get("text")
+        kind = sample.spec.candidates
+        candidates = sample.audios if kind == "audios" else sample.images if kind == "images" else ()
+        return build_context(
+            sample.spec,
+            question=text if isinstance(text, str) else "",
+            options=sample.options,
+            subtask=sample.subtask,
+            prompt_text=sample.text,
+            is_pre=sample.is_pre,
+            n_candidates=len(candidates) or None,
+            image=sample.images[0] if sample.images else None,
+        )
 
     def extract(self, item: Item, text: str) -> str | None:
         from avibench.refine.rules import apply_rules
@@ -370,6 +385,26 @@ class AVIBench(Benchmark):
         from avibench.benchmarks.avibench.leaderboard import write_leaderboard
 
         return write_leaderboard(output_dir, options)
+
+    has_submission_format: ClassVar[bool] = True
+
+    def submission_entry(
+        self, document: Mapping[str, Any], label: str, fields: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The run's entry in the AVI-Bench leaderboard's ``results.json`` (schema v2) and the rules it breaks."""
+        from avibench.benchmarks.avibench.leaderboard import EntryFields, run_entry, validate_entry
+        from avibench.benchmarks.avibench.published import BENCHMARK_VERSION
+
+        given = {**fields, "benchmark_version": fields.get("benchmark_version") or BENCHMARK_VERSION}
+        entry = run_entry(document, label, EntryFields(**given))
+        return entry, validate_entry(entry)
+
+    def validate_submission(self, path: Path) -> tuple[int, list[str]]:
+        from avibench.benchmarks.avibench.leaderboard import read_results, validate_results
+
+        results = read_results(path)
+        problems = validate_results(results)
+        return (0 if problems else len(results["entries"])), problems
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         from avibench.benchmarks.avibench.table import summary_table

@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from avibench.benchmarks.avibench.dataset import PRE_PREFIX, read_json_array, task_dir
+from avibench.benchmarks.avibench.dataset import PRE_PREFIX, task_dir
 from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.benchmarks.avibench.prompting import PromptError, build_text
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec, TaskTable
 from avibench.errors import DatasetError
+from avibench.kits import records
 from avibench.plugin import Problem
 
 Severity = Literal["error", "warning"]
@@ -140,7 +141,7 @@ def validate_task(data_root: Path | str, spec: TaskSpec) -> list[Problem]:
     if not folder.is_dir():
         return [Problem(str(folder), "task folder not found")]
     try:
-        entries = read_json_array(path)
+        entries = records.read_records(path)
     except DatasetError as exc:
         return [Problem(shown, exc.message)]
     problems: list[Problem] = []

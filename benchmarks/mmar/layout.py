@@ -11,7 +11,6 @@ Entry numbers count from 0; in a JSONL file entry k is line k + 1.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ import soundfile as sf
 from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, build_prompt
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import records
 from avibench.level_metrics.mmar import (
     MMAR_BREAKDOWNS,
     MMAR_CATEGORIES,
@@ -186,49 +186,9 @@ MMAU = Layout(
 LAYOUTS: dict[str, Layout] = {layout.benchmark: layout for layout in (MMAR, MMAU)}
 
 
-def read_text(path: Path) -> str:
-    """A data file's text; raises DatasetError when it is missing or unreadable."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(path, "does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(path, f"cannot be read ({exc})") from None
-
-
-def parse_json(path: Path, text: str) -> Any:
-    """The JSON value of a file's text; raises DatasetError naming the line where it is broken."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DatasetError(path, f"is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-
-
-def jsonl_entries(path: Path, text: str) -> list[tuple[int, Any]]:
-    """(line number counting from 0, value) of each non-blank line of a JSONL file's text; raises DatasetError
-    naming the first line that is not valid JSON."""
-    entries = []
-    for number, line in enumerate(text.splitlines()):
-        if not line.strip():
-            continue
-        try:
-            entries.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                path, f"line {number + 1} is not valid JSON ({exc.msg})", index=number
-            ) from None
-    return entries
-
-
 def read_records(path: Path) -> list[Any]:
     """The entries of a JSON list or, for a ``.jsonl`` file, of one JSON value per non-blank line."""
-    text = read_text(path)
-    if path.suffix == ".jsonl":
-        return [record for _, record in jsonl_entries(path, text)]
-    data = parse_json(path, text)
-    if not isinstance(data, list):
-        raise DatasetError(path, "must hold a JSON list of records")
-    return data
+    return records.read_records(path, otherwise="json")
 
 
 def record_problems(

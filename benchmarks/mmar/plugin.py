@@ -33,7 +33,8 @@ from avibench.evaluate.document import (
     fmt_score,
 )
 from avibench.items import Item, Response
-from avibench.level_metrics.mmar import PROFILES, aggregate, token_set_match
+from avibench.kits import multiple_choice as mc
+from avibench.level_metrics.mmar import PROFILES, token_set_match
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 
@@ -110,10 +111,12 @@ class _MultipleChoiceAudio(Benchmark):
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """The official breakdowns, each group ``{"accuracy": percent, "n": count}``, and ``total``."""
         rows = view.rows.get(self.layout.task, ())
-        return aggregate(
+        breakdowns = self.layout.breakdowns
+        return mc.accuracy_by(
             [row.response.item.meta for row in rows],
             [row.score for row in rows],
-            self.layout.breakdowns,
+            [b.field for b in breakdowns],
+            fixed={b.field: b.fixed for b in breakdowns},
             empty_group_zero=PROFILES[view.profile].empty_group_zero,
         )
 

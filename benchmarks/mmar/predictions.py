@@ -16,6 +16,7 @@ from typing import Any
 from avibench.benchmarks.mmar.layout import Layout, read_records, record_problems
 from avibench.errors import DatasetError
 from avibench.items import Item
+from avibench.kits.records import dumps_spaced, jsonl_text
 from avibench.store import atomic_write_text
 
 
@@ -94,7 +95,7 @@ def write_predictions(
     path = Path(path)
     records = [official_record(item, predictions.get(item.key), layout) for item in items]
     if path.suffix == ".jsonl":
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        text = jsonl_text(records, dumps_spaced)
     else:
         text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
     atomic_write_text(path, text)

@@ -22,6 +22,7 @@ import numpy as np
 from avibench.benchmarks.mmar.layout import MMAR, MMAU, Layout
 from avibench.benchmarks.mmar.prompt import shown_letters
 from avibench.items import Item
+from avibench.kits import multiple_choice as mc
 from avibench.kits.media import SR, timeline, tone, write_wav
 from avibench.level_metrics.mmar import (
     MMAR_CATEGORIES,
@@ -30,7 +31,6 @@ from avibench.level_metrics.mmar import (
     MMAU_TASKS,
     token_set_match,
 )
-from avibench.refine.choice import choose
 
 SMALL_SIZE = 30
 FULL_SIZE = 1000
@@ -224,7 +224,7 @@ def generate_mmau(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
 
 def random_answer(item: Item, rng: random.Random) -> str:
     """A uniform guess among the question's choices, answered with the choice's text."""
-    return rng.choice(item.options)
+    return mc.random_reply(item.options, rng, form="text")
 
 
 ORACLE_STYLES: tuple[str, ...] = (
@@ -244,12 +244,14 @@ def oracle_answer(item: Item, rng: random.Random) -> str:
     official token-set match and the strict extractor score correct for this question (the bare answer at worst)."""
     letters = shown_letters(item.template, len(item.options)) if item.template else ()
     gold = item.options.index(item.answer)
-    styles = list(ORACLE_STYLES + (LETTERED_STYLES if letters else ()))
-    rng.shuffle(styles)
-    for style in styles:
-        reply = style.format(t=item.answer, l=letters[gold] if letters else "")
-        chosen = choose(reply, item.options, letters)
-        right = chosen is not None and item.options[chosen] == item.answer
-        if right and token_set_match(item.answer, reply, item.options):
-            return reply
-    return str(item.answer)
+
+    def right(reply: str) -> bool:
+        chosen = mc.strict_choice(reply, item.options, letters)
+        return (
+            chosen is not None
+            and item.options[chosen] == item.answer
+            and token_set_match(item.answer, reply, item.options)
+        )
+
+    styles = ORACLE_STYLES + (LETTERED_STYLES if letters else ())
+    return mc.oracle_reply(gold, item.options, rng, styles, right)

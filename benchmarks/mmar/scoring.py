@@ -6,14 +6,12 @@ from collections.abc import Sequence
 
 from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, shown_letters
 from avibench.items import Item
-from avibench.refine.choice import choose
+from avibench.kits import multiple_choice as mc
 
 
 def chosen_index(text: str | None, options: Sequence[str], template: str) -> int | None:
     """The option a raw answer commits to, reading letters only if the template showed them."""
-    if text is None:
-        return None
-    return choose(text, options, shown_letters(template, len(options)))
+    return mc.strict_choice(text, options, shown_letters(template, len(options)))
 
 
 def extract(item: Item, text: str) -> str | None:

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from avibench import definitions
-from avibench.benchmarks.mmar.layout import jsonl_entries, read_text
 from avibench.definitions import template_catalogue, template_fields
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import records
 from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
 from avibench.plugin import Problem
 from avibench.refine.omnibench import official_letter
@@ -116,7 +116,7 @@ def gold_position(answer: str, options: Sequence[str]) -> int | None:
 
 def read_dataset(path: Path) -> list[Any]:
     """The records of the question file, one JSON value per non-blank line."""
-    return [record for _, record in jsonl_entries(path, read_text(path))]
+    return [record for _, record in records.jsonl_rows(path)]
 
 
 def audio_type(record: Mapping[str, Any]) -> str:

@@ -11,25 +11,24 @@ scorer parses again).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from avibench.benchmarks.mmar.layout import jsonl_entries, parse_json, read_text
 from avibench.benchmarks.omnibench.layout import option_lines
 from avibench.errors import DatasetError
 from avibench.items import Item
+from avibench.kits import records
 from avibench.refine.omnibench import official_letter
 from avibench.store import atomic_write_text
 
 
 def _rows(path: Path) -> tuple[list[tuple[int, Any]], bool]:
     """The file's rows with their entry numbers, and whether the file is a JSON list (rows by position)."""
-    text = read_text(path)
+    text = records.read_text(path)
     if text.lstrip().startswith("["):
-        return list(enumerate(parse_json(path, text))), True
-    return jsonl_entries(path, text), False
+        return list(enumerate(records.parse_json(path, text))), True
+    return records.jsonl_rows(path, text), False
 
 
 def read_responses(path: Path, count: int) -> tuple[dict[int, str], list[str]]:
@@ -101,5 +100,5 @@ def write_responses(path: Path, items: Sequence[Item], replies: Mapping[str, str
     """Write the inference output as the demo does: a row per answered question (``replies`` by item key); a
     question without a reply gets no row."""
     rows = [official_row(item, replies[item.key]) for item in items if item.key in replies]
-    atomic_write_text(Path(path), "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    atomic_write_text(Path(path), records.jsonl_text(rows, records.dumps_spaced))
     return Path(path)

@@ -21,6 +21,7 @@ import numpy as np
 
 from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT, gold_position
 from avibench.items import Item
+from avibench.kits import multiple_choice as mc
 from avibench.kits.media import (
     SR,
     grid_cells,
@@ -30,7 +31,7 @@ from avibench.kits.media import (
     write_image,
     write_wav,
 )
-from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
+from avibench.level_metrics.omnibench import AUDIO_TYPES
 from avibench.refine.omnibench import official_letter, strict_choice
 
 SMALL_SIZE = 24
@@ -154,7 +155,7 @@ def generate(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
 
 def random_answer(item: Item, rng: random.Random) -> str:
     """A uniform guess: one of the four letters, alone (both parsers read it)."""
-    return rng.choice(LETTERS[: len(item.options)])
+    return mc.random_reply(item.options, rng)
 
 
 ORACLE_STYLES: tuple[str, ...] = (
@@ -178,13 +179,11 @@ def oracle_answer(item: Item, rng: random.Random) -> str:
     if gold is None:
         return str(item.answer)
     official_gold = official_letter(str(item.answer), item.options)
-    styles = list(ORACLE_STYLES)
-    rng.shuffle(styles)
-    for style in styles:
-        reply = style.format(t=item.answer, l=LETTERS[gold])
-        if (
+
+    def right(reply: str) -> bool:
+        return (
             official_letter(reply, item.options) == official_gold
             and strict_choice(reply, item.options) == gold
-        ):
-            return reply
-    return str(item.answer)
+        )
+
+    return mc.oracle_reply(gold, item.options, rng, ORACLE_STYLES, right, text=str(item.answer))

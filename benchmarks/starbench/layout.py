@@ -17,9 +17,9 @@ from typing import Any, Literal
 import soundfile as sf
 import yaml
 
-from avibench.benchmarks.avibench.dataset import read_json_array
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import records
 from avibench.level_metrics.starbench_rotation import (
     Family,
     answer_letter,
@@ -193,7 +193,7 @@ def _audio_problems(
 
 
 def _read_entries(root: Path, spec: DatasetSpec) -> list[Any]:
-    return read_json_array(root / spec.meta_file)
+    return records.read_records(root / spec.meta_file)
 
 
 def validate(

@@ -8,12 +8,12 @@ that raised is stored by the official runner as the response ``"ERROR: <exceptio
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from avibench.items import Item, Response
+from avibench.kits import records
 from avibench.level_metrics.starbench import Run
 from avibench.level_metrics.starbench_parse import is_error_response, parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE
@@ -52,7 +52,7 @@ def official_row(item: Item, response: str) -> dict[str, Any]:
 
 def write_results(path: Path | str, rows: Iterable[Mapping[str, Any]]) -> None:
     """Write ``rows`` as an official ``infer_results.jsonl`` (atomically)."""
-    text = "".join(json.dumps(dict(r), ensure_ascii=False) + "\n" for r in rows)
+    text = records.jsonl_text((dict(r) for r in rows), records.dumps_spaced)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, text)
 
@@ -82,28 +82,25 @@ def read_result_lines(path: Path | str) -> tuple[list[tuple[int, dict[str, Any]]
     p = Path(path)
     if not p.is_file():
         return [], [Problem(str(p), "file not found")]
-    with p.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(str(p), f"invalid JSON: {exc.msg}", line_no))
-                continue
-            bad = _row_problem(row)
-            if bad:
-                problems.append(Problem(str(p), bad[1], line_no, bad[0]))
-                continue
-            key = row_key(row)
-            if key in seen:
-                problems.append(
-                    Problem(str(p), f"unique_id {key!r} repeats line {seen[key]}", line_no, "unique_id")
-                )
-                continue
-            seen[key] = line_no
-            rows.append((line_no, row))
-    return rows, problems
+
+    def invalid(number: int, why: str) -> None:
+        problems.append(Problem(str(p), f"invalid JSON: {why}", number + 1))
+
+    for number, row in records.jsonl_rows(p, on_error=invalid):
+        line_no = number + 1
+        bad = _row_problem(row)
+        if bad:
+            problems.append(Problem(str(p), bad[1], line_no, bad[0]))
+            continue
+        key = row_key(row)
+        if key in seen:
+            problems.append(
+                Problem(str(p), f"unique_id {key!r} repeats line {seen[key]}", line_no, "unique_id")
+            )
+            continue
+        seen[key] = line_no
+        rows.append((line_no, row))
+    return rows, sorted(problems, key=lambda problem: problem.index or 0)
 
 
 def read_results(path: Path | str) -> tuple[list[dict[str, Any]], list[Problem]]:

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from avibench.benchmarks.mmar.layout import jsonl_entries, read_text
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import records
 from avibench.level_metrics.voicebench import MCQ_LETTERS
 from avibench.level_metrics.voicebench_ifeval import CHECKS
 from avibench.refine.voicebench import bbh_task
@@ -98,7 +98,7 @@ def read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(index, row) of a split file, blank lines skipped; raises DatasetError naming the file and the line of a
     broken row."""
     rows = []
-    for index, (number, row) in enumerate(jsonl_entries(path, read_text(path))):
+    for index, (number, row) in enumerate(records.jsonl_rows(path)):
         if not isinstance(row, dict):
             raise DatasetError(path, f"line {number + 1} is not a JSON object", index=index)
         rows.append((index, row))

@@ -9,14 +9,15 @@ scored as they are (no judge request). Rows are matched to the dataset by positi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from avibench.benchmarks.voicebench.layout import BY_NAME, Subset, read_rows
 from avibench.errors import AvibenchError, DatasetError
 from avibench.items import Item, Response
+from avibench.kits import records
 from avibench.store import atomic_write_text
 
 RESULT_PREFIX = "result-"
@@ -130,14 +131,14 @@ def write(
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     for task, answers in responses.items():
-        by_split: dict[str, list[str]] = {}
+        by_split: dict[str, list[dict[str, Any]]] = {}
         for response in answers:
             if response.status != "answered":
                 continue
             row = {k: v for k, v in response.item.source.items() if k != "audio"} | {"response": response.raw}
-            by_split.setdefault(response.item.meta["split"], []).append(json.dumps(row, ensure_ascii=False))
-        for split, lines in by_split.items():
+            by_split.setdefault(response.item.meta["split"], []).append(row)
+        for split, rows in by_split.items():
             path = out / f"{model}-{task}-{split}-{MODALITY}.jsonl"
-            atomic_write_text(path, "\n".join(lines) + "\n")
+            atomic_write_text(path, records.jsonl_text(rows, records.dumps_spaced))
             written.setdefault(task, path)
     return written
