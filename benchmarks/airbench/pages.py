@@ -8,7 +8,6 @@ from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
-from avibench.benchmarks.airbench.published import CHAT, FOUNDATION_BY_CATEGORY, FOUNDATION_BY_TASK
 from avibench.contracts import RunPaths
 from avibench.evaluate.board_runs import (
     OTHER_DATA_HEADING,
@@ -31,6 +30,7 @@ from avibench.evaluate.document import (
     write_document,
 )
 from avibench.evaluate.run_files import load_eval
+from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import CATEGORIES, FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
 from avibench.store import atomic_write_json
@@ -38,20 +38,27 @@ from avibench.store import atomic_write_json
 if TYPE_CHECKING:
     from avibench.plugin import Benchmark
 
-SOURCE = "AIR-Bench README"
 FOUNDATION_COLUMNS = (*CATEGORIES, "average")
 CHAT_COLUMNS = ("speech", "sound", "music", "mixed", "average")
+
+
+def _by_model(table: str, columns: tuple[str, ...]) -> dict[str, dict[str, float | None]]:
+    return {row["model"]: {c: row[c] for c in columns} for row in published_table("airbench", table).rows}
 
 
 def published_rows() -> list[dict[str, Any]]:
     """One row per published model: ``tasks`` on 0-100 (Foundation %, Chat x 10), ``headline`` their mean, and
     the published columns of each part (``foundation`` in %, ``chat`` on 1-10)."""
+    by_task = _by_model("foundation_by_task", ("average",))
+    by_category = _by_model("foundation_by_category", FOUNDATION_COLUMNS)
+    chats = _by_model("chat", CHAT_COLUMNS)
+    source = published_table("airbench").source.cite
     rows = []
-    for model in dict.fromkeys([*FOUNDATION_BY_TASK, *FOUNDATION_BY_CATEGORY, *CHAT]):
-        foundation = dict(FOUNDATION_BY_CATEGORY.get(model, dict.fromkeys(FOUNDATION_COLUMNS)))
-        if foundation["average"] is None and model in FOUNDATION_BY_TASK:
-            foundation["average"] = FOUNDATION_BY_TASK[model]["average"]
-        chat = CHAT.get(model, dict.fromkeys(CHAT_COLUMNS))
+    for model in dict.fromkeys([*by_task, *by_category, *chats]):
+        foundation = dict(by_category.get(model, dict.fromkeys(FOUNDATION_COLUMNS)))
+        if foundation["average"] is None and model in by_task:
+            foundation["average"] = by_task[model]["average"]
+        chat = chats.get(model, dict.fromkeys(CHAT_COLUMNS))
         tasks = {
             "foundation": foundation["average"],
             "chat": None if chat["average"] is None else 10 * chat["average"],
@@ -62,7 +69,7 @@ def published_rows() -> list[dict[str, Any]]:
                 "model": model,
                 "tasks": tasks,
                 "headline": fmean(present) if present else None,
-                "source": SOURCE,
+                "source": source,
                 "foundation": foundation,
                 "chat": chat,
             }

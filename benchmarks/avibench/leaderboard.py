@@ -17,18 +17,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from avibench import __version__
-from avibench.benchmarks.avibench.published import (
-    BENCHMARK_VERSION,
-    LEADERBOARD_MODELS,
-    PAPER_URL,
-    PUBLISHED,
-    STAGE_KEYS,
-    TAXONOMY_KEYS,
-    PublishedResult,
-    published,
-)
 from avibench.benchmarks.avibench.report import TAXONOMY_LABELS
-from avibench.benchmarks.avibench.table import summary_numbers
+from avibench.benchmarks.avibench.table import TAXONOMY_KEYS, summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
@@ -60,6 +50,8 @@ from avibench.evaluate.document import (
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.kits.published import published_table
+from avibench.level_metrics.aggregate import STAGE_NAMES
 from avibench.store import atomic_write_json
 
 SCHEMA_VERSION = 2
@@ -80,6 +72,11 @@ ENTRY_FIELDS = frozenset(
         "notes",
     }
 )
+PAPER = published_table("avibench")
+"""The paper's Tables 3 and 5, one row per model; the models of the official leaderboard file carry its facts."""
+BENCHMARK_VERSION: str = PAPER.facts["benchmark_version"]
+LEADERBOARD_MODELS: tuple[str, ...] = tuple(PAPER.facts["leaderboard_models"])
+STAGE_KEYS = STAGE_NAMES
 SOURCE_TYPES = ("maintainer", "paper", "participant")
 COVERAGE_FIELDS = ("status", "tasks_completed", "tasks_total", "samples_completed", "samples_total")
 SCORE_KEYS = frozenset({"overall", "stages", "taxonomy", "tasks"})
@@ -325,19 +322,19 @@ def _scores(overall: object, stages: Mapping[str, Any], taxonomy: Mapping[str, A
     }
 
 
-def published_entry(row: PublishedResult) -> dict[str, Any]:
-    """The official-format entry of a published model (one of :data:`LEADERBOARD_MODELS`)."""
-    if row.release is None:
-        raise KeyError(f"{row.model} has no entry in the official leaderboard file")
+def published_entry(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The official-format entry of a published model (a row of :data:`PAPER`, one of :data:`LEADERBOARD_MODELS`)."""
+    if row["entry_id"] is None:
+        raise KeyError(f"{row['model']} has no entry in the official leaderboard file")
     return {
-        "id": row.release.entry_id,
-        "model_name": row.model,
-        "provider": row.release.provider,
-        "model_id": f"{row.model} (paper label)",
-        "model_release_date": row.release.release_date,
-        "model_release_source_url": row.release.release_url,
+        "id": row["entry_id"],
+        "model_name": row["model"],
+        "provider": row["provider"],
+        "model_id": f"{row['model']} (paper label)",
+        "model_release_date": row["release_date"],
+        "model_release_source_url": row["release_url"],
         "benchmark_version": BENCHMARK_VERSION,
-        "source": {"type": "paper", "url": PAPER_URL},
+        "source": {"type": "paper", "url": PAPER.source.url},
         "evaluation_date": None,
         "coverage": {
             "status": "full",
@@ -346,7 +343,9 @@ def published_entry(row: PublishedResult) -> dict[str, Any]:
             "samples_completed": None,
             "samples_total": None,
         },
-        "scores": _scores(row.overall, row.stages or {}, row.taxonomy or {}, {}),
+        "scores": _scores(
+            row["overall"], PAPER.values(row, STAGE_KEYS), PAPER.values(row, TAXONOMY_KEYS), {}
+        ),
         "notes": "Scores as reported in the paper, which names no dated API snapshot and no sample counts.",
     }
 
@@ -356,7 +355,7 @@ def published_results() -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "chart_benchmark_version": BENCHMARK_VERSION,
-        "entries": [published_entry(published(name)) for name in LEADERBOARD_MODELS],
+        "entries": [published_entry(PAPER.row(name)) for name in LEADERBOARD_MODELS],
     }
 
 
@@ -533,16 +532,16 @@ def published_rows() -> list[Row]:
     """A row per published model; the human reference is listed but not ranked."""
     return [
         Row(
-            name=r.model,
-            origin="published [SUMMARY]" if r.summary else "published",
-            params=r.params,
-            overall=r.overall,
-            stages={k: (r.stages or {}).get(k) for k in STAGE_KEYS},
-            taxonomy={k: (r.taxonomy or {}).get(k) for k in TAXONOMY_KEYS},
+            name=r["model"],
+            origin="published [SUMMARY]" if r["summary"] else "published",
+            params=r["params"],
+            overall=r["overall"],
+            stages=PAPER.values(r, STAGE_KEYS),
+            taxonomy=PAPER.values(r, TAXONOMY_KEYS),
             published=True,
-            approximate=r.approximate,
+            approximate=bool(r["approximate"]),
         )
-        for r in PUBLISHED
+        for r in PAPER.rows
     ]
 
 

@@ -44,6 +44,8 @@ from avibench.config import user_cache_dir
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.items import Item, Part, Response
+from avibench.kits.published import board_rows, published_table
+from avibench.level_metrics.aggregate import STAGE_NAMES
 from avibench.level_metrics.common import Notes
 from avibench.level_metrics.task_metrics import Metric
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
@@ -362,19 +364,9 @@ class AVIBench(Benchmark):
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's results, headline = Overall (the human reference included, as the paper lists it)."""
-        from avibench.benchmarks.avibench.published import PAPER_URL, PUBLISHED
-
-        return [
-            {
-                "model": r.model,
-                "headline": r.overall,
-                "tasks": {},
-                "stages": r.stages or {},
-                "source": PAPER_URL,
-            }
-            for r in PUBLISHED
-            if r.overall is not None
-        ]
+        return board_rows(
+            published_table(self.name), headline="overall", groups={"stages": STAGE_NAMES}, scored_only=True
+        )
 
     def build_report(self, paths: RunPaths, options: Any = None) -> Any:
         from avibench.benchmarks.avibench.report import build_report
@@ -393,9 +385,9 @@ class AVIBench(Benchmark):
     ) -> tuple[dict[str, Any], list[str]]:
         """The run's entry in the AVI-Bench leaderboard's ``results.json`` (schema v2) and the rules it breaks."""
         from avibench.benchmarks.avibench.leaderboard import EntryFields, run_entry, validate_entry
-        from avibench.benchmarks.avibench.published import BENCHMARK_VERSION
 
-        given = {**fields, "benchmark_version": fields.get("benchmark_version") or BENCHMARK_VERSION}
+        version = fields.get("benchmark_version") or published_table(self.name).facts["benchmark_version"]
+        given = {**fields, "benchmark_version": version}
         entry = run_entry(document, label, EntryFields(**given))
         return entry, validate_entry(entry)
 

@@ -11,7 +11,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from avibench.benchmarks.avibench.published import PUBLISHED
 from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
@@ -43,6 +42,8 @@ from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.sections import ReportOptions
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.kits.published import published_table
+from avibench.level_metrics.aggregate import STAGE_NAMES
 
 TAXONOMY_LABELS = {
     "l1_task": "L1 Task",
@@ -126,9 +127,10 @@ def taxonomy_note(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
 def published_rows() -> list[dict[str, Any]]:
     """The paper's models as rows of stages and Overall (the paper reports no per-task scores)."""
     return [
-        {"model": r.model, "stages": r.stages or {}, "overall": r.overall}
-        for r in PUBLISHED
-        if r.overall is not None and not r.approximate
+        {"model": r["model"], "stages": paper.values(r, STAGE_NAMES), "overall": r["overall"]}
+        for paper in (published_table("avibench"),)
+        for r in paper.rows
+        if r["overall"] is not None and not r["approximate"]
     ]
 
 
