@@ -502,14 +502,12 @@ class Benchmark(ABC):
 
         return build_report(self, paths, options)
 
-    def write_leaderboard(self, output_dir: Path, options: Any = None) -> tuple[Path, ...]:
-        """Write the benchmark's leaderboard pages; returns their paths.
+    def leaderboard(self) -> Any:
+        """The benchmark's leaderboard page, declared as an :class:`avibench.evaluate.leaderboard.Board`: its
+        rows, ranking, introduction and blocks (default: headline, interval and task scores, and a chart)."""
+        from avibench.evaluate.leaderboard import headline_board
 
-        ``options`` is an :class:`avibench.evaluate.board_runs.BoardOptions` (runs selected, whether runs on
-        other data are ranked)."""
-        from avibench.evaluate.leaderboard import write_leaderboard
-
-        return write_leaderboard(self, output_dir, options)
+        return headline_board(self.name)
 
     #: Whether the benchmark has an official leaderboard file format (``leaderboard --entry`` / ``--validate``).
     has_submission_format: ClassVar[bool] = False

@@ -13,6 +13,7 @@ from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.evaluate.board_runs import BoardOptions, entry_refusals
 from avibench.evaluate.document import Paragraph, as_dict, write_document
+from avibench.evaluate.leaderboard import write_leaderboard
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.sections import ReportOptions
 from avibench.manifest import OTHER_DATA_HELP, page_caveats
@@ -213,7 +214,7 @@ def leaderboard(
     if entry_label is None and validate_path is None:
         runs = tuple(r.strip() for r in run_list.split(",") if r.strip()) if run_list else None
         options = BoardOptions(runs=runs, include_unofficial=include_unofficial, out=out)
-        for path in benchmark.write_leaderboard(output_dir, options):
+        for path in write_leaderboard(benchmark, output_dir, options):
             click.echo(f"wrote {path}")
         return
     if run_list or include_unofficial:

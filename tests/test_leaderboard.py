@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_report_data import make_eval_doc, parse_page, write_run
 
-from avibench.benchmarks.avibench.leaderboard import (
+from avibench.benchmarks.avibench.submission import (
     LEADERBOARD_MODELS,
     PAPER,
     EntryFields,
@@ -18,7 +18,6 @@ from avibench.benchmarks.avibench.leaderboard import (
     run_entry,
     validate_entry,
     validate_results,
-    write_leaderboard,
 )
 from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.cli import main
@@ -285,12 +284,8 @@ def test_leaderboard_ranks_runs_beside_the_published_results(tmp_path: Path) -> 
     write_run(tmp_path, "strong", make_eval_doc(model="strong-model", scale=1.3))
     write_run(tmp_path, "weak", make_eval_doc(model="weak-model", scale=0.5, drop=("AVL",), profile="strict"))
     (tmp_path / "not-a-run").mkdir()
-    md_path, html_path, json_path = write_leaderboard(tmp_path)
-    assert (md_path.name, html_path.name, json_path.name) == (
-        "leaderboard.md",
-        "leaderboard.html",
-        "leaderboard.json",
-    )
+    assert _run(["leaderboard", "--output-dir", str(tmp_path)]) == 0
+    md_path, html_path, json_path = (tmp_path / f"leaderboard.{ext}" for ext in ("md", "html", "json"))
 
     data = json.loads(json_path.read_text(encoding="utf-8"))
     rows = data["rows"]
@@ -347,7 +342,7 @@ def test_entry_options_need_entry(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_entry_coverage_reads_the_older_coverage_fields() -> None:
-    from avibench.benchmarks.avibench.leaderboard import entry_coverage
+    from avibench.benchmarks.avibench.submission import entry_coverage
     from avibench.benchmarks.avibench.tasks import AVIBENCH
 
     folders = [f for t in AVIBENCH.paper_tasks() for f in AVIBENCH.folders_of(t)]

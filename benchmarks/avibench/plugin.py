@@ -373,10 +373,10 @@ class AVIBench(Benchmark):
 
         return build_report(paths, options)
 
-    def write_leaderboard(self, output_dir: Path, options: Any = None) -> tuple[Path, ...]:
-        from avibench.benchmarks.avibench.leaderboard import write_leaderboard
+    def leaderboard(self) -> Any:
+        from avibench.benchmarks.avibench.leaderboard import BOARD
 
-        return write_leaderboard(output_dir, options)
+        return BOARD
 
     has_submission_format: ClassVar[bool] = True
 
@@ -384,7 +384,7 @@ class AVIBench(Benchmark):
         self, document: Mapping[str, Any], label: str, fields: Mapping[str, Any]
     ) -> tuple[dict[str, Any], list[str]]:
         """The run's entry in the AVI-Bench leaderboard's ``results.json`` (schema v2) and the rules it breaks."""
-        from avibench.benchmarks.avibench.leaderboard import EntryFields, run_entry, validate_entry
+        from avibench.benchmarks.avibench.submission import EntryFields, run_entry, validate_entry
 
         version = fields.get("benchmark_version") or published_table(self.name).facts["benchmark_version"]
         given = {**fields, "benchmark_version": version}
@@ -392,7 +392,7 @@ class AVIBench(Benchmark):
         return entry, validate_entry(entry)
 
     def validate_submission(self, path: Path) -> tuple[int, list[str]]:
-        from avibench.benchmarks.avibench.leaderboard import read_results, validate_results
+        from avibench.benchmarks.avibench.submission import read_results, validate_results
 
         results = read_results(path)
         problems = validate_results(results)
