@@ -493,14 +493,12 @@ class Benchmark(ABC):
         """Benchmark-specific report sections (document-model blocks) added after the scores."""
         return []
 
-    def build_report(self, paths: RunPaths, options: Any = None) -> Any:
-        """The run report as a document (default: the generic report with :meth:`report_blocks`).
+    def report_page(self) -> Any:
+        """The run report's sections, declared as an :class:`avibench.evaluate.report.ReportPage` (default: the
+        headline, task scores, both profiles and coverage of any benchmark); :meth:`report_blocks` add to it."""
+        from avibench.evaluate.report import ReportPage
 
-        ``options`` is an :class:`avibench.evaluate.sections.ReportOptions` (prices, published models shown).
-        """
-        from avibench.evaluate.report import build_report
-
-        return build_report(self, paths, options)
+        return ReportPage()
 
     def leaderboard(self) -> Any:
         """The benchmark's leaderboard page, declared as an :class:`avibench.evaluate.leaderboard.Board`: its

@@ -14,6 +14,7 @@ from avibench.errors import AvibenchError
 from avibench.evaluate.board_runs import BoardOptions, entry_refusals
 from avibench.evaluate.document import Paragraph, as_dict, write_document
 from avibench.evaluate.leaderboard import write_leaderboard
+from avibench.evaluate.report import build_report
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.sections import ReportOptions
 from avibench.manifest import OTHER_DATA_HELP, page_caveats
@@ -97,7 +98,7 @@ def report(
     )
     names = tuple(n.strip() for n in published_names.split(",") if n.strip()) if published_names else None
     options = ReportOptions(price_in=price_in, price_out=price_out, published=names)
-    doc = run.benchmark.build_report(run.paths, options)
+    doc = build_report(run.benchmark, run.paths, options)
     doc.blocks[1:1] = [Paragraph(note) for note in notes]  # right under the run's introduction
     md, page = (
         (out / "report.md", out / "report.html") if out else (run.paths.report_md, run.paths.report_html)

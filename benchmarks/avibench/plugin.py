@@ -41,7 +41,6 @@ from avibench.benchmarks.avibench.values import (
     task_metric,
 )
 from avibench.config import user_cache_dir
-from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.items import Item, Part, Response
 from avibench.kits.published import board_rows, published_table
@@ -368,10 +367,10 @@ class AVIBench(Benchmark):
             published_table(self.name), headline="overall", groups={"stages": STAGE_NAMES}, scored_only=True
         )
 
-    def build_report(self, paths: RunPaths, options: Any = None) -> Any:
-        from avibench.benchmarks.avibench.report import build_report
+    def report_page(self) -> Any:
+        from avibench.benchmarks.avibench.report import REPORT_PAGE
 
-        return build_report(paths, options)
+        return REPORT_PAGE
 
     def leaderboard(self) -> Any:
         from avibench.benchmarks.avibench.leaderboard import BOARD
