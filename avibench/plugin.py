@@ -511,23 +511,33 @@ class Benchmark(ABC):
         """Benchmark-specific report sections (document-model blocks) added after the scores."""
         return []
 
-    def build_report(self, paths: RunPaths, options: Any = None) -> Any:
-        """The run report as a document (default: the generic report with :meth:`report_blocks`).
+    def report_page(self) -> Any:
+        """The run report's sections, declared as an :class:`avibench.evaluate.report.ReportPage` (default: the
+        headline, task scores, both profiles and coverage of any benchmark); :meth:`report_blocks` add to it."""
+        from avibench.evaluate.report import ReportPage
 
-        ``options`` is an :class:`avibench.evaluate.sections.ReportOptions` (prices, published models shown).
-        """
-        from avibench.evaluate.report import build_report
+        return ReportPage()
 
-        return build_report(self, paths, options)
+    def leaderboard(self) -> Any:
+        """The benchmark's leaderboard page, declared as an :class:`avibench.evaluate.leaderboard.Board`: its
+        rows, ranking, introduction and blocks (default: headline, interval and task scores, and a chart)."""
+        from avibench.evaluate.leaderboard import headline_board
 
-    def write_leaderboard(self, output_dir: Path, options: Any = None) -> tuple[Path, ...]:
-        """Write the benchmark's leaderboard pages; returns their paths.
+        return headline_board(self.name, headline=self.has_headline, errors=lower_is_better(self))
 
-        ``options`` is an :class:`avibench.evaluate.board_runs.BoardOptions` (runs selected, whether runs on
-        other data are ranked)."""
-        from avibench.evaluate.leaderboard import write_leaderboard
+    #: Whether the benchmark has an official leaderboard file format (``leaderboard --entry`` / ``--validate``).
+    has_submission_format: ClassVar[bool] = False
 
-        return write_leaderboard(self, output_dir, options)
+    def submission_entry(
+        self, document: Mapping[str, Any], label: str, fields: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """A run's entry in the official leaderboard file (``fields``: the ``leaderboard`` command's entry
+        options) and every schema rule it breaks."""
+        raise NotImplementedError(f"{self.name} has no official leaderboard file format")
+
+    def validate_submission(self, path: Path) -> tuple[int, list[str]]:
+        """The number of entries of an official leaderboard file and every schema rule it breaks."""
+        raise NotImplementedError(f"{self.name} has no official leaderboard file format")
 
 
 def deprecation_notice(benchmark: Benchmark) -> str | None:

@@ -1,16 +1,21 @@
-"""The run report of a benchmark that brings no report of its own, and the sections every run report shares.
+"""The run report: one page per run, the same for every benchmark, with the benchmark's own parts declared.
 
 Written beside the run's eval.json as ``report.md`` and a self-contained ``report.html``: the headline with
 incomplete badges and confidence intervals, each task beside its chance level and selected published models
-(inline SVG charts), both profiles, coverage, each note once, refine methods, requests, tokens and cost,
-definitions and provenance. A plug-in adds its own sections through
-:meth:`avibench.plugin.Benchmark.report_blocks`, or replaces the whole page by overriding
-:meth:`avibench.plugin.Benchmark.build_report` (AVI-Bench does, reusing the pieces below).
+(inline SVG charts), both profiles, the plug-in's own blocks, coverage, each note once, refine methods, requests,
+tokens and cost, definitions and provenance.
+
+A plug-in adds blocks after the profiles through :meth:`avibench.plugin.Benchmark.report_blocks`, and may
+replace the headline, scores, profiles and coverage sections by declaring a :class:`ReportPage`
+(:meth:`avibench.plugin.Benchmark.report_page`): AVI-Bench's declares its stages, Overall and L1-L4 headline,
+its stage chart and per-task sub-metrics, its profile table with stages, and its coverage totals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from avibench.contracts import RunPaths
@@ -224,15 +229,58 @@ def intro(meta: Mapping[str, Any], summary: Mapping[str, Any], label: str) -> Pa
     )
 
 
-def headline_section(
-    summary: Mapping[str, Any],
-    published: Sequence[Mapping[str, Any]],
-    benchmark: Benchmark,
-    tasks: Sequence[str],
-    statuses: Mapping[str, Any],
-) -> list[Block]:
-    """The headline with its interval beside the published models' (a benchmark without one has no section)."""
-    members = benchmark.aggregate_members().get("headline", tuple(tasks))
+@dataclass
+class ReportRun:
+    """What a report section reads: the run's eval.json and paths, the options, the notes collected so far."""
+
+    benchmark: Benchmark
+    paths: RunPaths
+    document: Mapping[str, Any]
+    options: ReportOptions
+    notes: Notes = field(default_factory=Notes)
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        return as_dict(self.document.get("summary"))
+
+    @cached_property
+    def meta(self) -> dict[str, Any]:
+        return as_dict(self.document.get("meta"))
+
+    @cached_property
+    def coverage(self) -> dict[str, Any]:
+        return as_dict(self.document.get("coverage"))
+
+    @cached_property
+    def statuses(self) -> dict[str, Status]:
+        return task_statuses(self.benchmark, self.coverage)
+
+    @property
+    def run_name(self) -> str:
+        return str(self.meta.get("model") or self.paths.label)
+
+    @cached_property
+    def tasks(self) -> list[str]:
+        """The reported tasks: those scored, then any other the coverage lists."""
+        return list(dict.fromkeys([*as_dict(self.summary.get("tasks")), *self.statuses]))
+
+    @cached_property
+    def published(self) -> list[Mapping[str, Any]]:
+        """The published rows drawn beside the run (``--published``, else the three best)."""
+        return select_published(self.benchmark.published(), self.options.published)
+
+
+Section = Callable[[ReportRun], list[Block]]
+"""A report section: document blocks from the run."""
+
+
+def headline_section(run: ReportRun) -> list[Block]:
+    """The headline with its badge and interval, beside the selected published models (a benchmark without a
+    headline has no such section)."""
+    if not run.benchmark.has_headline:
+        return []
+    summary, published = run.summary, run.published
+    members = run.benchmark.aggregate_members().get("headline", tuple(run.tasks))
     return [
         Heading("Headline (0–100)"),
         Table(
@@ -243,7 +291,7 @@ def headline_section(
                         summary.get("headline"),
                         "headline",
                         as_dict(summary.get("incomplete")),
-                        aggregate_cell(summary.get("headline"), members, statuses),
+                        aggregate_cell(summary.get("headline"), members, run.statuses),
                     ),
                     fmt_interval(interval_of(summary, "aggregates", "headline")),
                     *(fmt_score(p.get("headline")) for p in published),
@@ -254,31 +302,52 @@ def headline_section(
     ]
 
 
-def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions | None = None) -> Document:
-    """The generic run report, with the plug-in's own sections after the scores."""
-    options = options or ReportOptions()
-    doc = load_eval(paths)
-    summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
-    coverage = as_dict(doc.get("coverage"))
-    statuses = task_statuses(benchmark, coverage)
-    notes = Notes()
-    tasks = list(dict.fromkeys([*as_dict(summary.get("tasks")), *statuses]))
-    published = select_published(benchmark.published(), options.published)
-    report = Document(f"{benchmark.title or benchmark.name} report: {paths.label}")
-    report.add(intro(meta, summary, paths.label))
-    if benchmark.has_headline:
-        report.add(*headline_section(summary, published, benchmark, tasks, statuses))
-    report.add(Heading("Scores per task"))
-    run_name = str(meta.get("model") or paths.label)
+def scores_section(run: ReportRun) -> list[Block]:
+    """A chart and a table of the task scores, beside the selected published models."""
+    tasks, summary = run.tasks, run.summary
     from avibench.plugin import lower_is_better
 
+    chart = task_chart("Tasks", tasks, summary, run.published, run.run_name)
     caption = not_scored_caption(tasks, summary)
-    if lower_is_better(benchmark):
+    if lower_is_better(run.benchmark):
         caption = caption.replace("Scores on 0–100", "Error rates in percent (lower is better)")
-    report.add(Figures([task_chart("Tasks", tasks, summary, published, run_name)], caption))
-    report.add(task_scores_table(tasks, summary, statuses, published))
-    report.add(Heading("Reference versus strict profile"), profile_table(as_dict(summary.get("by_profile"))))
-    report.add(*benchmark.report_blocks(doc, paths))
-    report.add(Heading("Coverage"), coverage_table(coverage, notes))
-    report.add(*tail_sections(paths, [t.name for t in benchmark.tasks()], meta, options, notes))
+    return [
+        Heading("Scores per task"),
+        Figures([chart], caption),
+        task_scores_table(tasks, summary, run.statuses, run.published),
+    ]
+
+
+def profiles_section(run: ReportRun) -> list[Block]:
+    return [Heading("Reference versus strict profile"), profile_table(as_dict(run.summary.get("by_profile")))]
+
+
+def coverage_section(run: ReportRun) -> list[Block]:
+    return [Heading("Coverage"), coverage_table(run.coverage, run.notes)]
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    """A benchmark's report, declared: each section as a function of the :class:`ReportRun` (default: the
+    generic one) and the definitions the page explains beside the common ones."""
+
+    headline: Section = headline_section
+    scores: Section = scores_section
+    profiles: Section = profiles_section
+    coverage: Section = coverage_section
+    definitions: tuple[tuple[str, str], ...] = ()
+
+
+def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions | None = None) -> Document:
+    """The run report: introduction, the declared sections with the plug-in's blocks after the profiles, then
+    refine methods, requests, definitions, notes and provenance."""
+    run = ReportRun(benchmark, paths, load_eval(paths), options or ReportOptions())
+    page: ReportPage = benchmark.report_page()
+    report = Document(f"{benchmark.title or benchmark.name} report: {paths.label}")
+    report.add(intro(run.meta, run.summary, paths.label))
+    report.add(*page.headline(run), *page.scores(run), *page.profiles(run))
+    report.add(*benchmark.report_blocks(run.document, paths))
+    report.add(*page.coverage(run))
+    tasks = [t.name for t in benchmark.tasks()]
+    report.add(*tail_sections(paths, tasks, run.meta, run.options, run.notes, page.definitions))
     return report

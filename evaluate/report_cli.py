@@ -13,6 +13,8 @@ from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.evaluate.board_runs import BoardOptions, entry_refusals
 from avibench.evaluate.document import Paragraph, as_dict, write_document
+from avibench.evaluate.leaderboard import write_leaderboard
+from avibench.evaluate.report import build_report
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.sections import ReportOptions
 from avibench.manifest import OTHER_DATA_HELP, page_caveats
@@ -96,7 +98,7 @@ def report(
     )
     names = tuple(n.strip() for n in published_names.split(",") if n.strip()) if published_names else None
     options = ReportOptions(price_in=price_in, price_out=price_out, published=names)
-    doc = run.benchmark.build_report(run.paths, options)
+    doc = build_report(run.benchmark, run.paths, options)
     doc.blocks[1:1] = [Paragraph(note) for note in notes]  # right under the run's introduction
     md, page = (
         (out / "report.md", out / "report.html") if out else (run.paths.report_md, run.paths.report_html)
@@ -213,37 +215,26 @@ def leaderboard(
     if entry_label is None and validate_path is None:
         runs = tuple(r.strip() for r in run_list.split(",") if r.strip()) if run_list else None
         options = BoardOptions(runs=runs, include_unofficial=include_unofficial, out=out)
-        for path in benchmark.write_leaderboard(output_dir, options):
+        for path in write_leaderboard(benchmark, output_dir, options):
             click.echo(f"wrote {path}")
         return
     if run_list or include_unofficial:
         raise click.UsageError(
             "--runs and --include-unofficial shape the leaderboard pages, not --entry or --validate"
         )
-    if benchmark.name != "avibench":
+    if not benchmark.has_submission_format:
         raise click.UsageError(
-            "--entry and --validate use the AVI-Bench leaderboard schema (--benchmark avibench)"
+            f"--entry and --validate use a benchmark's official leaderboard file format; {benchmark.name} has "
+            "none (the AVI-Bench one: --benchmark avibench)"
         )
-    from avibench.benchmarks.avibench.leaderboard import (
-        EntryFields,
-        read_results,
-        run_entry,
-        validate_entry,
-        validate_results,
-    )
-    from avibench.benchmarks.avibench.published import BENCHMARK_VERSION
     from avibench.evaluate.run_files import load_eval
 
-    fields["benchmark_version"] = fields["benchmark_version"] or BENCHMARK_VERSION
-    entry_fields = EntryFields(**fields)
     if validate_path is not None and entry_label is not None:
         raise click.UsageError("--validate and --entry are separate modes; pass one of them")
     if validate_path is not None:
-        results = read_results(validate_path)
-        problems = validate_results(results)
+        count, problems = benchmark.validate_submission(validate_path)
         if problems:
             raise ValidationFailed(str(validate_path), problems)
-        count = len(results["entries"])
         click.echo(f"{validate_path}: valid leaderboard file (schema v2, {count} entries)")
         return
     if entry_label is not None:
@@ -254,8 +245,7 @@ def leaderboard(
                 f"run '{entry_label}' is not comparable with the leaderboard: {'; '.join(refusals)}. "
                 "Pass --force to print its entry anyway."
             )
-        entry = run_entry(doc, entry_label, entry_fields)
-        problems = validate_entry(entry)
+        entry, problems = benchmark.submission_entry(doc, entry_label, fields)
         if problems:
             raise ValidationFailed(f"the entry for run '{entry_label}'", _with_flags(problems))
         click.echo(json.dumps(entry, indent=2, ensure_ascii=False))

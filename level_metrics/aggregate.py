@@ -24,12 +24,19 @@ Defaults, chosen by fitting the published tables (see ``tests/test_aggregate.py`
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, Protocol
 
-if TYPE_CHECKING:
-    from avibench.benchmarks.avibench.tasks import TaskTable
+
+class TaskTable(Protocol):
+    """The task table the taxonomy reads: the stages in order and each stage's paper-level task names."""
+
+    @property
+    def stages(self) -> Sequence[Any]: ...
+
+    def paper_tasks(self, stage: str) -> Sequence[str]: ...
+
 
 DeltaForm = Literal["relative_mean", "relative_sum"]
 Prerequisite = Literal["mean", "min"]

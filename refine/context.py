@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from avibench.benchmarks.avibench.dataset import Sample
-from avibench.benchmarks.avibench.tasks import TaskSpec
 from avibench.definitions import constants_for
+
+
+class TaskShape(Protocol):
+    """What the rules know of a task: its name, refine family, metric kind and class vocabulary key."""
+
+    name: str
+    family: str
+    metric: str
+    class_list_key: str | None
+
 
 #: Options pseudo-keys that the reference leaves unresolved (their option lists are commented out there):
 #: the model sees the key itself, and the ground truth is a digit string.
@@ -59,7 +66,7 @@ def _option_list(value: Any) -> tuple[str, ...]:
     return ()
 
 
-def class_list(spec: TaskSpec) -> tuple[str, ...]:
+def class_list(spec: TaskShape) -> tuple[str, ...]:
     """The class vocabulary the prompt of a MIC/AVL task names."""
     if spec.class_list_key is None:
         return ()
@@ -67,7 +74,7 @@ def class_list(spec: TaskSpec) -> tuple[str, ...]:
 
 
 def build_context(
-    spec: TaskSpec,
+    spec: TaskShape,
     *,
     question: str = "",
     options: Any = "",
@@ -97,23 +104,4 @@ def build_context(
         classes=class_list(spec) or (resolved if spec.family == "mic" else ()),
         n_candidates=n_candidates,
         image=image if spec.family in ("avl", "avlg") else None,
-    )
-
-
-def context_for(sample: Sample) -> RefineContext:
-    """The context of a dataset sample: its options, question text, subtask and the media the model saw."""
-    text = sample.question.get("text")
-    kind = sample.spec.candidates
-    candidates: Sequence[Path] = (
-        sample.audios if kind == "audios" else sample.images if kind == "images" else ()
-    )
-    return build_context(
-        sample.spec,
-        question=text if isinstance(text, str) else "",
-        options=sample.options,
-        subtask=sample.subtask,
-        prompt_text=sample.text,
-        is_pre=sample.is_pre,
-        n_candidates=len(candidates) or None,
-        image=sample.images[0] if sample.images else None,
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from avibench.benchmarks.airbench import published
 from avibench.items import Item, Part
+from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import REFERENCE, STRICT
 from avibench.level_metrics.airbench_chat import ChatJudgement, chat_block, parse_judge_reply, score_chat
 from avibench.refine.airbench_judge import judge_messages
@@ -198,9 +198,10 @@ def test_unknown_task_name_is_an_error() -> None:
 
 
 def test_published_chat_average_is_mean_of_four() -> None:
-    for model, row in published.CHAT.items():
+    chat = published_table("airbench", "chat")
+    for row in chat.rows:
         if row["average"] is not None:
             mean = (row["speech"] + row["sound"] + row["music"] + row["mixed"]) / 4
             agrees = mean == pytest.approx(row["average"], abs=0.011)
-            assert agrees == (model not in published.CHAT_AVERAGE_MISMATCH), model
-    assert published.CHAT["Qwen2-Audio"]["average"] == 6.93
+            assert agrees == (row["model"] not in chat.facts["average_mismatch"]), row["model"]
+    assert chat.row("Qwen2-Audio")["average"] == 6.93

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from avibench.benchmarks.audiomarathon import layout, published, results, sample, scoring
+from avibench.benchmarks.audiomarathon import layout, results, sample, scoring
+from avibench.benchmarks.audiomarathon.efficiency import TIMINGS, one_answer_s, prefill_counted_twice
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
+from avibench.kits.published import published_table
 from avibench.level_metrics.audiomarathon import TASKS
 
 
@@ -156,14 +158,14 @@ def test_record_faults(small: dict[str, list[Item]], tmp_path: Path) -> None:
 
 
 def test_published_tables() -> None:
-    board = published.leaderboard()
-    assert list(board)[:2] == ["Qwen2.5-Omni-7B", "Qwen2.5-Omni-3B"]
-    for row in published.LEADERBOARD:
-        present = [v for v in row.scores.values() if v is not None]
-        assert sum(present) / len(present) == pytest.approx(row.average, abs=0.06), row.model
-    assert board["Human"]["ASR"] is None
-    race = next(r for r in published.TIMINGS if r.task == "SCR" and r.model == "Qwen2.5-Omni")
-    assert race.prefill_s + race.decode_s == pytest.approx(race.total_s)
-    assert (race.prefill_counted_twice, race.one_answer_s) == (True, 0.396)
-    desed = next(r for r in published.TIMINGS if r.task == "SED" and r.model == "Qwen2.5-Omni")
-    assert (desed.prefill_counted_twice, desed.one_answer_s) == (False, 0.694)
+    board = published_table("audiomarathon", "leaderboard")
+    assert list(board.models)[:2] == ["Qwen2.5-Omni-7B", "Qwen2.5-Omni-3B"]
+    for row in board.rows:
+        present = [v for v in board.values(row, board.columns[2:-1]).values() if v is not None]
+        assert sum(present) / len(present) == pytest.approx(row["average"], abs=0.06), row["model"]
+    assert board.row("Human")["ASR"] is None
+    race = next(r for r in TIMINGS.rows if r["task"] == "SCR" and r["model"] == "Qwen2.5-Omni")
+    assert race["prefill_s"] + race["decode_s"] == pytest.approx(race["total_s"])
+    assert (prefill_counted_twice(race), one_answer_s(race)) == (True, 0.396)
+    desed = next(r for r in TIMINGS.rows if r["task"] == "SED" and r["model"] == "Qwen2.5-Omni")
+    assert (prefill_counted_twice(desed), one_answer_s(desed)) == (False, 0.694)

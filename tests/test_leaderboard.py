@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from test_report_data import make_eval_doc, parse_page, write_run
 
-from avibench.benchmarks.avibench.leaderboard import (
+from avibench.benchmarks.avibench.submission import (
+    LEADERBOARD_MODELS,
+    PAPER,
     EntryFields,
     published_entry,
     published_results,
     run_entry,
     validate_entry,
     validate_results,
-    write_leaderboard,
 )
-from avibench.benchmarks.avibench.published import LEADERBOARD_MODELS, PUBLISHED, published
 from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.cli import main
 
@@ -45,7 +45,7 @@ ENTRY_FLAGS = [
 
 
 def _valid_entry() -> dict:
-    return published_entry(published("Gemini-2.5-Pro"))
+    return published_entry(PAPER.row("Gemini-2.5-Pro"))
 
 
 def _run(argv: list[str]) -> int:
@@ -85,14 +85,14 @@ def test_published_results_file_is_valid_and_holds_the_five_entries() -> None:
 def test_published_numbers_are_consistent_with_the_aggregation_rules() -> None:
     """Overall is the mean of the stages (spec 5.1) and L1 the mean of the familiar stages (5.2)."""
     checked = 0
-    for row in PUBLISHED:
-        if row.stages is None or row.approximate:
+    for row in PAPER.rows:
+        if row["perception"] is None or row["approximate"]:
             continue
-        stages = row.stages
-        assert row.overall == pytest.approx(sum(stages.values()) / 4, abs=0.0051), row.model
-        if row.taxonomy is not None:
+        stages = PAPER.values(row, ("perception", "understanding", "reasoning", "sensation"))
+        assert row["overall"] == pytest.approx(sum(stages.values()) / 4, abs=0.0051), row["model"]
+        if row["l1_task"] is not None:
             familiar = (stages["perception"] + stages["understanding"] + stages["reasoning"]) / 3
-            assert row.taxonomy["l1_task"] == pytest.approx(familiar, abs=0.011), row.model
+            assert row["l1_task"] == pytest.approx(familiar, abs=0.011), row["model"]
         checked += 1
     assert checked == 9
 
@@ -284,12 +284,8 @@ def test_leaderboard_ranks_runs_beside_the_published_results(tmp_path: Path) -> 
     write_run(tmp_path, "strong", make_eval_doc(model="strong-model", scale=1.3))
     write_run(tmp_path, "weak", make_eval_doc(model="weak-model", scale=0.5, drop=("AVL",), profile="strict"))
     (tmp_path / "not-a-run").mkdir()
-    md_path, html_path, json_path = write_leaderboard(tmp_path)
-    assert (md_path.name, html_path.name, json_path.name) == (
-        "leaderboard.md",
-        "leaderboard.html",
-        "leaderboard.json",
-    )
+    assert _run(["leaderboard", "--output-dir", str(tmp_path)]) == 0
+    md_path, html_path, json_path = (tmp_path / f"leaderboard.{ext}" for ext in ("md", "html", "json"))
 
     data = json.loads(json_path.read_text(encoding="utf-8"))
     rows = data["rows"]
@@ -336,7 +332,7 @@ def test_leaderboard_command_with_no_runs_lists_the_published_results(
     assert _run(["leaderboard", "--output-dir", str(tmp_path)]) == 0
     assert "leaderboard.html" in capsys.readouterr().out
     data = json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))
-    assert len(data["rows"]) == len(PUBLISHED) and all(r["published"] for r in data["rows"])
+    assert len(data["rows"]) == len(PAPER.rows) and all(r["published"] for r in data["rows"])
 
 
 def test_entry_options_need_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -346,7 +342,7 @@ def test_entry_options_need_entry(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_entry_coverage_reads_the_older_coverage_fields() -> None:
-    from avibench.benchmarks.avibench.leaderboard import entry_coverage
+    from avibench.benchmarks.avibench.submission import entry_coverage
     from avibench.benchmarks.avibench.tasks import AVIBENCH
 
     folders = [f for t in AVIBENCH.paper_tasks() for f in AVIBENCH.folders_of(t)]

@@ -4,25 +4,30 @@ from __future__ import annotations
 
 import pytest
 
-from avibench.benchmarks.mmar.published import MMAR_MODALITY_COUNTS, MMAR_PUBLISHED, MMAU_PUBLISHED, PUBLISHED
+from avibench.kits.published import published_table, published_tables
 from avibench.level_metrics.mmar import MMAR_MODALITIES
+
+MMAR = published_table("mmar")
+MMAU = published_table("mmau")
+MMAR_MODALITY_COUNTS = MMAR.facts["modality_counts"]
 
 
 def test_mmar_rows_have_every_modality() -> None:
     assert sum(MMAR_MODALITY_COUNTS.values()) == 1000
-    for row in MMAR_PUBLISHED:
-        assert list(row.breakdown) == list(MMAR_MODALITIES)
-        assert all(0 <= v <= 100 for v in row.breakdown.values())
+    assert list(MMAR_MODALITY_COUNTS) == list(MMAR_MODALITIES)
+    for row in MMAR.rows:
+        breakdown = MMAR.values(row, MMAR_MODALITIES)
+        assert all(0 <= v <= 100 for v in breakdown.values())
 
 
-@pytest.mark.parametrize("row", MMAR_PUBLISHED, ids=lambda r: r.model)
+@pytest.mark.parametrize("row", MMAR.rows, ids=lambda r: r["model"])
 def test_mmar_total_is_the_count_weighted_modality_mean(row) -> None:
-    weighted = sum(row.breakdown[m] * n for m, n in MMAR_MODALITY_COUNTS.items()) / 1000
-    assert weighted == pytest.approx(row.total, abs=0.06)
+    weighted = sum(row[m] * n for m, n in MMAR_MODALITY_COUNTS.items()) / 1000
+    assert weighted == pytest.approx(row["total"], abs=0.06)
 
 
 def test_headlines() -> None:
-    assert max(MMAR_PUBLISHED, key=lambda r: r.total).model == "Gemini 2.5 Pro"
-    assert {r.model: r.total for r in MMAR_PUBLISHED}["Random guess"] == 29.3
-    assert [r for r in MMAU_PUBLISHED if not r.verified] == [MMAU_PUBLISHED[-1]]
-    assert set(PUBLISHED) == {"mmar", "mmau"}
+    assert max(MMAR.rows, key=lambda r: r["total"])["model"] == "Gemini 2.5 Pro"
+    assert {r["model"]: r["total"] for r in MMAR.rows}["Random guess"] == 29.3
+    assert [r for r in MMAU.rows if not r["verified"]] == [MMAU.rows[-1]]
+    assert set(published_tables("mmar")) == {"leaderboard"} and set(published_tables("mmau")) == {"quoted"}

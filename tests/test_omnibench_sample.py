@@ -16,11 +16,14 @@ from scipy import ndimage
 
 from avibench.benchmarks.omnibench import layout, sample
 from avibench.benchmarks.omnibench.plugin import OmniBench
-from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED, Published
 from avibench.items import Response
+from avibench.kits.published import published_table
 from avibench.level_metrics.omnibench import AUDIO_TYPES
 from avibench.testing.fake_openai import FakeOpenAIServer, request_text
 from avibench.testing.harness import invoke
+
+PUBLISHED = published_table("omnibench")
+AUDIO_TYPE_COUNTS: dict[str, int] = PUBLISHED.facts["audio_type_counts"]
 
 KEY = "sk-omni-51f0aa"
 FRAME = 160  # 10 ms at 16 kHz
@@ -153,15 +156,13 @@ def test_random_baseline_lands_near_chance_at_full_size(tmp_path: Path) -> None:
     assert bench.dataset_kind(root, bench.tasks())["kind"] == "official"
 
 
-@pytest.mark.parametrize("row", PUBLISHED, ids=lambda r: r.model)
-def test_published_totals_are_the_count_weighted_audio_type_means(row: Published) -> None:
+@pytest.mark.parametrize("row", PUBLISHED.rows, ids=lambda r: r["model"])
+def test_published_totals_are_the_count_weighted_audio_type_means(row: dict) -> None:
     assert sum(AUDIO_TYPE_COUNTS.values()) == layout.OFFICIAL_COUNT
-    weighted = sum(row.by_audio_type[t] * n for t, n in AUDIO_TYPE_COUNTS.items()) / layout.OFFICIAL_COUNT
-    assert weighted == pytest.approx(row.overall, abs=0.01)
+    weighted = sum(row[t] * n for t, n in AUDIO_TYPE_COUNTS.items()) / layout.OFFICIAL_COUNT
+    assert weighted == pytest.approx(row["overall"], abs=0.01)
     for audio_type, n in AUDIO_TYPE_COUNTS.items():  # each percentage is a whole number of questions
-        assert round(row.by_audio_type[audio_type] * n / 100) / n * 100 == pytest.approx(
-            row.by_audio_type[audio_type], abs=0.006
-        )
+        assert round(row[audio_type] * n / 100) / n * 100 == pytest.approx(row[audio_type], abs=0.006)
 
 
 def test_endpoint_sees_both_media_and_export_rescores_to_the_same_numbers(root: Path, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from test_report_data import REFERENCE_SHAPED, make_eval_doc, parse_page, write_
 
 from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.cli import main
-from avibench.errors import AvibenchError
+from avibench.testing.harness import invoke
 
 
 def _row(tables: list[list[list[str]]], first_cell: str, header: str) -> list[str]:
@@ -254,8 +255,8 @@ def test_sections_without_journals_say_not_available(tmp_path: Path) -> None:
 def test_missing_eval_json_tells_the_user_to_run_eval(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(AvibenchError, match=r"avibench eval --benchmark avibench --label nothing"):
-        write_report(tmp_path, "nothing")
+    missing = invoke(["report", "--output-dir", str(tmp_path), "--label", "nothing"])
+    assert missing.code == 2 and "avibench eval --benchmark avibench --label nothing" in missing.stderr
     with pytest.raises(SystemExit) as exit_info:
         main(["report", "--model", "org/none", "--output-dir", str(tmp_path)])
     assert exit_info.value.code == 2
@@ -281,5 +282,5 @@ def test_report_command_writes_both_files(run: tuple[Path, dict], capsys: pytest
 def test_broken_eval_json_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "bad" / "avibench").mkdir(parents=True)
     (tmp_path / "bad" / "avibench" / "eval.json").write_text('{"summary": ', encoding="utf-8")
-    with pytest.raises(AvibenchError, match=r"eval\.json: invalid JSON at line 1"):
-        write_report(tmp_path, "bad")
+    broken = invoke(["report", "--output-dir", str(tmp_path), "--label", "bad"])
+    assert broken.code == 2 and re.search(r"eval\.json: invalid JSON at line 1", broken.stderr)

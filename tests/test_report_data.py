@@ -10,10 +10,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from avibench.benchmarks.avibench.report import build_report
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
-from avibench.evaluate.document import write_document
+from avibench.testing.harness import invoke
 
 REFERENCE_SHAPED: dict[str, dict[str, Any]] = {
     "sensation": {"asqa": 0.29512, "avsqa": 0.16523, "vsqa": 0.32011},
@@ -138,9 +137,12 @@ def write_run(output_dir: Path, label: str, doc: dict[str, Any]) -> Path:
 
 
 def write_report(output_dir: Path, label: str) -> tuple[Path, Path]:
-    """Build and write one AVI-Bench run's report as ``avibench report`` does; returns (md, html)."""
+    """Write one AVI-Bench run's report with ``avibench report``; returns (md, html)."""
+    result = invoke(
+        ["report", "--benchmark", AVIBENCH.name, "--output-dir", str(output_dir), "--label", label]
+    )
+    assert result.code == 0, result.stderr
     paths = RunPaths(output_dir, label, AVIBENCH.name)
-    write_document(build_report(paths), paths.report_md, paths.report_html)
     return paths.report_md, paths.report_html
 
 

@@ -14,9 +14,9 @@ import pytest
 import soundfile as sf
 
 from avibench.benchmarks.starbench import layout, sample, workdir
-from avibench.benchmarks.starbench.published import PUBLISHED, published
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
+from avibench.kits.published import published_table
 from avibench.level_metrics.starbench import score_benchmark
 from avibench.level_metrics.starbench_parse import parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE, STRICT
@@ -328,7 +328,9 @@ def test_work_dir_round_trip_rescoring(root: Path, tmp_path: Path) -> None:
 
 
 def test_published_numbers() -> None:
-    assert published("gemini 2.5 pro").ma == 49.59
-    assert published("Random").ma == 24.85
-    assert published("nobody") is None
-    assert all(p.data_version == "v0.5" for p in PUBLISHED)
+    paper = published_table("starbench")
+    assert paper.row("gemini 2.5 pro", case_sensitive=False)["ma"] == 49.59
+    assert paper.row("Random")["ma"] == 24.85
+    with pytest.raises(KeyError, match="no published row for 'nobody'"):
+        paper.row("nobody")
+    assert paper.facts["data_version"] == "v0.5"

@@ -1,57 +1,54 @@
-"""AIR-Bench's pages: the published rows, the report's per-task and per-category tables, and a leaderboard with
-one table per part (Foundation accuracy in %, Chat judge scores on 1-10), each beside its published table."""
+"""AIR-Bench's pages: the published rows, the report's per-task and per-category tables, and the leaderboard's
+blocks: one table per part (Foundation accuracy in %, Chat judge scores on 1-10), each beside its published table."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
-from avibench.benchmarks.airbench.published import CHAT, FOUNDATION_BY_CATEGORY, FOUNDATION_BY_TASK
-from avibench.contracts import RunPaths
 from avibench.evaluate.board_runs import (
-    OTHER_DATA_HEADING,
-    BoardOptions,
     dataset_of,
-    other_data_note,
-    run_labels,
     run_origin,
-    split_runs,
 )
 from avibench.evaluate.document import (
     Block,
-    Document,
     Heading,
     Paragraph,
     Table,
     as_dict,
     as_number,
     fmt_score,
-    write_document,
 )
-from avibench.evaluate.run_files import load_eval
+from avibench.evaluate.leaderboard import Board, BoardBlock, Ranked, Section
+from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import CATEGORIES, FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
-from avibench.store import atomic_write_json
 
 if TYPE_CHECKING:
-    from avibench.plugin import Benchmark
+    pass
 
-SOURCE = "AIR-Bench README"
 FOUNDATION_COLUMNS = (*CATEGORIES, "average")
 CHAT_COLUMNS = ("speech", "sound", "music", "mixed", "average")
+
+
+def _by_model(table: str, columns: tuple[str, ...]) -> dict[str, dict[str, float | None]]:
+    return {row["model"]: {c: row[c] for c in columns} for row in published_table("airbench", table).rows}
 
 
 def published_rows() -> list[dict[str, Any]]:
     """One row per published model: ``tasks`` on 0-100 (Foundation %, Chat x 10), ``headline`` their mean, and
     the published columns of each part (``foundation`` in %, ``chat`` on 1-10)."""
+    by_task = _by_model("foundation_by_task", ("average",))
+    by_category = _by_model("foundation_by_category", FOUNDATION_COLUMNS)
+    chats = _by_model("chat", CHAT_COLUMNS)
+    source = published_table("airbench").source.cite
     rows = []
-    for model in dict.fromkeys([*FOUNDATION_BY_TASK, *FOUNDATION_BY_CATEGORY, *CHAT]):
-        foundation = dict(FOUNDATION_BY_CATEGORY.get(model, dict.fromkeys(FOUNDATION_COLUMNS)))
-        if foundation["average"] is None and model in FOUNDATION_BY_TASK:
-            foundation["average"] = FOUNDATION_BY_TASK[model]["average"]
-        chat = CHAT.get(model, dict.fromkeys(CHAT_COLUMNS))
+    for model in dict.fromkeys([*by_task, *by_category, *chats]):
+        foundation = dict(by_category.get(model, dict.fromkeys(FOUNDATION_COLUMNS)))
+        if foundation["average"] is None and model in by_task:
+            foundation["average"] = by_task[model]["average"]
+        chat = chats.get(model, dict.fromkeys(CHAT_COLUMNS))
         tasks = {
             "foundation": foundation["average"],
             "chat": None if chat["average"] is None else 10 * chat["average"],
@@ -62,7 +59,7 @@ def published_rows() -> list[dict[str, Any]]:
                 "model": model,
                 "tasks": tasks,
                 "headline": fmean(present) if present else None,
-                "source": SOURCE,
+                "source": source,
                 "foundation": foundation,
                 "chat": chat,
             }
@@ -152,95 +149,84 @@ def _percent(value: object) -> float | None:
     return None if number is None else 100 * number
 
 
-def _local_rows(benchmark: Benchmark, output_dir: Path, options: BoardOptions) -> list[dict[str, Any]]:
-    """Each selected run's primary-profile columns, shaped like the published rows."""
-    rows = []
-    for label in run_labels(output_dir, benchmark.name, options):
-        document = load_eval(RunPaths(Path(output_dir), label, benchmark.name))
-        summary = as_dict(document.get("summary"))
-        view = _by_profile(document, str(summary.get("profile")))
-        foundation, chat = as_dict(view.get("foundation")), as_dict(view.get("chat"))
-        meta = as_dict(document.get("meta"))
-        dataset = dataset_of(meta)
-        rows.append(
-            {
-                "model": label,
-                "tasks": as_dict(summary.get("tasks")),
-                "origin": run_origin(meta, label, str(summary.get("profile"))),
-                "dataset": dataset,
-                "foundation": as_dict(foundation.get("categories"))
-                | {"average": as_dict(summary.get("tasks")).get("foundation")},
-                "chat": as_dict(chat.get("categories"))
-                | {"mixed": chat.get("mixed"), "average": chat.get("average")},
-            }
-        )
-    return rows
+def run_row(label: str, document: Mapping[str, Any]) -> dict[str, Any]:
+    """A selected run's primary-profile columns, shaped like the published rows."""
+    summary = as_dict(document.get("summary"))
+    view = _by_profile(document, str(summary.get("profile")))
+    foundation, chat = as_dict(view.get("foundation")), as_dict(view.get("chat"))
+    meta = as_dict(document.get("meta"))
+    return {
+        "model": label,
+        "tasks": as_dict(summary.get("tasks")),
+        "origin": run_origin(meta, label, str(summary.get("profile"))),
+        "dataset": dataset_of(meta),
+        "foundation": as_dict(foundation.get("categories"))
+        | {"average": as_dict(summary.get("tasks")).get("foundation")},
+        "chat": as_dict(chat.get("categories"))
+        | {"mixed": chat.get("mixed"), "average": chat.get("average")},
+    }
 
 
-def _part_table(rows: list[dict[str, Any]], part: str, columns: tuple[str, ...]) -> tuple[Table, list[dict]]:
-    """One part's table, best first (a row reporting only some columns, such as speech only, comes last)."""
-    ranked = sorted(
-        (r for r in rows if any(as_number(r[part].get(c)) is not None for c in columns)),
+def _ranked_part(rows: Ranked, part: str, columns: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The rows reporting the part, best first (a row reporting only some columns, such as speech only, last)."""
+    return sorted(
+        (r for _, r in rows if any(as_number(r[part].get(c)) is not None for c in columns)),
         key=lambda r: -(as_number(r["tasks"].get(part)) or -1.0),
     )
-    table = Table(
-        ["#", "Name", "Origin", *(c.capitalize() for c in columns)],
-        [
+
+
+def _part_block(part: str, columns: tuple[str, ...], heading: str, note: str) -> BoardBlock:
+    """One part's table, ranked on its own; the heading and note above the ranked table only."""
+
+    def render(section: Section) -> list[Block]:
+        table = Table(
+            ["#", "Name", "Origin", *(c.capitalize() for c in columns)],
             [
-                str(i),
-                r["model"],
-                r.get("origin") or f"published ({r['source']})",
-                *(fmt_score(r[part].get(c)) for c in columns),
-            ]
-            for i, r in enumerate(ranked, start=1)
-        ],
-        align="rll" + "r" * len(columns),
-    )
-    return table, [{"name": r["model"], "origin": r.get("origin", "published"), **r[part]} for r in ranked]
-
-
-def write_leaderboard(
-    benchmark: Benchmark, output_dir: Path, options: BoardOptions | None = None
-) -> tuple[Path, ...]:
-    """``leaderboard-airbench.{md,html,json}``: local runs beside the published Foundation and Chat tables;
-    runs on other data than the official dataset in tables of their own unless ranked on request."""
-    options = options or BoardOptions()
-    runs, apart = split_runs(
-        _local_rows(benchmark, output_dir, options), options, lambda r: r["dataset"]["kind"]
-    )
-    rows = runs + published_rows()
-    foundation, foundation_json = _part_table(rows, "foundation", FOUNDATION_COLUMNS)
-    chat, chat_json = _part_table(rows, "chat", CHAT_COLUMNS)
-    doc = Document(f"{benchmark.title} leaderboard")
-    doc.add(
-        Paragraph(
-            "Local runs in their primary profile beside the published results; a dash is not reported."
-        ),
-        Heading("Foundation: accuracy (%)"),
-        Paragraph(
-            "Average is the mean of the speech, sound and music means, as the published table computes it."
-        ),
-        foundation,
-        Heading("Chat: judge score (1–10)"),
-        Paragraph(
-            "Mixed is the mean of speech-and-sound and speech-and-music; Average the mean of the four."
-        ),
-        chat,
-    )
-    other: dict[str, list[dict]] = {}
-    if apart:
-        doc.add(
-            Heading(OTHER_DATA_HEADING),
-            Paragraph(other_data_note([(r["model"], r["dataset"]) for r in apart])),
+                [
+                    str(i),
+                    r["model"],
+                    r.get("origin") or f"published ({r['source']})",
+                    *(fmt_score(r[part].get(c)) for c in columns),
+                ]
+                for i, r in enumerate(_ranked_part(section.rows, part, columns), start=1)
+            ],
+            align="rll" + "r" * len(columns),
         )
-        for part, columns in (("foundation", FOUNDATION_COLUMNS), ("chat", CHAT_COLUMNS)):
-            table, other[part] = _part_table(apart, part, columns)
-            doc.add(table)
-    stem = Path(options.out or output_dir) / f"leaderboard-{benchmark.name}"
-    paths = (stem.with_suffix(".md"), stem.with_suffix(".html"), stem.with_suffix(".json"))
-    write_document(doc, paths[0], paths[1])
-    atomic_write_json(
-        paths[2],
-        {"benchmark": benchmark.name, "foundation": foundation_json, "chat": chat_json, "other_data": other},
-    )
-    return paths
+        return [table] if section.apart else [Heading(heading), Paragraph(note), table]
+
+    def data(rows: Ranked) -> list[dict[str, Any]]:
+        return [
+            {"name": r["model"], "origin": r.get("origin", "published"), **r[part]}
+            for r in _ranked_part(rows, part, columns)
+        ]
+
+    return BoardBlock(render, key=part, data=data)
+
+
+BOARD = Board(
+    blocks=(
+        _part_block(
+            "foundation",
+            FOUNDATION_COLUMNS,
+            "Foundation: accuracy (%)",
+            "Average is the mean of the speech, sound and music means, as the published table computes it.",
+        ),
+        _part_block(
+            "chat",
+            CHAT_COLUMNS,
+            "Chat: judge score (1–10)",
+            "Mixed is the mean of speech-and-sound and speech-and-music; Average the mean of the four.",
+        ),
+    ),
+    run_row=run_row,
+    published_rows=lambda published: published,
+    rank=lambda rows: [(None, row) for row in rows],
+    intro=lambda runs: [
+        Paragraph("Local runs in their primary profile beside the published results; a dash is not reported.")
+    ],
+    json_row=None,
+    json_head=lambda title: {"benchmark": "airbench"},
+    filter_label=None,
+)
+"""AIR-Bench's leaderboard: local runs beside the published Foundation and Chat tables, one table per part
+(Foundation accuracy in %, Chat judge scores on 1-10), each ranked on its own."""

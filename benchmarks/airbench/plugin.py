@@ -327,7 +327,7 @@ class AIRBench(Benchmark):
 
         return report_blocks(document)
 
-    def write_leaderboard(self, output_dir: Path, options: Any = None) -> tuple[Path, ...]:
-        from avibench.benchmarks.airbench.pages import write_leaderboard
+    def leaderboard(self) -> Any:
+        from avibench.benchmarks.airbench.pages import BOARD
 
-        return write_leaderboard(self, output_dir, options)
+        return BOARD

@@ -34,6 +34,7 @@ from avibench.benchmarks.audiomarathon.scoring import (
 )
 from avibench.contracts import RunPaths
 from avibench.items import Item, Response
+from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.audiomarathon import benchmark_block, score_task
 from avibench.level_metrics.task_metrics import Aggregate, Metric, official
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
@@ -212,17 +213,9 @@ class AudioMarathon(Benchmark):
     # -- pages ------------------------------------------------------------------------------------------
 
     def published(self) -> list[dict[str, Any]]:
-        from avibench.benchmarks.audiomarathon.published import LEADERBOARD, LEADERBOARD_SOURCE
-
-        return [
-            {
-                "model": row.model,
-                "tasks": dict(row.scores),
-                "headline": row.average,
-                "source": LEADERBOARD_SOURCE,
-            }
-            for row in LEADERBOARD
-        ]
+        return board_rows(
+            published_table(self.name), headline="average", tasks={t.name: t.name for t in TASKS}
+        )
 
     def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
         from avibench.benchmarks.audiomarathon.efficiency import efficiency_blocks

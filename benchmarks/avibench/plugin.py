@@ -41,9 +41,10 @@ from avibench.benchmarks.avibench.values import (
     task_metric,
 )
 from avibench.config import user_cache_dir
-from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.items import Item, Part, Response
+from avibench.kits.published import board_rows, published_table
+from avibench.level_metrics.aggregate import STAGE_NAMES
 from avibench.level_metrics.common import Notes
 from avibench.level_metrics.task_metrics import Metric
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
@@ -162,9 +163,24 @@ class AVIBench(Benchmark):
 
     @staticmethod
     def _context(item: Item) -> Any:
-        from avibench.refine.context import context_for
+        """What the rules may know of a question: its options, question text, subtask and the media the model
+        saw (never the ground truth)."""
+        from avibench.refine.context import build_context
 
-        return context_for(item.source)
+        sample = item.source
+        text = sample.question.get("text")
+        kind = sample.spec.candidates
+        candidates = sample.audios if kind == "audios" else sample.images if kind == "images" else ()
+        return build_context(
+            sample.spec,
+            question=text if isinstance(text, str) else "",
+            options=sample.options,
+            subtask=sample.subtask,
+            prompt_text=sample.text,
+            is_pre=sample.is_pre,
+            n_candidates=len(candidates) or None,
+            image=sample.images[0] if sample.images else None,
+        )
 
     def extract(self, item: Item, text: str) -> str | None:
         from avibench.refine.rules import apply_rules
@@ -347,29 +363,39 @@ class AVIBench(Benchmark):
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's results, headline = Overall (the human reference included, as the paper lists it)."""
-        from avibench.benchmarks.avibench.published import PAPER_URL, PUBLISHED
+        return board_rows(
+            published_table(self.name), headline="overall", groups={"stages": STAGE_NAMES}, scored_only=True
+        )
 
-        return [
-            {
-                "model": r.model,
-                "headline": r.overall,
-                "tasks": {},
-                "stages": r.stages or {},
-                "source": PAPER_URL,
-            }
-            for r in PUBLISHED
-            if r.overall is not None
-        ]
+    def report_page(self) -> Any:
+        from avibench.benchmarks.avibench.report import REPORT_PAGE
 
-    def build_report(self, paths: RunPaths, options: Any = None) -> Any:
-        from avibench.benchmarks.avibench.report import build_report
+        return REPORT_PAGE
 
-        return build_report(paths, options)
+    def leaderboard(self) -> Any:
+        from avibench.benchmarks.avibench.leaderboard import BOARD
 
-    def write_leaderboard(self, output_dir: Path, options: Any = None) -> tuple[Path, ...]:
-        from avibench.benchmarks.avibench.leaderboard import write_leaderboard
+        return BOARD
 
-        return write_leaderboard(output_dir, options)
+    has_submission_format: ClassVar[bool] = True
+
+    def submission_entry(
+        self, document: Mapping[str, Any], label: str, fields: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The run's entry in the AVI-Bench leaderboard's ``results.json`` (schema v2) and the rules it breaks."""
+        from avibench.benchmarks.avibench.submission import EntryFields, run_entry, validate_entry
+
+        version = fields.get("benchmark_version") or published_table(self.name).facts["benchmark_version"]
+        given = {**fields, "benchmark_version": version}
+        entry = run_entry(document, label, EntryFields(**given))
+        return entry, validate_entry(entry)
+
+    def validate_submission(self, path: Path) -> tuple[int, list[str]]:
+        from avibench.benchmarks.avibench.submission import read_results, validate_results
+
+        results = read_results(path)
+        problems = validate_results(results)
+        return (0 if problems else len(results["entries"])), problems
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         from avibench.benchmarks.avibench.table import summary_table

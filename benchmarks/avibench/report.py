@@ -11,14 +11,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from avibench.benchmarks.avibench.published import PUBLISHED
 from avibench.benchmarks.avibench.table import summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
-from avibench.contracts import RunPaths
-from avibench.evaluate.badges import Status, aggregate_cell, number_cell, task_statuses
+from avibench.evaluate.badges import Status, aggregate_cell, number_cell
 from avibench.evaluate.document import (
     DASH,
-    Document,
+    Block,
     Figure,
     Figures,
     Heading,
@@ -32,17 +30,17 @@ from avibench.evaluate.document import (
     fmt_score,
 )
 from avibench.evaluate.report import (
-    intro,
+    ReportPage,
+    ReportRun,
     not_scored_caption,
     select_published,
-    tail_sections,
     task_chart,
     task_scores_table,
 )
-from avibench.evaluate.run_files import load_eval
-from avibench.evaluate.sections import ReportOptions
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.kits.published import published_table
+from avibench.level_metrics.aggregate import STAGE_NAMES
 
 TAXONOMY_LABELS = {
     "l1_task": "L1 Task",
@@ -126,9 +124,10 @@ def taxonomy_note(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
 def published_rows() -> list[dict[str, Any]]:
     """The paper's models as rows of stages and Overall (the paper reports no per-task scores)."""
     return [
-        {"model": r.model, "stages": r.stages or {}, "overall": r.overall}
-        for r in PUBLISHED
-        if r.overall is not None and not r.approximate
+        {"model": r["model"], "stages": paper.values(r, STAGE_NAMES), "overall": r["overall"]}
+        for paper in (published_table("avibench"),)
+        for r in paper.rows
+        if r["overall"] is not None and not r["approximate"]
     ]
 
 
@@ -225,48 +224,53 @@ def coverage_table(coverage: Mapping[str, Any], notes: Notes) -> Table:
     return Table(headers, rows, align="lrrrrrrll")
 
 
-def build_report(paths: RunPaths, options: ReportOptions | None = None) -> Document:
-    from avibench.benchmarks.avibench.plugin import AVIBench
+def _headline(run: ReportRun) -> list[Block]:
+    """Stages, Overall and L1-L4 with their intervals, and how they are computed."""
+    note = run.notes.ref(taxonomy_note(run.summary, run.meta))
+    return [
+        Heading("Headline (0–100)"),
+        headline_table(run.summary, run.statuses),
+        Paragraph(f"How the summary numbers are computed: see note {note}."),
+    ]
 
-    options = options or ReportOptions()
-    label = paths.label
-    doc = load_eval(paths)
-    summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
-    coverage = as_dict(doc.get("coverage"))
-    statuses = task_statuses(AVIBench(), coverage)
-    notes = Notes()
-    run_name = str(meta.get("model") or label)
-    published = select_published(published_rows(), options.published, score="overall")
 
-    report = Document(f"AVI-Bench report: {label}")
-    report.add(intro(meta, summary, label))
-    report.add(Heading("Headline (0–100)"), headline_table(summary, statuses))
-    report.add(
-        Paragraph(
-            f"How the summary numbers are computed: see note {notes.ref(taxonomy_note(summary, meta))}."
-        )
-    )
+def _scores(run: ReportRun) -> list[Block]:
+    """The stages beside the paper's models, the tasks, and the per-task table with sub-metrics."""
+    summary = run.summary
+    published = select_published(published_rows(), run.options.published, score="overall")
     order = paper_task_order()
-    figures = [stage_chart(summary, published, run_name), task_chart("Tasks", order, summary, [], run_name)]
+    figures = [
+        stage_chart(summary, published, run.run_name),
+        task_chart("Tasks", order, summary, [], run.run_name),
+    ]
     caption = not_scored_caption(order, summary) + " The paper publishes stage scores only, not task scores."
-    report.add(Figures(figures, caption))
+    return [Figures(figures, caption), Heading("Per-task scores"), task_table(run.document, run.statuses)]
 
-    report.add(Heading("Per-task scores"), task_table(doc, statuses))
 
-    report.add(Heading("Reference versus strict profile"))
-    if as_dict(summary.get("by_profile")):
-        report.add(profile_table(summary))
+def _profiles(run: ReportRun) -> list[Block]:
+    if not as_dict(run.summary.get("by_profile")):
+        return [
+            Heading("Reference versus strict profile"),
+            Paragraph("Not available: eval.json has no summary.by_profile."),
+        ]
+    return [Heading("Reference versus strict profile"), profile_table(run.summary)]
+
+
+def _coverage(run: ReportRun) -> list[Block]:
+    """Coverage per task folder with totals; the FENSE models' note joins the notes."""
+    blocks: list[Block] = [Heading("Coverage")]
+    if run.coverage:
+        blocks.append(coverage_table(run.coverage, run.notes))
     else:
-        report.add(Paragraph("Not available: eval.json has no summary.by_profile."))
-
-    report.add(Heading("Coverage"))
-    report.add(
-        coverage_table(coverage, notes)
-        if coverage
-        else Paragraph("Not available: eval.json has no coverage.")
-    )
-    fense = as_dict(meta.get("fense"))
+        blocks.append(Paragraph("Not available: eval.json has no coverage."))
+    fense = as_dict(run.meta.get("fense"))
     if fense.get("note"):
-        notes.ref(f"FENSE ({fense.get('status', DASH)}): {fense['note']}")
-    report.add(*tail_sections(paths, [t.name for t in AVIBENCH.tasks], meta, options, notes, DEFINITIONS))
-    return report
+        run.notes.ref(f"FENSE ({fense.get('status', DASH)}): {fense['note']}")
+    return blocks
+
+
+REPORT_PAGE = ReportPage(
+    headline=_headline, scores=_scores, profiles=_profiles, coverage=_coverage, definitions=DEFINITIONS
+)
+"""AVI-Bench's report sections: stages, Overall and L1-L4, the stage chart and sub-metrics, stages in both
+profiles, coverage with totals."""

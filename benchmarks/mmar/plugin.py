@@ -19,7 +19,6 @@ from avibench.benchmarks.mmar import layout as layouts
 from avibench.benchmarks.mmar import sample
 from avibench.benchmarks.mmar.predictions import read_predictions, write_predictions
 from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, template_ids
-from avibench.benchmarks.mmar.published import PUBLISHED
 from avibench.benchmarks.mmar.scoring import chosen_index, extract
 from avibench.contracts import RunPaths
 from avibench.evaluate.document import (
@@ -34,6 +33,7 @@ from avibench.evaluate.document import (
 )
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
+from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.mmar import PROFILES, token_set_match
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
@@ -171,15 +171,7 @@ class _MultipleChoiceAudio(Benchmark):
         return {task: write_predictions(path, [r.item for r in rows], text, self.layout)}
 
     def published(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "model": p.model,
-                "headline": p.total,
-                "tasks": {self.layout.task: p.total},
-                "source": p.source + (f"; {p.note}" if p.note else ""),
-            }
-            for p in PUBLISHED[self.name]
-        ]
+        return board_rows(published_table(self.name), headline="total", tasks={self.layout.task: "total"})
 
     def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
         """Each official breakdown in both profiles, with a chart of the primary profile's main breakdown, and

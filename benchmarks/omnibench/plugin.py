@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 
 from avibench.benchmarks.omnibench import layout, sample
 from avibench.benchmarks.omnibench.predictions import read_responses, write_responses
-from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED, SOURCE
 from avibench.evaluate.document import Heading, Paragraph, Table, as_dict, fmt_score
 from avibench.items import Item, Response
+from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.omnibench import PROFILES, REFERENCE, STRICT, Record, official_result, verdict
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import (
@@ -75,8 +75,9 @@ class OmniBench(Benchmark):
         path = Path(root) / layout.DATASET
         records = layout.read_dataset(path) if path.is_file() else []
         counts = Counter(layout.audio_type(r) for r in records if isinstance(r, dict) and "audio type" in r)
-        if counts != Counter(AUDIO_TYPE_COUNTS):
-            why = f"{path} holds {dict(counts)} questions by audio type, the release {AUDIO_TYPE_COUNTS}"
+        release = published_table(self.name).facts["audio_type_counts"]
+        if counts != Counter(release):
+            why = f"{path} holds {dict(counts)} questions by audio type, the release {release}"
             return {"kind": "other", "why": why}
         return {"kind": "official", "why": f"the release's questions by audio type and no {SAMPLE_MARKER}"}
 
@@ -206,10 +207,7 @@ class OmniBench(Benchmark):
         return {layout.TASK: write_responses(path, [r.item for r in rows], replies)}
 
     def published(self) -> list[dict[str, Any]]:
-        return [
-            {"model": p.model, "headline": p.overall, "tasks": {layout.TASK: p.overall}, "source": SOURCE}
-            for p in PUBLISHED
-        ]
+        return board_rows(published_table(self.name), headline="overall", tasks={layout.TASK: "overall"})
 
     def report_blocks(self, document: Mapping[str, Any], paths: Any) -> list[Any]:
         """Accuracy by audio type and by task type in both profiles, and how many answers they score differently."""

@@ -32,11 +32,11 @@ from typing import Any, ClassVar
 
 from avibench.benchmarks.starbench import layout, report, sample
 from avibench.benchmarks.starbench.predictions import read_workdir, write_workdir
-from avibench.benchmarks.starbench.published import DATA_VERSION, PUBLISHED
 from avibench.benchmarks.starbench.workdir import run_from_item, run_from_response
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response, first_variants
+from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.starbench import (
     FINAL_MA,
     aa_metric,
@@ -275,13 +275,7 @@ class STARBench(Benchmark):
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's table (data v0.5); its MA does not say whether it is AA or ACR."""
-        columns = {"pc": "perception", "tr": "temporal", "sr": "spatial"}
-        return [
-            {
-                "model": f"{p.model} ({DATA_VERSION})",
-                "tasks": {alias: getattr(p, field) for alias, field in columns.items()},
-                "headline": p.ma,
-                "source": f"STAR-Bench paper, data {DATA_VERSION}; MA as printed, AA or ACR not stated",
-            }
-            for p in PUBLISHED
-        ]
+        tasks = {"pc": "perception", "tr": "temporal", "sr": "spatial"}
+        return board_rows(
+            published_table(self.name), headline="ma", tasks=tasks, label="{model} ({data_version})"
+        )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from avibench.benchmarks.starbench.published import DATA_VERSION, PUBLISHED, SOURCE
 from avibench.evaluate.document import Block, Heading, Paragraph, Table, as_dict, fmt_score
+from avibench.kits.published import published_table
 from avibench.level_metrics.starbench import FINAL_MA
 from avibench.plugin import incomplete_mark
 
@@ -87,9 +87,11 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
             for name, values in _rows(as_dict(document.get("summary")))
         ],
     )
+    paper = published_table("starbench")
+    version = paper.facts["data_version"]
     published = Table(
         ["Model", "MA", "Perception", "Temporal", "Spatial"],
-        [[p.model, *(fmt_score(v) for v in (p.ma, p.perception, p.temporal, p.spatial))] for p in PUBLISHED],
+        [[p["model"], *(fmt_score(v) for v in list(p.values())[1:])] for p in paper.rows],
     )
     return [
         Heading("AA and ACR per dataset (0–100)"),
@@ -99,10 +101,10 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
         ),
         table,
         *spread_blocks(as_dict(document.get("summary"))),
-        Heading(f"Published results (data {DATA_VERSION})"),
+        Heading(f"Published results (data {version})"),
         Paragraph(
-            f"{SOURCE}. The table gives one 'MA' without saying whether it is AA or ACR, and it is for data "
-            f"{DATA_VERSION}: shown for orientation, not comparable with runs on other data versions."
+            f"{paper.source.title}. The table gives one 'MA' without saying whether it is AA or ACR, and it is for "
+            f"data {version}: shown for orientation, not comparable with runs on other data versions."
         ),
         published,
     ]
