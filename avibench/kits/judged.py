@@ -44,7 +44,9 @@ __all__ = [
     "JudgeTemplate",
     "Verdicts",
     "answered",
+    "job_key",
     "run_judge",
+    "split_key",
 ]
 
 #: The share of unreadable replies above which a coverage reason quotes what the judge replied most often.
@@ -96,6 +98,17 @@ class Verdicts:
         if not self.failed:
             return None
         return f"{self.failed} judge requests failed ({self.first_error}); re-run eval to retry them"
+
+
+def job_key(item_key: str, variant: str = "") -> str:
+    """A job's key in the journal: ``<item key>@<variant>``, the item key alone for ``""``."""
+    return f"{item_key}@{variant}" if variant else item_key
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """``(item key, variant)`` of a job key made by :func:`job_key` with a variant."""
+    item_key, _, variant = key.rpartition("@")
+    return item_key, variant
 
 
 def answered(response: Response) -> bool:
@@ -271,7 +284,7 @@ class Judge:
                 given[key] = [self._clean(str(reply)) for reply in recorded[key]]
                 continue
             for variant in variants:
-                jobs.append(JudgeJob(f"{key}@{variant}" if variant else key, messages(response, variant)))
+                jobs.append(JudgeJob(job_key(key, variant), messages(response, variant)))
         verdicts = self.run(jobs, run_root, settings, name)
         verdicts.replies.update(given)
         return verdicts

@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import partial
 
 from avibench.items import Item
-from avibench.kits.judged import Judge, JudgeTemplate
+from avibench.kits.judged import Judge, JudgeTemplate, split_key
 from avibench.level_metrics.airbench import PROFILES
 from avibench.level_metrics.airbench_chat import ORDERS, parse_judge_reply
 
@@ -57,6 +57,6 @@ def replies_by_order(replies: dict[str, list[str | None]]) -> dict[str, dict[str
     """Each judged answer's reply by order (``None``: the request got no reply), keyed by item key."""
     out: dict[str, dict[str, str | None]] = {}
     for key, (reply,) in replies.items():
-        item_key, _, order = key.rpartition("@")
+        item_key, order = split_key(key)
         out.setdefault(item_key, {})[order] = reply
     return out

@@ -86,9 +86,10 @@ def chat_coverage(
     profile cannot all read, ``judge_failures`` the judgements without scores, and a judge problem makes the
     part ``partial`` with its reason after the core's."""
     from avibench.benchmarks.airbench.judging import JUDGE
+    from avibench.kits.judged import split_key
 
     unread = verdicts.unreadable(JUDGE.parsers[profile.name])
-    failed_items = {key.rpartition("@")[0] for key, _ in unread}
+    failed_items = {split_key(key)[0] for key, _ in unread}
     failures = sum(c["judge_failures"] for c in official["categories"].values())
     return JUDGE.coverage(
         {**cover, "unparsed": len(failed_items), "judge_failures": failures}, verdicts, profile.name
