@@ -18,11 +18,11 @@ from pathlib import Path
 
 from infer_throughput import start_server
 
+from avibench.benchmarks.airbench.judging import judge_messages
 from avibench.benchmarks.airbench.layout import chat_item
 from avibench.benchmarks.airbench.sample import chat_entries
-from avibench.evaluate.judge import JudgeJob, JudgeSettings, run_judge
+from avibench.kits.judged import JudgeJob, JudgeSettings, run_judge
 from avibench.level_metrics.airbench_chat import ORDERS
-from avibench.refine.airbench_judge import judge_messages
 
 
 def jobs(count: int) -> list[JudgeJob]:

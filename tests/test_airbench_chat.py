@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from avibench.benchmarks.airbench.judging import judge_messages
 from avibench.items import Item, Part
 from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import REFERENCE, STRICT
 from avibench.level_metrics.airbench_chat import ChatJudgement, chat_block, parse_judge_reply, score_chat
-from avibench.refine.airbench_judge import judge_messages
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from avibench.benchmarks.airbench import sample
-from avibench.benchmarks.airbench.judging import journal_path
+from avibench.benchmarks.airbench.judging import JUDGE
 from avibench.contracts import latest_by_key
 from avibench.errors import AvibenchError
-from avibench.evaluate.judge import JudgeJob, JudgeSettings, run_judge
+from avibench.kits.judged import JudgeJob, JudgeSettings, run_judge
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORY_OF_TASK
 from avibench.llm import RetryPolicy
 from avibench.store import read_records
@@ -127,7 +127,7 @@ def test_malformed_replies_are_judge_failures_asked_once_and_leave_chat_partial(
     assert (
         doc["coverage"]["chat"]["judge_failures"] == unsure and doc["coverage"]["chat"]["unparsed"] == unsure
     )
-    records = journal_lines(journal_path(out / "random" / "airbench"))
+    records = journal_lines(JUDGE.journal(out / "random" / "airbench"))
     assert len(records) == 20 and sum(not r["valid"] for r in records) == unsure
     assert {r["reply"] for r in records if not r["valid"]} == {"Assistant 2 is better."}
 
@@ -161,7 +161,7 @@ def test_a_failed_request_is_reported_then_retried_and_the_key_is_written_nowher
         assert first.code == 1 and "1 judge requests failed" in first.stderr and KEY not in first.stderr
         doc = json.loads((out / "random" / "airbench" / "eval.json").read_text())
         assert doc["coverage"]["chat"]["status"] == "partial"
-        failed = [r for r in journal_lines(journal_path(out / "random" / "airbench")) if r["error"]]
+        failed = [r for r in journal_lines(JUDGE.journal(out / "random" / "airbench")) if r["error"]]
         assert len(failed) == 1 and "HTTP 400" in failed[0]["error"] and "***" in failed[0]["error"]
         second = evaluate(root, out, server, "--allow-partial")
         assert second.code == 0, second.stderr
@@ -185,7 +185,7 @@ def test_no_key_sends_nothing_and_leaves_chat_unscored(run: tuple[Path, Path]) -
 
 def test_kill_mid_judging_then_resume(run: tuple[Path, Path], tmp_path: Path) -> None:
     root, out = run
-    journal = journal_path(out / "random" / "airbench")
+    journal = JUDGE.journal(out / "random" / "airbench")
     server = FakeOpenAIServer(responder=judge_replies, latency=0.05, record_bodies=False)
     with server.run_in_thread():
         env = {k: v for k, v in os.environ.items() if k not in CLEARED_ENV} | {"JUDGE_API_KEY": KEY}
@@ -267,4 +267,4 @@ def test_a_failure_no_retry_fixes_stops_the_judging_after_three(
     assert len(stop) == 1 and f"HTTP {status}" in stop[0] and setting in stop[0]
     doc = json.loads((out / "random" / "airbench" / "eval.json").read_text())
     assert doc["coverage"]["chat"]["status"] == "not scored"
-    assert len(journal_lines(journal_path(out / "random" / "airbench"))) == 3  # asked again next time
+    assert len(journal_lines(JUDGE.journal(out / "random" / "airbench"))) == 3  # asked again next time

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from avibench.benchmarks.airbench import sample
-from avibench.benchmarks.airbench.judging import journal_path
+from avibench.benchmarks.airbench.judging import JUDGE
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import CliResult, invoke
 
@@ -39,11 +39,11 @@ def test_a_deleted_judge_journal_is_judged_again(run: tuple[Path, Path]) -> None
         assert _eval(root, out, server).code == 0
         asked = server.count
         assert asked > 0
-        journal_path(out / "random" / "airbench").unlink()
+        JUDGE.journal(out / "random" / "airbench").unlink()
         again = _eval(root, out, server)
     assert again.code == 0, again.stderr
     assert server.count == 2 * asked  # every reply asked again, not the earlier eval printed once more
-    assert journal_path(out / "random" / "airbench").is_file()
+    assert JUDGE.journal(out / "random" / "airbench").is_file()
 
 
 def test_an_edited_judge_journal_is_scored_again(run: tuple[Path, Path]) -> None:
@@ -53,7 +53,7 @@ def test_an_edited_judge_journal_is_scored_again(run: tuple[Path, Path]) -> None
     with server.run_in_thread():
         assert _eval(root, out, server).code == 0
         before = json.loads(eval_json.read_text())["summary"]
-        journal = journal_path(out / "random" / "airbench")
+        journal = JUDGE.journal(out / "random" / "airbench")
         journal.write_text(journal.read_text().replace("8 6", "8 2"))
         again = _eval(root, out, server)
     assert again.code == 0, again.stderr

@@ -7,7 +7,7 @@ import itertools
 import json
 from pathlib import Path
 
-from avibench.evaluate.judge import JudgeJob, JudgeSettings, run_judge
+from avibench.kits.judged import JudgeJob, JudgeSettings, run_judge
 from avibench.testing.fake_openai import FakeOpenAIServer
 
 KEY = "sk-judge-samples-77"

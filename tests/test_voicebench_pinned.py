@@ -17,11 +17,12 @@ import pytest
 from pinned_responses import digest, seeded_response
 
 from avibench.benchmarks.voicebench import layout, pedant, sample
-from avibench.benchmarks.voicebench.judging import SAMPLES, Judging
+from avibench.benchmarks.voicebench.judging import OPEN
 from avibench.benchmarks.voicebench.pedant import Pedant
 from avibench.benchmarks.voicebench.scoring import Inputs, build_document
 from avibench.contracts import RunPaths
 from avibench.items import Item, Response
+from avibench.kits.judged import Verdicts
 from avibench.plugin import EvalRequest, get_benchmark
 
 #: answers no official template or rule reads cleanly, or that trip a quirk (the article "a", a bare "b")
@@ -62,9 +63,9 @@ def _judge_replies(item: Item, rng: random.Random, unreadable: bool) -> list[str
     """Three replies; open subsets never get an unreadable one unless ``unreadable``; one in 20 requests failed."""
     evaluator = layout.BY_NAME[item.task].evaluator
     pool = QA_REPLIES if evaluator == "qa" else OPEN_REPLIES
-    replies: list[str | None] = [rng.choice(pool) for _ in range(SAMPLES)]
+    replies: list[str | None] = [rng.choice(pool) for _ in range(OPEN.samples)]
     if unreadable and rng.random() < 0.3:
-        replies[rng.randrange(SAMPLES)] = rng.choice(("Great answer!", None))
+        replies[rng.randrange(OPEN.samples)] = rng.choice(("Great answer!", None))
     return replies
 
 
@@ -95,7 +96,7 @@ def _inputs(data: Path, pedant: bool = False) -> Inputs:
         inputs.responses[subset.name] = responses
         if subset.evaluator in ("open", "qa"):
             unreadable = subset.name in ("commoneval", "sd-qa")
-            inputs.judging[subset.name] = Judging(
+            inputs.judging[subset.name] = Verdicts(
                 replies={
                     r.item.key: _judge_replies(r.item, rng, unreadable)
                     for r in inputs.responses[subset.name]

@@ -193,8 +193,8 @@ def test_an_ifeval_row_without_its_arguments_is_not_scored(tmp_path: Path) -> No
 
 
 def test_sd_qa_panda_covers_every_answer_beside_the_judge(tmp_path: Path) -> None:
-    from avibench.benchmarks.voicebench.judging import Judging
     from avibench.benchmarks.voicebench.pedant import Pedant
+    from avibench.kits.judged import Verdicts
 
     class Contains:
         def evaluate(self, references: list[str], candidate: str, question: str) -> bool:
@@ -208,7 +208,7 @@ def test_sd_qa_panda_covers_every_answer_beside_the_judge(tmp_path: Path) -> Non
     answers = ["It is 1.", "It is 3.", "It is 3.", "No idea."]
     responses = [Response(i, "answered", raw=a) for i, a in zip(items, answers, strict=True)]
     votes = [["Yes"] * 3, ["No"] * 3, ["Yes", "Yes", "No"], ["Maybe", "No", "No"]]
-    judging = Judging(replies={i.key: v for i, v in zip(items, votes, strict=True)})
+    judging = Verdicts(replies={i.key: v for i, v in zip(items, votes, strict=True)})
     inputs = Inputs(responses={"sd-qa": responses}, judging={"sd-qa": judging}, pedant=Pedant(Contains()))
     document, _ = build_document(inputs, "strict", ["sd-qa"])
     # PEDANT reads every answer (1, 3 right of 4); the strict judge drops "Maybe" and keeps the majority "No"

@@ -150,7 +150,7 @@ def test_judge_fallback_with_a_stand_in_judge(tmp_path: Path) -> None:
     expected = list(PINNED_SCORES)
     expected[20] = 1
     assert _row_scores(tmp_path, "j") == expected
-    assert doc["meta"]["judge"]["model"] == "stand-in" and again["meta"]["judge"]["reused"] > 0
+    assert doc["meta"]["judge"]["model"] == "stand-in" and again["meta"]["judge"]["replies_reused"] > 0
 
 
 def test_files_cut_short_name_file_and_line(tmp_path: Path) -> None:

@@ -6,5 +6,7 @@
 * :mod:`avibench.kits.media`: deterministic sample media (tones, tone words, pictures, clips) in official formats;
 * :mod:`avibench.kits.multiple_choice`: lettering, official letter rules, strict reading, gold, baselines,
   accuracy per field, rotations;
-* :mod:`avibench.kits.classification`: answers read as one label of a vocabulary, F1 metrics, chance levels.
+* :mod:`avibench.kits.classification`: answers read as one label of a vocabulary, F1 metrics, chance levels;
+* :mod:`avibench.kits.judged`: answers scored by an LLM judge: the declaration (template data file, reply parser
+  per profile, samples, asks), the journaled runner, failure accounting, ``--judge-*`` options, ``meta.judge``.
 """

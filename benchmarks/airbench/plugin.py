@@ -32,14 +32,12 @@ from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
 from avibench.level_metrics.airbench import PROFILES, choose, foundation_average, gold_index, strict_choice
-from avibench.level_metrics.airbench_chat import answer_score, chat_metric
+from avibench.level_metrics.airbench_chat import ORDERS, answer_score, chat_metric
 from avibench.level_metrics.task_metrics import Aggregate, Metric, mean_of_tasks
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 
 if TYPE_CHECKING:
-    from avibench.benchmarks.airbench.judging import ChatJudging
-    from avibench.evaluate.judge import JudgeSettings
-    from avibench.refine.airbench_judge import JudgeTemplate
+    from avibench.kits.judged import JudgeSettings, JudgeTemplate, Verdicts
 
 #: The leaderboard average of the Foundation tasks (0-100), the mean of the speech, sound and music means of the
 #: task accuracies (of the categories present).
@@ -217,28 +215,23 @@ class AIRBench(Benchmark):
         return self.journal_inputs(request)
 
     def eval_options(self) -> list[Any]:
-        from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL
-        from avibench.evaluate.judge import JudgeSettings
+        from avibench.benchmarks.airbench.judging import JUDGE
 
-        return JudgeSettings.cli_options(DEFAULT_JUDGE_MODEL, template_and_temperature=True)
+        return JUDGE.cli_options()
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the Chat answers (from the judge journal where already judged), then score through the core;
         Chat's coverage adds the judge's account, and a part the core could not score (no data, no answers, no
         judge) keeps a coverage entry saying why."""
-        from avibench.benchmarks.airbench.judging import judge_meta, judge_settings
-        from avibench.refine.airbench_judge import judge_template
+        from avibench.benchmarks.airbench.judging import JUDGE
 
-        try:
-            template = judge_template(request.options.get("judge_template"))
-        except ValueError as exc:
-            raise AvibenchError(str(exc)) from None
+        template = JUDGE.template(request.options.get("judge_template"))
         responses, absent = self._inputs(request)
-        settings = judge_settings(request.options)
+        settings = JUDGE.settings(request.options)
         judging, unjudged = self._judge(responses, request, settings, template)
         errors = [] if unjudged is None else [f"chat not scored: {unjudged}"]
-        if judging is not None and judging.errors:
-            errors.append(f"chat: {judging.errors} judge requests failed ({judging.first_error})")
+        if judging is not None and judging.failed:
+            errors.append(f"chat: {judging.failed} judge requests failed ({judging.first_error})")
         judged = {k: v for k, v in responses.items() if k != CHAT.name or judging is not None}
         scored = self.score(judged, profile=request.profile, options=request.options, tasks=request.tasks)
         document = scored.document
@@ -256,7 +249,8 @@ class AIRBench(Benchmark):
                 coverage[part] = {"status": status, "reason": absent.get(part, "not selected")}
         document["meta"] = {"template": self._template_used(request)}
         if CHAT.name in responses:
-            document["meta"]["judge"] = judge_meta(settings, template, judging)
+            verdicts = [] if judging is None else [judging]
+            document["meta"]["judge"] = JUDGE.meta(settings, template, verdicts, orders=list(ORDERS))
         return Scored(document=document, errors=errors, per_sample=scored.per_sample, values=scored.values)
 
     def _judge(
@@ -265,19 +259,25 @@ class AIRBench(Benchmark):
         request: EvalRequest,
         settings: JudgeSettings,
         template: JudgeTemplate,
-    ) -> tuple[ChatJudging | None, str | None]:
+    ) -> tuple[Verdicts | None, str | None]:
         """The Chat judgements (``None``: no Chat answers, or the judge could not run) and why the judge could not
-        run; the replies are kept for :meth:`read`."""
-        from avibench.benchmarks.airbench.judging import judge_chat, replies_by_key
+        run; the replies are kept for :meth:`read`. Every answered Chat question is judged in both orders."""
+        from avibench.benchmarks.airbench.judging import JUDGE, judge_messages, replies_by_order
 
         self._replies = {}
         if CHAT.name not in responses:
             return None, None
+
+        def messages(response: Response, order: str) -> list[dict[str, str]]:
+            return judge_messages(response.item, response.raw or "", order, template)
+
         try:
-            judging = judge_chat(responses[CHAT.name], request.paths.root, settings, template)
+            judging = JUDGE.judge_responses(
+                responses[CHAT.name], messages, request.paths.root, settings, variants=ORDERS
+            )
         except AvibenchError as exc:
             return None, str(exc)
-        self._replies = replies_by_key(judging)
+        self._replies = replies_by_order(judging.replies)
         return judging, None
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:

@@ -11,7 +11,6 @@ scores or a judge request got no reply: its numbers then rest on fewer judgement
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,17 +22,13 @@ from avibench.level_metrics.airbench import (
     foundation_block,
     leaderboard_view,
 )
-from avibench.level_metrics.airbench_chat import ChatJudgement, chat_block, parse_judge_reply, score_chat
+from avibench.level_metrics.airbench_chat import ChatJudgement, chat_block, score_chat
 
 if TYPE_CHECKING:
-    from avibench.benchmarks.airbench.judging import ChatJudging
+    from avibench.kits.judged import Verdicts
     from avibench.plugin import ScoredRow
 
 PARTS = ("foundation", "chat")
-#: The share of judge failures above which the coverage reason quotes what the judge replied.
-SMALL_FAILURE_SHARE = 0.05
-QUOTED_REPLIES = 3
-QUOTE_CHARS = 80
 
 
 def subset(meta: Mapping[str, Any]) -> str:
@@ -84,46 +79,18 @@ def leaderboard_views(official: Mapping[str, Any]) -> dict[str, Any]:
     return views
 
 
-def judge_problem(judging: ChatJudging, profile: AirBenchProfile) -> str | None:
-    """Why the Chat numbers rest on fewer judgements than were asked for, or ``None`` when every one gave scores.
-
-    Requests that got no reply are named with their first error; replies that give no scores are counted, and
-    when they are more than :data:`SMALL_FAILURE_SHARE` of the judgements the most frequent ones are quoted."""
-    problems = []
-    if judging.errors:
-        problems.append(
-            f"{judging.errors} judge requests failed ({judging.first_error}); re-run eval to retry them"
-        )
-    replies = [j.reply for j in judging.judgements if j.reply is not None]
-    unread = [r for r in replies if parse_judge_reply(r, profile) is None]
-    if unread:
-        text = (
-            f"{len(unread)} of {len(judging.judgements)} judge replies give no scores ({profile.name} parser)"
-        )
-        if len(unread) > SMALL_FAILURE_SHARE * len(judging.judgements):
-            common = Counter(unread).most_common(QUOTED_REPLIES)
-            quoted = ", ".join(f"{_quote(reply)} x{n}" for reply, n in common)
-            text += f"; the judge replied {quoted}"
-        problems.append(text)
-    return "; ".join(problems) or None
-
-
-def _quote(reply: str) -> str:
-    shown = repr(reply)
-    return shown if len(shown) <= QUOTE_CHARS else shown[: QUOTE_CHARS - 3] + "..."
-
-
 def chat_coverage(
-    cover: Mapping[str, Any], official: Mapping[str, Any], judging: ChatJudging, profile: AirBenchProfile
+    cover: Mapping[str, Any], official: Mapping[str, Any], verdicts: Verdicts, profile: AirBenchProfile
 ) -> dict[str, Any]:
     """The core's Chat coverage with the judge's account: ``unparsed`` counts the answers whose judgements the
     profile cannot all read, ``judge_failures`` the judgements without scores, and a judge problem makes the
     part ``partial`` with its reason after the core's."""
-    failed_items = {j.item_id for j in judging.judgements if j.model_and_reference(profile) is None}
+    from avibench.benchmarks.airbench.judging import JUDGE
+    from avibench.kits.judged import split_key
+
+    unread = verdicts.unreadable(JUDGE.parsers[profile.name])
+    failed_items = {split_key(key)[0] for key, _ in unread}
     failures = sum(c["judge_failures"] for c in official["categories"].values())
-    out = {**cover, "unparsed": len(failed_items), "judge_failures": failures}
-    problem = judge_problem(judging, profile)
-    if problem is not None:
-        reasons = [cover["reason"]] if cover["status"] == "partial" and cover.get("reason") else []
-        out |= {"status": "partial", "reason": "; ".join([*reasons, problem])}
-    return out
+    return JUDGE.coverage(
+        {**cover, "unparsed": len(failed_items), "judge_failures": failures}, verdicts, profile.name
+    )

@@ -1,112 +1,46 @@
-"""Judging VoiceBench's open and reference-based answers through the shared judge runner.
+"""VoiceBench's judge, declared on the judged-answers kit: the open subsets' 1-5 scores and sd-qa's yes/no votes.
 
 The official ``api_judge.py`` asks ``gpt-4o-mini`` once per answer for three samples in one request (``n=3``,
-temperature 0.5, top-p 0.95, 1,024 tokens) with the prompts of ``prompts/voicebench/judge.json``, and reads every
-choice of the reply. So does this: one request per answer, every choice read. Replies are journaled per answer
-(its choices together) under ``<run>/judge/<subset>.jsonl``; a finished eval re-run sends nothing. A reply is
-never re-asked, and one with fewer choices than asked is scored with the ones it has: the official evaluator
-reads what it got. A failed request leaves each of the answer's three replies not received (``None``).
+temperature 0.5, top-p 0.95, 1,024 tokens: ``prompts/voicebench/judge.json``) and reads every choice of the reply,
+stripped. So does this: one request per answer, every choice read, journaled per answer under
+``<run>/judge/<subset>.jsonl``; a finished eval re-run sends nothing. A reply is never re-asked, and one with fewer
+choices than asked is scored with the ones it has: the official evaluator reads what it got. A failed request
+leaves each of the answer's three replies not received (``None``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from functools import partial
 
-from avibench.evaluate.judge import JudgeJob, JudgeSettings, run_judge
-from avibench.items import Item, Response
-from avibench.refine.voicebench import fill, judge_protocol, open_score
+from avibench.items import Response
+from avibench.kits.judged import Judge
+from avibench.level_metrics.voicebench import PROFILES
+from avibench.refine.voicebench import fill, open_score, qa_verdict
 
-PROTOCOL = judge_protocol()
-DEFAULT_JUDGE_MODEL = str(PROTOCOL["model"])
-SAMPLES = int(PROTOCOL["samples"])
-
-
-@dataclass(frozen=True)
-class VoiceJudgeSettings(JudgeSettings):
-    """The shared judge settings with the official sampling parameters."""
-
-    temperature: float = float(PROTOCOL["temperature"])
-    max_tokens: int = int(PROTOCOL["max_tokens"])
-    top_p: float = float(PROTOCOL["top_p"])
-    samples: int = SAMPLES
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "max_tokens": self.max_tokens,
-            "frequency_penalty": PROTOCOL["frequency_penalty"],
-            "presence_penalty": PROTOCOL["presence_penalty"],
-            **self.sampling(),
-        }
+#: The open subsets' judge: a 1-5 score, any number in the reference profile, 1-5 only in the strict one.
+OPEN = Judge(
+    "voicebench",
+    "judge.json",
+    parsers={name: partial(open_score, bounded=not p.judge_any_number) for name, p in PROFILES.items()},
+    strip=True,
+)
+#: sd-qa's judge: a vote, the raw reply in the reference profile, yes or no only in the strict one.
+QA = Judge(
+    "voicebench",
+    "judge.json",
+    parsers={name: partial(qa_verdict, yes_no_only=not p.qa_raw_votes) for name, p in PROFILES.items()},
+    strip=True,
+)
+JUDGES = {"open": OPEN, "qa": QA}
 
 
-def journal_path(run_root: Path, subset: str) -> Path:
-    return Path(run_root) / "judge" / f"{subset}.jsonl"
-
-
-def judge_messages(item: Item, response: str, evaluator: str) -> list[dict[str, str]]:
-    """The official request: the system message and the open or reference-based prompt, filled in the official
-    order (prompt, then reference, then response)."""
-    row = item.source
+def judge_messages(evaluator: str, response: Response, variant: str = "") -> list[dict[str, str]]:
+    """The official request (one per answer: no ``variant``): the system message and the open or reference-based
+    prompt, filled in the official order (prompt, then reference, then response)."""
+    protocol, row, reply = OPEN.protocol, response.item.source, response.raw or ""
     if evaluator == "qa":
-        content = fill(
-            PROTOCOL["qa"],
-            {"prompt": row["prompt"], "reference": str(row["reference"]), "response": response},
-        )
+        values = {"prompt": row["prompt"], "reference": str(row["reference"]), "response": reply}
     else:
-        content = fill(PROTOCOL["open"], {"prompt": row["prompt"], "response": response})
-    return [{"role": "system", "content": PROTOCOL["system"]}, {"role": "user", "content": content}]
-
-
-def _accept(evaluator: str) -> Callable[[str], bool]:
-    if evaluator == "open":
-        return lambda reply: open_score(reply.strip(), bounded=False) is not None
-    return lambda reply: True
-
-
-@dataclass
-class Judging:
-    """One subset's judge replies: item key -> the replies of its samples (``None`` for a failed request)."""
-
-    replies: dict[str, list[str | None]] = field(default_factory=dict)
-    requests: int = 0
-    reused: int = 0
-    errors: int = 0
-    first_error: str | None = None
-
-
-def judge(
-    responses: Sequence[Response],
-    evaluator: str,
-    run_root: Path,
-    settings: VoiceJudgeSettings,
-    recorded: Mapping[str, list[str]],
-) -> Judging:
-    """Every answered response's judge replies: the ones a predictions file recorded, else asked (or reused
-    from the journal). Raises AvibenchError when requests are needed and no key is set."""
-    judging = Judging()
-    jobs: list[JudgeJob] = []
-    for response in responses:
-        if response.status != "answered" or response.raw is None:
-            continue
-        key = response.item.key
-        if key in recorded:
-            judging.replies[key] = [str(s).strip() for s in recorded[key]]
-            continue
-        jobs.append(JudgeJob(key, judge_messages(response.item, response.raw, evaluator)))
-    if not jobs:
-        return judging
-    subset = responses[0].item.task
-    outcome = run_judge(jobs, journal_path(run_root, subset), settings, accept=_accept(evaluator), reasks=0)
-    judging.requests, judging.reused, judging.errors = outcome.requests, outcome.reused, outcome.errors
-    for job in jobs:
-        reply = outcome.replies[job.key]
-        if reply.error is not None and judging.first_error is None:
-            judging.first_error = reply.error
-        received = [choice.strip() for choice in reply.choices]
-        judging.replies[job.key] = received if reply.error is None else [None] * SAMPLES
-    return judging
+        values = {"prompt": row["prompt"], "response": reply}
+    content = fill(protocol[evaluator], values)
+    return [{"role": "system", "content": protocol["system"]}, {"role": "user", "content": content}]

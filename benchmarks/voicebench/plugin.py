@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -33,7 +34,7 @@ from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView,
 from avibench.refine.voicebench import bbh_answer, mcq_choice
 
 if TYPE_CHECKING:
-    from avibench.benchmarks.voicebench.judging import VoiceJudgeSettings
+    from avibench.kits.judged import JudgeSettings, Verdicts
     from avibench.level_metrics.task_metrics import Metric
 
 TASKS = tuple(
@@ -217,27 +218,22 @@ class VoiceBench(Benchmark):
     # -- scoring ----------------------------------------------------------------------------------------
 
     def eval_options(self) -> list[Any]:
-        from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, VoiceJudgeSettings
+        from avibench.benchmarks.voicebench.judging import OPEN
 
-        return VoiceJudgeSettings.cli_options(DEFAULT_JUDGE_MODEL)
+        return OPEN.cli_options()
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the open subsets and sd-qa (journaled, never re-sent), then score everything through the core."""
-        from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, SAMPLES, VoiceJudgeSettings
+        from avibench.benchmarks.voicebench.judging import OPEN
 
         inputs, recorded = self._gather_responses(request)
-        settings = VoiceJudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL)
-        errors, judge_stats = self._judge_open_subsets(request, inputs, recorded, settings)
+        settings = OPEN.settings(request.options)
+        errors = self._judge_open_subsets(request, inputs, recorded, settings)
         scored = self.score_inputs(inputs, request.profile, request.tasks, request.options)
         scored.errors = errors
         if inputs.judging:
-            scored.document["meta"]["judge"] = {
-                "model": settings.model,
-                **settings.params(),
-                "samples": SAMPLES,
-                "template": "voicebench/judge.json",
-                **judge_stats,
-            }
+            verdicts: list[Verdicts] = list(inputs.judging.values())
+            scored.document["meta"]["judge"] = OPEN.meta(settings, OPEN.template(), verdicts)
         return scored
 
     def score(
@@ -288,30 +284,33 @@ class VoiceBench(Benchmark):
         request: EvalRequest,
         inputs: Inputs,
         recorded: Mapping[str, dict[str, list[str]]],
-        settings: VoiceJudgeSettings,
-    ) -> tuple[list[str], dict[str, int]]:
-        """Judge the open subsets and sd-qa into ``inputs``; (errors, judge request counts)."""
+        settings: JudgeSettings,
+    ) -> list[str]:
+        """Judge the open subsets and sd-qa into ``inputs`` (each subset journaled on its own); the errors."""
         from avibench.benchmarks.voicebench import pedant
-        from avibench.benchmarks.voicebench.judging import judge
+        from avibench.benchmarks.voicebench.judging import JUDGES, judge_messages
 
         errors: list[str] = []
-        judge_stats = {"requests_sent": 0, "replies_reused": 0}
         for name, responses in inputs.responses.items():
             evaluator = layout.BY_NAME[name].evaluator
-            if evaluator not in ("open", "qa"):
+            if evaluator not in JUDGES:
                 continue
             try:
-                judging = judge(responses, evaluator, request.paths.root, settings, recorded.get(name, {}))
+                inputs.judging[name] = JUDGES[evaluator].judge_responses(
+                    responses,
+                    partial(judge_messages, evaluator),
+                    request.paths.root,
+                    settings,
+                    name=name,
+                    recorded=recorded.get(name, {}),
+                )
             except AvibenchError as exc:
                 inputs.unjudged[name] = str(exc)
                 errors.append(f"{name} not scored: {exc}")
                 continue
-            inputs.judging[name] = judging
-            judge_stats["requests_sent"] += judging.requests
-            judge_stats["replies_reused"] += judging.reused
             if evaluator == "qa":
                 inputs.pedant, inputs.pedant_problem = pedant.load()
-        return errors, judge_stats
+        return errors
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         lines = super().summary_lines(document)

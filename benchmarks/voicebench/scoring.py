@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from avibench.benchmarks.voicebench.judging import Judging
+from avibench.benchmarks.voicebench.judging import OPEN, QA
 from avibench.benchmarks.voicebench.layout import BY_NAME
 from avibench.benchmarks.voicebench.pedant import Pedant
 from avibench.items import Response
+from avibench.kits.judged import Verdicts
 from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (
     DEFAULT_SEED,
@@ -28,7 +29,7 @@ from avibench.level_metrics.voicebench import (
     is_refusal,
     resolve,
 )
-from avibench.refine.voicebench import bbh_answer, majority, mcq_choice, open_score, qa_verdict
+from avibench.refine.voicebench import bbh_answer, majority, mcq_choice
 
 if TYPE_CHECKING:
     from avibench.plugin import Task
@@ -39,7 +40,7 @@ class Inputs:
     """What one eval scores: responses per subset, judge replies of the judged ones, and why some are not."""
 
     responses: dict[str, list[Response]] = field(default_factory=dict)
-    judging: dict[str, Judging] = field(default_factory=dict)
+    judging: dict[str, Verdicts] = field(default_factory=dict)
     unjudged: dict[str, str] = field(default_factory=dict)
     pedant: Pedant | None = None
     pedant_problem: str | None = None
@@ -67,13 +68,13 @@ def _by_split(responses: Sequence[Response]) -> dict[str, list[Response]]:
     return groups
 
 
-def _open(responses: Sequence[Response], judging: Judging, profile: VoiceBenchProfile) -> SubsetReading:
+def _open(responses: Sequence[Response], judging: Verdicts, profile: VoiceBenchProfile) -> SubsetReading:
     """Each answer's judge scores; one unreadable reply voids every answer's in the reference profile."""
     result, unreadable = SubsetReading(), []
     for response in answered(responses):
         scores = []
         for reply in judging.replies.get(response.item.key, []):
-            value = None if reply is None else open_score(reply, bounded=not profile.judge_any_number)
+            value = None if reply is None else OPEN.read(reply, profile.name)
             if value is None:
                 unreadable.append(f"{response.item.key}: {reply!r}")
             else:
@@ -87,7 +88,7 @@ def _open(responses: Sequence[Response], judging: Judging, profile: VoiceBenchPr
 
 
 def _qa(
-    responses: Sequence[Response], judging: Judging, pedant: Pedant | None, profile: VoiceBenchProfile
+    responses: Sequence[Response], judging: Verdicts, pedant: Pedant | None, profile: VoiceBenchProfile
 ) -> SubsetReading:
     """Each answer's ``[split, verdict, tied, pedant]``; one unreadable vote voids every verdict in the reference
     profile (PEDANT's stay)."""
@@ -95,7 +96,7 @@ def _qa(
     for response in answered(responses):
         key, row = response.item.key, response.item.source
         replies = judging.replies.get(key, [])
-        votes = [None if r is None else qa_verdict(r, yes_no_only=not profile.qa_raw_votes) for r in replies]
+        votes = [None if r is None else QA.read(r, profile.name) for r in replies]
         if None in votes or not votes:
             unreadable.append(f"{key}: {replies!r}")
         valid = [v for v in votes if v is not None]
@@ -210,10 +211,8 @@ class Readings:
         check that cannot run), and a note beside the counts (sd-qa without PEDANT, which has no score)."""
         reasons = []
         judging = self.inputs.judging.get(task)
-        if judging is not None and judging.errors:
-            reasons.append(
-                f"{judging.errors} judge requests failed ({judging.first_error}); re-run eval to retry them"
-            )
+        if judging is not None and (failure := judging.failure()):
+            reasons.append(failure)
         problem = self.by_profile[profile][task].problem
         if problem:
             reasons.append(problem)

@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from avibench.benchmarks.worldsense import layout, sample
-from avibench.benchmarks.worldsense.judging import Ask, judge
+from avibench.benchmarks.worldsense.judging import JUDGE, Ask, judge
 from avibench.benchmarks.worldsense.predictions import read_responses, write_tsv
 from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
-from avibench.evaluate.judge import JudgeSettings
 from avibench.items import Item, Response
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.level_metrics.worldsense import (
@@ -120,13 +119,11 @@ class WorldSense(Benchmark):
         )
 
     def eval_options(self) -> list[Any]:
-        options = JudgeSettings.cli_options(str(layout.protocol("judge")["default_model"]))
-        options[0].help = (
+        return JUDGE.cli_options(
             "Judge the answers exact matching cannot read, as VLMEvalKit's judge fallback does (its "
             "option-matching prompt, up to three asks; replies journaled, never sent again). Without it, exact "
             "matching only: VLMEvalKit's default for WorldSense. Its published judge is gpt-3.5-turbo-0125."
         )
-        return options
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 
@@ -187,18 +184,12 @@ class WorldSense(Benchmark):
         self._judged = {}
         judge_meta = None
         if request.options.get("judge_model"):
-            spec = layout.protocol("judge")
-            settings = JudgeSettings.from_options(request.options, str(spec["default_model"]))
+            settings = JUDGE.settings(request.options)
             asks = self._asks(responses.get(layout.TASK, ()))
-            judged = judge(asks, request.paths.root, settings, spec, matching())
-            self._judged = judged.letters
-            judge_meta = {"model": settings.model, **settings.params(), "asked": len(asks),
-                          "requests": judged.requests, "reused": judged.reused, "errors": judged.errors,
-                          "template": "worldsense/judge.json"}  # fmt: skip
-            if judged.errors:
-                notes.append(
-                    f"{judged.errors} judge requests got no reply (scored as Z; asked again next eval)"
-                )
+            self._judged, verdicts = judge(asks, request.paths.root, settings, matching())
+            judge_meta = JUDGE.meta(settings, JUDGE.template(), [verdicts], asked=len(asks))
+            if failure := verdicts.failure():
+                notes.append(f"{failure} (scored as Z until then)")
         scored = self.score(
             responses, profile=request.profile, options=request.options, tasks=request.tasks, absent=absent
         )

@@ -1,4 +1,5 @@
-"""The LLM judge for benchmarks that score with one: (key, messages) jobs in, one reply per job out, resumable.
+"""The LLM judge runner under the judged-answers kit (:mod:`avibench.kits.judged`): (key, messages) jobs in, one
+reply per job out, resumable.
 
 Every job is sent through the shared chat client (its retry policy: 429 and 5xx retried, ``Retry-After``
 honoured) with bounded concurrency on one event loop. A reply the benchmark does not accept (``accept``) is asked
@@ -44,6 +45,8 @@ from avibench.store import JournalSink
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CONCURRENCY = 16
+DEFAULT_TEMPERATURE = 0.0
+DEFAULT_MAX_TOKENS = 1024
 KEY_VARIABLES = ("JUDGE_API_KEY", "OPENAI_API_KEY")
 
 
@@ -55,12 +58,14 @@ class JudgeSettings:
     base_urls: tuple[str, ...] = (DEFAULT_BASE_URL,)
     api_key: str = field(default="", repr=False)
     concurrency: int = DEFAULT_CONCURRENCY
-    temperature: float = 0.0
-    max_tokens: int = 1024
+    temperature: float = DEFAULT_TEMPERATURE
+    max_tokens: int = DEFAULT_MAX_TOKENS
     timeout: float = 180.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     samples: int = 1
     """Replies asked per job, all in one request (``n``; sent only when above 1)."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Further sampling parameters the protocol sends (``top_p``, penalties), recorded like the others."""
 
     @classmethod
     def from_options(
@@ -130,7 +135,12 @@ class JudgeSettings:
         )
 
     def params(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.sampling()}
+        return {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            **self.extra,
+            **self.sampling(),
+        }
 
     def sampling(self) -> dict[str, int]:
         """``n`` when several replies are asked per request (nothing otherwise, so one-reply judges' requests and
