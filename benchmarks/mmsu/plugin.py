@@ -166,3 +166,18 @@ class MMSU(Benchmark):
                 reply if isinstance(reply, str) else None,
             )
         return {TASK.name: [answers.get(i.item_id, Response(i, "missing")) for i in items.values()]}
+
+    def write_predictions(
+        self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
+    ) -> dict[str, Path]:
+        """mmsu_inference.py's output, the shape ``eval --predictions`` reads back: each asked question's dataset
+        columns but ``audio``, and ``response``, the raw reply (the official scorer reads it: both stages alike;
+        ``null`` for a failed request). Questions never asked have no row."""
+        rows = [
+            {**r.item.source, "response": r.raw if r.status == "answered" else None}
+            for r in responses.get(TASK.name, ())
+            if r.status in ("answered", "failed")
+        ]
+        if not rows:
+            return {}
+        return {TASK.name: records.write_jsonl(Path(out) / f"{self.name}-predictions.jsonl", rows)}
