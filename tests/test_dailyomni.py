@@ -226,6 +226,8 @@ def test_validate_names_the_entry_and_the_field(tmp_path: Path) -> None:
     assert f"{path} entry 3 field Answer: 'E' is not one of A, B, C, D" in out
     assert f"{path} entry 5 field Type: is missing" in out
     assert "video not found" in out  # the corpus ships no videos
+    video = data[0]["video_id"]
+    assert f"{path} entry 0 field video_id: video not found: Videos/{video}/{video}_video.mp4" in out
 
 
 def test_is_correct_is_computed_again_and_a_disagreement_noted(tmp_path: Path) -> None:
