@@ -14,6 +14,7 @@ import pytest
 import soundfile as sf
 
 from avibench.benchmarks.mmsu import layout, sample
+from avibench.items import Response
 from avibench.plugin import get_benchmark
 from avibench.testing.harness import invoke
 
@@ -146,3 +147,15 @@ def test_export_writes_the_official_inference_output_that_eval_reads_back(data: 
             again["summary"]["by_profile"][profile]["official"]
             == run["summary"]["by_profile"][profile]["official"]
         )
+
+
+def test_strict_reads_no_null_option_from_its_shown_text(data: Path) -> None:
+    bench = get_benchmark("mmsu")
+    items = bench.load(data, bench.task("MMSU"))
+    item = next(
+        i for i in items if i.source["choice_c"] is None
+    )  # a two-option question, C and D shown as None
+    read = lambda reply: bench.read(Response(item, "answered", reply), "strict")  # noqa: E731
+    assert item.options[2:] == ("None", "None")
+    assert read("None") is None and read("The answer is none of them.") is None
+    assert read("C") == 2 and read(item.options[0]) == 0

@@ -105,8 +105,14 @@ class MMSU(Benchmark):
     # -- answers ----------------------------------------------------------------------------------------
 
     def extract(self, item: Item, text: str) -> str | None:
-        """The strict reading: the letter of the option the reply commits to (``None``: a hedge, two letters)."""
-        index = multiple_choice.strict_choice(text, item.options, LETTERS, lowercase_letters=True)
+        """The strict reading: the letter of the option the reply commits to (``None``: a hedge, two letters).
+
+        An option the dataset leaves null is shown as ``None`` but is no answer's text: a reply "None" (or "none of
+        them") is unread, while its letter still reads as that option."""
+        texts = tuple(
+            "" if item.source[k] is None else t for k, t in zip(layout.OPTIONS, item.options, strict=True)
+        )
+        index = multiple_choice.strict_choice(text, texts, LETTERS, lowercase_letters=True)
         return None if index is None else LETTERS[index]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
