@@ -124,6 +124,12 @@ def test_readings() -> None:
     assert {text: (exact_letter(text, m), strict_letter(text, m)) for text in cases} == cases
 
 
+def test_strict_reads_no_letter_from_a_reply_that_says_not_available() -> None:
+    bench, item = WorldSense(), None
+    replies = ("N/A", " n/a ", "NA", "None", "A", "(A)")
+    assert [bench.extract(item, r) for r in replies] == [None, None, None, None, "A", "A"]  # type: ignore[arg-type]
+
+
 def test_judge_fallback_with_a_stand_in_judge(tmp_path: Path) -> None:
     xlsx, _ = worldsense_corpus.write(tmp_path / "data")
 
