@@ -209,6 +209,12 @@ def test_the_official_results_file_is_exported_and_rescored(data: Path, tmp_path
     assert result.code != 0
     assert f"{exported / 'fleurs_en.json'}" in result.stderr and "entry 3" in result.stderr
     assert "audio_path" in result.stderr
+    (exported / "fleurs_en.json").write_text("[]\n")  # an empty results file is refused, not all missing
+    result = invoke(
+        ["eval", *args, "--predictions", str(exported / "fleurs_en.json"), "--out", str(rescored)]
+    )
+    assert result.code == 2 and result.stderr.count("\n") == 1
+    assert f"{exported / 'fleurs_en.json'}: must be a non-empty JSON list" in result.stderr
 
 
 def test_an_empty_reply_over_http_is_an_empty_transcript_and_a_filtered_one_a_failure(

@@ -116,6 +116,14 @@ def test_truncated_records_name_file_and_line(tmp_path: Path, root: Path) -> Non
     assert str(records) in lines[0] and "line 18 is not valid JSON" in lines[0]
 
 
+def test_an_empty_records_file_is_refused(tmp_path: Path, root: Path) -> None:
+    empty = tmp_path / "records.jsonl"
+    empty.write_text("")
+    result = invoke(["eval", "--benchmark", "dailyomni", "--data-root", str(root), "--predictions", str(empty),
+                     "--output-dir", str(tmp_path / "o"), "--model", "m"])  # fmt: skip
+    assert result.code == 2 and f"{empty}: holds no records" in result.stderr
+
+
 def _streams(path: Path) -> tuple[int, int, tuple[float, float, float]]:
     with av.open(str(path)) as container:
         frame = next(container.decode(video=0)).to_ndarray(format="rgb24")

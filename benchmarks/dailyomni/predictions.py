@@ -49,7 +49,12 @@ def read_responses(path: Path, items: Sequence[Item]) -> tuple[list[Response], l
         waiting.setdefault(_key(item), []).append(item)
     found: dict[str, Response] = {}
     unmatched_skips = disagree = 0
-    for entry, record in records.objects(path, records.jsonl_rows(path)):
+    rows = records.objects(path, records.jsonl_rows(path))
+    if not rows:
+        raise DatasetError(
+            path, "holds no records (one JSON object per line, as main_tester.py collects them)"
+        )
+    for entry, record in rows:
         number = entry + 1
         if record.get("skipped") and record.get("reason") != NOT_FOUND_REASON:
             unmatched_skips += 1  # a skip without its question: the question stays a skip

@@ -157,7 +157,12 @@ class MMSU(Benchmark):
         ``response`` (absent: an empty reply, as the official scorer reads it; not a string: a failure)."""
         items = {item.item_id: item for item in self.load(root, TASK)}
         answers: dict[str, Response] = {}
-        for line, row in records.objects(path, records.jsonl_rows(path)):
+        rows = records.objects(path, records.jsonl_rows(path))
+        if not rows:
+            raise DatasetError(
+                path, "holds no rows (one JSON object per line: the dataset's columns and response)"
+            )
+        for line, row in rows:
             item = items.get(str(row.get("id")))
             if item is None or str(item.item_id) in answers:
                 why = "is not a question of the dataset" if item is None else "is answered twice"
