@@ -251,3 +251,14 @@ def test_is_correct_is_computed_again_and_a_disagreement_noted(tmp_path: Path) -
     doc = json.loads((out / "m" / "dailyomni" / "eval.json").read_text())
     assert doc["Overall Accuracy"] == PINNED_API["Overall Accuracy"]
     assert any("1 records' is_correct disagrees" in n for n in doc["coverage"]["dailyomni"]["notes"])
+
+
+def test_the_official_leaderboard_is_published_beside_runs(tmp_path: Path) -> None:
+    rows = {r["model"]: r for r in DailyOmni().published()}
+    assert len(rows) == 14  # the README's omni models with visual and audio
+    assert rows["Qwen2.5-Omni-7B-Instruct (Open)"]["headline"] == 62.07
+    assert rows["Gemini 2.5 Flash (Closed)"]["tasks"] == {"dailyomni": 73.06}
+    result = invoke(["leaderboard", "--benchmark", "dailyomni", "--output-dir", str(tmp_path)])
+    assert result.code == 0, result.stderr
+    board = (tmp_path / "leaderboard-dailyomni.md").read_text()
+    assert "| 1 | Qwen3-Omni-30B-A3B-Thinking (Open) |" in board and "73.60" in board

@@ -21,6 +21,7 @@ from avibench.benchmarks.dailyomni.predictions import NOT_FOUND_REPLY, read_resp
 from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
+from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.dailyomni import (
     GROUPS,
     LOCAL_DURATIONS,
@@ -207,6 +208,10 @@ class DailyOmni(Benchmark):
         """The API tester's records, one per question (the shape ``eval --predictions`` reads back)."""
         rows = list(responses.get(layout.TASK, ()))
         return {layout.TASK: write_records(Path(out) / f"{self.name}-records.jsonl", rows)}
+
+    def published(self) -> list[dict[str, Any]]:
+        """The official README's leaderboard (omni models with visual and audio): its Avg is the headline."""
+        return board_rows(published_table(self.name), headline="Avg", tasks={layout.TASK: "Avg"})
 
     def report_blocks(self, document: Mapping[str, Any], paths: Any) -> list[Any]:
         """Accuracy by QA type, video category and duration in both profiles."""
