@@ -262,3 +262,39 @@ def test_the_official_leaderboard_is_published_beside_runs(tmp_path: Path) -> No
     assert result.code == 0, result.stderr
     board = (tmp_path / "leaderboard-dailyomni.md").read_text()
     assert "| 1 | Qwen3-Omni-30B-A3B-Thinking (Open) |" in board and "73.60" in board
+
+
+def test_a_run_counts_a_missing_video_as_the_testers_skip(tmp_path: Path) -> None:
+    """Infer records a question whose video is absent as a failed request; the tester skips it as "Video file not
+    found", which leaves the denominator twice (a skip and a failure): eval and export count it so."""
+    root = tmp_path / "data"
+    assert invoke(["sample-data", "--benchmark", "dailyomni", "--out", str(root)]).code == 0
+    video = json.loads((root / layout.DATASET).read_text())[0]["video_id"]
+    gone = [i for i in DailyOmni().load(root, DailyOmni().tasks()[0]) if i.meta["video_id"] == video]
+    (root / "Videos" / video / f"{video}_video.mp4").unlink()
+    server = FakeOpenAIServer(responder=lambda body: "A")
+    args = [
+        "--benchmark",
+        "dailyomni",
+        "--data-root",
+        str(root),
+        "--model",
+        "m",
+        "--output-dir",
+        str(tmp_path),
+    ]
+    with server.run_in_thread():
+        infer = ["infer", *args, "--base-url", server.base_url, "--skip-probe"]
+        invoke(infer, {"OPENAI_API_KEY": KEY})
+    assert invoke(["refine", *args, "--mode", "rules"]).code == 0
+    assert invoke(["eval", *args, "--allow-partial"]).code == 0
+    doc = json.loads((tmp_path / "m" / "dailyomni" / "eval.json").read_text())
+    n, skipped = len(DailyOmni().load(root, DailyOmni().tasks()[0])), len(gone)
+    assert doc["Items Skipped (Missing fields/video)"] == skipped
+    assert doc["Items Attempted (Processed)"] == n - skipped
+    assert doc["API Call Failures (Errors/Retries exceeded)"] == skipped
+    assert doc["Items Evaluated for Accuracy"] == n - 2 * skipped
+    assert invoke(["export", *args]).code == 0
+    exported = tmp_path / "m" / "dailyomni" / "reference" / "dailyomni-records.jsonl"
+    skips = [json.loads(line) for line in exported.read_text().splitlines() if '"skipped": true' in line]
+    assert len(skips) == skipped and all(s["reason"] == "Video file not found" for s in skips)

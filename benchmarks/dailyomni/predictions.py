@@ -97,6 +97,17 @@ def read_responses(path: Path, items: Sequence[Item]) -> tuple[list[Response], l
     return responses, notes
 
 
+def as_tester_saw(response: Response) -> Response:
+    """A run's response as the API tester would have recorded it: a question left unanswered whose video is not
+    in the data root is its "Video file not found" skip (the tester looks for the file before asking)."""
+    if response.status == "answered" or response.raw == NOT_FOUND_REPLY:
+        return response
+    video = next((p.value for p in response.item.parts if p.kind == "video"), None)
+    if video is None or Path(video).is_file():
+        return response
+    return Response(response.item, "missing", raw=NOT_FOUND_REPLY)
+
+
 def record_of(response: Response) -> dict[str, Any]:
     """The tester's record of one response (what ``export`` writes)."""
     item = response.item
