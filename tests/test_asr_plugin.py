@@ -317,3 +317,22 @@ def test_run_card_and_cards_show_each_task_for_want_of_a_headline(data: Path, tm
     assert "commonvoice15_zh 0.00" in (tmp_path / "cards.md").read_text()
     report = (tmp_path / "oracle" / "asr" / "report.md").read_text()
     assert "## Headline" not in report and "Error rates in percent (lower is better)" in report
+
+
+def test_tasks_are_selected_by_language_or_corpus() -> None:
+    bench = get_benchmark("asr")
+    names = lambda group: [t.name for t in bench.select(group)]  # noqa: E731
+    assert names("zh") == names("cer") == ["fleurs_zh", "aishell1_test", "wenetspeech_test_net",
+                                           "wenetspeech_test_meeting", "commonvoice15_zh"]  # fmt: skip
+    assert names("en") == [
+        "librispeech_test_clean",
+        "librispeech_test_other",
+        "fleurs_en",
+        "commonvoice15_en",
+    ]
+    assert names("LibriSpeech,aishell1") == [
+        "librispeech_test_clean",
+        "librispeech_test_other",
+        "aishell1_test",
+    ]
+    assert names("fleurs_en") == ["fleurs_en"] and {t.group for t in bench.tasks()} == {"en", "zh"}
