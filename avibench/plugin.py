@@ -33,6 +33,10 @@ if TYPE_CHECKING:  # the metrics package imports numpy, which --help never needs
     from avibench.level_metrics.task_metrics import Aggregate, Metric
 
 ENTRY_POINT_GROUP = "avibench.benchmarks"
+#: A plug-in's light declaration of its ``eval`` options: a function returning them (``click.Option`` objects),
+#: registered under the benchmark's name in a module that does not import the plug-in, so ``eval`` learns every
+#: plug-in's option names without importing every plug-in (and the numeric and media libraries they bring).
+OPTIONS_ENTRY_POINT_GROUP = "avibench.eval_options"
 PROFILES: tuple[str, ...] = ("reference", "strict")
 #: Written by ``sample-data`` at the root of a generated dataset, so a run can say it used sample data.
 SAMPLE_MARKER = ".avibench-sample.json"
@@ -528,6 +532,21 @@ def _entry_points() -> dict[str, Any]:
 
 def benchmark_names() -> list[str]:
     return sorted(_entry_points())
+
+
+def no_eval_options() -> list[Any]:
+    """The declaration of a plug-in that has no ``eval`` options of its own."""
+    return []
+
+
+def declared_eval_options(name: str) -> list[Any]:
+    """The ``eval`` options of the benchmark ``name`` from its ``avibench.eval_options`` declaration; a plug-in
+    that declares none is imported and asked (:meth:`Benchmark.eval_options`). Raises AvibenchError when that
+    plug-in does not load."""
+    declared = {ep.name: ep for ep in entry_points(group=OPTIONS_ENTRY_POINT_GROUP)}.get(name)
+    if declared is None:
+        return list(get_benchmark(name).eval_options())
+    return list(declared.load()())
 
 
 @cache

@@ -23,13 +23,6 @@ TEMPLATE_FILE = "judge.yaml"
 #: The placeholders, in the order they are replaced (one after the other, as the official script does).
 PLACEHOLDERS = ("XAudioX", "XQuestionX", "XAssistant1X", "XAssistant2X")
 
-OFFICIAL_JUDGE: dict[str, object] = {
-    "model": "gpt-4-0125-preview",
-    "temperature": 1.0,
-    "max_tokens": 1024,
-}
-"""The official judge settings (the official script also sends a random half of the requests at temperature 2)."""
-
 
 @dataclass(frozen=True)
 class JudgeTemplate:

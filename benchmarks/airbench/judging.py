@@ -16,12 +16,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from avibench.benchmarks.airbench.options import OFFICIAL_JUDGE
 from avibench.evaluate.judge import JudgeJob, JudgeSettings, run_judge
 from avibench.items import Response
 from avibench.level_metrics.airbench import REFERENCE
 from avibench.level_metrics.airbench_chat import ORDERS, ChatJudgement, JudgeOrder, parse_judge_reply
 from avibench.refine.airbench_judge import (
-    OFFICIAL_JUDGE,
     TEMPLATE_FILE,
     JudgeTemplate,
     default_judge_template,

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.airbench import layout, predictions, sample
+from avibench.benchmarks.airbench.options import eval_options as declared_options
 from avibench.benchmarks.airbench.prompt import DEFAULT_TEMPLATE, foundation_prompt, foundation_templates
 from avibench.benchmarks.airbench.scoring import (
     PARTS,
@@ -217,10 +218,7 @@ class AIRBench(Benchmark):
         return self.journal_inputs(request)
 
     def eval_options(self) -> list[Any]:
-        from avibench.benchmarks.airbench.judging import DEFAULT_JUDGE_MODEL
-        from avibench.evaluate.judge import JudgeSettings
-
-        return JudgeSettings.cli_options(DEFAULT_JUDGE_MODEL, template_and_temperature=True)
+        return declared_options()
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the Chat answers (from the judge journal where already judged), then score through the core;

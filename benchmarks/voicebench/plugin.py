@@ -16,6 +16,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.voicebench import layout, predictions, sample
+from avibench.benchmarks.voicebench.options import eval_options as declared_options
 from avibench.benchmarks.voicebench.scoring import Inputs, Readings
 from avibench.contracts import journal_responses
 from avibench.errors import AvibenchError
@@ -217,9 +218,7 @@ class VoiceBench(Benchmark):
     # -- scoring ----------------------------------------------------------------------------------------
 
     def eval_options(self) -> list[Any]:
-        from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, VoiceJudgeSettings
-
-        return VoiceJudgeSettings.cli_options(DEFAULT_JUDGE_MODEL)
+        return declared_options()
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the open subsets and sd-qa (journaled, never re-sent), then score everything through the core."""
