@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -168,6 +169,30 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with _naming(target):
         _replace(target, data)
+
+
+def write_if_changed(path: Path | str, text: str) -> None:
+    """:func:`atomic_write_text`, leaving a file that already holds exactly ``text`` as it is.
+
+    For pages rebuilt from a run (report, viewer, card): re-running a finished run rebuilds them with the same
+    bytes, and each rewrite costs a flush to disk and moves the file's time for nothing."""
+    data = text.encode("utf-8")
+    if not _holds(Path(path), data):
+        atomic_write_bytes(path, data)
+
+
+def _holds(target: Path, data: bytes) -> bool:
+    """Whether ``target`` is a regular file (not a link) with the mode a new file gets and ``data`` for bytes
+    (read only when the size agrees)."""
+    try:
+        st = target.lstat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+            return False
+        if stat.S_IMODE(st.st_mode) != 0o666 & ~_umask():
+            return False
+        return target.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _replace(target: Path, data: bytes) -> None:

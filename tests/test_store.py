@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from avibench.store import JournalWriter, atomic_write_json, latest_by_index, read_records
@@ -80,3 +81,20 @@ def _write_many(path: Path, shard: int) -> None:
         # re-open now and then: opening cuts a torn tail, which must never be another writer's line in progress
         with JournalWriter(path, fsync=False) as w:
             w.append({"index": shard * 1000 + i, "pad": "x" * 5000})
+
+
+def test_a_page_with_the_same_bytes_is_left_as_it_is(tmp_path: Path) -> None:
+    from avibench.store import write_if_changed
+
+    page = tmp_path / "report.md"
+    write_if_changed(page, "# one\n")
+    os.utime(page, ns=(1, 1))
+    write_if_changed(page, "# one\n")
+    assert page.stat().st_mtime_ns == 1
+    write_if_changed(page, "# two\n")
+    assert page.read_text() == "# two\n" and page.stat().st_mtime_ns != 1
+    page.unlink()
+    page.symlink_to(tmp_path / "elsewhere.md")
+    (tmp_path / "elsewhere.md").write_text("# two\n")
+    write_if_changed(page, "# two\n")
+    assert not page.is_symlink() and (tmp_path / "elsewhere.md").read_text() == "# two\n"
