@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_by_key
+from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_read_only
 from avibench.errors import AvibenchError
 from avibench.items import Item
 from avibench.store import atomic_write_text, read_records
@@ -187,8 +187,8 @@ def build_rows(
         has_journal = paths.infer_journal(task.name).is_file() or paths.refine_journal(task.name).is_file()
         if not has_journal and task.name not in per_sample:
             continue
-        infer = latest_by_key(paths.infer_journal(task.name))
-        refine = latest_by_key(paths.refine_journal(task.name))
+        infer = latest_read_only(paths.infer_journal(task.name))
+        refine = latest_read_only(paths.refine_journal(task.name))
         scores = per_sample.get(task.name, {})
         task_values = (values or {}).get(task.name, {})
         for item in items_as_asked(benchmark, data_root, task, infer):

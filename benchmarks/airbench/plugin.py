@@ -28,9 +28,10 @@ from avibench.benchmarks.airbench.scoring import (
     leaderboard_views,
     subset,
 )
-from avibench.contracts import RunPaths, latest_by_key
+from avibench.contracts import RunPaths, latest_read_only
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
+from avibench.file_memo import file_key, memoised
 from avibench.items import Item, Response
 from avibench.level_metrics.airbench import PROFILES, choose, foundation_average, gold_index, strict_choice
 from avibench.level_metrics.airbench_chat import answer_score, chat_metric
@@ -59,6 +60,9 @@ CHAT = Task(
     metric=chat_metric(PROFILES["reference"]),
 )
 SECTIONS = {FOUNDATION.name: layout.FOUNDATION_SECTION, CHAT.name: layout.CHAT_SECTION}
+#: Loaded items per version of a task's metadata file, root and template (see :meth:`AIRBench.load`).
+_ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
+
 #: The refine LLM sees the question with only its real options, whichever template the model was asked with.
 CLEAN_TEMPLATE = "air-clean"
 SAMPLE_PER_SUBSET = 2
@@ -99,10 +103,22 @@ class AIRBench(Benchmark):
         return (SECTIONS[task.name].meta_path(root),)
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
-        """The task's items; audio is not checked here (``validate-data`` does; infer records a missing file)."""
-        if task.name == FOUNDATION.name:
-            return layout.load_foundation(root, template or DEFAULT_TEMPLATE, check_audio=False)
-        return layout.load_chat(root, check_audio=False)
+        """The task's items; audio is not checked here (``validate-data`` does; infer records a missing file).
+        Built once per version of the task's metadata file (eval loads a task for scoring, completeness and
+        per-sample rows)."""
+        chosen = template or DEFAULT_TEMPLATE
+        key = file_key(SECTIONS[task.name].meta_path(root))
+        return list(
+            memoised(
+                _ITEMS,
+                None if key is None else (*key, str(root), task.name, chosen),
+                lambda: tuple(
+                    layout.load_foundation(root, chosen, check_audio=False)
+                    if task.name == FOUNDATION.name
+                    else layout.load_chat(root, check_audio=False)
+                ),
+            )
+        )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         present = self.available(root)
@@ -295,7 +311,7 @@ class AIRBench(Benchmark):
             return None
         found = {
             r.get("params", {}).get("template")
-            for r in latest_by_key(request.paths.infer_journal(FOUNDATION.name)).values()
+            for r in latest_read_only(request.paths.infer_journal(FOUNDATION.name)).values()
         }
         found.discard(None)
         return ",".join(sorted(found)) or None
