@@ -33,6 +33,7 @@ from avibench.benchmarks.audiomarathon.scoring import (
     task_metric,
 )
 from avibench.contracts import RunPaths
+from avibench.file_memo import file_key, memoised
 from avibench.items import Item, Response
 from avibench.level_metrics.audiomarathon import benchmark_block, score_task
 from avibench.level_metrics.task_metrics import Aggregate, Metric, official
@@ -60,6 +61,8 @@ TASKS: tuple[Task, ...] = (
 GROUPS = ("speech", "sound", "speaker")
 LISTED = ("ASR", "SD")
 """Tasks whose question list is a folder listing rather than one metadata file."""
+#: Loaded items per version of a task's metadata file and root (see :meth:`AudioMarathon.load`).
+_ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
 
 
 class AudioMarathon(Benchmark):
@@ -115,8 +118,19 @@ class AudioMarathon(Benchmark):
         return digest.hexdigest()[:16]
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
-        """The task's questions from its metadata; the audio is not looked for (``validate-data`` checks it)."""
-        return layout.load_task(root, task.name, check_audio=False)
+        """The task's questions from its metadata; the audio is not looked for (``validate-data`` checks it).
+        A task with one metadata file is loaded once per version of it (eval loads a task for scoring,
+        completeness and per-sample rows); a task listed from folders is listed each time."""
+        if task.name in LISTED:
+            return layout.load_task(root, task.name, check_audio=False)
+        key = file_key(Path(root) / task.name / layout.JSON_TASKS[task.name].metadata)
+        return list(
+            memoised(
+                _ITEMS,
+                None if key is None else (*key, str(root), task.name),
+                lambda: tuple(layout.load_task(root, task.name, check_audio=False)),
+            )
+        )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         return [
