@@ -195,12 +195,38 @@ def _holds(target: Path, data: bytes) -> bool:
         return False
 
 
-def _replace(target: Path, data: bytes) -> None:
+def atomic_write_lines(path: Path | str, lines: Iterable[str]) -> int:
+    """Write text lines (each given without its newline) as a whole file, atomically as
+    :func:`atomic_write_text` does, encoding them as they come rather than holding the whole text (and its bytes)
+    in memory; returns how many."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal count
+        batch: list[str] = []
+        for line in lines:
+            batch.append(line)
+            count += 1
+            if len(batch) == 256:
+                yield ("\n".join(batch) + "\n").encode("utf-8")
+                batch.clear()
+        if batch:
+            yield ("\n".join(batch) + "\n").encode("utf-8")
+
+    with _naming(target):
+        _replace(target, chunks())
+    return count
+
+
+def _replace(target: Path, data: bytes | Iterable[bytes]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for chunk in (data,) if isinstance(data, bytes) else data:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_read_only
 from avibench.errors import AvibenchError
 from avibench.items import Item
-from avibench.store import atomic_write_text, read_records
+from avibench.store import atomic_write_lines, read_records
 
 if TYPE_CHECKING:
     from avibench.plugin import Benchmark, Task
@@ -205,10 +205,8 @@ def build_rows(
 
 
 def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str, Any]]) -> int:
-    """Write the rows as JSON lines (atomically); returns how many."""
-    lines = [_ROW_ENCODER.encode(row) for row in rows]
-    atomic_write_text(path, "".join(line + "\n" for line in lines))
-    return len(lines)
+    """Write the rows as JSON lines (atomically, encoded as they are written); returns how many."""
+    return atomic_write_lines(path, (_ROW_ENCODER.encode(row) for row in rows))
 
 
 def read_samples(paths: RunPaths) -> list[dict[str, Any]]:

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from avibench.store import JournalWriter, atomic_write_json, latest_by_index, read_records
 
@@ -98,3 +101,19 @@ def test_a_page_with_the_same_bytes_is_left_as_it_is(tmp_path: Path) -> None:
     (tmp_path / "elsewhere.md").write_text("# two\n")
     write_if_changed(page, "# two\n")
     assert not page.is_symlink() and (tmp_path / "elsewhere.md").read_text() == "# two\n"
+
+
+def test_lines_are_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    from avibench.store import atomic_write_lines
+
+    path = tmp_path / "rows.jsonl"
+    assert atomic_write_lines(path, (json.dumps({"i": i}) for i in range(600))) == 600
+    assert [json.loads(line)["i"] for line in path.read_text().splitlines()] == list(range(600))
+
+    def broken() -> Iterator[str]:
+        yield "{}"
+        raise RuntimeError("row 2")
+
+    with pytest.raises(RuntimeError):
+        atomic_write_lines(path, broken())
+    assert len(path.read_text().splitlines()) == 600 and list(tmp_path.iterdir()) == [path]
