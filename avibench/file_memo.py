@@ -8,7 +8,7 @@ that one read and one parse, and a file changed in between (a journal appended t
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,3 +37,16 @@ def memoised(memo: dict[tuple[Any, ...], T], key: tuple[Any, ...] | None, build:
             memo.pop(next(iter(memo)))
         memo[key] = build()
     return memo[key]
+
+
+def items_per_version(
+    memo: dict[tuple[Any, ...], tuple[T, ...]],
+    path: Path | str,
+    extra: tuple[Any, ...],
+    build: Callable[[], Sequence[T]],
+) -> list[T]:
+    """A fresh list of what ``build`` loads from the file ``path`` (with ``extra``, such as the dataset root
+    and the prompt template, telling loads of one file apart), loaded once per version of the file: a plug-in's
+    ``load``, which eval calls for scoring, completeness and per-sample rows."""
+    key = file_key(path)
+    return list(memoised(memo, None if key is None else (*key, *extra), lambda: tuple(build())))

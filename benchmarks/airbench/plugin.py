@@ -31,7 +31,7 @@ from avibench.benchmarks.airbench.scoring import (
 from avibench.contracts import RunPaths, latest_read_only
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
-from avibench.file_memo import file_key, memoised
+from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
 from avibench.level_metrics.airbench import PROFILES, choose, foundation_average, gold_index, strict_choice
 from avibench.level_metrics.airbench_chat import answer_score, chat_metric
@@ -107,17 +107,15 @@ class AIRBench(Benchmark):
         Built once per version of the task's metadata file (eval loads a task for scoring, completeness and
         per-sample rows)."""
         chosen = template or DEFAULT_TEMPLATE
-        key = file_key(SECTIONS[task.name].meta_path(root))
-        return list(
-            memoised(
-                _ITEMS,
-                None if key is None else (*key, str(root), task.name, chosen),
-                lambda: tuple(
-                    layout.load_foundation(root, chosen, check_audio=False)
-                    if task.name == FOUNDATION.name
-                    else layout.load_chat(root, check_audio=False)
-                ),
-            )
+        return items_per_version(
+            _ITEMS,
+            SECTIONS[task.name].meta_path(root),
+            (str(root), task.name, chosen),
+            lambda: (
+                layout.load_foundation(root, chosen, check_audio=False)
+                if task.name == FOUNDATION.name
+                else layout.load_chat(root, check_audio=False)
+            ),
         )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:

@@ -33,7 +33,7 @@ from avibench.benchmarks.audiomarathon.scoring import (
     task_metric,
 )
 from avibench.contracts import RunPaths
-from avibench.file_memo import file_key, memoised
+from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
 from avibench.level_metrics.audiomarathon import benchmark_block, score_task
 from avibench.level_metrics.task_metrics import Aggregate, Metric, official
@@ -123,13 +123,11 @@ class AudioMarathon(Benchmark):
         completeness and per-sample rows); a task listed from folders is listed each time."""
         if task.name in LISTED:
             return layout.load_task(root, task.name, check_audio=False)
-        key = file_key(Path(root) / task.name / layout.JSON_TASKS[task.name].metadata)
-        return list(
-            memoised(
-                _ITEMS,
-                None if key is None else (*key, str(root), task.name),
-                lambda: tuple(layout.load_task(root, task.name, check_audio=False)),
-            )
+        return items_per_version(
+            _ITEMS,
+            Path(root) / task.name / layout.JSON_TASKS[task.name].metadata,
+            (str(root), task.name),
+            lambda: layout.load_task(root, task.name, check_audio=False),
         )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
