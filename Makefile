@@ -87,6 +87,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/refine_coverage.py
 	$(BIN)/python bench/refine_choice.py
 	$(BIN)/python bench/eval_speed.py
+	$(BIN)/python bench/eval_all_speed.py
 	$(BIN)/python bench/infer_throughput.py
 	$(BIN)/python bench/viewer_speed.py
 

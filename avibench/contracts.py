@@ -12,11 +12,13 @@ Every stage meets the others only through these files, and this module is the on
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, TypedDict
 
+from avibench.file_memo import file_key, memoised
 from avibench.items import Item, Response
 from avibench.store import read_records
 
@@ -105,6 +107,15 @@ def latest_by_key(path: Path | str) -> dict[str, dict[str, Any]]:
         if key is not None:
             latest[key] = record
     return latest
+
+
+_LATEST: dict[tuple[Any, ...], Mapping[str, Mapping[str, Any]]] = {}
+
+
+def latest_read_only(path: Path | str) -> Mapping[str, Mapping[str, Any]]:
+    """:func:`latest_by_key`, read once per version of the journal, for readers that change nothing in it (eval
+    reads each journal for scoring, completeness, provenance and per-sample rows)."""
+    return memoised(_LATEST, file_key(path), lambda: MappingProxyType(latest_by_key(path)))
 
 
 def is_answered(record: dict[str, Any] | None) -> bool:
@@ -203,8 +214,8 @@ def journal_responses(paths: RunPaths, task: str, items: Sequence[Item]) -> list
     A refine record counts only while it was made from the infer answer now on record (same raw text); otherwise
     the answer is reported as not refined yet (``refined`` is ``None``, ``method`` is ``None``).
     """
-    infer = latest_by_key(paths.infer_journal(task))
-    refine = latest_by_key(paths.refine_journal(task))
+    infer = latest_read_only(paths.infer_journal(task))
+    refine = latest_read_only(paths.refine_journal(task))
     responses = []
     for item in items:
         record = infer.get(item.key)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,10 @@ if TYPE_CHECKING:  # the metrics package imports numpy, which --help never needs
     from avibench.level_metrics.task_metrics import Aggregate, Metric
 
 ENTRY_POINT_GROUP = "avibench.benchmarks"
+#: A plug-in's light declaration of its ``eval`` options: a function returning them (``click.Option`` objects),
+#: registered under the benchmark's name in a module that does not import the plug-in, so ``eval`` learns every
+#: plug-in's option names without importing every plug-in (and the numeric and media libraries they bring).
+OPTIONS_ENTRY_POINT_GROUP = "avibench.eval_options"
 PROFILES: tuple[str, ...] = ("reference", "strict")
 #: Written by ``sample-data`` at the root of a generated dataset, so a run can say it used sample data.
 SAMPLE_MARKER = ".avibench-sample.json"
@@ -550,12 +555,39 @@ def deprecation_notice(benchmark: Benchmark) -> str | None:
     )
 
 
+@cache
+def _scan(group: str, search_path: tuple[str, ...]) -> dict[str, Any]:
+    """The entry points of ``group`` installed on ``search_path``: scanning every installed distribution's metadata
+    is the slow part of finding them, and ``eval`` and ``run`` look them up many times per command."""
+    return {ep.name: ep for ep in entry_points(group=group)}
+
+
+def _group(group: str) -> dict[str, Any]:
+    """``group``'s entry points as the current ``sys.path`` finds them (a changed path is scanned again)."""
+    return _scan(group, tuple(sys.path))
+
+
 def _entry_points() -> dict[str, Any]:
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return _group(ENTRY_POINT_GROUP)
 
 
 def benchmark_names() -> list[str]:
     return sorted(_entry_points())
+
+
+def no_eval_options() -> list[Any]:
+    """The declaration of a plug-in that has no ``eval`` options of its own."""
+    return []
+
+
+def declared_eval_options(name: str) -> list[Any]:
+    """The ``eval`` options of the benchmark ``name`` from its ``avibench.eval_options`` declaration; a plug-in
+    that declares none is imported and asked (:meth:`Benchmark.eval_options`). Raises AvibenchError when that
+    plug-in does not load."""
+    declared = _group(OPTIONS_ENTRY_POINT_GROUP).get(name)
+    if declared is None:
+        return list(get_benchmark(name).eval_options())
+    return list(declared.load()())
 
 
 @cache

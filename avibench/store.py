@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -155,12 +156,62 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
         _replace(target, data)
 
 
-def _replace(target: Path, data: bytes) -> None:
+def write_if_changed(path: Path | str, text: str) -> None:
+    """:func:`atomic_write_text`, leaving a file that already holds exactly ``text`` as it is.
+
+    For pages rebuilt from a run (report, viewer, card): re-running a finished run rebuilds them with the same
+    bytes, and each rewrite costs a flush to disk and moves the file's time for nothing."""
+    data = text.encode("utf-8")
+    if not _holds(Path(path), data):
+        atomic_write_bytes(path, data)
+
+
+def _holds(target: Path, data: bytes) -> bool:
+    """Whether ``target`` is a regular file (not a link) with the mode a new file gets and ``data`` for bytes
+    (read only when the size agrees)."""
+    try:
+        st = target.lstat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+            return False
+        if stat.S_IMODE(st.st_mode) != 0o666 & ~_umask():
+            return False
+        return target.read_bytes() == data
+    except OSError:
+        return False
+
+
+def atomic_write_lines(path: Path | str, lines: Iterable[str]) -> int:
+    """Write text lines (each given without its newline) as a whole file, atomically as
+    :func:`atomic_write_text` does, encoding them as they come rather than holding the whole text (and its bytes)
+    in memory; returns how many."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal count
+        batch: list[str] = []
+        for line in lines:
+            batch.append(line)
+            count += 1
+            if len(batch) == 256:
+                yield ("\n".join(batch) + "\n").encode("utf-8")
+                batch.clear()
+        if batch:
+            yield ("\n".join(batch) + "\n").encode("utf-8")
+
+    with _naming(target):
+        _replace(target, chunks())
+    return count
+
+
+def _replace(target: Path, data: bytes | Iterable[bytes]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for chunk in (data,) if isinstance(data, bytes) else data:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -115,11 +115,15 @@ def write_predictions(root: Path, out: Path, noise: float, tasks: Sequence[str],
 
 def timed(
     command: Sequence[str], *, env: dict[str, str], cwd: Path | None = None
-) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MiB, from the child's own exit status) and stdout of one process."""
+) -> tuple[float, float, str, float]:
+    """Wall seconds, peak RSS (MiB, from the child's own exit status), stdout and CPU seconds (user + system: on a
+    shared machine the steadier figure) of one process. It runs outside any checkout (by default the temporary
+    folder), so ``python -m avibench.cli`` imports the build of the interpreter it is given, not the folder's."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err, text=True)
+        process = subprocess.Popen(
+            command, cwd=cwd or tempfile.gettempdir(), env=env, stdout=out, stderr=err, text=True
+        )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)
@@ -127,7 +131,7 @@ def timed(
         err.seek(0)
         if process.returncode not in (0, 3):  # 3: an incomplete run (the missing answers), reported as such
             raise RuntimeError(f"{' '.join(command)} exited {process.returncode}:\n{err.read()[-2000:]}")
-        return wall, usage.ru_maxrss / 1024, out.read()
+        return wall, usage.ru_maxrss / 1024, out.read(), usage.ru_utime + usage.ru_stime
 
 
 def load() -> str:
@@ -230,7 +234,7 @@ def main() -> None:
 
     tasks = [t.name for t in AVIBENCH.tasks if t.name != "AVC"]
     with tempfile.TemporaryDirectory(prefix="avibench-eval-speed-") as tmp:
-        base = args.keep or Path(tmp)
+        base = (args.keep or Path(tmp)).resolve()
         root, refined = base / "levels", base / "refined"
         preds = refined / REFERENCE_MODEL / "tasks"
         counts = generate(root, seed=0, full_size=True)
@@ -246,7 +250,7 @@ def main() -> None:
 
         def ours(
             python: str, *, out: Path | None = None, cache: Path | None = None
-        ) -> tuple[float, float, str]:
+        ) -> tuple[float, float, str, float]:
             folder = out or base / f"out-{next(runs)}"
             command = [
                 python,
@@ -285,23 +289,27 @@ def main() -> None:
                 EVAL_OUTPUT_DIR=str(base / "reference-out"),
             )
 
-            def reference() -> tuple[float, float, str]:
+            def reference() -> tuple[float, float, str, float]:
                 command = [args.reference_python, "eval.py", "--models", REFERENCE_MODEL]
                 return timed(command, env=ref_env, cwd=args.reference / "eval")
 
-        cold, cold_rss, _ = ours(sys.executable, cache=base / "cold-cache")
+        cold, cold_rss, _, cold_cpu = ours(sys.executable, cache=base / "cold-cache")
         ours(sys.executable)  # fills the user cache the timed runs share, as any earlier eval would
         series: dict[str, list[tuple[float, str]]] = {"ours": [], "reference": [], "baseline": []}
+        cpu: dict[str, list[float]] = {"ours": [], "reference": [], "baseline": []}
         rss: dict[str, float] = {}
         for _ in range(args.pairs):
-            wall, rss["ours"], _ = ours(sys.executable)
+            wall, rss["ours"], _, seconds = ours(sys.executable)
             series["ours"].append((wall, load()))
+            cpu["ours"].append(seconds)
             if reference is not None:
-                wall, rss["reference"], _ = reference()
+                wall, rss["reference"], _, seconds = reference()
                 series["reference"].append((wall, load()))
+                cpu["reference"].append(seconds)
             if args.baseline_python:
-                wall, rss["baseline"], _ = ours(args.baseline_python)
+                wall, rss["baseline"], _, seconds = ours(args.baseline_python)
                 series["baseline"].append((wall, load()))
+                cpu["baseline"].append(seconds)
 
         fixed = base / "out-fixed"
         ours(sys.executable, out=fixed)
@@ -311,7 +319,10 @@ def main() -> None:
         print(
             f"\nfirst eval, fresh output dir     median {statistics.median(ours_walls):6.2f} s  {series['ours']}"
         )
-        print(f"first eval, cold user cache      {cold:6.2f} s  (peak RSS {cold_rss:.0f} MiB)")
+        print(f"first eval, CPU                  median {statistics.median(cpu['ours']):6.2f} s")
+        print(
+            f"first eval, cold user cache      {cold:6.2f} s, CPU {cold_cpu:.2f} s  (peak RSS {cold_rss:.0f} MiB)"
+        )
         print(
             f"eval of an unchanged run         median {statistics.median(rerun):6.2f} s  (target < 1 s)  {load()}"
         )
@@ -325,8 +336,11 @@ def main() -> None:
                 f"ours / reference                 median {statistics.median(ratios):.3f} "
                 f"(range {min(ratios):.3f}-{max(ratios):.3f} over {len(ratios)} pairs; target <= 0.10)"
             )
+            cpu_ratios = [o / r for o, r in zip(cpu["ours"], cpu["reference"], strict=True)]
+            print(f"ours / reference, CPU seconds    median {statistics.median(cpu_ratios):.3f}")
             print(
-                f"peak RSS                         ours {rss['ours']:.0f} MiB, reference {rss['reference']:.0f} MiB"
+                f"peak RSS                         ours {rss['ours']:.0f} MiB, reference {rss['reference']:.0f} MiB "
+                f"({rss['ours'] / rss['reference']:.3f}; target <= 0.12)"
             )
             ours_doc = json.loads(next((base / "out-fixed").rglob("eval.json")).read_text())
             ref_doc = json.loads((base / "reference-out" / f"{REFERENCE_MODEL}.json").read_text())
@@ -340,10 +354,15 @@ def main() -> None:
             print(
                 f"previous build                   median {statistics.median(base_walls):6.2f} s  ({speedup:.2f}x ours)"
             )
+            cpu_ratio = statistics.median(o / b for o, b in zip(cpu["ours"], cpu["baseline"], strict=True))
+            print(
+                f"previous build, CPU              median {statistics.median(cpu['baseline']):6.2f} s  "
+                f"(ours / previous {cpu_ratio:.3f}); peak RSS {rss['baseline']:.0f} MiB, ours {rss['ours']:.0f} MiB"
+            )
 
         command = ["-m", "avibench.cli", "eval", "--predictions", str(preds), "--data-root", str(root)]
         command += ["--output-dir", str(base / "out-phases"), "--tasks", ",".join(tasks), "--fense", "off"]
-        _, _, out = timed([sys.executable, "-c", PHASES, *command[2:], "--allow-partial"], env=env)
+        _, _, out, _ = timed([sys.executable, "-c", PHASES, *command[2:], "--allow-partial"], env=env)
         phases = json.loads(out.strip().splitlines()[-1])
         total = phases.pop("total")
         print(f"\nwhere one eval goes (in process, {load()}): total {total:.2f} s")
@@ -361,7 +380,7 @@ def main() -> None:
                 "stand-in",
             ]
             write_predictions(root, preds, args.noise, ["AVC"])
-            wall, peak, _ = timed([*command, "--allow-partial"], env=env)
+            wall, peak, _, _ = timed([*command, "--allow-partial"], env=env)
             print(
                 f"\nevery task, stand-in FENSE       {wall:6.2f} s (target < 60 s), peak RSS {peak:.0f} MiB, {load()}"
             )

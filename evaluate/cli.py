@@ -47,6 +47,7 @@ from avibench.plugin import (
     EvalRequest,
     Task,
     benchmark_names,
+    declared_eval_options,
     deprecation_notice,
     get_benchmark,
 )
@@ -84,8 +85,9 @@ HELP_FOR = "avibench.help_for"
 class PluginOptionsCommand(click.Command):
     """A command that also takes every installed benchmark's own options; the command itself names none of them.
 
-    ``--help`` lists the options of the benchmark named with ``--benchmark`` under it, and loads no plug-in when
-    none is named (plug-ins import numeric and media libraries, which help never needs)."""
+    The option names come from each plug-in's light declaration (``avibench.eval_options``), so parsing imports
+    only the plug-in that scores. ``--help`` lists the options of the benchmark named with ``--benchmark`` under
+    it."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if any(a in ("--help", "-h") for a in args):
@@ -102,7 +104,7 @@ class PluginOptionsCommand(click.Command):
         out: dict[str, list[click.Option]] = {}
         for name in names:
             try:
-                out[name] = list(get_benchmark(name).eval_options())
+                out[name] = declared_eval_options(name)
             except AvibenchError:
                 continue  # a plug-in that does not load is reported when it is asked for
         return out

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from avibench.contracts import RunPaths, journal_responses, latest_by_key
+from avibench.contracts import RunPaths, journal_responses, latest_read_only
 from avibench.infer.journal import generation_settings
 from avibench.items import first_variants
 from avibench.plugin import Benchmark, Task
@@ -198,11 +198,11 @@ def answer_provenance(paths: RunPaths, tasks: Sequence[Task]) -> dict[str, Any]:
     models: Counter[str] = Counter()
     settings: Counter[str] = Counter()
     for task in tasks:
-        for record in latest_by_key(paths.refine_journal(task.name)).values():
+        for record in latest_read_only(paths.refine_journal(task.name)).values():
             modes[str(record.get("refine_mode") or "unrecorded")] += 1
             if record.get("refine_model"):
                 models[str(record["refine_model"])] += 1
-        for record in latest_by_key(paths.infer_journal(task.name)).values():
+        for record in latest_read_only(paths.infer_journal(task.name)).values():
             params = record.get("params")
             if isinstance(params, dict) and record.get("error") is None:
                 key = {"model": record.get("model"), **generation_settings(params)}

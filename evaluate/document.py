@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from avibench.store import atomic_write_text
+from avibench.store import write_if_changed
 
 DASH = "–"
 
@@ -267,8 +267,9 @@ def to_html(doc: Document) -> str:
 
 
 def write_document(doc: Document, md_path: Path, html_path: Path) -> None:
-    atomic_write_text(md_path, to_markdown(doc))
-    atomic_write_text(html_path, to_html(doc))
+    """The document as Markdown and HTML; a page that already says the same is left as it is."""
+    write_if_changed(md_path, to_markdown(doc))
+    write_if_changed(html_path, to_html(doc))
 
 
 # --------------------------------------------------------------------------------------------------------------

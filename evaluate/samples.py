@@ -18,11 +18,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_by_key
+from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_read_only
 from avibench.errors import AvibenchError
 from avibench.items import Item
-from avibench.kits.records import jsonl_text
-from avibench.store import atomic_write_text, read_records
+from avibench.store import atomic_write_lines, read_records
 
 if TYPE_CHECKING:
     from avibench.plugin import Benchmark, Task
@@ -188,8 +187,8 @@ def build_rows(
         has_journal = paths.infer_journal(task.name).is_file() or paths.refine_journal(task.name).is_file()
         if not has_journal and task.name not in per_sample:
             continue
-        infer = latest_by_key(paths.infer_journal(task.name))
-        refine = latest_by_key(paths.refine_journal(task.name))
+        infer = latest_read_only(paths.infer_journal(task.name))
+        refine = latest_read_only(paths.refine_journal(task.name))
         scores = per_sample.get(task.name, {})
         task_values = (values or {}).get(task.name, {})
         for item in items_as_asked(benchmark, data_root, task, infer):
@@ -206,10 +205,8 @@ def build_rows(
 
 
 def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str, Any]]) -> int:
-    """Write the rows as JSON lines (atomically); returns how many."""
-    rows = list(rows)
-    atomic_write_text(path, jsonl_text(rows, _ROW_ENCODER.encode))
-    return len(rows)
+    """Write the rows as JSON lines (atomically, encoded as they are written); returns how many."""
+    return atomic_write_lines(path, (_ROW_ENCODER.encode(row) for row in rows))
 
 
 def read_samples(paths: RunPaths) -> list[dict[str, Any]]:

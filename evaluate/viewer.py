@@ -32,7 +32,7 @@ from avibench.evaluate.viewer_page import BODY, SCRIPT, STYLE
 from avibench.manifest import MEDIA_OUTSIDE_KEY, OTHER_DATA_HELP, check_data, load_manifest, page_caveats
 from avibench.media_paths import RealPaths, allow_option, check_items, is_inside, resolved_root
 from avibench.run_options import benchmark_option, locate
-from avibench.store import atomic_write_text
+from avibench.store import write_if_changed
 
 VIEWER_NAME = "viewer.html"
 #: Fields of a samples.jsonl line the page shows (the rest stays in the file).
@@ -259,7 +259,7 @@ def view(
         notes=notes,
     )
     if not serve:
-        atomic_write_text(page_path, page)
+        write_if_changed(page_path, page)
         click.echo(f"wrote {page_path} ({len(rows)} samples, media from {root})")
         return
     server = make_server(page, root, port)

@@ -276,11 +276,17 @@ def foundation_block(scores: Mapping[str, SubsetScore], profile: AirBenchProfile
     return block
 
 
+#: Each Foundation subset's task (every bootstrap resample pools its subsets' counts by task).
+_TASK_OF_SUBSET: dict[str, FoundationTask] = {}
+
+
 def _task_of(subset: str) -> FoundationTask:
-    for task in FOUNDATION_TASKS:
-        if subset in task.subsets:
-            return task
-    raise ValueError(f"{subset!r} is not an AIR-Bench Foundation subset")
+    if not _TASK_OF_SUBSET:
+        _TASK_OF_SUBSET.update({s: task for task in reversed(FOUNDATION_TASKS) for s in task.subsets})
+    task = _TASK_OF_SUBSET.get(subset)
+    if task is None:
+        raise ValueError(f"{subset!r} is not an AIR-Bench Foundation subset")
+    return task
 
 
 def task_accuracy(scores: Mapping[str, SubsetScore]) -> dict[str, float]:

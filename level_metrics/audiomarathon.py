@@ -546,20 +546,23 @@ def _asr_block(records: Sequence[Record], profile: MarathonProfile) -> dict[str,
 # ---- the score alone, for resampling -----------------------------------------------------------------------
 
 
-def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str) -> float:
-    """sklearn's F1 (``zero_division=0``) with ``macro`` or ``weighted`` averaging, without sklearn: the bootstrap
-    recomputes it a thousand times per task. ``labels`` ``None`` means every label seen in either list."""
-    if not truth:
+def _f1_of_pairs(pairs: Mapping[tuple[str, str], int], labels: Sequence[str] | None, average: str) -> float:
+    """sklearn's F1 (``zero_division=0``, ``macro`` or ``weighted``) from how often each (truth, guess) pair
+    occurs; ``labels`` ``None`` means every label seen on either side."""
+    if not any(pairs.values()):
         return 0.0
-    names = sorted(set(truth) | set(guess)) if labels is None else list(labels)
-    pairs = Counter(zip(truth, guess, strict=True))  # one pass: the counts below are the same integers
     tp, fp, fn = Counter[str](), Counter[str](), Counter[str]()
+    seen: set[str] = set()
     for (t, g), n in pairs.items():
+        if not n:
+            continue
+        seen.update((t, g))
         if t == g:
             tp[t] += n
         else:
             fn[t] += n
             fp[g] += n
+    names = sorted(seen) if labels is None else list(labels)
     f1s, supports = [], []
     for label in names:
         f1s.append(2 * tp[label] / (2 * tp[label] + fp[label] + fn[label]) if tp[label] else 0.0)
@@ -571,10 +574,50 @@ def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] |
     return float(np.mean(f1s)) if f1s else 0.0
 
 
+def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str) -> float:
+    """sklearn's F1 (``zero_division=0``) with ``macro`` or ``weighted`` averaging, without sklearn: the bootstrap
+    recomputes it a thousand times per task. ``labels`` ``None`` means every label seen in either list."""
+    return _f1_of_pairs(Counter(zip(truth, guess, strict=True)), labels, average)
+
+
 @cache
 def cached_wer(reference: str, hypothesis: str) -> float:
     """:func:`utterance_wer`, computed once per pair: every question is scored per profile and per resample."""
     return utterance_wer(reference, hypothesis)
+
+
+def class_pairs(
+    task: str, records: Sequence[Record], profile: str | MarathonProfile
+) -> list[tuple[str, str]]:
+    """Each record's (truth, guess) in the profile's class space: all a classification or choice task's score
+    depends on (:func:`pairs_score`)."""
+    return list(zip(*classes(task, records, get_profile(profile)), strict=True))
+
+
+def pairs_score(
+    task: str, pairs: Mapping[tuple[str, str], int], profile: str | MarathonProfile = REFERENCE
+) -> float:
+    """A classification or choice task's score (not ASR) from how often each (truth, guess) pair occurs among
+    its records: equal to :func:`task_score` on those records, so a bootstrap draw is scored from its pair
+    counts without building its records."""
+    profile = get_profile(profile)
+    present = {pair: n for pair, n in pairs.items() if n}
+    if task == "SD" and profile.had_fake_binary_f1:
+        tp = present.get(("fake", "fake"), 0)
+        real_wrong = sum(n for (t, g), n in present.items() if t == "real" and g != "real")
+        fake_wrong = sum(n for (t, g), n in present.items() if t == "fake" and g != "fake")
+        precision = tp / (tp + real_wrong) if tp + real_wrong else 0.0
+        recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
+        return 100 * (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+    truths = {t for t, _ in present}
+    if profile.drop_unparsed:
+        rule = SCRIPT_RULES[task]
+        allowed = set(rule.fixed) if rule.valid == "fixed" else truths
+        present = {(t, g): n for (t, g), n in present.items() if t in allowed and g in allowed}
+    if task in COMPREHENSION and not profile.comprehension_letter_f1:
+        total = sum(present.values())
+        return 100 * (sum(n for (t, g), n in present.items() if t == g) / total if total else 0.0)
+    return 100 * _f1_of_pairs(present, _labels(task, sorted(truths), profile), _average(task, profile))
 
 
 def task_score(task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE) -> float:
@@ -584,14 +627,7 @@ def task_score(task: str, records: Sequence[Record], profile: str | MarathonProf
         pairs = [(r.gold, r.pred or "") for r in records]
         kept = [cached_wer(ref, hyp) for ref, hyp in pairs if (ref and hyp) or not profile.drop_unparsed]
         return 100.0 - (fmean(kept) if kept else 100.0)
-    truth, guess = classes(task, records, profile)
-    if task == "SD" and profile.had_fake_binary_f1:
-        return 100 * had_count_f1(truth, guess)["f1_score"]
-    keep = _valid(task, truth, guess, profile)
-    vt, vg = [truth[i] for i in keep], [guess[i] for i in keep]
-    if task in COMPREHENSION and not profile.comprehension_letter_f1:
-        return 100 * accuracy(vt, vg)
-    return 100 * f1_score(vt, vg, _labels(task, truth, profile), _average(task, profile))
+    return pairs_score(task, Counter(class_pairs(task, records, profile)), profile)
 
 
 # ---- tasks and benchmark -------------------------------------------------------------------------------------

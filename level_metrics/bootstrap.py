@@ -17,7 +17,7 @@ formula, so their intervals carry the correlation between tasks that formula int
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,14 +76,13 @@ def _replicates(task: TaskUnits, draws: np.ndarray) -> np.ndarray:
     return np.clip(shifted, 0.0, 100.0)
 
 
-def _draws(tasks: Mapping[str, TaskUnits], resamples: int, seed: int) -> dict[str, np.ndarray]:
-    """One matrix of drawn item positions per task (``resamples`` rows), from one seeded generator."""
+def _draws(tasks: Mapping[str, TaskUnits], resamples: int, seed: int) -> Iterator[tuple[str, np.ndarray]]:
+    """One matrix of drawn item positions per task (``resamples`` rows), from one seeded generator, made when it
+    is asked for: the matrices of every task at once held about 45 MiB for AVI-Bench."""
     rng = np.random.default_rng(seed)
-    return {
-        name: rng.integers(0, len(task.units), size=(resamples, len(task.units)))
-        for name, task in sorted(tasks.items())
-        if task.headline is not None and len(task.units)
-    }
+    for name, task in sorted(tasks.items()):
+        if task.headline is not None and len(task.units):
+            yield name, rng.integers(0, len(task.units), size=(resamples, len(task.units)))
 
 
 def _aggregate_replicates(
@@ -120,8 +119,7 @@ def bootstrap(
     level: float = DEFAULT_LEVEL,
 ) -> Intervals:
     """Intervals for every task with a score and items, and for every number ``aggregate`` computes."""
-    draws = _draws(tasks, resamples, seed)
-    replicates = {name: _replicates(tasks[name], d) for name, d in draws.items()}
+    replicates = {name: _replicates(tasks[name], d) for name, d in _draws(tasks, resamples, seed)}
     fixed = {name: task.headline for name, task in tasks.items() if name not in replicates}
     result = Intervals()
     for name, values in replicates.items():
@@ -176,9 +174,11 @@ def paired_bootstrap(
         units = tuple(u for u in a[name].units if u in set(b[name].units))
         if units:
             shared[name] = (a[name].subset(units), b[name].subset(units))
-    draws = _draws({name: pair[0] for name, pair in shared.items()}, resamples, seed)
-    reps_a = {name: _replicates(shared[name][0], d) for name, d in draws.items()}
-    reps_b = {name: _replicates(shared[name][1], d) for name, d in draws.items()}
+    reps_a: dict[str, np.ndarray] = {}
+    reps_b: dict[str, np.ndarray] = {}
+    for name, d in _draws({name: pair[0] for name, pair in shared.items()}, resamples, seed):
+        reps_a[name] = _replicates(shared[name][0], d)
+        reps_b[name] = _replicates(shared[name][1], d)
     out: dict[str, Difference] = {}
     for name, (ta, tb) in shared.items():
         diff = reps_b[name] - reps_a[name]

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from avibench.store import JournalWriter, atomic_write_json, latest_by_index, read_records
 
@@ -80,3 +84,36 @@ def _write_many(path: Path, shard: int) -> None:
         # re-open now and then: opening cuts a torn tail, which must never be another writer's line in progress
         with JournalWriter(path, fsync=False) as w:
             w.append({"index": shard * 1000 + i, "pad": "x" * 5000})
+
+
+def test_a_page_with_the_same_bytes_is_left_as_it_is(tmp_path: Path) -> None:
+    from avibench.store import write_if_changed
+
+    page = tmp_path / "report.md"
+    write_if_changed(page, "# one\n")
+    os.utime(page, ns=(1, 1))
+    write_if_changed(page, "# one\n")
+    assert page.stat().st_mtime_ns == 1
+    write_if_changed(page, "# two\n")
+    assert page.read_text() == "# two\n" and page.stat().st_mtime_ns != 1
+    page.unlink()
+    page.symlink_to(tmp_path / "elsewhere.md")
+    (tmp_path / "elsewhere.md").write_text("# two\n")
+    write_if_changed(page, "# two\n")
+    assert not page.is_symlink() and (tmp_path / "elsewhere.md").read_text() == "# two\n"
+
+
+def test_lines_are_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    from avibench.store import atomic_write_lines
+
+    path = tmp_path / "rows.jsonl"
+    assert atomic_write_lines(path, (json.dumps({"i": i}) for i in range(600))) == 600
+    assert [json.loads(line)["i"] for line in path.read_text().splitlines()] == list(range(600))
+
+    def broken() -> Iterator[str]:
+        yield "{}"
+        raise RuntimeError("row 2")
+
+    with pytest.raises(RuntimeError):
+        atomic_write_lines(path, broken())
+    assert len(path.read_text().splitlines()) == 600 and list(tmp_path.iterdir()) == [path]

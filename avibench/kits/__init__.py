@@ -9,4 +9,6 @@
 * :mod:`avibench.kits.classification`: answers read as one label of a vocabulary, F1 metrics, chance levels;
 * :mod:`avibench.kits.judged`: answers scored by an LLM judge: the declaration (template data file, reply parser
   per profile, samples, asks), the journaled runner, failure accounting, ``--judge-*`` options, ``meta.judge``.
+  Its ``--judge-*`` options and template data files are read by :mod:`avibench.kits.judge_options`, which a
+  plug-in's eval-options declaration imports without the runner.
 """

@@ -33,18 +33,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import click
-
 from avibench import __version__
 from avibench.contracts import latest_by_key
 from avibench.errors import AvibenchError
 from avibench.failures import Advice, FailureGuard, RunStopped
+from avibench.kits.judge_options import DEFAULT_CONCURRENCY
 from avibench.llm import ChatClient, ChatError, ClientSettings, RetryPolicy, host_of
 from avibench.scheduler import run_jobs
 from avibench.store import JournalSink
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_CONCURRENCY = 16
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_TOKENS = 1024
 KEY_VARIABLES = ("JUDGE_API_KEY", "OPENAI_API_KEY")
@@ -83,47 +81,6 @@ class JudgeSettings:
             api_key=next((env[k] for k in KEY_VARIABLES if env.get(k)), ""),
             concurrency=options.get("judge_concurrency") or DEFAULT_CONCURRENCY,
         )
-
-    @staticmethod
-    def cli_options(default_model: str, *, template_and_temperature: bool = False) -> list[click.Option]:
-        """The judge's command-line options, for a judged benchmark's :meth:`Benchmark.eval_options`;
-        ``template_and_temperature`` adds ``--judge-template`` and ``--judge-temperature`` for a plug-in that
-        applies them (they reach it as ``request.options``)."""
-        common = [
-            click.Option(
-                ["--judge-model"],
-                default=None,
-                help=f"The judge model (default: the published judge, {default_model}).",
-            ),
-            click.Option(
-                ["--judge-base-url"],
-                default=None,
-                help="OpenAI-compatible base URL(s) of the judge, comma-separated (default: $JUDGE_BASE_URL, else "
-                "$OPENAI_BASE_URL, else the OpenAI API); the key is read from $JUDGE_API_KEY, else $OPENAI_API_KEY.",
-            ),
-            click.Option(
-                ["--judge-concurrency"],
-                type=click.IntRange(min=1),
-                default=None,
-                help=f"Judge requests in flight (default {DEFAULT_CONCURRENCY}).",
-            ),
-        ]
-        if not template_and_temperature:
-            return common
-        return [
-            *common,
-            click.Option(
-                ["--judge-template"],
-                default=None,
-                help="The judge prompt template id (default: the benchmark's official one).",
-            ),
-            click.Option(
-                ["--judge-temperature"],
-                type=click.FloatRange(min=0.0, max=2.0),
-                default=None,
-                help="The judge's sampling temperature (default: the benchmark's).",
-            ),
-        ]
 
     def client(self) -> ClientSettings:
         return ClientSettings(

@@ -11,20 +11,17 @@ journal (a reply on record is never sent again: :mod:`avibench.kits.judge_runner
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
-from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
 from avibench.items import Response
+from avibench.kits.judge_options import judge_cli_options, template_data
 from avibench.kits.judge_runner import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
@@ -116,20 +113,6 @@ def answered(response: Response) -> bool:
     return response.status == "answered" and response.raw is not None
 
 
-@cache
-def _data_file(benchmark: str, name: str | Path) -> tuple[str, str, dict[str, Any]]:
-    """A template data file's name as recorded, its text and its fields."""
-    if isinstance(name, Path):
-        file, text = str(name), name.read_text(encoding="utf-8")
-    else:
-        file, text = f"prompts/{benchmark}/{name}", prompt_resource(benchmark, name)
-    data = yaml.safe_load(text) if str(name).endswith((".yaml", ".yml")) else json.loads(text)
-    for key in ("source", "model"):
-        if not isinstance(data.get(key), str):
-            raise ValueError(f"{file}: field {key!r} missing (the judge's source and model)")
-    return file, text, data
-
-
 def _quote(reply: str) -> str:
     shown = repr(reply)
     return shown if len(shown) <= QUOTE_CHARS else shown[: QUOTE_CHARS - 3] + "..."
@@ -169,7 +152,7 @@ class Judge:
     @property
     def protocol(self) -> Mapping[str, Any]:
         """The template data file's fields."""
-        return _data_file(self.benchmark, self.template_file)[2]
+        return template_data(self.benchmark, self.template_file)[2]
 
     @property
     def model(self) -> str:
@@ -193,7 +176,7 @@ class Judge:
 
     def template(self, template_id: str | None = None) -> JudgeTemplate:
         """The template ``template_id`` (default: the file's default); raises AvibenchError naming the known ids."""
-        file, text, data = _data_file(self.benchmark, self.template_file)
+        file, text, data = template_data(self.benchmark, self.template_file)
         templates = data.get("templates")
         if not isinstance(templates, Mapping):
             if template_id is not None:
@@ -207,10 +190,9 @@ class Judge:
 
     def cli_options(self, model_help: str | None = None) -> list[click.Option]:
         """The ``--judge-*`` options for :meth:`Benchmark.eval_options` (``model_help`` replaces the model's help)."""
-        options = JudgeSettings.cli_options(self.model, template_and_temperature=self.template_options)
-        if model_help is not None:
-            options[0].help = model_help
-        return options
+        return judge_cli_options(
+            self.benchmark, self.template_file, template_options=self.template_options, model_help=model_help
+        )
 
     def settings(self, options: Mapping[str, Any], env: Mapping[str, str] | None = None) -> JudgeSettings:
         """The judge of one eval: the ``--judge-*`` options over the official settings of the data file."""

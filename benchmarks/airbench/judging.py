@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from avibench.benchmarks.airbench.options import TEMPLATE_FILE
 from avibench.items import Item
 from avibench.kits.judged import Judge, JudgeTemplate, split_key
 from avibench.level_metrics.airbench import PROFILES
@@ -24,7 +25,7 @@ PLACEHOLDERS = ("XAudioX", "XQuestionX", "XAssistant1X", "XAssistant2X")
 
 JUDGE = Judge(
     "airbench",
-    "judge.yaml",
+    TEMPLATE_FILE,
     parsers={name: partial(parse_judge_reply, profile=profile) for name, profile in PROFILES.items()},
     journal_name="chat",
     unreadable_as="give no scores",

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.airbench import layout, predictions, sample
+from avibench.benchmarks.airbench.options import eval_options as declared_options
 from avibench.benchmarks.airbench.prompt import DEFAULT_TEMPLATE, foundation_prompt, foundation_templates
 from avibench.benchmarks.airbench.scoring import (
     PARTS,
@@ -27,9 +28,10 @@ from avibench.benchmarks.airbench.scoring import (
     leaderboard_views,
     subset,
 )
-from avibench.contracts import RunPaths, latest_by_key
+from avibench.contracts import RunPaths, latest_read_only
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
+from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
 from avibench.level_metrics.airbench import PROFILES, choose, foundation_average, gold_index, strict_choice
 from avibench.level_metrics.airbench_chat import ORDERS, answer_score, chat_metric
@@ -56,6 +58,9 @@ CHAT = Task(
     metric=chat_metric(PROFILES["reference"]),
 )
 SECTIONS = {FOUNDATION.name: layout.FOUNDATION_SECTION, CHAT.name: layout.CHAT_SECTION}
+#: Loaded items per version of a task's metadata file, root and template (see :meth:`AIRBench.load`).
+_ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
+
 #: The refine LLM sees the question with only its real options, whichever template the model was asked with.
 CLEAN_TEMPLATE = "air-clean"
 SAMPLE_PER_SUBSET = 2
@@ -96,10 +101,20 @@ class AIRBench(Benchmark):
         return (SECTIONS[task.name].meta_path(root),)
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
-        """The task's items; audio is not checked here (``validate-data`` does; infer records a missing file)."""
-        if task.name == FOUNDATION.name:
-            return layout.load_foundation(root, template or DEFAULT_TEMPLATE, check_audio=False)
-        return layout.load_chat(root, check_audio=False)
+        """The task's items; audio is not checked here (``validate-data`` does; infer records a missing file).
+        Built once per version of the task's metadata file (eval loads a task for scoring, completeness and
+        per-sample rows)."""
+        chosen = template or DEFAULT_TEMPLATE
+        return items_per_version(
+            _ITEMS,
+            SECTIONS[task.name].meta_path(root),
+            (str(root), task.name, chosen),
+            lambda: (
+                layout.load_foundation(root, chosen, check_audio=False)
+                if task.name == FOUNDATION.name
+                else layout.load_chat(root, check_audio=False)
+            ),
+        )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         present = self.available(root)
@@ -215,9 +230,7 @@ class AIRBench(Benchmark):
         return self.journal_inputs(request)
 
     def eval_options(self) -> list[Any]:
-        from avibench.benchmarks.airbench.judging import JUDGE
-
-        return JUDGE.cli_options()
+        return declared_options()
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the Chat answers (from the judge journal where already judged), then score through the core;
@@ -297,7 +310,7 @@ class AIRBench(Benchmark):
             return None
         found = {
             r.get("params", {}).get("template")
-            for r in latest_by_key(request.paths.infer_journal(FOUNDATION.name)).values()
+            for r in latest_read_only(request.paths.infer_journal(FOUNDATION.name)).values()
         }
         found.discard(None)
         return ",".join(sorted(found)) or None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from avibench.benchmarks.asr import layout, predictions, prompt
+from avibench.benchmarks.asr.options import eval_options as declared_options
 from avibench.errors import DatasetError
 from avibench.items import Item, Part, Response
 from avibench.level_metrics.asr import NORMALISERS, error_rate, unit, utterance_errors
@@ -136,20 +137,7 @@ class ASR(Benchmark):
     # -- scoring ------------------------------------------------------------------------------------------
 
     def eval_options(self) -> list[Any]:
-        import click
-
-        return [
-            click.Option(
-                ["--asr-normaliser"],
-                type=click.Choice(NORMALISERS),
-                default=NORMALISERS[0],
-                show_default=True,
-                help="English text normalisation: 'whisper' is the reports' chain (Whisper's English then basic "
-                "normaliser, as Qwen2-Audio's evaluate_asr.py); 'whisper-english' is Whisper's English normaliser "
-                "alone, which the Open ASR Leaderboard's normaliser is copied from (its modified copy ships in no package). "
-                "Recorded in eval.json meta.options.",
-            )
-        ]
+        return declared_options()
 
     def read(self, response: Response, profile: str) -> Any:
         """Reference: the raw reply as it is (an empty reply is an empty transcript). Strict: refine's

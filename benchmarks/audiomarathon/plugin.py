@@ -33,6 +33,7 @@ from avibench.benchmarks.audiomarathon.scoring import (
     task_metric,
 )
 from avibench.contracts import RunPaths
+from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.audiomarathon import benchmark_block, score_task
@@ -61,6 +62,8 @@ TASKS: tuple[Task, ...] = (
 GROUPS = ("speech", "sound", "speaker")
 LISTED = ("ASR", "SD")
 """Tasks whose question list is a folder listing rather than one metadata file."""
+#: Loaded items per version of a task's metadata file and root (see :meth:`AudioMarathon.load`).
+_ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
 
 
 class AudioMarathon(Benchmark):
@@ -116,8 +119,17 @@ class AudioMarathon(Benchmark):
         return digest.hexdigest()[:16]
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
-        """The task's questions from its metadata; the audio is not looked for (``validate-data`` checks it)."""
-        return layout.load_task(root, task.name, check_audio=False)
+        """The task's questions from its metadata; the audio is not looked for (``validate-data`` checks it).
+        A task with one metadata file is loaded once per version of it (eval loads a task for scoring,
+        completeness and per-sample rows); a task listed from folders is listed each time."""
+        if task.name in LISTED:
+            return layout.load_task(root, task.name, check_audio=False)
+        return items_per_version(
+            _ITEMS,
+            Path(root) / task.name / layout.JSON_TASKS[task.name].metadata,
+            (str(root), task.name),
+            lambda: layout.load_task(root, task.name, check_audio=False),
+        )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         return [

@@ -16,10 +16,13 @@ from avibench.level_metrics.audiomarathon import (
     benchmark_block,
     cached_wer,
     chance_level,
+    class_pairs,
     get_profile,
+    pairs_score,
     score_task,
     task_score,
 )
+from avibench.level_metrics.task_metrics import Tallies
 from avibench.refine.audiomarathon import official_extract, strict_extract
 
 DROPPED_ON_ERROR = ("SCR", "ASR")
@@ -94,7 +97,15 @@ def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | No
         rows = ([r for i in row for r in items[i]] for row in draws.tolist())
         return [task_score(task, found, profile) if found else None for found in rows]
 
-    metric.resample = resample  # type: ignore[attr-defined]  # what the bootstrap calls
+    def tally(value: Any) -> dict[tuple[str, str], float]:
+        return {class_pairs(task, [_record(value)], profile)[0]: 1.0}
+
+    def finish(totals: Mapping[tuple[str, str], float]) -> float | None:
+        return pairs_score(task, totals, profile) if any(totals.values()) else None
+
+    # a choice or classification task's score depends only on how often each (truth, guess) pair occurs: every
+    # resample is scored from its pair counts, summed for a batch of rows in one matrix product (WER is not)
+    metric.resample = resample if task == "ASR" else Tallies(tally, finish).resample  # type: ignore[attr-defined]
     return metric
 
 

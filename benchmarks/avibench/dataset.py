@@ -7,23 +7,18 @@ full dataset keeps memory bounded.
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from avibench.benchmarks.avibench.prompting import PromptError, build_text, resolve_options
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec, TaskTable
 from avibench.errors import DatasetError
+from avibench.file_memo import file_key, memoised
 from avibench.kits import records
 
 PRE_PREFIX = "pre_"
-#: How many data.json files the per-process memos keep (AVI-Bench has 15 task folders).
-MEMO_FILES = 64
-
-T = TypeVar("T")
-FileKey = tuple[str, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -122,30 +117,6 @@ def sample_from_entry(spec: TaskSpec, folder: Path, path: Path, index: int, entr
         entry=entry,
         spec=spec,
     )
-
-
-def file_key(path: Path) -> FileKey | None:
-    """What identifies one version of a file without reading it: absolute path, size, mtime and inode."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-def memoised(memo: dict[tuple[Any, ...], T], key: tuple[Any, ...] | None, build: Callable[[], T]) -> T:
-    """``memo[key]``, built once per file version; ``key`` None (the file cannot be stat'ed) is never kept.
-
-    One eval reads each data.json for scoring, per-sample rows, completeness, chance levels and the
-    fingerprint; keeping the parsed result per file version makes that one read and one parse.
-    """
-    if key is None:
-        return build()
-    if key not in memo:
-        if len(memo) >= MEMO_FILES:
-            memo.pop(next(iter(memo)))
-        memo[key] = build()
-    return memo[key]
 
 
 _SAMPLES: dict[tuple[Any, ...], tuple[Sample, ...]] = {}

@@ -28,6 +28,7 @@ from avibench.benchmarks.avibench.dataset import (
     task_dir,
 )
 from avibench.benchmarks.avibench.metric_kinds import metric_kind
+from avibench.benchmarks.avibench.options import eval_options as declared_options
 from avibench.benchmarks.avibench.scoring import Context, Prepared, caption_text, prepare
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.benchmarks.avibench.values import (
@@ -344,19 +345,7 @@ class AVIBench(Benchmark):
         return scored
 
     def eval_options(self) -> list[Any]:
-        import click
-
-        from avibench.benchmarks.avibench.fense import FENSE_MODES
-
-        return [
-            click.Option(
-                ["--fense"],
-                type=click.Choice(FENSE_MODES),
-                default=None,
-                help="FENSE models for AVC: real (configured local files), stand-in (packaged, not comparable) "
-                "or off. Default: the FENSE mode set in the environment (README), else real.",
-            )
-        ]
+        return declared_options()
 
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task

@@ -59,9 +59,8 @@ def readings(
 
 
 def image_sizes(samples: Sequence[Sample]) -> dict[int, tuple[int, int]]:
-    """(W, H) of the first image of entries whose box GT has no ``original_wh`` (read from the file header)."""
-    from PIL import Image
-
+    """(W, H) of the first image of entries whose box GT has no ``original_wh`` (read from the file header); PIL
+    is imported only when an entry needs it (the official data gives every entry its size)."""
     sizes: dict[int, tuple[int, int]] = {}
     for s in samples:
         gt = s.answer
@@ -69,6 +68,8 @@ def image_sizes(samples: Sequence[Sample]) -> dict[int, tuple[int, int]]:
             continue
         if isinstance(gt, dict) and isinstance(gt.get("original_wh"), list | tuple):
             continue
+        from PIL import Image
+
         try:
             with Image.open(s.images[0]) as img:
                 sizes[s.index] = (int(img.size[0]), int(img.size[1]))

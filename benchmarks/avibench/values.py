@@ -28,6 +28,7 @@ from avibench.level_metrics.aggregate import rounded
 from avibench.level_metrics.caption import caption_total
 from avibench.level_metrics.common import Notes, drawn, is_invalid_pre, prediction_text, repeated
 from avibench.level_metrics.profile import ScoringProfile, get_profile
+from avibench.level_metrics.task_metrics import RESAMPLE_BATCH
 from avibench.level_metrics.types import Item, TaskScore
 from avibench.level_metrics.vsqa import pool_vsqa
 
@@ -288,9 +289,15 @@ class TaskMetric:
         if not records.order_free:
             flat.sort(key=lambda uv: _position(uv[1]))
         columns = records.columns(_numbers([v for _, v in flat], self.profile))
-        times = _unit_draws(len(units), draws)[:, np.asarray([u for u, _ in flat], dtype=np.intp)]
+        positions = np.asarray([u for u, _ in flat], dtype=np.intp)
         profile = get_profile(self.profile)
-        return [rounded(records.total(row, profile).headline * 100) for row in drawn(columns, times)]
+        scores: list[float | None] = []
+        for start in range(
+            0, len(draws), RESAMPLE_BATCH
+        ):  # a batch of rows at a time bounds the count matrices
+            times = _unit_draws(len(units), draws[start : start + RESAMPLE_BATCH])[:, positions]
+            scores += [rounded(records.total(row, profile).headline * 100) for row in drawn(columns, times)]
+        return scores
 
 
 def task_metric(task: str, profile: str) -> TaskMetric:

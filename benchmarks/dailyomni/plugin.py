@@ -14,9 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-import click
-
 from avibench.benchmarks.dailyomni import layout, sample
+from avibench.benchmarks.dailyomni.options import eval_options as declared_options
 from avibench.benchmarks.dailyomni.predictions import (
     NOT_FOUND_REPLY,
     as_tester_saw,
@@ -115,18 +114,7 @@ class DailyOmni(Benchmark):
         )
 
     def eval_options(self) -> list[Any]:
-        return [
-            click.Option(
-                ["--dailyomni-rule"],
-                type=click.Choice(["api", "local"]),
-                default="api",
-                show_default=True,
-                help="Daily-Omni's reference profile: 'api' is the API tester's print_statistics (a reply "
-                "starting with the gold letter is right; API failures and missing videos leave the "
-                "denominator); 'local' is the Qwen2.5-Omni script (a leading letter in any case after a first "
-                "'assistant', exact match; every failure leaves the denominator once; empty groups shown).",
-            )
-        ]
+        return declared_options()
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 

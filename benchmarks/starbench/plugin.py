@@ -35,6 +35,7 @@ from avibench.benchmarks.starbench.predictions import read_workdir, write_workdi
 from avibench.benchmarks.starbench.workdir import run_from_item, run_from_response
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
+from avibench.file_memo import items_per_version
 from avibench.items import Item, Response, first_variants
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.starbench import (
@@ -72,6 +73,8 @@ TASKS: tuple[Task, ...] = tuple(
     for alias in ALIASES
 )
 BY_NAME = {t.name: t for t in TASKS}
+#: Loaded runs per version of a dataset's metadata file and root (see :meth:`STARBench.load`).
+_ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
 
 
 def asked_runs(responses: Sequence[Response]) -> tuple[list[Response], bool]:
@@ -126,7 +129,14 @@ class STARBench(Benchmark):
         return (Path(root) / layout.DATASETS[task.name].meta_file,)
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
-        return layout.load_items(root, task.name)
+        """The task's runs, built once per version of its metadata file (eval loads a task for scoring,
+        completeness and per-sample rows)."""
+        return items_per_version(
+            _ITEMS,
+            Path(root) / layout.DATASETS[task.name].meta_file,
+            (str(root), task.name),
+            lambda: layout.load_items(root, task.name),
+        )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         return layout.validate(root, [t.name for t in tasks])

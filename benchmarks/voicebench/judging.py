@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from avibench.benchmarks.voicebench.options import TEMPLATE_FILE
 from avibench.items import Response
 from avibench.kits.judged import Judge
 from avibench.level_metrics.voicebench import PROFILES
@@ -20,14 +21,14 @@ from avibench.refine.voicebench import fill, open_score, qa_verdict
 #: The open subsets' judge: a 1-5 score, any number in the reference profile, 1-5 only in the strict one.
 OPEN = Judge(
     "voicebench",
-    "judge.json",
+    TEMPLATE_FILE,
     parsers={name: partial(open_score, bounded=not p.judge_any_number) for name, p in PROFILES.items()},
     strip=True,
 )
 #: sd-qa's judge: a vote, the raw reply in the reference profile, yes or no only in the strict one.
 QA = Judge(
     "voicebench",
-    "judge.json",
+    TEMPLATE_FILE,
     parsers={name: partial(qa_verdict, yes_no_only=not p.qa_raw_votes) for name, p in PROFILES.items()},
     strip=True,
 )

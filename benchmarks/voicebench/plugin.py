@@ -17,6 +17,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.voicebench import layout, predictions, sample
+from avibench.benchmarks.voicebench.options import eval_options as declared_options
 from avibench.benchmarks.voicebench.scoring import Inputs, Readings
 from avibench.contracts import journal_responses
 from avibench.errors import AvibenchError
@@ -218,9 +219,7 @@ class VoiceBench(Benchmark):
     # -- scoring ----------------------------------------------------------------------------------------
 
     def eval_options(self) -> list[Any]:
-        from avibench.benchmarks.voicebench.judging import OPEN
-
-        return OPEN.cli_options()
+        return declared_options()
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the open subsets and sd-qa (journaled, never re-sent), then score everything through the core."""

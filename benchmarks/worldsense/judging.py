@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from avibench.benchmarks.worldsense.options import TEMPLATE_FILE
 from avibench.items import Item
 from avibench.kits.judged import Judge, JudgeJob, JudgeSettings, Verdicts
 from avibench.level_metrics.worldsense import Matching, can_infer, option_text
 
 #: No parser per profile: each request's reply is read against the options that request shows.
-JUDGE = Judge("worldsense", "judge.json")
+JUDGE = Judge("worldsense", TEMPLATE_FILE)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from avibench.benchmarks.worldsense import layout, sample
 from avibench.benchmarks.worldsense.judging import JUDGE, Ask, judge
+from avibench.benchmarks.worldsense.options import eval_options as declared_options
 from avibench.benchmarks.worldsense.predictions import NA_STRINGS, read_responses, write_tsv
 from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
@@ -122,11 +123,7 @@ class WorldSense(Benchmark):
         )
 
     def eval_options(self) -> list[Any]:
-        return JUDGE.cli_options(
-            "Judge the answers exact matching cannot read, as VLMEvalKit's judge fallback does (its "
-            "option-matching prompt, up to three asks; replies journaled, never sent again). Without it, exact "
-            "matching only: VLMEvalKit's default for WorldSense. Its published judge is gpt-3.5-turbo-0125."
-        )
+        return declared_options()
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 
