@@ -49,10 +49,6 @@ def _templates() -> tuple[str, dict[str, str]]:
     return str(data["default"]), {str(k): str(v) for k, v in data["templates"].items()}
 
 
-def judge_template_ids() -> tuple[str, ...]:
-    return tuple(_templates()[1])
-
-
 def default_judge_template() -> str:
     return _templates()[0]
 
