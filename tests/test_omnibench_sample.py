@@ -16,8 +16,9 @@ from scipy import ndimage
 
 from avibench.benchmarks.omnibench import layout, sample
 from avibench.benchmarks.omnibench.plugin import OmniBench
-from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED, Published
+from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED
 from avibench.items import Response
+from avibench.kits.published import PublishedRow
 from avibench.level_metrics.omnibench import AUDIO_TYPES
 from avibench.testing.fake_openai import FakeOpenAIServer, request_text
 from avibench.testing.harness import invoke
@@ -154,13 +155,13 @@ def test_random_baseline_lands_near_chance_at_full_size(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("row", PUBLISHED, ids=lambda r: r.model)
-def test_published_totals_are_the_count_weighted_audio_type_means(row: Published) -> None:
+def test_published_totals_are_the_count_weighted_audio_type_means(row: PublishedRow) -> None:
     assert sum(AUDIO_TYPE_COUNTS.values()) == layout.OFFICIAL_COUNT
-    weighted = sum(row.by_audio_type[t] * n for t, n in AUDIO_TYPE_COUNTS.items()) / layout.OFFICIAL_COUNT
-    assert weighted == pytest.approx(row.overall, abs=0.01)
+    weighted = sum(row.groups[t] * n for t, n in AUDIO_TYPE_COUNTS.items()) / layout.OFFICIAL_COUNT
+    assert weighted == pytest.approx(row.headline, abs=0.01)
     for audio_type, n in AUDIO_TYPE_COUNTS.items():  # each percentage is a whole number of questions
-        assert round(row.by_audio_type[audio_type] * n / 100) / n * 100 == pytest.approx(
-            row.by_audio_type[audio_type], abs=0.006
+        assert round(row.groups[audio_type] * n / 100) / n * 100 == pytest.approx(
+            row.groups[audio_type], abs=0.006
         )
 
 

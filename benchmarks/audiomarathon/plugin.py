@@ -212,17 +212,9 @@ class AudioMarathon(Benchmark):
     # -- pages ------------------------------------------------------------------------------------------
 
     def published(self) -> list[dict[str, Any]]:
-        from avibench.benchmarks.audiomarathon.published import LEADERBOARD, LEADERBOARD_SOURCE
+        from avibench.benchmarks.audiomarathon.published import LEADERBOARD
 
-        return [
-            {
-                "model": row.model,
-                "tasks": dict(row.scores),
-                "headline": row.average,
-                "source": LEADERBOARD_SOURCE,
-            }
-            for row in LEADERBOARD
-        ]
+        return [row.as_published() for row in LEADERBOARD]
 
     def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
         from avibench.benchmarks.audiomarathon.efficiency import efficiency_blocks

@@ -15,56 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from avibench.level_metrics.audiomarathon import TASKS
+from avibench.kits.published import PublishedRow, table
 
-LEADERBOARD_SOURCE = "DabDans/AudioMarathon README leaderboard (snapshot c8f49f3, 2025-10-09)"
-
-_ROWS = """
-Qwen2.5-Omni-7B              open    26.3 85.1 98.1 78.4 100.0 72.2 72.3 53.4 21.4 98.0 70.5
-Qwen2.5-Omni-3B              open    25.2 82.3 94.7 70.2 97.4 69.3 67.3 39.6 29.1 97.2 67.2
-Audio-Flamingo-3             open    21.7 78.9 94.3 59.5 97.0 54.1 33.7 54.3 40.7 96.2 63.0
-Voxtral-Mini-3B-2507         open    24.3 71.1 96.8 71.0 83.8 27.2 68.0 29.7 30.7 71.0 57.4
-Gemma-3n-E4B-it              open    19.0 56.9 93.2 50.2 71.9 31.7 35.9 18.9 21.8 93.0 49.3
-Phi-4-Multimodal             open    18.4 69.3 92.7 55.1 46.7 23.4 26.4 27.3 26.6 91.1 47.7
-Gemma-3n-E2B-it              open    22.5 51.6 91.3 50.2 56.8 28.2 35.1 15.2 12.2 91.6 45.5
-Aero-1-Audio                 open    17.9 56.6 43.7 55.0 83.9 39.9 33.7 32.0 17.8 47.5 42.8
-Baichuan-Omni-1.5            open    12.4 11.2 86.5 45.7 52.0 25.8 49.2 18.9 10.2 81.5 39.3
-Audio-Flamingo-2             open    26.8 39.8 1.0 27.1 66.8 29.7 45.9 13.1 20.3 85.1 35.6
-Gemini-2.5-Flash             closed  28.1 83.6 96.8 69.2 79.3 40.8 33.1 31.9 34.3 99.3 59.6
-Gemini-2.0-Flash             closed  30.9 71.8 96.4 68.1 88.5 54.1 32.1 20.1 39.2 93.1 59.4
-Gemini-2.0-Flash-Lite        closed  23.7 65.6 97.4 60.9 86.9 43.4 34.5 17.3 19.0 82.1 53.1
-Gemini-2.5-Flash-Lite        closed  30.3 64.0 96.5 68.0 64.8 36.8 33.9 14.6 19.6 77.9 50.6
-GPT-4o-Audio-2024-12-17      closed  25.7 60.2 94.7 51.2 67.6 41.9 30.8 21.8 19.9 73.1 48.7
-GPT-4o-Audio-2024-10-01      closed  25.8 61.4 94.4 50.7 59.5 40.8 32.5 22.5 17.2 69.2 47.4
-Human                        human   45.1 88.1 - 96.2 100.0 100.0 100.0 90.8 71.4 97.0 87.6
-"""
-
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    model: str
-    kind: str
-    """``open``, ``closed`` or ``human``."""
-    scores: dict[str, float | None]
-    """Per task key; ``None`` where the table has no number."""
-    average: float
-
-
-def _parse(rows: str) -> tuple[LeaderboardRow, ...]:
-    out = []
-    for line in rows.strip().splitlines():
-        model, kind, *cells = line.split()
-        values = [None if c == "-" else float(c) for c in cells]
-        out.append(LeaderboardRow(model, kind, dict(zip(TASKS, values[:-1], strict=True)), float(values[-1])))
-    return tuple(out)
-
-
-LEADERBOARD: tuple[LeaderboardRow, ...] = _parse(_ROWS)
-
-
-def leaderboard() -> dict[str, dict[str, float | None]]:
-    """``{model: {task: score, ..., "average": avg}}`` in published rank order."""
-    return {row.model: {**row.scores, "average": row.average} for row in LEADERBOARD}
+#: The leaderboard rows in published rank order: ``kind`` open, closed or human, ``task:<task>`` and the average as
+#: ``headline``.
+LEADERBOARD: tuple[PublishedRow, ...] = table("audiomarathon")
 
 
 @dataclass(frozen=True)

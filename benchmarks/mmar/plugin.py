@@ -171,15 +171,7 @@ class _MultipleChoiceAudio(Benchmark):
         return {task: write_predictions(path, [r.item for r in rows], text, self.layout)}
 
     def published(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "model": p.model,
-                "headline": p.total,
-                "tasks": {self.layout.task: p.total},
-                "source": p.source + (f"; {p.note}" if p.note else ""),
-            }
-            for p in PUBLISHED[self.name]
-        ]
+        return [row.as_published() for row in PUBLISHED[self.name]]
 
     def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
         """Each official breakdown in both profiles, with a chart of the primary profile's main breakdown, and

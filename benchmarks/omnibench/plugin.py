@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from avibench.benchmarks.omnibench import layout, sample
 from avibench.benchmarks.omnibench.predictions import read_responses, write_responses
-from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED, SOURCE
+from avibench.benchmarks.omnibench.published import AUDIO_TYPE_COUNTS, PUBLISHED
 from avibench.evaluate.document import Heading, Paragraph, Table, as_dict, fmt_score
 from avibench.items import Item, Response
 from avibench.level_metrics.omnibench import PROFILES, REFERENCE, STRICT, Record, official_result, verdict
@@ -206,10 +206,7 @@ class OmniBench(Benchmark):
         return {layout.TASK: write_responses(path, [r.item for r in rows], replies)}
 
     def published(self) -> list[dict[str, Any]]:
-        return [
-            {"model": p.model, "headline": p.overall, "tasks": {layout.TASK: p.overall}, "source": SOURCE}
-            for p in PUBLISHED
-        ]
+        return [row.as_published() for row in PUBLISHED]
 
     def report_blocks(self, document: Mapping[str, Any], paths: Any) -> list[Any]:
         """Accuracy by audio type and by task type in both profiles, and how many answers they score differently."""
