@@ -17,7 +17,7 @@ from typing import Literal
 from avibench.kits import multiple_choice as mc
 from avibench.level_metrics.task_metrics import tallied
 
-LETTERS = "ABCD"
+LETTERS: tuple[str, ...] = mc.letters_for(4)
 #: The official letter rule: the reply's first character, else its second-to-last, when it is A-D.
 OFFICIAL_RULES = ("first_character", "second_to_last")
 

@@ -21,13 +21,15 @@ from typing import Any, Literal
 import jiwer
 import numpy as np
 
+from avibench.kits.multiple_choice import letters_for
+
 TASKS: tuple[str, ...] = ("SER", "SCR", "ASR", "SED", "MC", "ASC", "SD", "ER", "SAR", "SGR")
 """The ten tasks under their leaderboard abbreviations, in leaderboard column order."""
 
 COMPREHENSION = ("SER", "SCR")
 """Multiple-choice tasks whose options are not classes (entity spans, reading-comprehension answers)."""
 
-LETTERS = ("A", "B", "C", "D")
+LETTERS: tuple[str, ...] = letters_for(4)
 
 
 @dataclass(frozen=True)
