@@ -7,5 +7,6 @@
 * :mod:`avibench.kits.multiple_choice`: lettering, official letter rules, strict reading, gold, baselines,
   accuracy per field, rotations;
 * :mod:`avibench.kits.classification`: answers read as one label of a vocabulary, F1 metrics, chance levels;
-* :mod:`avibench.kits.published`: published tables as CSV data, one reader, the rows ``published()`` returns.
+* :mod:`avibench.kits.published`: published tables as CSV data, one reader, the rows ``published()`` returns;
+* :mod:`avibench.kits.pages`: report blocks benchmarks share (an official breakdown in both profiles).
 """
