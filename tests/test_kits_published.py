@@ -52,8 +52,13 @@ def test_errors_name_file_row_and_column(tmp_path: Path, text: str, message: str
         read_table(path)
 
 
-@pytest.mark.parametrize(("name", "bench"), [("mmar", "mmar"), ("mmau", "mmau"), ("omnibench", "omnibench"),
-                                             ("audiomarathon", "audiomarathon")])  # fmt: skip
-def test_shipped_tables_are_what_the_plugins_publish(name: str, bench: str) -> None:
+@pytest.mark.parametrize("name", ["mmar", "mmau", "omnibench", "audiomarathon", "starbench"])
+def test_shipped_tables_are_what_the_plugins_publish(name: str) -> None:
     rows = table(name)
-    assert rows and [r.as_published() for r in rows] == get_benchmark(bench).published()
+    published = get_benchmark(name).published()
+    assert (
+        rows
+        and [{**r.as_published(), "model": p["model"]} for r, p in zip(rows, published, strict=True)]
+        == published
+    )
+    assert all(p["model"].startswith(r.model) for r, p in zip(rows, published, strict=True))

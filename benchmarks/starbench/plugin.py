@@ -275,13 +275,4 @@ class STARBench(Benchmark):
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's table (data v0.5); its MA does not say whether it is AA or ACR."""
-        columns = {"pc": "perception", "tr": "temporal", "sr": "spatial"}
-        return [
-            {
-                "model": f"{p.model} ({DATA_VERSION})",
-                "tasks": {alias: getattr(p, field) for alias, field in columns.items()},
-                "headline": p.ma,
-                "source": f"STAR-Bench paper, data {DATA_VERSION}; MA as printed, AA or ACR not stated",
-            }
-            for p in PUBLISHED
-        ]
+        return [{**p.as_published(), "model": f"{p.model} ({DATA_VERSION})"} for p in PUBLISHED]

@@ -89,7 +89,10 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
     )
     published = Table(
         ["Model", "MA", "Perception", "Temporal", "Spatial"],
-        [[p.model, *(fmt_score(v) for v in (p.ma, p.perception, p.temporal, p.spatial))] for p in PUBLISHED],
+        [
+            [p.model, *(fmt_score(v) for v in (p.headline, p.tasks["pc"], p.tasks["tr"], p.tasks["sr"]))]
+            for p in PUBLISHED
+        ],
     )
     return [
         Heading("AA and ACR per dataset (0–100)"),
