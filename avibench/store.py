@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from avibench.kits.records import append_lines, read_journal
+from avibench.kits.records import jsonl_text, read_journal
 
 if TYPE_CHECKING:  # imported where used: every command imports this module, most never start a loop
     import asyncio
@@ -84,9 +84,12 @@ class JournalWriter:
 
     def append_many(self, records: Iterable[dict[str, Any]]) -> None:
         """Append records under one lock, with at most one sync."""
-        lines = list(records)
+        text = jsonl_text(
+            records
+        )  # every record encodes before any is written: a batch lands whole or not at all
         with _naming(self.path), self._locked():
-            append_lines(self._fh, lines)
+            self._fh.write(text)
+            self._fh.flush()
             self._dirty = True
             if time.monotonic() - self._synced >= self._interval:
                 self.sync()

@@ -21,13 +21,16 @@ from typing import Any, Literal
 import jiwer
 import numpy as np
 
+from avibench.kits.multiple_choice import letters_for
+from avibench.level_metrics.profile import lookup_profile
+
 TASKS: tuple[str, ...] = ("SER", "SCR", "ASR", "SED", "MC", "ASC", "SD", "ER", "SAR", "SGR")
 """The ten tasks under their leaderboard abbreviations, in leaderboard column order."""
 
 COMPREHENSION = ("SER", "SCR")
 """Multiple-choice tasks whose options are not classes (entity spans, reading-comprehension answers)."""
 
-LETTERS = ("A", "B", "C", "D")
+LETTERS: tuple[str, ...] = letters_for(4)
 
 
 @dataclass(frozen=True)
@@ -89,12 +92,7 @@ PROFILES: dict[str, MarathonProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 
 def get_profile(name: str | MarathonProfile) -> MarathonProfile:
     """The profile called ``name`` (a profile passes through); KeyError lists the known names."""
-    if isinstance(name, MarathonProfile):
-        return name
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise KeyError(f"unknown AudioMarathon profile {name!r}; known: {', '.join(PROFILES)}") from None
+    return lookup_profile(name, PROFILES)
 
 
 @dataclass(frozen=True)

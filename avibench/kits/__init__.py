@@ -9,4 +9,7 @@
 * :mod:`avibench.kits.classification`: answers read as one label of a vocabulary, F1 metrics, chance levels;
 * :mod:`avibench.kits.judged`: answers scored by an LLM judge: the declaration (template data file, reply parser
   per profile, samples, asks), the journaled runner, failure accounting, ``--judge-*`` options, ``meta.judge``.
+* :mod:`avibench.kits.published`: published tables as JSON data (``prompts/<benchmark>/published.json``), one
+  reader, the rows ``published()`` returns;
+* :mod:`avibench.kits.pages`: report blocks benchmarks share (an official breakdown in both profiles).
 """

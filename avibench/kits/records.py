@@ -6,11 +6,11 @@ concerns one, the field.
 
 * :func:`read_rows`: a JSON list, JSON-lines, CSV, TSV or Parquet file by its suffix, as ``(entry, row)`` pairs;
   :func:`read_json`, :func:`jsonl_rows`, :func:`delimited_rows`, :func:`parquet_rows` for one format;
-* :func:`read_journal`: the crash-tolerant reading of a journal (a torn last
-  line, the one a crash can leave, ends the file; an invalid line is skipped), and :func:`append_lines` /
-  :func:`dumps_line`: the one JSON-lines encoding every journal and prediction file is written with;
-* :func:`write_jsonl`: a whole JSON-lines file (official prediction files); :func:`jsonl_text`: its text, for a
-  file replaced atomically (samples);
+* :func:`read_journal`: the crash-tolerant reading of a journal (a torn last line, the one a crash can leave, ends
+  the file; an invalid line is skipped); :func:`dumps_line`, the compact encoding journals are written in, and
+  :func:`dumps_spaced`, the one official tools write;
+* :func:`append_lines` (to an open file, flushed), :func:`jsonl_text` (the text, for a journal batch or a file
+  replaced atomically: samples, prediction files) and :func:`write_jsonl` (a whole file);
 * :func:`slice_digest` and :func:`sliced_fingerprint`: a fingerprint per task of a metadata file tasks share, so
   an edit to one task's questions changes that task's fingerprint only.
 
