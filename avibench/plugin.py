@@ -443,6 +443,12 @@ class Benchmark(ABC):
         ``avibench eval --help``; their values reach :attr:`EvalRequest.options` by their names."""
         return []
 
+    def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
+        """Files or folders a metric reads besides the run and its data (model weights, a classifier), under the
+        eval options ``options``: eval's reuse stamp covers them, so a replaced model scores again instead of
+        replaying the old result. Default: none."""
+        return ()
+
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The few lines ``eval`` prints (default: task scores of the primary profile)."""
         summary = document.get("summary", {})

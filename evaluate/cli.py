@@ -290,6 +290,7 @@ def eval_command(
             "options": options,
         },
         run_root=run.paths.root,
+        plugin=reuse.plugin_state(benchmark, options),
     )
     # where eval.json cannot be written, eval runs and fails as it always did, naming the path
     done = reuse.reusable(target, stamp) if os.access(target.parent, os.W_OK) else None

@@ -342,6 +342,19 @@ class AVIBench(Benchmark):
             )
         ]
 
+    def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
+        """The FENSE models AVC is scored with: the configured files (real), or the packaged sentence model
+        (stand-in); none when FENSE is off or unavailable."""
+        from avibench.benchmarks.avibench.fense import FenseConfig, stand_in_files
+
+        try:
+            fense = FenseConfig.from_env(options.get("fense"))
+        except ValueError:
+            return ()  # an unknown mode is reported where AVC is scored
+        if fense.status == "real":
+            return [p for p in (fense.sbert, fense.echecker, fense.bert) if p is not None]
+        return stand_in_files() if fense.status == "stand-in" else ()
+
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task
 

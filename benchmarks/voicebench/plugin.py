@@ -313,6 +313,12 @@ class VoiceBench(Benchmark):
                 inputs.pedant, inputs.pedant_problem = pedant.load()
         return errors, judge_stats
 
+    def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
+        """PEDANT's classifier and vectorizer (sd-qa's ``panda``), where configured."""
+        from avibench.benchmarks.voicebench import pedant
+
+        return pedant.model_files()
+
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         lines = super().summary_lines(document)
         coverage = document.get("coverage", {})
