@@ -149,7 +149,8 @@ class Scored:
     ``document`` holds the official scorer's output for the primary profile at its top level, plus ``summary``
     (``by_profile`` with both profiles on 0-100) and ``coverage`` (per task: counts and why it is not complete);
     the driver adds ``meta``. ``errors`` are problems that make the exit code non-zero (a broken prediction file, a
-    scorer that raised). ``per_sample`` maps task -> key -> profile -> score (0-1, ``None`` = not scored);
+    scorer that raised); ``notes`` are lines eval prints beside the scores (a judged part left without a judge,
+    which its coverage reports not scored). ``per_sample`` maps task -> key -> profile -> score (0-1, ``None`` = not scored);
     ``values`` maps task -> key -> profile -> the value the task's metric takes (JSON; ``None`` = not scored),
     so intervals and comparisons recompute the metric on resampled items.
     """
@@ -157,6 +158,7 @@ class Scored:
     document: dict[str, Any]
     errors: list[str] = field(default_factory=list)
     per_sample: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     values: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 

@@ -70,13 +70,15 @@ SCORED_KEYS = (
 @dataclass
 class BenchmarkOutcome:
     """What ``avibench run`` knows about one benchmark beyond its files: the exit code of each stage it ran, the
-    data root it used, and why it was not run or failed (``None`` when it ran)."""
+    data root it used, why it was not run or failed (``None`` when it ran), and why its eval.json is not this
+    run's (``partial``: its eval scored less and was written beside it)."""
 
     benchmark: str
     data_root: str | None = None
     stages: dict[str, int] = field(default_factory=dict)
     not_run: str | None = None
     error: str | None = None
+    partial: str | None = None
 
 
 def headline_name(summary: Mapping[str, Any]) -> str:
@@ -163,7 +165,7 @@ def benchmark_row(
         "title": benchmark.title or benchmark.name,
         "data_root": outcome.data_root,
         "stages": dict(outcome.stages),
-        "reason": outcome.not_run or outcome.error,
+        "reason": outcome.not_run or outcome.error or outcome.partial,
     }
     if outcome.not_run is not None or not paths.eval_json.is_file():
         status = "not run" if outcome.not_run is not None or not outcome.stages else "failed"
@@ -175,7 +177,7 @@ def benchmark_row(
     primary = str(summary.get("profile") or meta.get("profile") or PROFILES[0])
     headline = {p: _profile_number(summary, p, key) for p in PROFILES}
     completeness = _completeness(benchmark, doc)
-    status = "complete" if completeness["complete"] else "partial"
+    status = "complete" if completeness["complete"] and outcome.partial is None else "partial"
     if outcome.error is not None:
         status = "failed"
     links = {"eval": f"{benchmark.name}/{paths.eval_json.name}"}

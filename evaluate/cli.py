@@ -366,6 +366,7 @@ def eval_command(
     lines = [
         *((False, line) for line in benchmark.summary_lines(document)),
         *((True, f"error: {error}") for error in scored.errors),
+        *((True, note) for note in scored.notes),
         *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),
         (False, f"wrote {target}"),
     ]

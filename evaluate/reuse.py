@@ -32,6 +32,8 @@ from avibench.store import atomic_write_json
 STAMP_SUFFIX = ".stamp.json"
 #: Environment settings that change what eval computes (FENSE models, judges, the scoring-related switches).
 ENV_PREFIXES = ("AVIBENCH_", "JUDGE_", "FENSE_", "OPENAI_BASE_URL", "HF_HUB_OFFLINE")
+#: The variables a judge's key is read from (whether each is set is stamped, never its value).
+KEY_VARIABLES = ("JUDGE_API_KEY", "OPENAI_API_KEY")
 
 
 def stamp_path(target: Path) -> Path:
@@ -157,7 +159,14 @@ def input_stamp(
     files = {str(p): _file_state(p) for p in inputs}
     if predictions is not None:
         files.update({str(p): _file_state(p) for p in _tree(predictions)})
-    env = json.dumps({k: v for k, v in sorted(os.environ.items()) if k.startswith(ENV_PREFIXES)})
+    env = json.dumps(
+        {
+            **{k: v for k, v in sorted(os.environ.items()) if k.startswith(ENV_PREFIXES)},
+            "keys set": [
+                k for k in KEY_VARIABLES if os.environ.get(k)
+            ],  # a judge key given judges what was not
+        }
+    )
     # the settings are kept as a hash: they may hold a key or a URL with credentials
     stamp: dict[str, Any] = {
         "version": __version__,

@@ -227,6 +227,7 @@ class AIRBench(Benchmark):
         Chat's coverage adds the judge's account, and a part the core could not score (no data, no answers, no
         judge) keeps a coverage entry saying why."""
         from avibench.benchmarks.airbench.judging import judge_meta, judge_settings
+        from avibench.evaluate.judge import NOT_JUDGED, not_judged_line
         from avibench.refine.airbench_judge import judge_template
 
         try:
@@ -235,8 +236,9 @@ class AIRBench(Benchmark):
             raise AvibenchError(str(exc)) from None
         responses, absent = self._inputs(request)
         settings = judge_settings(request.options)
-        judging, unjudged = self._judge(responses, request, settings, template)
-        errors = [] if unjudged is None else [f"chat not scored: {unjudged}"]
+        judging, unjudged, configured = self._judge(responses, request, settings, template)
+        errors = [] if unjudged is None or not configured else [f"chat not scored: {unjudged}"]
+        notes = [] if unjudged is None or configured else [not_judged_line([CHAT.name], unjudged)]
         if judging is not None and judging.errors:
             errors.append(f"chat: {judging.errors} judge requests failed ({judging.first_error})")
         judged = {k: v for k, v in responses.items() if k != CHAT.name or judging is not None}
@@ -249,7 +251,7 @@ class AIRBench(Benchmark):
             primary = PROFILES[request.profile]
             coverage[CHAT.name] = chat_coverage(coverage[CHAT.name], document[CHAT.name], judging, primary)
         elif unjudged is not None:
-            absent[CHAT.name] = unjudged
+            absent[CHAT.name] = unjudged if configured else f"{NOT_JUDGED}{unjudged}"
         for part in PARTS:
             if part not in coverage:
                 status = "not scored" if part in responses else "absent"
@@ -257,7 +259,9 @@ class AIRBench(Benchmark):
         document["meta"] = {"template": self._template_used(request)}
         if CHAT.name in responses:
             document["meta"]["judge"] = judge_meta(settings, template, judging)
-        return Scored(document=document, errors=errors, per_sample=scored.per_sample, values=scored.values)
+        return Scored(
+            document=document, errors=errors, per_sample=scored.per_sample, values=scored.values, notes=notes
+        )
 
     def _judge(
         self,
@@ -265,20 +269,24 @@ class AIRBench(Benchmark):
         request: EvalRequest,
         settings: JudgeSettings,
         template: JudgeTemplate,
-    ) -> tuple[ChatJudging | None, str | None]:
-        """The Chat judgements (``None``: no Chat answers, or the judge could not run) and why the judge could not
-        run; the replies are kept for :meth:`read`."""
+    ) -> tuple[ChatJudging | None, str | None, bool]:
+        """The Chat judgements (``None``: no Chat answers, or the judge could not run), why the judge could not
+        run, and whether it was configured (``False``: no judge key, so Chat is not judged rather than failed);
+        the replies are kept for :meth:`read`."""
         from avibench.benchmarks.airbench.judging import judge_chat, replies_by_key
+        from avibench.evaluate.judge import JudgeNotConfigured
 
         self._replies = {}
         if CHAT.name not in responses:
-            return None, None
+            return None, None, True
         try:
             judging = judge_chat(responses[CHAT.name], request.paths.root, settings, template)
+        except JudgeNotConfigured as exc:
+            return None, str(exc), False
         except AvibenchError as exc:
-            return None, str(exc)
+            return None, str(exc), True
         self._replies = replies_by_key(judging)
-        return judging, None
+        return judging, None, True
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The task scores, then why a part that was scored is partial (judge failures quote the judge)."""

@@ -224,12 +224,16 @@ class VoiceBench(Benchmark):
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the open subsets and sd-qa (journaled, never re-sent), then score everything through the core."""
         from avibench.benchmarks.voicebench.judging import DEFAULT_JUDGE_MODEL, SAMPLES, VoiceJudgeSettings
+        from avibench.evaluate.judge import NOT_JUDGED, not_judged_line
 
         inputs, recorded = self._gather_responses(request)
         settings = VoiceJudgeSettings.from_options(request.options, DEFAULT_JUDGE_MODEL)
         errors, judge_stats = self._judge_open_subsets(request, inputs, recorded, settings)
         scored = self.score_inputs(inputs, request.profile, request.tasks, request.options)
         scored.errors = errors
+        unjudged = [name for name, why in inputs.unjudged.items() if why.startswith(NOT_JUDGED)]
+        if unjudged:
+            scored.notes.append(not_judged_line(unjudged, inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED)))
         if inputs.judging:
             scored.document["meta"]["judge"] = {
                 "model": settings.model,
@@ -293,6 +297,7 @@ class VoiceBench(Benchmark):
         """Judge the open subsets and sd-qa into ``inputs``; (errors, judge request counts)."""
         from avibench.benchmarks.voicebench import pedant
         from avibench.benchmarks.voicebench.judging import judge
+        from avibench.evaluate.judge import NOT_JUDGED, JudgeNotConfigured
 
         errors: list[str] = []
         judge_stats = {"requests_sent": 0, "replies_reused": 0}
@@ -302,6 +307,9 @@ class VoiceBench(Benchmark):
                 continue
             try:
                 judging = judge(responses, evaluator, request.paths.root, settings, recorded.get(name, {}))
+            except JudgeNotConfigured as exc:
+                inputs.unjudged[name] = f"{NOT_JUDGED}{exc}"
+                continue
             except AvibenchError as exc:
                 inputs.unjudged[name] = str(exc)
                 errors.append(f"{name} not scored: {exc}")
