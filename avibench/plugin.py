@@ -452,18 +452,31 @@ class Benchmark(ABC):
         return ()
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
-        """The few lines ``eval`` prints (default: task scores of the primary profile)."""
+        """The few lines ``eval`` prints (default: each task's score in both profiles, the primary one starred)."""
         summary = document.get("summary", {})
         tasks = summary.get("tasks", {})
-        lines = [f"{'task':<16}{'score':>9}"]
+        primary = summary.get("profile") or PROFILES[0]
+        views = summary.get("by_profile") if isinstance(summary.get("by_profile"), Mapping) else {}
+
+        def value(profile: str, key: str, name: str | None = None) -> Any:
+            view = views.get(profile)
+            # a document without both profiles: the primary one's numbers only
+            source = view if isinstance(view, Mapping) else summary if profile == primary else {}
+            found = source.get(key)
+            return found.get(name) if name is not None and isinstance(found, Mapping) else found
+
+        def row(name: str, values: list[Any], mark: str) -> str:
+            cells = "".join(f"{'-' if v is None else f'{v:.2f}':>11}" for v in values)
+            return f"{name:<16}{cells}{mark}"
+
+        lines = [f"{'task':<16}" + "".join(f"{p + ('*' if p == primary else ''):>11}" for p in PROFILES)]
         lines += [
-            f"{name:<16}{'-' if v is None else f'{v:.2f}':>9}{incomplete_mark(document, f'tasks.{name}')}"
-            for name, v in tasks.items()
+            row(name, [value(p, "tasks", name) for p in PROFILES], incomplete_mark(document, f"tasks.{name}"))
+            for name in tasks
         ]
         if summary.get("headline") is not None or incomplete_mark(document, "headline"):
-            value = summary.get("headline")
-            shown = "-" if value is None else f"{value:.2f}"
-            lines.append(f"{'headline':<16}{shown:>9}{incomplete_mark(document, 'headline')}")
+            headlines = [value(p, "headline") for p in PROFILES]
+            lines.append(row("headline", headlines, incomplete_mark(document, "headline")))
         return lines
 
     def reported_task(self, task: str) -> str:

@@ -327,6 +327,10 @@ def summary_lines(card: Mapping[str, Any], outcomes: Sequence[BenchmarkOutcome])
         dataset = row.get("dataset")
         data = f"{dataset['kind']} data" if dataset else "-"
         reason = row.get("reason")
+        unparsed = row.get("unparsed") or {}
+        if unparsed.get("mostly"):
+            flag = f"mostly unparsed ({unparsed['unparsed']} of {unparsed['answers']} answers)"
+            reason = f"{reason}; {flag}" if reason else flag
         yield (
             f"{row['benchmark']:<15}{row['status']:<10}{fmt_score(headline.get('reference')):>11}"
             f"{fmt_score(headline.get('strict')):>9}  {data}" + (f"; {reason}" if reason else "")

@@ -34,6 +34,7 @@ from avibench.evaluate.document import (
 )
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.evaluate.unparsed import unparsed_of
 from avibench.evaluate.viewer import VIEWER_NAME
 from avibench.infer.probe_record import media_verdicts
 from avibench.manifest import caveats
@@ -60,6 +61,7 @@ SCORED_KEYS = (
     "chance",
     "tasks",
     "completeness",
+    "unparsed",
     "closest_published",
     "dataset",
     "media_probe",
@@ -198,6 +200,7 @@ def benchmark_row(
             p: as_dict(as_dict(as_dict(summary.get("by_profile")).get(p)).get("tasks")) for p in PROFILES
         },
         "completeness": completeness,
+        "unparsed": unparsed_of(as_dict(doc.get("coverage"))).as_json(),
         "closest_published": closest_published(benchmark, headline.get(primary)),
         "dataset": dataset_of(meta),
         "media_probe": dict(probe) if isinstance(probe, Mapping) else None,
@@ -295,6 +298,17 @@ def headline_cell(row: Mapping[str, Any], profile: str) -> Cell:
     return Cell(text, "; ".join(badges), "; ".join(h for h in hints if h))
 
 
+def _status_cell(row: Mapping[str, Any]) -> Cell:
+    """A scored row's status, badged with its incomplete tasks and a flag when its answers are mostly unparsed."""
+    gaps = as_dict(as_dict(row.get("completeness")).get("incomplete_tasks"))
+    badges, hints = ([", ".join(gaps)], [_gaps_hint(row)]) if gaps else ([], [])
+    unparsed = as_dict(row.get("unparsed"))
+    if unparsed.get("mostly"):
+        badges.append("mostly unparsed")
+        hints.append(f"{unparsed.get('unparsed')} of {unparsed.get('answers')} answers could not be read")
+    return Cell(row["status"], "; ".join(badges), "; ".join(hints))
+
+
 def _row_cells(row: Mapping[str, Any]) -> list[str | Cell]:
     links = as_dict(row.get("links"))
     link_cells = [
@@ -304,8 +318,7 @@ def _row_cells(row: Mapping[str, Any]) -> list[str | Cell]:
         reason = str(row.get("reason") or "")
         blank = [DASH] * (len(CARD_HEADERS) - 2 - len(link_cells))  # all but benchmark, status and the links
         return [row["title"], Cell(row["status"], "", reason), *blank, *link_cells]
-    gaps = as_dict(as_dict(row.get("completeness")).get("incomplete_tasks"))
-    status = Cell(row["status"], ", ".join(gaps), _gaps_hint(row)) if gaps else Cell(row["status"])
+    status = _status_cell(row)
     dataset = as_dict(row.get("dataset"))
     return [
         row["title"],
@@ -350,7 +363,8 @@ def card_document(card: Mapping[str, Any]) -> Document:
             "Scores on 0–100; the headline is each benchmark's own, in both profiles (reference reproduces the "
             "official scorer, strict fixes its defects), with the 95% bootstrap interval of the primary profile "
             "and the headline a chance-level model gets. An incomplete badge marks a number that rests on "
-            "missing, failed, unrefined or unscored questions; a data badge a run on a generated sample or other "
+            "missing, failed, unrefined or unscored questions; 'mostly unparsed' a benchmark more than half of whose "
+            "answers the strict profile could not read (its scores measure the answer format); a data badge a run on a generated sample or other "
             "data, not comparable with the published models named beside it. 'media not verified': the run "
             "recorded no media probe."
         ),

@@ -28,7 +28,9 @@ from avibench.evaluate.completeness import (
     task_gaps,
     warning_lines,
 )
+from avibench.evaluate.document import as_dict
 from avibench.evaluate.samples import build_rows, samples_file, write_samples
+from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
     OTHER_DATA_HELP,
@@ -363,8 +365,11 @@ def eval_command(
         target = target.with_name(f"eval-{_scored_name(tasks) if task_names else 'partial'}.json")
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
     write_samples(samples_file(target), rows)
+    unparsed = unparsed_of(as_dict(document.get("coverage")))
     lines = [
         *((False, line) for line in benchmark.summary_lines(document)),
+        (False, f"unparsed: {unparsed.count()} (strict profile)"),
+        *([(True, f"WARNING: {unparsed.warning()}")] if unparsed.mostly else []),
         *((True, f"error: {error}") for error in scored.errors),
         *((True, note) for note in scored.notes),
         *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),

@@ -43,6 +43,7 @@ from avibench.evaluate.sections import (
 )
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import media_note, sentence
 
 if TYPE_CHECKING:
@@ -216,6 +217,12 @@ def intro(meta: Mapping[str, Any], summary: Mapping[str, Any], label: str) -> Pa
     )
 
 
+def unparsed_warning(coverage: Mapping[str, Any]) -> list[Paragraph]:
+    """The report's flag of a run whose answers are mostly unparsed (none otherwise)."""
+    unparsed = unparsed_of(coverage)
+    return [Paragraph(f"Warning: {unparsed.warning()}.")] if unparsed.mostly else []
+
+
 def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions | None = None) -> Document:
     """The generic run report, with the plug-in's own sections after the scores."""
     options = options or ReportOptions()
@@ -227,7 +234,7 @@ def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions |
     tasks = list(dict.fromkeys([*as_dict(summary.get("tasks")), *statuses]))
     published = select_published(benchmark.published(), options.published)
     report = Document(f"{benchmark.title or benchmark.name} report: {paths.label}")
-    report.add(intro(meta, summary, paths.label))
+    report.add(intro(meta, summary, paths.label), *unparsed_warning(coverage))
     report.add(Heading("Headline (0–100)"))
     members = benchmark.aggregate_members().get("headline", tuple(tasks))
     report.add(

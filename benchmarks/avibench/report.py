@@ -38,6 +38,7 @@ from avibench.evaluate.report import (
     tail_sections,
     task_chart,
     task_scores_table,
+    unparsed_warning,
 )
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.sections import ReportOptions
@@ -239,7 +240,7 @@ def build_report(paths: RunPaths, options: ReportOptions | None = None) -> Docum
     published = select_published(published_rows(), options.published, score="overall")
 
     report = Document(f"AVI-Bench report: {label}")
-    report.add(intro(meta, summary, label))
+    report.add(intro(meta, summary, label), *unparsed_warning(coverage))
     report.add(Heading("Headline (0–100)"), headline_table(summary, statuses))
     report.add(
         Paragraph(

@@ -233,7 +233,9 @@ class VoiceBench(Benchmark):
         scored.errors = errors
         unjudged = [name for name, why in inputs.unjudged.items() if why.startswith(NOT_JUDGED)]
         if unjudged:
-            scored.notes.append(not_judged_line(unjudged, inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED)))
+            scored.notes.append(
+                not_judged_line(unjudged, inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED))
+            )
         if inputs.judging:
             scored.document["meta"]["judge"] = {
                 "model": settings.model,
