@@ -32,6 +32,8 @@ from avibench.evaluate.document import (
     fmt_score,
     write_document,
 )
+from avibench.evaluate.eval_options import describe as describe_options
+from avibench.evaluate.eval_options import scoring_options
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.evaluate.unparsed import unparsed_of
@@ -150,6 +152,7 @@ def _settings(meta: Mapping[str, Any]) -> dict[str, Any]:
         "refine_modes": as_dict(as_dict(meta.get("refine")).get("modes")),
         "refine_models": as_dict(as_dict(meta.get("refine")).get("models")),
         "run": caveats(meta),
+        "eval_options": scoring_options(meta),
     }
     for extra in ("fense", "judge"):
         if extra in meta:
@@ -259,6 +262,8 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
         parts.append(f"{shown} ({as_dict(made).get('answers', '?')} answers)")
     if settings.get("mixed_settings"):
         parts.append("mixed settings")
+    if settings.get("eval_options"):
+        parts.append(f"eval options {describe_options(as_dict(settings['eval_options']))}")
     parts.extend(settings.get("run") or ())
     modes = as_dict(settings.get("refine_modes"))
     if modes:
@@ -295,6 +300,10 @@ def headline_cell(row: Mapping[str, Any], profile: str) -> Cell:
     if mark:
         badges.append(mark)
         hints.append(str(as_dict(row.get("dataset")).get("why") or ""))
+    options = as_dict(as_dict(row.get("settings")).get("eval_options"))
+    if options:
+        badges.append(f"eval options: {describe_options(options)}")
+        hints.append("scored with eval options other than the plug-in's defaults")
     return Cell(text, "; ".join(badges), "; ".join(h for h in hints if h))
 
 
