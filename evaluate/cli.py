@@ -339,7 +339,7 @@ def eval_command(
         meta["run"] = run_meta(manifest, other_entry)
     journals = pred_path is None
     if journals:
-        meta.update(answer_provenance(run.paths, tasks))
+        meta.update(answer_provenance(run.paths, tasks, lambda t: benchmark.load(run.data_root, t)))
         meta["media_probe"] = recorded_verdicts(run.paths.infer_dir)
     gaps = task_gaps(
         benchmark,

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from avibench.contracts import RunPaths, journal_responses, latest_by_key
 from avibench.infer.journal import generation_settings
-from avibench.items import first_variants
+from avibench.items import Item, first_variants
 from avibench.plugin import Benchmark, Task
 
 #: Exit code of ``eval`` when a selected task is incomplete (1 stays for broken inputs and scorer errors).
@@ -192,8 +192,19 @@ def warning_lines(
     return lines
 
 
-def answer_provenance(paths: RunPaths, tasks: Sequence[Task]) -> dict[str, Any]:
-    """How the answers on record were made: refine modes and models, and each mix of generation settings."""
+def _limit(record: Mapping[str, Any]) -> Any:
+    params = record.get("params")
+    return params.get("max_tokens") if isinstance(params, dict) else None
+
+
+def answer_provenance(
+    paths: RunPaths, tasks: Sequence[Task], items_of: Callable[[Task], Sequence[Item]] | None = None
+) -> dict[str, Any]:
+    """How the answers on record were made: refine modes and models, and each mix of generation settings.
+
+    A question that carries its own answer-length limit (``Item.max_tokens``: STAR-Bench's per task, AudioMarathon's
+    per prompt) is asked with it when the run sets none; that limit is the benchmark's, not a setting of the run, so
+    an answer made with it counts as made with no ``max_tokens`` (``items_of`` gives a task's questions)."""
     modes: Counter[str] = Counter()
     models: Counter[str] = Counter()
     settings: Counter[str] = Counter()
@@ -202,11 +213,17 @@ def answer_provenance(paths: RunPaths, tasks: Sequence[Task]) -> dict[str, Any]:
             modes[str(record.get("refine_mode") or "unrecorded")] += 1
             if record.get("refine_model"):
                 models[str(record["refine_model"])] += 1
-        for record in latest_by_key(paths.infer_journal(task.name)).values():
+        answers = latest_by_key(paths.infer_journal(task.name))
+        own: dict[str, int | None] = {}
+        if items_of is not None and any(_limit(r) is not None for r in answers.values()):
+            own = {item.key: item.max_tokens for item in items_of(task)}
+        for key, record in answers.items():
             params = record.get("params")
             if isinstance(params, dict) and record.get("error") is None:
-                key = {"model": record.get("model"), **generation_settings(params)}
-                settings[json.dumps(key, sort_keys=True)] += 1
+                made = generation_settings(params)
+                if made.get("max_tokens") is not None and made["max_tokens"] == own.get(key):
+                    made["max_tokens"] = None  # the question's own limit
+                settings[json.dumps({"model": record.get("model"), **made}, sort_keys=True)] += 1
     provenance: dict[str, Any] = {}
     if modes:
         provenance["refine"] = {"modes": dict(modes), "models": dict(models)}
