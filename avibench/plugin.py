@@ -25,9 +25,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from avibench.contracts import RunPaths, journal_responses
+from avibench.contracts import RunPaths, asked_first_variants_only, journal_responses
 from avibench.errors import AvibenchError
-from avibench.items import Item, Response
+from avibench.items import Item, Response, first_variants
 
 if TYPE_CHECKING:  # the metrics package imports numpy, which --help never needs
     from avibench.level_metrics.task_metrics import Aggregate, Metric
@@ -192,6 +192,10 @@ class Benchmark(ABC):
     #: The decimals of task scores, summary numbers and chance levels in a declared benchmark's eval document
     #: (as many as its official scorer reports; ``None``: unrounded, for a scorer that prints full floats).
     score_digits: ClassVar[int | None] = 2
+    #: True for a plug-in that reads which variants a run asked itself (STAR-Bench scores a rotations-off run on
+    #: run 0): :meth:`journal_inputs` then keeps every variant of a run made with ``infer --variants first``,
+    #: where it otherwise keeps the first ones only, so the variants never meant to be asked are not missing.
+    reads_asked_variants: ClassVar[bool] = False
 
     # -- tasks ------------------------------------------------------------------------------------------
 
@@ -386,7 +390,8 @@ class Benchmark(ABC):
 
     def journal_inputs(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
         """The responses of each selected task with data and an infer journal, in load order and in the wording
-        the run was asked in (its template), and why each other selected task has none."""
+        the run was asked in (its template), and why each other selected task has none. A run made with ``infer
+        --variants first`` holds each item's first variant only."""
         responses: dict[str, list[Response]] = {}
         absent: dict[str, str] = {}
         found = self.available(request.data_root)
@@ -401,6 +406,8 @@ class Benchmark(ABC):
                 absent[task.name] = f"no infer journal {journal}"
             else:
                 items = self.load(request.data_root, task, request.template)
+                if not self.reads_asked_variants and asked_first_variants_only(request.paths):
+                    items = first_variants(items)  # the other variants were never meant to be asked
                 responses[task.name] = journal_responses(request.paths, task.name, items)
         return responses, absent
 

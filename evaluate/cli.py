@@ -24,6 +24,7 @@ from avibench.evaluate import reuse
 from avibench.evaluate.completeness import (
     EXIT_INCOMPLETE,
     answer_provenance,
+    fill_coverage,
     incomplete_summary,
     task_gaps,
     warning_lines,
@@ -349,6 +350,7 @@ def eval_command(
         data_root=run.data_root,
         journals=journals,
     )
+    fill_coverage(benchmark, document, tasks, gaps, run.data_root)
     incomplete = incomplete_summary(benchmark, gaps, tasks)
     if incomplete is not None:
         document.setdefault("summary", {})["incomplete"] = incomplete

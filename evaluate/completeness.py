@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from avibench.contracts import RunPaths, journal_responses, latest_by_key
+from avibench.contracts import RunPaths, asked_first_variants_only, journal_responses, latest_by_key
 from avibench.infer.journal import generation_settings
 from avibench.items import Item, first_variants
 from avibench.plugin import Benchmark, Task
@@ -65,14 +65,6 @@ class TaskGaps:
         return f"{', '.join(parts)} of {self.questions}"
 
 
-def _asked_first_variants_only(paths: RunPaths) -> bool:
-    try:
-        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(run, dict) and run.get("variants") == "first"
-
-
 def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: Any) -> TaskGaps:
     """Counts from the run's journals: questions without an answer, failed, and answered but waiting for refine
     (not refined, and the strict profile cannot read them without it; an answer the plug-in reads as it stands
@@ -81,7 +73,7 @@ def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: A
     A run made with ``infer --variants first`` (for example STAR-Bench without rotations) meant to ask only each
     item's first variant, so only those count."""
     items = benchmark.load(data_root, task)
-    if _asked_first_variants_only(paths):
+    if asked_first_variants_only(paths):
         items = first_variants(items)
     responses = journal_responses(paths, task.name, items)
     return TaskGaps(
@@ -122,13 +114,70 @@ def task_gaps(
             gap = journal_gaps(benchmark, paths, task, data_root)
             if gap.questions and gap.missing == gap.questions:
                 cover = {"status": "not_run", "reason": "never run"}
-        else:
-            gap = TaskGaps(questions=int(cover.get("formal", cover.get("questions", 0)) or 0))
+        else:  # a prediction file's entries: what its coverage counts missing or failed
+            gap = TaskGaps(
+                questions=int(cover.get("formal", cover.get("questions", 0)) or 0),
+                missing=_count(cover.get("missing")),
+                failed=_count(cover.get("failed")),
+            )
         default = "scored" if cover or journals else "not_scored"
         gap.status = str(cover.get("status", default))
         gap.reason = cover.get("reason")
         gaps[task.name] = gap
     return gaps
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def fill_coverage(
+    benchmark: Benchmark,
+    document: dict[str, Any],
+    tasks: Sequence[Task],
+    gaps: Mapping[str, TaskGaps],
+    data_root: Any,
+) -> None:
+    """Give every selected task a coverage entry and, where its data is there, its chance levels, as the plug-in
+    gave those it scored: a task never run (or whose plug-in skipped it) is counted, not left out of coverage, the
+    report's coverage table and the chance levels."""
+    coverage = document.setdefault("coverage", {})
+    summary = document.get("summary") if isinstance(document.get("summary"), dict) else None
+    present = set(benchmark.available(data_root))
+    for task in tasks:
+        gap = gaps.get(task.name)
+        if gap is not None and not isinstance(coverage.get(task.name), dict):
+            coverage[task.name] = {
+                "questions": gap.questions,
+                "answered": gap.questions - gap.missing - gap.failed,
+                "failed": gap.failed,
+                "missing": gap.missing,
+                "scored": 0,
+                "status": gap.status if gap.status in ("not_run", "no_data") else "absent",
+                "reason": gap.reason or gap.describe(),
+            }
+        if summary is not None and benchmark.declared and task in present:
+            _fill_chance(benchmark, summary, task, data_root)
+
+
+def _fill_chance(benchmark: Benchmark, summary: dict[str, Any], task: Task, data_root: Any) -> None:
+    from avibench.declared import items_chance
+
+    name = benchmark.reported_task(task.name)
+    views = summary.get("by_profile") if isinstance(summary.get("by_profile"), dict) else {}
+    wanted = [
+        p for p, view in views.items() if isinstance(view, dict) and name not in (view.get("chance") or {})
+    ]
+    if not wanted:
+        return
+    items = benchmark.load(data_root, task)
+    for profile in wanted:
+        level = items_chance(benchmark, task, items, profile)
+        if level is None:
+            continue
+        views[profile].setdefault("chance", {})[name] = level
+        if profile == summary.get("profile"):
+            summary.setdefault("chance", {})[name] = level
 
 
 def incomplete_summary(
