@@ -196,6 +196,9 @@ class Benchmark(ABC):
     #: run 0): :meth:`journal_inputs` then keeps every variant of a run made with ``infer --variants first``,
     #: where it otherwise keeps the first ones only, so the variants never meant to be asked are not missing.
     reads_asked_variants: ClassVar[bool] = False
+    #: Eval options whose effect the plug-in records in eval.json and its pages state themselves (AVI-Bench's
+    #: ``--fense``: "FENSE unavailable", "stand-in"): the leaderboards and cards do not mark them again.
+    stated_options: ClassVar[frozenset[str]] = frozenset()
 
     # -- tasks ------------------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from avibench.evaluate.document import (
     write_document,
 )
 from avibench.evaluate.eval_options import describe as describe_options
-from avibench.evaluate.eval_options import scoring_options
+from avibench.evaluate.eval_options import marked_options
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.evaluate.unparsed import unparsed_of
@@ -152,7 +152,7 @@ def _settings(meta: Mapping[str, Any]) -> dict[str, Any]:
         "refine_modes": as_dict(as_dict(meta.get("refine")).get("modes")),
         "refine_models": as_dict(as_dict(meta.get("refine")).get("models")),
         "run": caveats(meta),
-        "eval_options": scoring_options(meta),
+        "eval_options": marked_options(meta),
     }
     for extra in ("fense", "judge"):
         if extra in meta:

@@ -161,6 +161,9 @@ def fill_coverage(
 
 
 def _fill_chance(benchmark: Benchmark, summary: dict[str, Any], task: Task, data_root: Any) -> None:
+    """A task's chance levels from its questions, where the plug-in gives them from the questions alone: its
+    :meth:`~Benchmark.task_chance`, or the core's mean of one over the options. A plug-in's own per-question
+    :meth:`~Benchmark.chance` may rest on what scoring prepared (AVI-Bench's), so it counts for scored tasks only."""
     from avibench.declared import items_chance
 
     name = benchmark.reported_task(task.name)
@@ -171,7 +174,10 @@ def _fill_chance(benchmark: Benchmark, summary: dict[str, Any], task: Task, data
     if not wanted:
         return
     items = benchmark.load(data_root, task)
+    own_chance = type(benchmark).chance is not Benchmark.chance
     for profile in wanted:
+        if own_chance and benchmark.task_chance(task, items, profile) is None:
+            continue
         level = items_chance(benchmark, task, items, profile)
         if level is None:
             continue

@@ -13,8 +13,9 @@ from avibench.errors import AvibenchError
 NOT_SCORING = frozenset({"judge_base_url", "judge_concurrency"})
 
 
-def option_defaults(benchmark_name: str) -> dict[str, Any]:
-    """The defaults of the installed plug-in's eval options by name (none when it is not installed)."""
+def option_defaults(benchmark_name: str) -> tuple[dict[str, Any], frozenset[str]]:
+    """The defaults of the installed plug-in's eval options by name, and the options whose effect it states
+    itself (:attr:`~avibench.plugin.Benchmark.stated_options`); none when it is not installed."""
     import click
 
     from avibench.plugin import get_benchmark
@@ -22,8 +23,9 @@ def option_defaults(benchmark_name: str) -> dict[str, Any]:
     try:
         benchmark = get_benchmark(benchmark_name)
     except AvibenchError:
-        return {}
-    return {o.name: o.default for o in benchmark.eval_options() if isinstance(o, click.Option) and o.name}
+        return {}, frozenset()
+    defaults = {o.name: o.default for o in benchmark.eval_options() if isinstance(o, click.Option) and o.name}
+    return defaults, frozenset(benchmark.stated_options)
 
 
 def scoring_options(meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -31,12 +33,18 @@ def scoring_options(meta: Mapping[str, Any]) -> dict[str, Any]:
     recorded = meta.get("options")
     if not isinstance(recorded, Mapping):
         return {}
-    defaults = option_defaults(str(meta.get("benchmark") or ""))
+    defaults, _ = option_defaults(str(meta.get("benchmark") or ""))
     return {
         str(name): value
         for name, value in sorted(recorded.items())
         if name not in NOT_SCORING and value is not None and value != defaults.get(name)
     }
+
+
+def marked_options(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`scoring_options` less those the plug-in's own pages already state (AVI-Bench's FENSE models)."""
+    _, stated = option_defaults(str(meta.get("benchmark") or ""))
+    return {name: value for name, value in scoring_options(meta).items() if name not in stated}
 
 
 def describe(options: Mapping[str, Any]) -> str:
@@ -47,7 +55,7 @@ def describe(options: Mapping[str, Any]) -> str:
 
 def options_mark(meta: Mapping[str, Any]) -> str:
     """The short mark of a number scored with non-default eval options (``""`` otherwise)."""
-    options = scoring_options(meta)
+    options = marked_options(meta)
     return f" [eval options: {describe(options)}]" if options else ""
 
 

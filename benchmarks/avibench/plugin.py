@@ -110,6 +110,8 @@ class AVIBench(Benchmark):
     sample_root: ClassVar[Path] = Path("data/sample")
 
     score_digits: ClassVar[int] = 4
+    #: the FENSE models AVC was scored with are in meta.fense, which every page states
+    stated_options: ClassVar[frozenset[str]] = frozenset({"fense"})
     _eval_context: Context = Context()
     _run: Prepared
     _last_value: tuple[Reading | None, Item | None, dict[str, Any]] = (None, None, {})
