@@ -24,12 +24,15 @@ from avibench.evaluate import reuse
 from avibench.evaluate.completeness import (
     EXIT_INCOMPLETE,
     answer_provenance,
+    fill_coverage,
     incomplete_summary,
     task_gaps,
     warning_lines,
 )
+from avibench.evaluate.document import as_dict
 from avibench.evaluate.run_files import throughput
 from avibench.evaluate.samples import build_rows, samples_file, write_samples
+from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
     OTHER_DATA_HELP,
@@ -291,6 +294,7 @@ def eval_command(
             "options": options,
         },
         run_root=run.paths.root,
+        plugin=reuse.plugin_state(benchmark, options),
     )
     # where eval.json cannot be written, eval runs and fails as it always did, naming the path
     done = reuse.reusable(target, stamp) if os.access(target.parent, os.W_OK) else None
@@ -337,7 +341,7 @@ def eval_command(
         meta["run"] = run_meta(manifest, other_entry)
     journals = pred_path is None
     if journals:
-        meta.update(answer_provenance(run.paths, tasks))
+        meta.update(answer_provenance(run.paths, tasks, lambda t: benchmark.load(run.data_root, t)))
         meta["media_probe"] = recorded_verdicts(run.paths.infer_dir)
         meta["throughput"] = throughput(run.paths, [t.name for t in tasks])
     gaps = task_gaps(
@@ -348,6 +352,7 @@ def eval_command(
         data_root=run.data_root,
         journals=journals,
     )
+    fill_coverage(benchmark, document, tasks, gaps, run.data_root)
     incomplete = incomplete_summary(benchmark, gaps, tasks)
     if incomplete is not None:
         document.setdefault("summary", {})["incomplete"] = incomplete
@@ -364,9 +369,13 @@ def eval_command(
         target = target.with_name(f"eval-{_scored_name(tasks) if task_names else 'partial'}.json")
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
     write_samples(samples_file(target), rows)
+    unparsed = unparsed_of(as_dict(document.get("coverage")))
     lines = [
         *((False, line) for line in benchmark.summary_lines(document)),
+        (False, f"unparsed: {unparsed.count()} (strict profile)"),
+        *([(True, f"WARNING: {unparsed.warning()}")] if unparsed.mostly else []),
         *((True, f"error: {error}") for error in scored.errors),
+        *((True, note) for note in scored.notes),
         *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),
         (False, f"wrote {target}"),
     ]

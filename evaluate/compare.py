@@ -37,6 +37,7 @@ from avibench.evaluate.document import (
     fmt_score,
     write_document,
 )
+from avibench.evaluate.eval_options import options_differ
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import read_samples
 from avibench.evaluate.svg import Series, grouped_bars
@@ -139,7 +140,8 @@ def data_identity(benchmark: Any, run: Run) -> dict[str, str]:
 
 
 def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
-    """Why these runs are not comparable: another benchmark, or other data for a task both have."""
+    """Why these runs are not comparable: another benchmark, other data for a task both have, or other values of
+    the plug-in's own eval options."""
     reasons = []
     for run in runs:
         recorded = as_dict(run.doc.get("meta")).get("benchmark")
@@ -154,6 +156,7 @@ def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
             reasons.append(
                 f"{base.label} and {other.label} were made from different data ({tasks_differ(differ)})"
             )
+    reasons += options_differ([(run.label, as_dict(run.doc.get("meta"))) for run in runs])
     return reasons
 
 

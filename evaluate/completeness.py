@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from avibench.contracts import RunPaths, journal_responses, latest_by_key
+from avibench.contracts import RunPaths, asked_first_variants_only, journal_responses, latest_by_key
 from avibench.infer.journal import generation_settings
-from avibench.items import first_variants
+from avibench.items import Item, first_variants
 from avibench.plugin import Benchmark, Task
 
 #: Exit code of ``eval`` when a selected task is incomplete (1 stays for broken inputs and scorer errors).
@@ -65,14 +65,6 @@ class TaskGaps:
         return f"{', '.join(parts)} of {self.questions}"
 
 
-def _asked_first_variants_only(paths: RunPaths) -> bool:
-    try:
-        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(run, dict) and run.get("variants") == "first"
-
-
 def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: Any) -> TaskGaps:
     """Counts from the run's journals: questions without an answer, failed, and answered but waiting for refine
     (not refined, and the strict profile cannot read them without it; an answer the plug-in reads as it stands
@@ -81,7 +73,7 @@ def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: A
     A run made with ``infer --variants first`` (for example STAR-Bench without rotations) meant to ask only each
     item's first variant, so only those count."""
     items = benchmark.load(data_root, task)
-    if _asked_first_variants_only(paths):
+    if asked_first_variants_only(paths):
         items = first_variants(items)
     responses = journal_responses(paths, task.name, items)
     return TaskGaps(
@@ -122,13 +114,76 @@ def task_gaps(
             gap = journal_gaps(benchmark, paths, task, data_root)
             if gap.questions and gap.missing == gap.questions:
                 cover = {"status": "not_run", "reason": "never run"}
-        else:
-            gap = TaskGaps(questions=int(cover.get("formal", cover.get("questions", 0)) or 0))
+        else:  # a prediction file's entries: what its coverage counts missing or failed
+            gap = TaskGaps(
+                questions=int(cover.get("formal", cover.get("questions", 0)) or 0),
+                missing=_count(cover.get("missing")),
+                failed=_count(cover.get("failed")),
+            )
         default = "scored" if cover or journals else "not_scored"
         gap.status = str(cover.get("status", default))
         gap.reason = cover.get("reason")
         gaps[task.name] = gap
     return gaps
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def fill_coverage(
+    benchmark: Benchmark,
+    document: dict[str, Any],
+    tasks: Sequence[Task],
+    gaps: Mapping[str, TaskGaps],
+    data_root: Any,
+) -> None:
+    """Give every selected task a coverage entry and, where its data is there, its chance levels, as the plug-in
+    gave those it scored: a task never run (or whose plug-in skipped it) is counted, not left out of coverage, the
+    report's coverage table and the chance levels."""
+    coverage = document.setdefault("coverage", {})
+    summary = document.get("summary") if isinstance(document.get("summary"), dict) else None
+    present = set(benchmark.available(data_root))
+    for task in tasks:
+        gap = gaps.get(task.name)
+        if gap is not None and not isinstance(coverage.get(task.name), dict):
+            coverage[task.name] = {
+                "questions": gap.questions,
+                "answered": gap.questions - gap.missing - gap.failed,
+                "failed": gap.failed,
+                "missing": gap.missing,
+                "scored": 0,
+                "status": gap.status if gap.status in ("not_run", "no_data") else "absent",
+                "reason": gap.reason or gap.describe(),
+            }
+        if summary is not None and benchmark.declared and task in present:
+            _fill_chance(benchmark, summary, task, data_root)
+
+
+def _fill_chance(benchmark: Benchmark, summary: dict[str, Any], task: Task, data_root: Any) -> None:
+    """A task's chance levels from its questions, where the plug-in gives them from the questions alone: its
+    :meth:`~Benchmark.task_chance`, or the core's mean of one over the options. A plug-in's own per-question
+    :meth:`~Benchmark.chance` may rest on what scoring prepared (AVI-Bench's), so it counts for scored tasks only."""
+    from avibench.declared import items_chance
+
+    name = benchmark.reported_task(task.name)
+    views = summary.get("by_profile") if isinstance(summary.get("by_profile"), dict) else {}
+    wanted = [
+        p for p, view in views.items() if isinstance(view, dict) and name not in (view.get("chance") or {})
+    ]
+    if not wanted:
+        return
+    items = benchmark.load(data_root, task)
+    own_chance = type(benchmark).chance is not Benchmark.chance
+    for profile in wanted:
+        if own_chance and benchmark.task_chance(task, items, profile) is None:
+            continue
+        level = items_chance(benchmark, task, items, profile)
+        if level is None:
+            continue
+        views[profile].setdefault("chance", {})[name] = level
+        if profile == summary.get("profile"):
+            summary.setdefault("chance", {})[name] = level
 
 
 def incomplete_summary(
@@ -192,8 +247,19 @@ def warning_lines(
     return lines
 
 
-def answer_provenance(paths: RunPaths, tasks: Sequence[Task]) -> dict[str, Any]:
-    """How the answers on record were made: refine modes and models, and each mix of generation settings."""
+def _limit(record: Mapping[str, Any]) -> Any:
+    params = record.get("params")
+    return params.get("max_tokens") if isinstance(params, dict) else None
+
+
+def answer_provenance(
+    paths: RunPaths, tasks: Sequence[Task], items_of: Callable[[Task], Sequence[Item]] | None = None
+) -> dict[str, Any]:
+    """How the answers on record were made: refine modes and models, and each mix of generation settings.
+
+    A question that carries its own answer-length limit (``Item.max_tokens``: STAR-Bench's per task, AudioMarathon's
+    per prompt) is asked with it when the run sets none; that limit is the benchmark's, not a setting of the run, so
+    an answer made with it counts as made with no ``max_tokens`` (``items_of`` gives a task's questions)."""
     modes: Counter[str] = Counter()
     models: Counter[str] = Counter()
     settings: Counter[str] = Counter()
@@ -202,11 +268,17 @@ def answer_provenance(paths: RunPaths, tasks: Sequence[Task]) -> dict[str, Any]:
             modes[str(record.get("refine_mode") or "unrecorded")] += 1
             if record.get("refine_model"):
                 models[str(record["refine_model"])] += 1
-        for record in latest_by_key(paths.infer_journal(task.name)).values():
+        answers = latest_by_key(paths.infer_journal(task.name))
+        own: dict[str, int | None] = {}
+        if items_of is not None and any(_limit(r) is not None for r in answers.values()):
+            own = {item.key: item.max_tokens for item in items_of(task)}
+        for key, record in answers.items():
             params = record.get("params")
             if isinstance(params, dict) and record.get("error") is None:
-                key = {"model": record.get("model"), **generation_settings(params)}
-                settings[json.dumps(key, sort_keys=True)] += 1
+                made = generation_settings(params)
+                if made.get("max_tokens") is not None and made["max_tokens"] == own.get(key):
+                    made["max_tokens"] = None  # the question's own limit
+                settings[json.dumps({"model": record.get("model"), **made}, sort_keys=True)] += 1
     provenance: dict[str, Any] = {}
     if modes:
         provenance["refine"] = {"modes": dict(modes), "models": dict(models)}

@@ -48,6 +48,7 @@ from avibench.evaluate.sections import (
 )
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import media_note, sentence
 
 if TYPE_CHECKING:
@@ -229,6 +230,12 @@ def intro(meta: Mapping[str, Any], summary: Mapping[str, Any], label: str) -> Pa
     )
 
 
+def unparsed_warning(coverage: Mapping[str, Any]) -> list[Paragraph]:
+    """The report's flag of a run whose answers are mostly unparsed (none otherwise)."""
+    unparsed = unparsed_of(coverage)
+    return [Paragraph(f"Warning: {unparsed.warning()}.")] if unparsed.mostly else []
+
+
 @dataclass
 class ReportRun:
     """What a report section reads: the run's eval.json and paths, the options, the notes collected so far."""
@@ -344,7 +351,7 @@ def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions |
     run = ReportRun(benchmark, paths, load_eval(paths), options or ReportOptions())
     page: ReportPage = benchmark.report_page()
     report = Document(f"{benchmark.title or benchmark.name} report: {paths.label}")
-    report.add(intro(run.meta, run.summary, paths.label))
+    report.add(intro(run.meta, run.summary, paths.label), *unparsed_warning(run.coverage))
     report.add(*page.headline(run), *page.scores(run), *page.profiles(run))
     report.add(*benchmark.report_blocks(run.document, paths))
     report.add(*page.coverage(run))

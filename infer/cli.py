@@ -36,6 +36,7 @@ from avibench.manifest import (
     MEDIA_OUTSIDE_KEY,
     OTHER_DATA_HELP,
     bind_tasks,
+    binding_differs,
     binding_of,
     check_binding,
     check_data,
@@ -43,6 +44,8 @@ from avibench.manifest import (
     manifest_path,
     new_manifest,
     record_other_data,
+    save_if_changed,
+    unbind_unanswered,
     use_run_data,
 )
 from avibench.media_paths import MediaRef, allow_option, dataset_file, load_checked, media_refs, summary
@@ -373,7 +376,10 @@ def infer(**opts: Any) -> None:
         "started": now_iso(),
         **({"mixed_settings": mixed} if mixed else {}),
     }
-    atomic_write_json(paths.run_json, meta)
+    # a re-run with nothing to ask keeps run.json (the invocation that made the answers), which eval reads
+    asks = any(p.pending for p in plans) or not paths.run_json.is_file()
+    if asks:
+        atomic_write_json(paths.run_json, meta)
     append_records(paths.runs_log, [{"event": "start", **meta}])
     from avibench.infer.progress import RunLog, StageProgress, summary_table
 
@@ -408,7 +414,8 @@ def infer(**opts: Any) -> None:
         name: {"done": o.done, "failed": o.failed, "skipped": o.skipped} for name, o in outcomes.items()
     }
     end = {"finished": now_iso(), "counts": counts, "stopped": stopped, "media_probe": media_probe.verdicts()}
-    atomic_write_json(paths.run_json, {**meta, **end})
+    if asks:
+        atomic_write_json(paths.run_json, {**meta, **end})
     append_records(paths.runs_log, [{"event": "end", **end}])
     table = summary_table(outcomes.values())
     log.write("summary\n" + table)
@@ -565,7 +572,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         from avibench.infer.media_verdicts import CACHE_NAME, DecodeCache, check_decodes
 
         check_decodes(_sent_media(run, plans, request), DecodeCache(run.paths.infer_dir / CACHE_NAME))
-    atomic_write_json(manifest_path(run.paths), manifest)
+    save_if_changed(run.paths, manifest)
     options = {
         "n_samples": opts["n_samples"],
         "variants": opts["variants"],
@@ -605,6 +612,8 @@ def _bind(
         manifest = new_manifest(run.paths, binding, run.data_root, created_by="infer")
         mixed = False
     else:
+        if binding_differs(manifest, binding, names):
+            unbind_unanswered(run.paths, manifest, binding)
         recorded = [t for t in manifest.get("tasks") or {} if t in {s.name for s in run.benchmark.tasks()}]
         same_root = Path(str(manifest.get("data_root"))).resolve() == run.data_root.resolve()
         other = (

@@ -149,7 +149,6 @@ class Runner:
         async def work(job: tuple[TaskPlan, Item], sink: JournalSink) -> None:
             plan, question = job
             record, failure = await self._ask(question)
-            await sink.write(plan.path, record)
             outcome = outcomes[plan.task]
             tokens = (record["usage"] or {}).get("total_tokens", 0)
             outcome.tokens += tokens
@@ -159,6 +158,9 @@ class Runner:
             else:
                 outcome.failed += 1
                 outcome.errors[record["error"]] += 1
+            # counted as the record is queued (the write starts without a pause): a run stopped while this waits
+            # for the disk still journals it, so the counts must hold it too
+            await sink.write(plan.path, record)
             if self.on_answer is not None:
                 self.on_answer(Answered(plan.task, ok, tokens, record["error"]))
             self.guard.observe(record["error"], failure)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from statistics import fmean, pstdev
@@ -544,12 +544,20 @@ def _asr_block(records: Sequence[Record], profile: MarathonProfile) -> dict[str,
 # ---- the score alone, for resampling -----------------------------------------------------------------------
 
 
-def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str) -> float:
+def f1_score(
+    truth: Sequence[str],
+    guess: Sequence[str],
+    labels: Sequence[str] | None,
+    average: str,
+    omit: Collection[str] = (),
+) -> float:
     """sklearn's F1 (``zero_division=0``) with ``macro`` or ``weighted`` averaging, without sklearn: the bootstrap
-    recomputes it a thousand times per task. ``labels`` ``None`` means every label seen in either list."""
+    recomputes it a thousand times per task. ``labels`` ``None`` means every label seen in either list; labels in
+    ``omit`` are left out of the average (see :func:`resample_score`)."""
     if not truth:
         return 0.0
     names = sorted(set(truth) | set(guess)) if labels is None else list(labels)
+    names = [label for label in names if label not in omit]
     pairs = Counter(zip(truth, guess, strict=True))  # one pass: the counts below are the same integers
     tp, fp, fn = Counter[str](), Counter[str](), Counter[str]()
     for (t, g), n in pairs.items():
@@ -590,6 +598,47 @@ def task_score(task: str, records: Sequence[Record], profile: str | MarathonProf
     if task in COMPREHENSION and not profile.comprehension_letter_f1:
         return 100 * accuracy(vt, vg)
     return 100 * f1_score(vt, vg, _labels(task, truth, profile), _average(task, profile))
+
+
+def defined_classes(
+    task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE
+) -> frozenset[str]:
+    """The classes whose F1 is defined on ``records``: those the scored pairs hold as truth or as prediction (HAD's
+    count rule: over all pairs). A class outside this set scores 0 by the scripts' ``zero_division=0``."""
+    profile = get_profile(profile)
+    if task == "ASR":
+        return frozenset()
+    truth, guess = classes(task, records, profile)
+    if not (task == "SD" and profile.had_fake_binary_f1):
+        keep = _valid(task, truth, guess, profile)
+        truth, guess = [truth[i] for i in keep], [guess[i] for i in keep]
+    return (frozenset(truth) | frozenset(guess)) - {""}
+
+
+def resample_score(
+    task: str,
+    records: Sequence[Record],
+    profile: str | MarathonProfile,
+    defined: Collection[str],
+) -> float | None:
+    """The task's score on a resample of its questions, ``defined`` being :func:`defined_classes` of all of them.
+
+    A class the whole task defines but the drawn questions hold neither as truth nor as prediction has no F1 in
+    this resample (0/0): it is left out of the average instead of counting as 0, which would pull an all-correct
+    run's interval below its score whenever a resample misses a class of a fixed label set (RACE's and GTZAN's
+    A-D). HAD's binary F1 of "fake" with no fake drawn on either side is undefined, so the resample is ``None`` (left
+    out of the percentiles). On the whole task (every defined class drawn) this is :func:`task_score`."""
+    profile = get_profile(profile)
+    if task == "ASR" or (task in COMPREHENSION and not profile.comprehension_letter_f1):
+        return task_score(task, records, profile)
+    drawn = defined_classes(task, records, profile)
+    if task == "SD" and profile.had_fake_binary_f1:
+        return None if "fake" in defined and "fake" not in drawn else task_score(task, records, profile)
+    truth, guess = classes(task, records, profile)
+    keep = _valid(task, truth, guess, profile)
+    vt, vg = [truth[i] for i in keep], [guess[i] for i in keep]
+    omit = [label for label in defined if label not in drawn]
+    return 100 * f1_score(vt, vg, _labels(task, truth, profile), _average(task, profile), omit)
 
 
 # ---- tasks and benchmark -------------------------------------------------------------------------------------

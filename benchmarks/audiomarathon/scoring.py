@@ -16,7 +16,9 @@ from avibench.level_metrics.audiomarathon import (
     benchmark_block,
     cached_wer,
     chance_level,
+    defined_classes,
     get_profile,
+    resample_score,
     score_task,
     task_score,
 )
@@ -89,10 +91,12 @@ def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | No
         return task_score(task, found, profile) if found else None
 
     def resample(values: Sequence[Sequence[Any]], draws: Any) -> list[float | None]:
-        """The score of every row of ``draws``, each item's records built once rather than once per row."""
+        """The score of every row of ``draws``, each item's records built once rather than once per row; a class
+        the task has that a row does not draw is left out of that row's F1 (:func:`resample_score`)."""
         items = [[_record(v) for v in item] for item in values]
+        defined = defined_classes(task, [r for item in items for r in item], profile)
         rows = ([r for i in row for r in items[i]] for row in draws.tolist())
-        return [task_score(task, found, profile) if found else None for found in rows]
+        return [resample_score(task, found, profile, defined) if found else None for found in rows]
 
     metric.resample = resample  # type: ignore[attr-defined]  # what the bootstrap calls
     return metric
@@ -103,10 +107,13 @@ def _record(value: Mapping[str, Any]) -> Record:
 
 
 def sample_score(task: str, record: Record) -> float:
-    """One question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0)."""
+    """One question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0).
+
+    The prediction is right when it is the correct option letter or, in the form the reference reads HAD, VoxCeleb
+    age and gender answers (the label or option text), the ground truth itself, as the task's metric counts it."""
     if task == "ASR":
         return max(0.0, 1.0 - cached_wer(record.gold, record.pred or "") / 100.0)
-    return float(record.pred is not None and record.pred == record.answer)
+    return float(bool(record.pred) and record.pred in (record.answer, record.gold))
 
 
 def score_responses(

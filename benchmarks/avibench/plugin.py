@@ -111,6 +111,8 @@ class AVIBench(Benchmark):
     sample_root: ClassVar[Path] = Path("data/sample")
 
     score_digits: ClassVar[int] = 4
+    #: the FENSE models AVC was scored with are in meta.fense, which every page states
+    stated_options: ClassVar[frozenset[str]] = frozenset({"fense"})
     _eval_context: Context = Context()
     _run: Prepared
     _last_value: tuple[Reading | None, Item | None, dict[str, Any]] = (None, None, {})
@@ -357,6 +359,19 @@ class AVIBench(Benchmark):
                 "or off. Default: the FENSE mode set in the environment (README), else real.",
             )
         ]
+
+    def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
+        """The FENSE models AVC is scored with: the configured files (real), or the packaged sentence model
+        (stand-in); none when FENSE is off or unavailable."""
+        from avibench.benchmarks.avibench.fense import FenseConfig, stand_in_files
+
+        try:
+            fense = FenseConfig.from_env(options.get("fense"))
+        except ValueError:
+            return ()  # an unknown mode is reported where AVC is scored
+        if fense.status == "real":
+            return [p for p in (fense.sbert, fense.echecker, fense.bert) if p is not None]
+        return stand_in_files() if fense.status == "stand-in" else ()
 
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task
