@@ -6,7 +6,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
@@ -99,11 +99,12 @@ class PluginOptionsCommand(click.Command):
         if HELP_FOR in ctx.meta:
             names = [n for n in names if n == ctx.meta[HELP_FOR]]
         out: dict[str, list[click.Option]] = {}
+        core = super().get_params(ctx)
         for name in names:
             try:
-                out[name] = list(get_benchmark(name).eval_options())
+                out[name] = checked_eval_options(get_benchmark(name), core)
             except AvibenchError:
-                continue  # a plug-in that does not load is reported when it is asked for
+                continue  # a plug-in that does not load, or names an option like eval's, is refused when asked for
         return out
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
@@ -124,21 +125,45 @@ class PluginOptionsCommand(click.Command):
             with formatter.section("Options of a benchmark"):
                 formatter.write_text("Each benchmark's own options: avibench eval --benchmark NAME --help")
             return
-        for name, options in self.plugin_options(ctx).items():
-            records = [r for o in options if (r := o.get_help_record(ctx)) is not None]
-            title = get_benchmark(name).title or name
-            with formatter.section(f"Options of {title} (--benchmark {name})"):
-                if records:
-                    formatter.write_dl(records)
-                else:
-                    formatter.write_text("none")
+        name = ctx.meta[HELP_FOR]
+        try:
+            options = checked_eval_options(get_benchmark(name), super().get_params(ctx))
+        except AvibenchError as exc:
+            with formatter.section(f"Options of --benchmark {name}"):
+                formatter.write_text(f"refused: {exc}")
+            return
+        records = [r for o in options if (r := o.get_help_record(ctx)) is not None]
+        title = get_benchmark(name).title or name
+        with formatter.section(f"Options of {title} (--benchmark {name})"):
+            if records:
+                formatter.write_dl(records)
+            else:
+                formatter.write_text("none")
+
+
+def checked_eval_options(benchmark: Benchmark, core: Sequence[click.Parameter]) -> list[click.Option]:
+    """The plug-in's eval options; one named like an option of eval itself (``--profile``) would be listed and
+    never reach the plug-in, so the plug-in is refused, naming the option."""
+    options = list(benchmark.eval_options())
+    names = {p.name for p in core}
+    flags = {flag for p in core for flag in (*p.opts, *p.secondary_opts)}
+    clashes = sorted(
+        "/".join(o.opts) for o in options if o.name in names or (set(o.opts) | set(o.secondary_opts)) & flags
+    )
+    if clashes:
+        raise AvibenchError(
+            f"benchmark {benchmark.name} declares the eval option {', '.join(clashes)}, named like eval's own "
+            "option, which would take its value: the plug-in must rename it (docs/plugins.md)"
+        )
+    return options
 
 
 def own_options(benchmark: Benchmark, given: dict[str, Any]) -> dict[str, Any]:
     """The plug-in options ``benchmark`` declares, by name. Another benchmark's option is left out with a note
     (a script that runs several benchmarks may pass one benchmark's options to all of them)."""
-    names = {o.name for o in benchmark.eval_options()}
     ctx = click.get_current_context(silent=True)
+    core = click.Command.get_params(ctx.command, ctx) if ctx is not None else []
+    names = {o.name for o in checked_eval_options(benchmark, core)}
 
     def user_gave(name: str) -> bool:  # another benchmark's option left at its default was not given
         return ctx is None or ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
