@@ -344,7 +344,7 @@ def eval_command(
     meta.setdefault("label", run.label)
     meta.setdefault("source", "predictions" if pred_path is not None else "refine")
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
-    meta.setdefault("data_root", str(run.data_root))
+    meta.setdefault("data_root", str(run.data_root.resolve()))
     if request.template is not None:
         meta.setdefault("template", request.template)
     meta["benchmark"] = benchmark.name

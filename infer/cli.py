@@ -137,7 +137,7 @@ def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
         else [],
         "template": setup.request.template,
         "system_prompt": setup.request.system_prompt,
-        "data_root": str(setup.run.data_root),
+        "data_root": str(setup.run.data_root.resolve()),
         "dataset_fingerprint": setup.run.benchmark.fingerprint(setup.run.data_root, setup.specs),
         "tasks": [s.name for s in setup.specs],
         "version": __version__,
