@@ -26,6 +26,7 @@ from avibench.evaluate.completeness import (
     answer_provenance,
     incomplete_summary,
     task_gaps,
+    unrefined_notes,
     warning_lines,
 )
 from avibench.evaluate.samples import build_rows, samples_file, write_samples
@@ -256,6 +257,11 @@ def eval_command(
     profiles, 0-100), coverage and meta. Exit code 1 when a prediction file is broken or a task failed to score;
     3 (after a warning, unless --allow-partial) when a selected task has missing, failed, unrefined
     or unscored questions: summary.incomplete then lists them and every number that rests on them.
+
+    \b
+    Answers refine has not seen yet: one the benchmark's rules read as it stands
+    is scored, and eval says how many (a note; meta.unrefined_read); one they
+    cannot read (or any, for a plug-in that scores itself) is unrefined: exit 3.
     """
     if model is None and label is None and pred_path is None:
         raise click.UsageError("give --model or --label (score a run's journals) or --predictions PATH")
@@ -374,6 +380,8 @@ def eval_command(
     incomplete = incomplete_summary(benchmark, gaps, tasks)
     if incomplete is not None:
         document.setdefault("summary", {})["incomplete"] = incomplete
+    if read_unrefined := {name: gap.read_unrefined for name, gap in gaps.items() if gap.read_unrefined}:
+        meta["unrefined_read"] = read_unrefined
     rows = list(
         build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile, scored.values)
     )
@@ -391,6 +399,7 @@ def eval_command(
         *((False, line) for line in benchmark.summary_lines(document)),
         *((True, f"error: {error}") for error in scored.errors),
         *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),
+        *((True, line) for line in unrefined_notes(gaps, benchmark, run.label)),
         (False, f"wrote {target}"),
     ]
     if kept is not None:

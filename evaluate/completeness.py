@@ -3,7 +3,8 @@
 A run is judged against the benchmark's default task set (or the subset named with ``--tasks``), for every
 benchmark alike, whatever its plug-in reports: per judged task, eval counts the questions without an answer
 (``missing``; every question of a task never run), with a failed request (``failed``), answered but not refined
-yet (``unrefined``: only those the strict profile cannot read without refine), and the task's scoring status
+yet (``unrefined``: only those the strict profile cannot read without refine, and every one of a plug-in that
+scores itself), and the task's scoring status
 (``no_data`` when its data is not under the data root, else the plug-in's ``coverage`` status). It lists every
 summary number that rests on an incomplete task, or on a task outside the selection (``summary.incomplete``),
 and exits with :data:`EXIT_INCOMPLETE` when a judged task is incomplete, unless ``--allow-partial``.
@@ -39,6 +40,8 @@ class TaskGaps:
     missing: int = 0
     failed: int = 0
     unrefined: int = 0
+    read_unrefined: int = 0
+    """Answers not refined yet that the benchmark's rules read as they stand: scored, and said (not a gap)."""
     status: str = "scored"
     reason: str | None = None
 
@@ -75,8 +78,9 @@ def _asked_first_variants_only(paths: RunPaths) -> bool:
 
 def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: Any) -> TaskGaps:
     """Counts from the run's journals: questions without an answer, failed, and answered but waiting for refine
-    (not refined, and the strict profile cannot read them without it; an answer the plug-in reads as it stands
-    is scored).
+    (not refined, and the strict profile cannot read them without it; an answer a declared plug-in reads as it
+    stands is scored and counted in ``read_unrefined``; a plug-in that scores itself sees no refined answer, so
+    all of its unrefined answers wait for refine).
 
     A run made with ``infer --variants first`` (for example STAR-Bench without rotations) meant to ask only each
     item's first variant, so only those count."""
@@ -84,14 +88,14 @@ def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: A
     if _asked_first_variants_only(paths):
         items = first_variants(items)
     responses = journal_responses(paths, task.name, items)
+    waiting = [r for r in responses if r.status == "answered" and r.method is None]
+    readable = sum(benchmark.read(r, "strict") is not None for r in waiting) if benchmark.declared else 0
     return TaskGaps(
         questions=len(responses),
         missing=sum(r.status == "missing" for r in responses),
         failed=sum(r.status == "failed" for r in responses),
-        unrefined=sum(
-            r.status == "answered" and r.method is None and benchmark.read(r, "strict") is None
-            for r in responses
-        ),
+        unrefined=len(waiting) - readable,
+        read_unrefined=readable,
     )
 
 
@@ -126,9 +130,30 @@ def task_gaps(
             gap = TaskGaps(questions=int(cover.get("formal", cover.get("questions", 0)) or 0))
         default = "scored" if cover or journals else "not_scored"
         gap.status = str(cover.get("status", default))
-        gap.reason = cover.get("reason")
+        gap.reason = cover.get("reason") or _counted_reason(cover, gap.status)
         gaps[task.name] = gap
     return gaps
+
+
+def _counted_reason(cover: Mapping[str, Any], status: str) -> str | None:
+    """Why a task is incomplete when its coverage gives no reason (a plug-in that scores itself): its counts."""
+    if status in COMPLETE_STATUSES:
+        return None
+    counts = [f"{cover[k]} {k}" for k in ("scored", "unparsed", "failed", "missing") if isinstance(cover.get(k), int)]
+    said = f" ({', '.join(counts)})" if counts else ""
+    return f"the plug-in's coverage says {status.replace('_', ' ')}{said} and gives no reason"
+
+
+def unrefined_notes(gaps: Mapping[str, TaskGaps], benchmark: Benchmark, label: str) -> list[str]:
+    """The line eval prints when it scored answers refine has not seen, read by the rules as they stand."""
+    read = {name: gap.read_unrefined for name, gap in gaps.items() if gap.read_unrefined}
+    if not read:
+        return []
+    listed = ", ".join(f"{name} {n}" for name, n in read.items())
+    return [
+        f"note: {sum(read.values())} answers not refined yet were scored as they stand, read by the benchmark's "
+        f"rules ({listed}); 'avibench refine --benchmark {benchmark.name} --label {label}' refines them"
+    ]
 
 
 def incomplete_summary(

@@ -3,7 +3,8 @@
 A run is a ``<output dir>/<label>/<benchmark>/`` folder holding a manifest, a journal or an eval.json (a folder an
 infer left empty when it stopped before its first question is no run). For each stage it says ``done``, ``failed N``
 or ``pending N`` (questions left): infer compares the journal with the questions the dataset holds for the run's
-tasks, refine compares refined answers with answered questions, and eval says whether eval.json exists and is
+tasks, refine compares refined answers with answered questions (and says how many of those left eval scored as
+they stand, read by the benchmark's rules), and eval says whether eval.json exists and is
 newer than both journals (``stale`` when a journal changed after it), and ``partial (...)`` naming every task its
 coverage does not call scored (not scored, partial, judge replies unreadable ...).
 """
@@ -96,7 +97,11 @@ def stage_states(
     elif paths.eval_json.stat().st_mtime < newest_journal:
         evaluation = "stale"
     else:
-        evaluation = eval_state(_read_json(paths.eval_json).get("coverage") or {})
+        document = _read_json(paths.eval_json)
+        evaluation = eval_state(document.get("coverage") or {})
+        read = (document.get("meta") or {}).get("unrefined_read") or {}
+        if refine != "done" and (as_they_stand := sum(v for v in read.values() if isinstance(v, int))):
+            refine += f" ({as_they_stand} scored as they stand)"
     return infer, refine, evaluation
 
 
