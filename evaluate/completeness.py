@@ -139,7 +139,11 @@ def _counted_reason(cover: Mapping[str, Any], status: str) -> str | None:
     """Why a task is incomplete when its coverage gives no reason (a plug-in that scores itself): its counts."""
     if status in COMPLETE_STATUSES:
         return None
-    counts = [f"{cover[k]} {k}" for k in ("scored", "unparsed", "failed", "missing") if isinstance(cover.get(k), int)]
+    counts = [
+        f"{cover[k]} {k}"
+        for k in ("scored", "unparsed", "failed", "missing")
+        if isinstance(cover.get(k), int)
+    ]
     said = f" ({', '.join(counts)})" if counts else ""
     return f"the plug-in's coverage says {status.replace('_', ' ')}{said} and gives no reason"
 
