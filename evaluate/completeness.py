@@ -64,7 +64,8 @@ class TaskGaps:
             if n
         ]
         if self.status not in COMPLETE_STATUSES and (self.reason or not parts):
-            parts.append(self.status.replace("_", " "))  # the reason is printed with the scores
+            status = self.status.replace("_", " ")  # with other counts, the reason is printed with the scores
+            parts.append(f"{status} ({self.reason})" if self.reason and not parts else status)
         return f"{', '.join(parts)} of {self.questions}"
 
 
@@ -144,8 +145,7 @@ def _counted_reason(cover: Mapping[str, Any], status: str) -> str | None:
         for k in ("scored", "unparsed", "failed", "missing")
         if isinstance(cover.get(k), int)
     ]
-    said = f" ({', '.join(counts)})" if counts else ""
-    return f"the plug-in's coverage says {status.replace('_', ' ')}{said} and gives no reason"
+    return "; ".join([*([", ".join(counts)] if counts else []), "the plug-in gives no reason"])
 
 
 def unrefined_notes(gaps: Mapping[str, TaskGaps], benchmark: Benchmark, label: str) -> list[str]:

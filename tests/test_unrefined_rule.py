@@ -101,3 +101,52 @@ def test_a_self_scoring_plugins_unrefined_answers_are_a_gap_with_a_cause(
     assert "8 infer answer(s) are not refined yet (listen)" in evaluated.stderr
     assert invoke(["refine", *common, "--mode", "rules"]).code == 0
     assert invoke(["eval", *common]).code == 0
+
+
+TERSE = """
+from legacy_toy_benchmark import LegacyToyBench
+
+
+class TerseToy(LegacyToyBench):
+    name = "terse-toy"
+
+    def score(self, responses, *, profile, options):
+        scored = super().score(responses, profile=profile, options=options)
+        cover = scored.document["coverage"]["listen"]
+        if cover["unparsed"]:
+            cover["status"] = "partial"
+        return scored
+"""
+
+
+def test_a_partial_without_a_reason_is_warned_with_its_counts(
+    legacy_installed: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    (site / "terse_toy.py").write_text(TERSE, encoding="utf-8")
+    entry = site / "legacy-0.1.dist-info" / "entry_points.txt"
+    entry.write_text(entry.read_text() + "terse-toy = terse_toy:TerseToy\n", encoding="utf-8")
+    get_benchmark.cache_clear()
+    monkeypatch.delitem(sys.modules, "terse_toy", raising=False)
+    root, out = tmp_path / "data", tmp_path / "outputs"
+    assert invoke(["sample-data", "--benchmark", "terse-toy", "--out", str(root)]).code == 0
+    common = [
+        "--benchmark",
+        "terse-toy",
+        "--data-root",
+        str(root),
+        "--output-dir",
+        str(out),
+        "--label",
+        "run",
+    ]
+    with (server := FakeOpenAIServer(responder=lambda body: "Hard to say.")).run_in_thread():
+        infer = ["infer", *common, "--model", "m", "--base-url", server.base_url, "--skip-probe"]
+        assert invoke(infer, {"OPENAI_API_KEY": "sk-legacy"}).code == 0
+    assert invoke(["refine", *common, "--mode", "rules"]).code == 0
+    evaluated = invoke(["eval", *common])
+    assert evaluated.code == 3
+    assert (
+        "  listen: partial (0 scored, 8 unparsed, 0 failed, 0 missing; the plug-in gives no reason) of 8"
+        in (evaluated.stderr)
+    )
