@@ -31,9 +31,10 @@ def benchmarks() -> None:
         click.echo(f"  data: {bench.download_root} (sample: {bench.sample_root})")
 
 
-def _count(bench, root: Path, task) -> str:
+def _count(bench, root: Path, task) -> int | str:
+    """The questions found for ``task`` (a number), or ``"invalid"`` when its data does not load."""
     try:
-        return str(len(bench.load(root, task)))
+        return len(bench.load(root, task))
     except DatasetError:
         return "invalid"
 
@@ -43,7 +44,9 @@ def _count(bench, root: Path, task) -> str:
 @data_root_option
 @click.option("--json", "as_json", is_flag=True, help="Print the tasks as JSON instead of a table.")
 def tasks(benchmark_name: str, data_root: Path | None, as_json: bool) -> None:
-    """List the benchmark's tasks (their group and title) and the questions found under the dataset root."""
+    """List the benchmark's tasks (their group and title) and the questions found under the dataset root.
+
+    With --json, ``found`` is a number, ``null`` when the task has no data there, or ``"invalid"``."""
     bench = resolve_benchmark(benchmark_name)
     root = resolve_data_root(bench, data_root)
     found = set(bench.available(root)) if root.is_dir() else set()
@@ -52,7 +55,7 @@ def tasks(benchmark_name: str, data_root: Path | None, as_json: bool) -> None:
             "task": t.name,
             "group": t.group,
             "title": t.title,
-            "found": _count(bench, root, t) if t in found else "-",
+            "found": _count(bench, root, t) if t in found else None,
         }
         for t in bench.tasks()
     ]
@@ -65,7 +68,7 @@ def tasks(benchmark_name: str, data_root: Path | None, as_json: bool) -> None:
     click.echo("  ".join(h.ljust(widths[h]) for h in headers))
     click.echo("  ".join("-" * widths[h] for h in headers))
     for r in rows:
-        click.echo("  ".join(str(r[h]).ljust(widths[h]) for h in headers))
+        click.echo("  ".join(str("-" if r[h] is None else r[h]).ljust(widths[h]) for h in headers))
 
 
 @click.command(name="validate-data")

@@ -208,17 +208,28 @@ class Benchmark(ABC):
         if isinstance(names, str):
             names = names.replace(",", " ").split()
         by_name = {t.name.upper(): t for t in self.tasks()}
+        by_group: dict[str, list[Task]] = {}
+        for t in self.tasks():
+            by_group.setdefault(_group_key(t.group), []).append(t)
         wanted: list[Task] = []
         for raw in names:
-            found = self.expand(raw.strip())
+            try:
+                found = self.expand(raw.strip())
+            except AvibenchError:
+                # the plug-in's own group vocabulary refuses it; a group of the task listing still counts
+                if _group_key(raw) not in by_group:
+                    raise
+                found = None
+            if found is None and raw.strip().upper() in by_name:
+                found = (by_name[raw.strip().upper()],)
             if found is None:
-                task = by_name.get(raw.strip().upper())
-                if task is None:
-                    known = ", ".join(t.name for t in self.tasks())
-                    raise AvibenchError(
-                        f"unknown task {raw!r} for benchmark {self.name}; known tasks: {known}"
-                    )
-                found = (task,)
+                found = tuple(by_group.get(_group_key(raw), ()))
+            if not found:
+                known = ", ".join(t.name for t in self.tasks())
+                groups = ", ".join(sorted(by_group))
+                raise AvibenchError(
+                    f"unknown task {raw!r} for benchmark {self.name}; known tasks: {known}; groups: {groups}"
+                )
             wanted.extend(t for t in found if t not in wanted)
         order = {t.name: i for i, t in enumerate(self.tasks())}
         return tuple(sorted(wanted, key=lambda t: order[t.name]))
@@ -520,6 +531,11 @@ def deprecation_notice(benchmark: Benchmark) -> str | None:
         f"notice: benchmark {benchmark.name} scores itself (score()/evaluate()), which is deprecated; declare "
         "Task(name, metric=...) and aggregates instead (docs/plugins.md)"
     )
+
+
+def _group_key(group: str) -> str:
+    """A task group as ``--tasks`` names it: lower case, spaces as hyphens (``spatial-reasoning``)."""
+    return "-".join(group.lower().replace("_", " ").split())
 
 
 def _entry_points() -> dict[str, Any]:

@@ -213,7 +213,8 @@ def _without_cyclic_gc() -> Iterator[None]:
     "--tasks",
     "task_names",
     default=None,
-    help="Comma-separated tasks (or groups). Default: the benchmark's default task set.",
+    help="Comma-separated tasks, or groups (the group column of 'avibench tasks', spaces written as hyphens). "
+    "Default: the benchmark's default task set.",
 )
 @click.option(
     "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="eval.json path."

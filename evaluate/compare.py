@@ -35,6 +35,7 @@ from avibench.evaluate.document import (
     Table,
     as_dict,
     as_number,
+    fmt_delta,
     fmt_score,
     write_document,
 )
@@ -92,7 +93,7 @@ def difference_table(names: Sequence[str], diffs: Mapping[str, Difference], a: s
         if d is None:
             rows.append([name, DASH, DASH, DASH, ""])
             continue
-        rows.append([name, f"{d.delta:+.2f}", f"[{d.low:+.1f}, {d.high:+.1f}]", str(d.items), _mark(d)])
+        rows.append([name, fmt_delta(d.delta), f"[{d.low:+.1f}, {d.high:+.1f}]", str(d.items), _mark(d)])
     return Table(["", f"{b} − {a}", "95% CI (paired)", "Items", "Significant"], rows)
 
 

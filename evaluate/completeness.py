@@ -64,8 +64,11 @@ class TaskGaps:
             if n
         ]
         if self.status not in COMPLETE_STATUSES and (self.reason or not parts):
-            status = self.status.replace("_", " ")  # with other counts, the reason is printed with the scores
-            parts.append(f"{status} ({self.reason})" if self.reason and not parts else status)
+            # a reason is printed with the scores, but a partial task's only cause (a plug-in's coverage
+            # saying partial) would go unsaid
+            status = self.status.replace("_", " ")
+            said = self.reason and not parts and self.status == "partial"
+            parts.append(f"{status} ({self.reason})" if said else status)
         return f"{', '.join(parts)} of {self.questions}"
 
 

@@ -279,11 +279,12 @@ def fmt_score(value: object) -> str:
     """A 0–100 score with two decimals; anything that is not a number shows as a dash."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return DASH
-    return f"{value:.2f}"
+    return f"{value:.2f}".replace("-0.00", "0.00")
 
 
 def fmt_delta(value: float | None) -> str:
-    return DASH if value is None else f"{value:+.2f}"
+    """A signed difference with two decimals; one that rounds to zero is ``+0.00`` (never ``-0.00``)."""
+    return DASH if value is None else f"{value:+.2f}".replace("-0.00", "+0.00")
 
 
 def fmt_metric(value: object) -> str:

@@ -195,8 +195,8 @@ async def _execute(
 )
 @click.option(
     "--tasks",
-    help="Tasks to run, comma separated (task names or the benchmark's groups); "
-    "default: the benchmark's default tasks found under the data root.",
+    help="Tasks to run, comma separated: task names, or groups (the group column of 'avibench tasks', spaces "
+    "written as hyphens); default: the benchmark's default tasks found under the data root.",
 )
 @click.option(
     "--prompt-template",

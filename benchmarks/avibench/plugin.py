@@ -309,6 +309,9 @@ class AVIBench(Benchmark):
         notes = dict(files.warnings) if files is not None else {}
         if self._run.pairs is None:  # FENSE unavailable: say why AVC has no score where its coverage is
             notes["AVC"] = [*notes.get("AVC", []), self._run.fense_meta["note"]]
+            avc = scored.document["coverage"].get("AVC")
+            if avc is not None and avc.get("status") == "not_scored":  # the cause, not the core's guess
+                avc["reason"] = str(self._run.fense_meta["note"]).removeprefix("AVC is not scored: ")
         primary = request.profile
         for task in scored.document["coverage"]:
             if (noted := self._run.notes.get((primary, task))) is not None:
