@@ -52,6 +52,7 @@ from avibench.plugin import (
 )
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
+from avibench.streams import result_heading
 
 
 def _label_from_predictions(path: Path) -> str:
@@ -397,6 +398,7 @@ def eval_command(
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
     write_samples(samples_file(target), rows)
     lines = [
+        (False, result_heading("eval", benchmark.name, run.label)),
         *((False, line) for line in benchmark.summary_lines(document)),
         *((True, f"error: {error}") for error in scored.errors),
         *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),

@@ -47,6 +47,7 @@ from avibench.plugin import Benchmark, Task
 from avibench.run_lock import run_lock
 from avibench.run_options import RunLocation, locate, run_options
 from avibench.store import append_records, atomic_write_json
+from avibench.streams import result_heading
 
 if TYPE_CHECKING:  # media and progress load av, numpy and tqdm: imported when a run starts, not for --help
     from avibench.infer.probe import RunProbe
@@ -402,7 +403,8 @@ def infer(**opts: Any) -> None:
     append_records(paths.runs_log, [{"event": "end", **end}])
     table = summary_table(outcomes.values())
     log.write("summary\n" + table)
-    click.echo(table, err=True)
+    click.echo(result_heading("infer", paths.benchmark, paths.label))
+    click.echo(table)
     errors = sum((o.errors for o in outcomes.values()), Counter())
     failed = sum(o.failed for o in outcomes.values())
     if failed:
