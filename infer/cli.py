@@ -45,7 +45,7 @@ from avibench.manifest import (
 )
 from avibench.plugin import Benchmark, Task
 from avibench.run_lock import run_lock
-from avibench.run_options import RunLocation, locate, run_options
+from avibench.run_options import RunLocation, locate, missing_data_root, no_task_found, run_options
 from avibench.store import append_records, atomic_write_json
 from avibench.streams import result_heading
 
@@ -82,12 +82,12 @@ class Temperature(click.ParamType):
 def select_tasks(benchmark: Benchmark, data_root: Path, tasks: str | None) -> tuple[Task, ...]:
     """The tasks to run: those named (all must exist under the root), else the default tasks found there."""
     if not data_root.is_dir():
-        raise AvibenchError(f"dataset root {data_root} does not exist (set --data-root or DATA_ROOT)")
+        raise AvibenchError(missing_data_root(benchmark, data_root))
     found = benchmark.available(data_root)
     if not tasks:
         chosen = tuple(t for t in benchmark.default_tasks() if t in found)
         if not chosen:
-            raise AvibenchError(f"{data_root}: no {benchmark.name} task found")
+            raise AvibenchError(no_task_found(benchmark, data_root))
         return chosen
     specs = benchmark.select(tasks)
     for spec in specs:
