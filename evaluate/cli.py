@@ -24,6 +24,7 @@ from avibench.evaluate import reuse
 from avibench.evaluate.completeness import (
     EXIT_INCOMPLETE,
     answer_provenance,
+    asked_subset,
     incomplete_summary,
     task_gaps,
     unrefined_notes,
@@ -401,7 +402,16 @@ def eval_command(
         (False, result_heading("eval", benchmark.name, run.label)),
         *((False, line) for line in benchmark.summary_lines(document)),
         *((True, f"error: {error}") for error in scored.errors),
-        *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),
+        *(
+            (True, line)
+            for line in warning_lines(
+                benchmark,
+                run.label,
+                gaps,
+                allow_partial=allow_partial,
+                subset=asked_subset(run.paths) if journals else None,
+            )
+        ),
         *((True, line) for line in unrefined_notes(gaps, benchmark, run.label)),
         (False, f"wrote {target}"),
     ]

@@ -72,12 +72,27 @@ class TaskGaps:
         return f"{', '.join(parts)} of {self.questions}"
 
 
-def _asked_first_variants_only(paths: RunPaths) -> bool:
+def _latest_infer(paths: RunPaths) -> dict[str, Any]:
     try:
         run = json.loads(paths.run_json.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(run, dict) and run.get("variants") == "first"
+        return {}
+    return run if isinstance(run, dict) else {}
+
+
+def _asked_first_variants_only(paths: RunPaths) -> bool:
+    return _latest_infer(paths).get("variants") == "first"
+
+
+def asked_subset(paths: RunPaths) -> str | None:
+    """The option of the latest infer that left questions out on purpose (``--n-samples 3``, ``--shard 0/2``): run
+    again with the same settings, it asks nothing more."""
+    run = _latest_infer(paths)
+    if run.get("n_samples"):
+        return f"--n-samples {run['n_samples']}"
+    if run.get("shard") not in (None, "0/1"):
+        return f"--shard {run['shard']}"
+    return None
 
 
 def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: Any) -> TaskGaps:
@@ -198,14 +213,28 @@ def incomplete_summary(
 
 
 def warning_lines(
-    benchmark: Benchmark, label: str, gaps: Mapping[str, TaskGaps], *, allow_partial: bool
+    benchmark: Benchmark,
+    label: str,
+    gaps: Mapping[str, TaskGaps],
+    *,
+    allow_partial: bool,
+    subset: str | None = None,
 ) -> list[str]:
-    """The loud warning eval prints for an incomplete run, with the command that completes it."""
+    """The loud warning eval prints for an incomplete run, with the command that completes it: tasks never run in
+    one line, and questions an ``--n-samples``/``--shard`` infer left out (``subset``) with the command that asks
+    them (the same settings would ask nothing)."""
     bad = {name: gap for name, gap in gaps.items() if gap.incomplete}
     if not bad:
         return []
+    never = [name for name, gap in bad.items() if gap.status == "not_run"]
     lines = ["WARNING: incomplete run: these scores rest on partial data"]
-    lines += [f"  {name}: {gap.describe()}" for name, gap in bad.items()]
+    lines += [f"  {name}: {gap.describe()}" for name, gap in bad.items() if name not in never]
+    if never:
+        questions = sum(bad[t].questions for t in never)
+        lines.append(
+            f"  never run: {len(never)} task(s), {questions} questions ({', '.join(never)}); ask them with "
+            f"'avibench infer --benchmark {benchmark.name} --label {label} --tasks {','.join(never)}'"
+        )
     unrefined = [name for name, gap in bad.items() if gap.unrefined]
     if unrefined:
         count = sum(bad[t].unrefined for t in unrefined)
@@ -213,8 +242,14 @@ def warning_lines(
             f"{count} infer answer(s) are not refined yet ({', '.join(unrefined)}); refine them with: avibench "
             f"refine --benchmark {benchmark.name} --label {label} --tasks {','.join(unrefined)}"
         )
-    retry = [name for name, gap in bad.items() if gap.missing or gap.failed]
-    if retry:
+    retry = [name for name, gap in bad.items() if (gap.missing or gap.failed) and name not in never]
+    if retry and subset is not None and not any(bad[t].failed for t in retry):
+        lines.append(
+            f"questions missing in {', '.join(retry)}: the latest infer asked a part of them on purpose "
+            f"({subset}); run 'avibench infer --benchmark {benchmark.name} --label {label} --tasks "
+            f"{','.join(retry)}' without {subset.split()[0]} to ask the rest, then refine"
+        )
+    elif retry:
         lines.append(
             f"questions missing or failed in {', '.join(retry)}: re-run 'avibench infer' with the same settings "
             "to ask them, then refine"
