@@ -473,6 +473,12 @@ class Benchmark(ABC):
         """The task a folder's items are reported under (AVI-Bench pools VSQA_I and VSQA_V into VSQA)."""
         return task
 
+    def sample_note(self, values: Mapping[str, Any], profile: str) -> str | None:
+        """A sentence the viewer shows with a question whose score its own answer does not explain, from the
+        question's values per profile (``samples.jsonl`` ``values``); AVI-Bench names the double-confirm
+        pre-question that gates it and its outcome. ``None`` (the default): nothing to add."""
+        return None
+
     def run_of(self, item: Item) -> str | None:
         """Which repeated run of the benchmark an item belongs to (a rotation, a repeat), for run-to-run spread.
 

@@ -34,6 +34,7 @@ from avibench.benchmarks.avibench.values import (
     VSQA_HALVES,
     Reading,
     entry,
+    gate_note,
     official_document,
     question_numbers,
     question_score,
@@ -347,6 +348,11 @@ class AVIBench(Benchmark):
 
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task
+
+    def sample_note(self, values: Mapping[str, Any], profile: str) -> str | None:
+        """The double-confirm pre-questions that gate the question, with their outcome in ``profile``."""
+        value = values.get(profile)
+        return gate_note(value, profile) if isinstance(value, Mapping) and value.get("entries") else None
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's results, headline = Overall (the human reference included, as the paper lists it)."""
