@@ -473,6 +473,16 @@ class Benchmark(ABC):
         """The task a folder's items are reported under (AVI-Bench pools VSQA_I and VSQA_V into VSQA)."""
         return task
 
+    def has_chance(self, task: str) -> bool:
+        """Whether a reported task has a chance level. ``False`` for one whose metric has no answer space to guess
+        from (AVI-Bench's captions, scored by FENSE): the pages show its level as none, whatever eval.json
+        records for it, and no aggregate of chance levels takes it in."""
+        return True
+
+    def stated_chance(self, chance: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``summary.chance`` as the pages state it: a task without a chance level (:meth:`has_chance`) is ``None``."""
+        return {task: level if self.has_chance(task) else None for task, level in (chance or {}).items()}
+
     def sample_note(self, values: Mapping[str, Any], profile: str) -> str | None:
         """A sentence the viewer shows with a question whose score its own answer does not explain, from the
         question's values per profile (``samples.jsonl`` ``values``); AVI-Bench names the double-confirm

@@ -41,7 +41,7 @@ from avibench.evaluate.sections import (
     usage_explanation,
     usage_table,
 )
-from avibench.evaluate.svg import Series, grouped_bars
+from avibench.evaluate.svg import NOT_PUBLISHED, Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.infer.probe_record import media_note, sentence
 
@@ -148,7 +148,9 @@ def task_chart(
         )
     ]
     series += [
-        Series(str(p["model"]), [as_number(as_dict(p.get("tasks")).get(t)) for t in tasks])
+        Series(
+            str(p["model"]), [as_number(as_dict(p.get("tasks")).get(t)) for t in tasks], missing=NOT_PUBLISHED
+        )
         for p in published
         if any(as_number(as_dict(p.get("tasks")).get(t)) is not None for t in tasks)
     ]
@@ -221,6 +223,7 @@ def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions |
     options = options or ReportOptions()
     doc = load_eval(paths)
     summary, meta = as_dict(doc.get("summary")), as_dict(doc.get("meta"))
+    summary = {**summary, "chance": benchmark.stated_chance(as_dict(summary.get("chance")))}
     coverage = as_dict(doc.get("coverage"))
     statuses = task_statuses(benchmark, coverage)
     notes = Notes()

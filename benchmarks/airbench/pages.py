@@ -45,7 +45,8 @@ CHAT_COLUMNS = ("speech", "sound", "music", "mixed", "average")
 
 def published_rows() -> list[dict[str, Any]]:
     """One row per published model: ``tasks`` on 0-100 (Foundation %, Chat x 10), ``headline`` their mean, and
-    the published columns of each part (``foundation`` in %, ``chat`` on 1-10)."""
+    the published columns of each part (``foundation`` in %, ``chat`` on 1-10); a headline of one part (the
+    model published the other nowhere) is marked ``incomplete``."""
     rows = []
     for model in dict.fromkeys([*FOUNDATION_BY_TASK, *FOUNDATION_BY_CATEGORY, *CHAT]):
         foundation = dict(FOUNDATION_BY_CATEGORY.get(model, dict.fromkeys(FOUNDATION_COLUMNS)))
@@ -57,6 +58,7 @@ def published_rows() -> list[dict[str, Any]]:
             "chat": None if chat["average"] is None else 10 * chat["average"],
         }
         present = [v for v in tasks.values() if v is not None]
+        unpublished = [part for part, v in tasks.items() if v is None]
         rows.append(
             {
                 "model": model,
@@ -65,9 +67,19 @@ def published_rows() -> list[dict[str, Any]]:
                 "source": SOURCE,
                 "foundation": foundation,
                 "chat": chat,
+                **({"incomplete": _one_part(unpublished)} if present and unpublished else {}),
             }
         )
     return rows
+
+
+def _one_part(unpublished: list[str]) -> dict[str, Any]:
+    """The mark of a published headline that rests on one part (the other was never published), in the shape of
+    eval.json's ``summary.incomplete``, so the pages badge it as they badge a run's."""
+    return {
+        "tasks": {part: {"text": "not published"} for part in unpublished},
+        "numbers": {"headline": {"tasks": unpublished}},
+    }
 
 
 def _by_profile(document: Mapping[str, Any], profile: str) -> dict[str, Any]:

@@ -349,6 +349,10 @@ class AVIBench(Benchmark):
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task
 
+    def has_chance(self, task: str) -> bool:
+        """AVC's captions are scored by FENSE, with no answer space to guess from: no chance level."""
+        return task not in {t.paper_task for t in AVIBENCH.tasks if t.metric == "caption"}
+
     def sample_note(self, values: Mapping[str, Any], profile: str) -> str | None:
         """The double-confirm pre-questions that gate the question, with their outcome in ``profile``."""
         value = values.get(profile)

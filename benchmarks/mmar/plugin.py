@@ -170,7 +170,7 @@ class _MultipleChoiceAudio(Benchmark):
     def published(self) -> list[dict[str, Any]]:
         return [
             {
-                "model": p.model,
+                "model": p.name,
                 "headline": p.total,
                 "tasks": {self.layout.task: p.total},
                 "source": p.source + (f"; {p.note}" if p.note else ""),

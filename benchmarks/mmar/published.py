@@ -32,6 +32,13 @@ class Published:
     note: str = ""
     verified: bool = True
     """False when only a third-party page quotes the number."""
+    edition: str = ""
+    """Which of several numbers published for one model this is (where a source lists the model twice), shown
+    after its name so the rows can be told apart."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.model} ({self.edition})" if self.edition else self.model
 
 
 def _mmar(model: str, total: float, *by_modality: float, note: str = "") -> Published:
@@ -77,9 +84,18 @@ MMAU_README = "https://github.com/Sakshi113/MMAU (README)"
 MMAU_PAPER = "MMAU paper abstract (arXiv 2410.19168)"
 MMAU_PUBLISHED: tuple[Published, ...] = (
     Published("Gemini 1.5 Pro", 66.15, {}, MMAU_README, "README abstract; split and scorer not stated"),
-    Published("Qwen2-Audio-Instruct", 55.4, {}, MMAU_README, "README abstract; split and scorer not stated"),
+    Published(
+        "Qwen2-Audio-Instruct",
+        55.4,
+        {},
+        MMAU_README,
+        "README abstract; split and scorer not stated",
+        edition="README",
+    ),
     Published("Gemini Pro v1.5", 52.97, {}, MMAU_PAPER, "earlier abstract revision"),
-    Published("Qwen2-Audio-Instruct", 52.50, {}, MMAU_PAPER, "earlier abstract revision"),
+    Published(
+        "Qwen2-Audio-Instruct", 52.50, {}, MMAU_PAPER, "earlier abstract revision", edition="paper, earlier"
+    ),
     Published("Gemini 2.0 Flash", 59.93, {}, MMAU_PAPER, "later abstract revision"),
     Published(
         "Qwen2.5-Omni-7B",
