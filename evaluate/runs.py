@@ -105,8 +105,8 @@ def stage_states(
     return infer, refine, evaluation
 
 
-#: Coverage statuses that leave nothing out: scored, or a part the run did not select.
-SCORED_STATUSES = frozenset({"scored", "complete", "absent"})
+#: Coverage statuses that leave nothing out.
+SCORED_STATUSES = frozenset({"scored", "complete"})
 
 
 def eval_state(coverage: dict[str, Any]) -> str:
@@ -114,7 +114,8 @@ def eval_state(coverage: dict[str, Any]) -> str:
     lacking: dict[str, list[str]] = {}
     for task, info in coverage.items():
         status = str(info.get("status") or "scored") if isinstance(info, dict) else "scored"
-        if status not in SCORED_STATUSES:
+        unselected = status == "absent" and isinstance(info, dict) and info.get("reason") == "not selected"
+        if status not in SCORED_STATUSES and not unselected:
             lacking.setdefault(status.replace("_", " "), []).append(task)
     if not lacking:
         return "done"
