@@ -189,8 +189,8 @@ def _report_corrupt(path: Path, number: int) -> None:
     if number not in seen:
         seen.add(number)
         _say(
-            f"warning: {path} line {number}: not a JSON record, skipped (infer or refine moves it to "
-            f"{path.name}.corrupt when it next writes this journal)"
+            f"warning: {path} line {number}: not a JSON record, skipped (moved to {path.name}.corrupt when the "
+            "file is next written)"
         )
 
 
