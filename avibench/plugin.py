@@ -231,17 +231,28 @@ class Benchmark(ABC):
         if isinstance(names, str):
             names = names.replace(",", " ").split()
         by_name = {t.name.upper(): t for t in self.tasks()}
+        by_group: dict[str, list[Task]] = {}
+        for t in self.tasks():
+            by_group.setdefault(_group_key(t.group), []).append(t)
         wanted: list[Task] = []
         for raw in names:
-            found = self.expand(raw.strip())
+            try:
+                found = self.expand(raw.strip())
+            except AvibenchError:
+                # the plug-in's own group vocabulary refuses it; a group of the task listing still counts
+                if _group_key(raw) not in by_group:
+                    raise
+                found = None
+            if found is None and raw.strip().upper() in by_name:
+                found = (by_name[raw.strip().upper()],)
             if found is None:
-                task = by_name.get(raw.strip().upper())
-                if task is None:
-                    known = ", ".join(t.name for t in self.tasks())
-                    raise AvibenchError(
-                        f"unknown task {raw!r} for benchmark {self.name}; known tasks: {known}"
-                    )
-                found = (task,)
+                found = tuple(by_group.get(_group_key(raw), ()))
+            if not found:
+                known = ", ".join(t.name for t in self.tasks())
+                groups = ", ".join(sorted(by_group))
+                raise AvibenchError(
+                    f"unknown task {raw!r} for benchmark {self.name}; known tasks: {known}; groups: {groups}"
+                )
             wanted.extend(t for t in found if t not in wanted)
         order = {t.name: i for i, t in enumerate(self.tasks())}
         return tuple(sorted(wanted, key=lambda t: order[t.name]))
@@ -509,6 +520,22 @@ class Benchmark(ABC):
         """The task a folder's items are reported under (AVI-Bench pools VSQA_I and VSQA_V into VSQA)."""
         return task
 
+    def has_chance(self, task: str) -> bool:
+        """Whether a reported task has a chance level. ``False`` for one whose metric has no answer space to guess
+        from (AVI-Bench's captions, scored by FENSE): the pages show its level as none, whatever eval.json
+        records for it, and no aggregate of chance levels takes it in."""
+        return True
+
+    def stated_chance(self, chance: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``summary.chance`` as the pages state it: a task without a chance level (:meth:`has_chance`) is ``None``."""
+        return {task: level if self.has_chance(task) else None for task, level in (chance or {}).items()}
+
+    def sample_note(self, values: Mapping[str, Any], profile: str) -> str | None:
+        """A sentence the viewer shows with a question whose score its own answer does not explain, from the
+        question's values per profile (``samples.jsonl`` ``values``); AVI-Bench names the double-confirm
+        pre-question that gates it and its outcome. ``None`` (the default): nothing to add."""
+        return None
+
     def run_of(self, item: Item) -> str | None:
         """Which repeated run of the benchmark an item belongs to (a rotation, a repeat), for run-to-run spread.
 
@@ -579,6 +606,11 @@ def deprecation_notice(benchmark: Benchmark) -> str | None:
         f"notice: benchmark {benchmark.name} scores itself (score()/evaluate()), which is deprecated; declare "
         "Task(name, metric=...) and aggregates instead (docs/plugins.md)"
     )
+
+
+def _group_key(group: str) -> str:
+    """A task group as ``--tasks`` names it: lower case, spaces as hyphens (``spatial-reasoning``)."""
+    return "-".join(group.lower().replace("_", " ").split())
 
 
 def _entry_points() -> dict[str, Any]:

@@ -262,7 +262,7 @@ def run_benchmark(
 ) -> BenchmarkOutcome:
     """The benchmark's stages in order. A stage that fails some questions (exit 1) lets the next ones take what
     it made; one that stops on a user error (exit 2) ends the benchmark."""
-    outcome = BenchmarkOutcome(benchmark.name, data_root=str(data_root))
+    outcome = BenchmarkOutcome(benchmark.name, data_root=str(data_root.resolve()))
     if generate:
         _announce(position, benchmark.name, f"{SAMPLE_DATA} (no data at {benchmark.download_root})")
         args = ["--benchmark", benchmark.name, "--out", str(data_root)]

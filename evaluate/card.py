@@ -104,8 +104,11 @@ def _profile_number(summary: Mapping[str, Any], profile: str, key: str) -> float
 
 
 def chance_headline(benchmark: Benchmark, summary: Mapping[str, Any], key: str) -> float | None:
-    """The headline a chance-level model would get, through the benchmark's own aggregation of task chances."""
-    chance = {k: as_number(v) for k, v in as_dict(summary.get("chance")).items()}
+    """The headline a chance-level model would get, through the benchmark's own aggregation of task chances; a
+    task without a chance level (:meth:`~avibench.plugin.Benchmark.has_chance`, AVI-Bench's AVC) is left out of
+    it, as the aggregation leaves out a task without a score."""
+    recorded = as_dict(summary.get("chance"))
+    chance = {k: as_number(v) for k, v in recorded.items() if benchmark.has_chance(k)}
     if not chance or any(v is None for v in chance.values()):
         return None
     try:
@@ -121,6 +124,7 @@ def closest_published(benchmark: Benchmark, headline: float | None) -> list[dict
             "model": str(r["model"]),
             "headline": as_number(r.get("headline")),
             "source": str(r.get("source") or ""),
+            **({"note": note} if (note := _published_gap(r)) else {}),
         }
         for r in benchmark.published()
         if as_number(r.get("headline")) is not None
@@ -285,7 +289,22 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
 
 
 def _closest_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    return ", ".join(f"{r['model']} {fmt_score(r['headline'])}" for r in rows) or DASH
+    return (
+        ", ".join(
+            f"{r['model']} {fmt_score(r['headline'])}" + (f" ({r['note']})" if r.get("note") else "")
+            for r in rows
+        )
+        or DASH
+    )
+
+
+def _published_gap(row: Mapping[str, Any]) -> str | None:
+    """What a published headline leaves out (a part the model never published), from its ``incomplete``."""
+    incomplete = as_dict(row.get("incomplete"))
+    parts = as_dict(as_dict(incomplete.get("numbers")).get("headline")).get("tasks") or ()
+    texts = as_dict(incomplete.get("tasks"))
+    said = [f"{p} {as_dict(texts.get(p)).get('text') or 'incomplete'}" for p in parts]
+    return "; ".join(said) or None
 
 
 def _gaps_hint(row: Mapping[str, Any]) -> str:

@@ -3,7 +3,8 @@
 A run is judged against the benchmark's default task set (or the subset named with ``--tasks``), for every
 benchmark alike, whatever its plug-in reports: per judged task, eval counts the questions without an answer
 (``missing``; every question of a task never run), with a failed request (``failed``), answered but not refined
-yet (``unrefined``: only those the strict profile cannot read without refine), and the task's scoring status
+yet (``unrefined``: only those the strict profile cannot read without refine, and every one of a plug-in that
+scores itself), and the task's scoring status
 (``no_data`` when its data is not under the data root, else the plug-in's ``coverage`` status). It lists every
 summary number that rests on an incomplete task, or on a task outside the selection (``summary.incomplete``),
 and exits with :data:`EXIT_INCOMPLETE` when a judged task is incomplete, unless ``--allow-partial``.
@@ -39,6 +40,8 @@ class TaskGaps:
     missing: int = 0
     failed: int = 0
     unrefined: int = 0
+    read_unrefined: int = 0
+    """Answers not refined yet that the benchmark's rules read as they stand: scored, and said (not a gap)."""
     status: str = "scored"
     reason: str | None = None
 
@@ -61,14 +64,38 @@ class TaskGaps:
             if n
         ]
         if self.status not in COMPLETE_STATUSES and (self.reason or not parts):
-            parts.append(self.status.replace("_", " "))  # the reason is printed with the scores
+            # a reason is printed with the scores, but a partial task's only cause (a plug-in's coverage
+            # saying partial) would go unsaid
+            status = self.status.replace("_", " ")
+            said = self.reason and not parts and self.status == "partial"
+            parts.append(f"{status} ({self.reason})" if said else status)
         return f"{', '.join(parts)} of {self.questions}"
+
+
+def _latest_infer(paths: RunPaths) -> dict[str, Any]:
+    try:
+        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return run if isinstance(run, dict) else {}
+
+
+def asked_subset(paths: RunPaths) -> str | None:
+    """The option of the latest infer that left questions out on purpose (``--n-samples 3``, ``--shard 0/2``): run
+    again with the same settings, it asks nothing more."""
+    run = _latest_infer(paths)
+    if run.get("n_samples"):
+        return f"--n-samples {run['n_samples']}"
+    if run.get("shard") not in (None, "0/1"):
+        return f"--shard {run['shard']}"
+    return None
 
 
 def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: Any) -> TaskGaps:
     """Counts from the run's journals: questions without an answer, failed, and answered but waiting for refine
-    (not refined, and the strict profile cannot read them without it; an answer the plug-in reads as it stands
-    is scored).
+    (not refined, and the strict profile cannot read them without it; an answer a declared plug-in reads as it
+    stands is scored and counted in ``read_unrefined``; a plug-in that scores itself sees no refined answer, so
+    all of its unrefined answers wait for refine).
 
     A run made with ``infer --variants first`` (for example STAR-Bench without rotations) meant to ask only each
     item's first variant, so only those count."""
@@ -76,14 +103,14 @@ def journal_gaps(benchmark: Benchmark, paths: RunPaths, task: Task, data_root: A
     if asked_first_variants_only(paths):
         items = first_variants(items)
     responses = journal_responses(paths, task.name, items)
+    waiting = [r for r in responses if r.status == "answered" and r.method is None]
+    readable = sum(benchmark.read(r, "strict") is not None for r in waiting) if benchmark.declared else 0
     return TaskGaps(
         questions=len(responses),
         missing=sum(r.status == "missing" for r in responses),
         failed=sum(r.status == "failed" for r in responses),
-        unrefined=sum(
-            r.status == "answered" and r.method is None and benchmark.read(r, "strict") is None
-            for r in responses
-        ),
+        unrefined=len(waiting) - readable,
+        read_unrefined=readable,
     )
 
 
@@ -122,7 +149,7 @@ def task_gaps(
             )
         default = "scored" if cover or journals else "not_scored"
         gap.status = str(cover.get("status", default))
-        gap.reason = cover.get("reason")
+        gap.reason = cover.get("reason") or _counted_reason(cover, gap.status)
         gaps[task.name] = gap
     return gaps
 
@@ -186,6 +213,30 @@ def _fill_chance(benchmark: Benchmark, summary: dict[str, Any], task: Task, data
             summary.setdefault("chance", {})[name] = level
 
 
+def _counted_reason(cover: Mapping[str, Any], status: str) -> str | None:
+    """Why a task is incomplete when its coverage gives no reason (a plug-in that scores itself): its counts."""
+    if status in COMPLETE_STATUSES:
+        return None
+    counts = [
+        f"{cover[k]} {k}"
+        for k in ("scored", "unparsed", "failed", "missing")
+        if isinstance(cover.get(k), int)
+    ]
+    return "; ".join([*([", ".join(counts)] if counts else []), "the plug-in gives no reason"])
+
+
+def unrefined_notes(gaps: Mapping[str, TaskGaps], benchmark: Benchmark, label: str) -> list[str]:
+    """The line eval prints when it scored answers refine has not seen, read by the rules as they stand."""
+    read = {name: gap.read_unrefined for name, gap in gaps.items() if gap.read_unrefined}
+    if not read:
+        return []
+    listed = ", ".join(f"{name} {n}" for name, n in read.items())
+    return [
+        f"note: {sum(read.values())} answers not refined yet were scored as they stand, read by the benchmark's "
+        f"rules ({listed}); 'avibench refine --benchmark {benchmark.name} --label {label}' refines them"
+    ]
+
+
 def incomplete_summary(
     benchmark: Benchmark, gaps: Mapping[str, TaskGaps], selected: Sequence[Task] | None = None
 ) -> dict[str, Any] | None:
@@ -221,14 +272,28 @@ def incomplete_summary(
 
 
 def warning_lines(
-    benchmark: Benchmark, label: str, gaps: Mapping[str, TaskGaps], *, allow_partial: bool
+    benchmark: Benchmark,
+    label: str,
+    gaps: Mapping[str, TaskGaps],
+    *,
+    allow_partial: bool,
+    subset: str | None = None,
 ) -> list[str]:
-    """The loud warning eval prints for an incomplete run, with the command that completes it."""
+    """The loud warning eval prints for an incomplete run, with the command that completes it: tasks never run in
+    one line, and questions an ``--n-samples``/``--shard`` infer left out (``subset``) with the command that asks
+    them (the same settings would ask nothing)."""
     bad = {name: gap for name, gap in gaps.items() if gap.incomplete}
     if not bad:
         return []
+    never = [name for name, gap in bad.items() if gap.status == "not_run"]
     lines = ["WARNING: incomplete run: these scores rest on partial data"]
-    lines += [f"  {name}: {gap.describe()}" for name, gap in bad.items()]
+    lines += [f"  {name}: {gap.describe()}" for name, gap in bad.items() if name not in never]
+    if never:
+        questions = sum(bad[t].questions for t in never)
+        lines.append(
+            f"  never run: {len(never)} task(s), {questions} questions ({', '.join(never)}); ask them with "
+            f"'avibench infer --benchmark {benchmark.name} --label {label} --tasks {','.join(never)}'"
+        )
     unrefined = [name for name, gap in bad.items() if gap.unrefined]
     if unrefined:
         count = sum(bad[t].unrefined for t in unrefined)
@@ -236,8 +301,14 @@ def warning_lines(
             f"{count} infer answer(s) are not refined yet ({', '.join(unrefined)}); refine them with: avibench "
             f"refine --benchmark {benchmark.name} --label {label} --tasks {','.join(unrefined)}"
         )
-    retry = [name for name, gap in bad.items() if gap.missing or gap.failed]
-    if retry:
+    retry = [name for name, gap in bad.items() if (gap.missing or gap.failed) and name not in never]
+    if retry and subset is not None and not any(bad[t].failed for t in retry):
+        lines.append(
+            f"questions missing in {', '.join(retry)}: the latest infer asked a part of them on purpose "
+            f"({subset}); run 'avibench infer --benchmark {benchmark.name} --label {label} --tasks "
+            f"{','.join(retry)}' without {subset.split()[0]} to ask the rest, then refine"
+        )
+    elif retry:
         lines.append(
             f"questions missing or failed in {', '.join(retry)}: re-run 'avibench infer' with the same settings "
             "to ask them, then refine"

@@ -46,7 +46,7 @@ from avibench.evaluate.sections import (
     usage_explanation,
     usage_table,
 )
-from avibench.evaluate.svg import Series, grouped_bars
+from avibench.evaluate.svg import NOT_PUBLISHED, Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import media_note, sentence
@@ -154,7 +154,9 @@ def task_chart(
         )
     ]
     series += [
-        Series(str(p["model"]), [as_number(as_dict(p.get("tasks")).get(t)) for t in tasks])
+        Series(
+            str(p["model"]), [as_number(as_dict(p.get("tasks")).get(t)) for t in tasks], missing=NOT_PUBLISHED
+        )
         for p in published
         if any(as_number(as_dict(p.get("tasks")).get(t)) is not None for t in tasks)
     ]
@@ -248,7 +250,9 @@ class ReportRun:
 
     @cached_property
     def summary(self) -> dict[str, Any]:
-        return as_dict(self.document.get("summary"))
+        """eval.json's summary, its chance levels as the pages state them (:meth:`Benchmark.stated_chance`)."""
+        summary = as_dict(self.document.get("summary"))
+        return {**summary, "chance": self.benchmark.stated_chance(as_dict(summary.get("chance")))}
 
     @cached_property
     def meta(self) -> dict[str, Any]:

@@ -51,8 +51,9 @@ from avibench.manifest import (
 from avibench.media_paths import MediaRef, allow_option, dataset_file, load_checked, media_refs, summary
 from avibench.plugin import Benchmark, Task
 from avibench.run_lock import run_lock
-from avibench.run_options import RunLocation, locate, run_options
+from avibench.run_options import RunLocation, locate, missing_data_root, no_task_found, run_options
 from avibench.store import append_records, atomic_write_json
+from avibench.streams import result_heading
 
 if TYPE_CHECKING:  # media and progress load av, numpy and tqdm: imported when a run starts, not for --help
     from avibench.infer.probe import RunProbe
@@ -87,12 +88,12 @@ class Temperature(click.ParamType):
 def select_tasks(benchmark: Benchmark, data_root: Path, tasks: str | None) -> tuple[Task, ...]:
     """The tasks to run: those named (all must exist under the root), else the default tasks found there."""
     if not data_root.is_dir():
-        raise AvibenchError(f"dataset root {data_root} does not exist (set --data-root or DATA_ROOT)")
+        raise AvibenchError(missing_data_root(benchmark, data_root))
     found = benchmark.available(data_root)
     if not tasks:
         chosen = tuple(t for t in benchmark.default_tasks() if t in found)
         if not chosen:
-            raise AvibenchError(f"{data_root}: no {benchmark.name} task found")
+            raise AvibenchError(no_task_found(benchmark, data_root))
         return chosen
     specs = benchmark.select(tasks)
     for spec in specs:
@@ -143,7 +144,7 @@ def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
         else [],
         "template": setup.request.template,
         "system_prompt": setup.request.system_prompt,
-        "data_root": str(setup.run.data_root),
+        "data_root": str(setup.run.data_root.resolve()),
         "dataset_fingerprint": setup.run.benchmark.fingerprint(setup.run.data_root, setup.specs),
         "tasks": [s.name for s in setup.specs],
         "version": __version__,
@@ -202,8 +203,8 @@ async def _execute(
 )
 @click.option(
     "--tasks",
-    help="Tasks to run, comma separated (task names or the benchmark's groups); "
-    "default: the benchmark's default tasks found under the data root.",
+    help="Tasks to run, comma separated: task names, or groups (the group column of 'avibench tasks', spaces "
+    "written as hyphens); default: the benchmark's default tasks found under the data root.",
 )
 @click.option(
     "--prompt-template",
@@ -419,7 +420,8 @@ def infer(**opts: Any) -> None:
     append_records(paths.runs_log, [{"event": "end", **end}])
     table = summary_table(outcomes.values())
     log.write("summary\n" + table)
-    click.echo(table, err=True)
+    click.echo(result_heading("infer", paths.benchmark, paths.label))
+    click.echo(table)
     errors = sum((o.errors for o in outcomes.values()), Counter())
     failed = sum(o.failed for o in outcomes.values())
     if failed:

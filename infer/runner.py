@@ -36,6 +36,8 @@ class TaskOutcome:
     failed: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     tokens: int = 0
+    other_shards: int = 0
+    """Selected questions that belong to the other shards of a ``--shard i/n`` run (asked by them)."""
 
     @property
     def commonest_error(self) -> str | None:
@@ -56,7 +58,12 @@ def describe_error(exc: BaseException) -> str:
 
 def initial_outcomes(plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
     """Per-task outcomes before any sample is asked (samples already done count as skipped)."""
-    return {p.task: TaskOutcome(task=p.task, selected=p.selected, skipped=p.already_done) for p in plans}
+    return {
+        p.task: TaskOutcome(
+            task=p.task, selected=p.selected, skipped=p.already_done, other_shards=p.other_shards
+        )
+        for p in plans
+    }
 
 
 class Runner:

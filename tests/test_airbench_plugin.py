@@ -79,7 +79,7 @@ def test_listing_validation_and_unknown_tasks(data: Path) -> None:
     )
     assert invoke(["validate-data", str(data), "--benchmark", "airbench"]).code == 0
     tasks = invoke(["tasks", "--benchmark", "airbench", "--data-root", str(data), "--json"])
-    assert {r["task"]: r["found"] for r in json.loads(tasks.stdout)} == {"foundation": "50", "chat": "20"}
+    assert {r["task"]: r["found"] for r in json.loads(tasks.stdout)} == {"foundation": 50, "chat": 20}
     unknown = invoke(["infer", *run_args(data, data.parent / "o", "oracle"), "--tasks", "speech"])
     assert unknown.code == 2 and "known tasks: foundation, chat" in unknown.stderr
 
@@ -170,7 +170,7 @@ def test_random_is_near_chance_and_chat_scores_follow_the_judge(tmp_path: Path) 
 def test_one_part_data_root_reports_the_other_as_absent(tmp_path: Path) -> None:
     root = sample.generate(tmp_path / "data", per_subset=1, chat=False)
     tasks = invoke(["tasks", "--benchmark", "airbench", "--data-root", str(root), "--json"])
-    assert {r["task"]: r["found"] for r in json.loads(tasks.stdout)} == {"foundation": "25", "chat": "-"}
+    assert {r["task"]: r["found"] for r in json.loads(tasks.stdout)} == {"foundation": 25, "chat": None}
     args = run_args(root, tmp_path / "out", "oracle")
     assert invoke(["infer", *args]).code == 0
     evaluated = invoke(["eval", *args])

@@ -381,7 +381,7 @@ def test_fense_unavailable_one_message(tiny: Path, tmp_path: Path, monkeypatch: 
     args = ["--predictions", str(preds), "--data-root", str(tiny), "--out", str(out), "--tasks", "AVC,AVM"]
     cli = CliRunner().invoke(eval_command, args)
     assert cli.exit_code == 3, cli.output  # a selected task is not scored: the run is incomplete
-    assert cli.output.count("AVC is not scored") == 1
+    assert cli.output.count("FENSE needs local model files") == 1
     doc = json.loads(out.read_text())
     (reason,) = doc["coverage"]["AVC"]["notes"]
     assert doc["coverage"]["AVC"]["status"] == "not_scored"

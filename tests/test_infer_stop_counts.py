@@ -26,5 +26,5 @@ def test_a_stopped_run_counts_what_its_journal_holds(tmp_path: Path) -> None:
     assert failed > 3  # the requests in flight when the run stopped were journaled too
     run = json.loads((out / "m" / "avibench" / "infer" / "run.json").read_text(encoding="utf-8"))
     assert run["counts"]["AMIC"]["failed"] == failed
-    row = next(line for line in result.stderr.splitlines() if line.startswith("AMIC "))
+    row = next(line for line in result.stdout.splitlines() if line.startswith("AMIC "))
     assert row.split()[:4] == ["AMIC", "40", "0", str(failed)]

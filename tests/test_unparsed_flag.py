@@ -20,7 +20,8 @@ def test_a_run_of_unparsed_answers_is_flagged_everywhere(tmp_path: Path) -> None
         result = invoke(args, {"OPENAI_API_KEY": "sk-unparsed"})
     assert result.code == 0, result.stderr[-2000:]
     table = result.stdout.splitlines()
-    header = next(i for i, line in enumerate(table) if line.startswith("task "))
+    scores = next(i for i, line in enumerate(table) if line.startswith("== eval omnibench"))
+    header = next(i for i, line in enumerate(table) if i > scores and line.startswith("task "))
     assert table[header].split() == ["task", "reference*", "strict"]
     assert table[header + 1].split() == ["OmniBench", "12.50", "0.00"]  # both profiles, not the primary alone
     assert "unparsed: 24 of 24 answers (strict profile)" in result.stdout

@@ -205,14 +205,24 @@ def complete_lines(fh: IO[bytes]) -> Iterator[bytes]:
         yield line
 
 
-def read_journal(path: Path | str) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a journal in order: a missing file holds none; a torn last line ends it; a line that
-    is not a JSON object (invalid JSON or UTF-8, or another value) is skipped."""
+def read_journal(
+    path: Path | str, on_invalid: Callable[[int], None] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a journal in order: a missing file holds none; a torn last line ends it; a blank line
+    is skipped, and so is a line that is not a JSON object (invalid JSON or UTF-8, or another value), whose line
+    number (1-based) ``on_invalid`` is given."""
     p = Path(path)
     if not p.is_file():
         return
     with p.open("rb") as fh, jsonlines.Reader(complete_lines(fh)) as reader:
-        yield from reader.iter(type=dict, skip_invalid=True, skip_empty=True)
+        while True:
+            try:
+                yield reader.read(type=dict, skip_empty=True)
+            except EOFError:
+                return
+            except jsonlines.InvalidLineError as exc:
+                if on_invalid is not None:
+                    on_invalid(exc.lineno)
 
 
 def append_lines(fh: IO[str], records: Iterable[Any], dumps: Callable[[Any], str] = dumps_line) -> None:

@@ -34,6 +34,7 @@ from avibench.benchmarks.avibench.values import (
     VSQA_HALVES,
     Reading,
     entry,
+    gate_note,
     official_document,
     question_numbers,
     question_score,
@@ -327,6 +328,9 @@ class AVIBench(Benchmark):
         notes = dict(files.warnings) if files is not None else {}
         if self._run.pairs is None:  # FENSE unavailable: say why AVC has no score where its coverage is
             notes["AVC"] = [*notes.get("AVC", []), self._run.fense_meta["note"]]
+            avc = scored.document["coverage"].get("AVC")
+            if avc is not None and avc.get("status") == "not_scored":  # the cause, not the core's guess
+                avc["reason"] = str(self._run.fense_meta["note"]).removeprefix("AVC is not scored: ")
         primary = request.profile
         for task in scored.document["coverage"]:
             if (noted := self._run.notes.get((primary, task))) is not None:
@@ -375,6 +379,15 @@ class AVIBench(Benchmark):
 
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task
+
+    def has_chance(self, task: str) -> bool:
+        """AVC's captions are scored by FENSE, with no answer space to guess from: no chance level."""
+        return task not in {t.paper_task for t in AVIBENCH.tasks if t.metric == "caption"}
+
+    def sample_note(self, values: Mapping[str, Any], profile: str) -> str | None:
+        """The double-confirm pre-questions that gate the question, with their outcome in ``profile``."""
+        value = values.get(profile)
+        return gate_note(value, profile) if isinstance(value, Mapping) and value.get("entries") else None
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's results, headline = Overall (the human reference included, as the paper lists it)."""
