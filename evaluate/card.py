@@ -338,7 +338,7 @@ def headline_cell(row: Mapping[str, Any], profile: str) -> Cell:
     if options:
         badges.append(f"eval options: {describe_options(options)}")
         hints.append("scored with eval options other than the plug-in's defaults")
-    return Cell(text, "; ".join(badges), "; ".join(h for h in hints if h))
+    return Cell(text, "; ".join(badges), "; ".join(h for h in hints if h), wrap=per_task)
 
 
 def _status_cell(row: Mapping[str, Any]) -> Cell:

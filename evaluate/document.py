@@ -44,6 +44,8 @@ class Cell:
     badge: str = ""
     hint: str = ""
     href: str = ""
+    wrap: bool = False
+    """A list in a column of numbers (each task's score): its long names may break anywhere, so it stays narrow."""
 
     def __str__(self) -> str:
         text = f"[{self.text}]({self.href})" if self.href else self.text
@@ -174,6 +176,9 @@ p.caption{font-size:.9rem;color:#444}
 .badge{display:inline-block;margin-left:.35rem;padding:0 .35rem;border-radius:.6rem;font-size:.75rem;
 background:#fde2b5;color:#6a3d00;cursor:help}
 td,th{white-space:normal;overflow-wrap:break-word}td.wrap{min-width:8rem;overflow-wrap:anywhere}
+td.list{min-width:5rem;overflow-wrap:anywhere}
+table.many{font-size:.8rem}table.many th,table.many td{padding:.2rem .3rem}
+table.many .badge{font-size:.68rem;margin-left:.2rem;padding:0 .25rem}
 .table-box{max-width:100%;overflow-x:auto}
 ol.notes li{margin:.25rem 0;font-size:.9rem}
 .filter{margin:.6rem 0;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
@@ -191,7 +196,12 @@ box.addEventListener('input',apply);toggles.forEach(function(t){t.addEventListen
 
 
 def _cell(tag: str, cell: str | Cell, align: str) -> str:
-    classes = [c for c in ("r" if align == "r" else "", "wrap" if align == "w" else "") if c]
+    listed = isinstance(cell, Cell) and cell.wrap
+    classes = [
+        c
+        for c in ("r" if align == "r" else "", "wrap" if align == "w" else "", "list" if listed else "")
+        if c
+    ]
     css = f' class="{" ".join(classes)}"' if classes else ""
     if isinstance(cell, Cell):
         badge = (
