@@ -23,21 +23,26 @@ _REFUSAL = re.compile(
     r"(?:hear|transcribe|detect|recogni[sz]e|process|understand|identify|make out|access|listen)"
     r"|no (?:audible |clear |recogni[sz]able )?(?:speech|audio|voice|words?)\b[^.]*\b(?:detected|found|present|"
     r"provided|heard)|there (?:is|was) no (?:audible |clear )?(?:speech|audio|voice)"
-    r"|unable to (?:transcribe|hear|detect|recogni[sz]e))",
+    r"|unable to (?:transcribe|hear|detect|recogni[sz]e)"
+    r"|\bi\s*(?:can ?not|can't|am unable to|'m unable to) (?:help|assist) with (?:that|this)"
+    r"|(?:do not|don't) have (?:the )?(?:ability|capability|capacity) to (?:listen|hear|process|transcribe)"
+    r"|\bthe (?:audio|recording|clip) (?:is|seems|appears to be|sounds) (?:completely |entirely )?(?:silent|empty|blank)"
+    r"|\bthe (?:audio|recording|clip) (?:contains|has) no (?:audible |clear )?(?:speech|voice|words))",
     re.IGNORECASE,
 )
 _REFUSAL_ZH = re.compile(
-    r"无法(?:识别|转录|转写|听清|辨认)|听不(?:到|清)(?:任何)?(?:语音|声音|内容)|没有检测到(?:任何)?(?:语音|声音|人声)"
+    r"无法(?:识别|转录|转写|听清|听到|辨认|处理(?:音频|语音|录音))|听不(?:到|清)(?:任何)?(?:语音|声音|内容)"
+    r"|(?:抱歉|对不起|不好意思)[，,。！!\s]*我?(?:听不(?:到|清)|无法)|没有检测到(?:任何)?(?:语音|声音|人声)"
     r"|(?:音频|录音)(?:中|里)?没有(?:任何)?(?:语音|声音|人声|说话)"
 )
 _MENTIONS = re.compile(
-    r"transcri(?:pt|ption|bed|be)|recogni[sz]ed text|the audio says|speaker says|转录|转写|识别结果|识别内容|文本内容|语音内容",
+    r"transcri(?:pt|ption|bed|be)|recogni[sz]ed text|the audio says|speaker says|转录|转写|识别结果|识别内容|文本内容|语音内容|音频内容",
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
     r"^(?:(?:sure|okay|ok|certainly|of course|here you go|好的|当然)[!,.！，。]?\s*)?"
     r"[^:：\n\"“”「」]{0,80}?(?:transcri(?:pt|ption|bed|be)|recogni[sz]ed text|the audio says|speaker says|"
-    r"转录|转写|识别结果|识别内容|文本内容|语音内容)[^:：\n\"“”「」]{0,40}[:：]\s*",
+    r"转录|转写|识别结果|识别内容|文本内容|语音内容|音频内容)[^:：\n\"“”「」]{0,40}[:：]\s*",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(

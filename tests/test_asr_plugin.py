@@ -4,11 +4,15 @@ two profiles on scripted replies."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import sys
+import types
 from pathlib import Path
 
 import av
 import pytest
+import soundfile
 
 from avibench.benchmarks.asr import layout, prompt
 from avibench.declared import score_declared
@@ -18,6 +22,8 @@ from avibench.plugin import get_benchmark
 from avibench.refine.asr import transcript
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "asr.md"
 
 TASKS = tuple(layout.TASKS)
 
@@ -209,6 +215,12 @@ def test_the_official_results_file_is_exported_and_rescored(data: Path, tmp_path
     assert result.code != 0
     assert f"{exported / 'fleurs_en.json'}" in result.stderr and "entry 3" in result.stderr
     assert "audio_path" in result.stderr
+    (exported / "fleurs_en.json").write_text("[]\n")  # an empty results file is refused, not all missing
+    result = invoke(
+        ["eval", *args, "--predictions", str(exported / "fleurs_en.json"), "--out", str(rescored)]
+    )
+    assert result.code == 2 and result.stderr.count("\n") == 1
+    assert f"{exported / 'fleurs_en.json'}: must be a non-empty JSON list" in result.stderr
 
 
 def test_an_empty_reply_over_http_is_an_empty_transcript_and_a_filtered_one_a_failure(
@@ -313,3 +325,61 @@ def test_run_card_and_cards_show_each_task_for_want_of_a_headline(data: Path, tm
     assert "commonvoice15_zh 0.00" in (tmp_path / "cards.md").read_text()
     report = (tmp_path / "oracle" / "asr" / "report.md").read_text()
     assert "## Headline" not in report and "Error rates in percent (lower is better)" in report
+
+
+def test_tasks_are_selected_by_language_or_corpus() -> None:
+    bench = get_benchmark("asr")
+    names = lambda group: [t.name for t in bench.select(group)]  # noqa: E731
+    assert names("zh") == names("cer") == ["fleurs_zh", "aishell1_test", "wenetspeech_test_net",
+                                           "wenetspeech_test_meeting", "commonvoice15_zh"]  # fmt: skip
+    assert names("en") == [
+        "librispeech_test_clean",
+        "librispeech_test_other",
+        "fleurs_en",
+        "commonvoice15_en",
+    ]
+    assert names("LibriSpeech,aishell1") == [
+        "librispeech_test_clean",
+        "librispeech_test_other",
+        "aishell1_test",
+    ]
+    assert names("fleurs_en") == ["fleurs_en"] and {t.group for t in bench.tasks()} == {"en", "zh"}
+
+
+class _Rows(list):
+    """What the documented recipe uses of a ``datasets`` split: iteration and ``cast_column``."""
+
+    def cast_column(self, name: str, feature: object) -> _Rows:
+        return self
+
+
+def test_the_documented_export_recipe_writes_manifests_that_validate(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/asr.md's FLEURS and Common Voice recipe, run on a stand-in for the hub's splits (the sample's clips)."""
+    recipe = re.search(r"```python\n(import json, pathlib, soundfile.*?)```", DOCS.read_text(), re.S)
+    assert recipe is not None
+    manifests = {t: [json.loads(line) for line in (data / f"{t}.jsonl").read_text().splitlines()]
+                 for t in ("fleurs_en", "fleurs_zh", "commonvoice15_en", "commonvoice15_zh")}  # fmt: skip
+
+    def load_dataset(name: str, config: str, split: str) -> _Rows:
+        task = {
+            "en_us": "fleurs_en",
+            "cmn_hans_cn": "fleurs_zh",
+            "en": "commonvoice15_en",
+            "zh-CN": "commonvoice15_zh",
+        }
+        rows = manifests[task[config]]
+        if name == "google/fleurs":
+            return _Rows({"id": k, "path": f"/cache/{r['id']}.wav", "transcription": r["text"],
+                          "audio": {"array": soundfile.read(data / r["audio"])[0]}} for k, r in enumerate(rows))  # fmt: skip
+        return _Rows({"path": f"cv/{Path(r['audio']).name}", "sentence": r["text"],
+                      "audio": {"bytes": (data / r["audio"]).read_bytes()}} for r in rows)  # fmt: skip
+
+    monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset, Audio=dict))
+    monkeypatch.chdir(tmp_path)
+    exec(recipe.group(1), {})
+    result = invoke(["validate-data", "data/asr", "--benchmark", "asr", "--tasks", "fleurs,commonvoice15"])
+    assert "4 task(s) checked, 0 error(s)" in result.stdout, result.stdout
+    found = get_benchmark("asr").available(Path("data/asr"))
+    assert [t.name for t in found] == ["fleurs_en", "fleurs_zh", "commonvoice15_en", "commonvoice15_zh"]

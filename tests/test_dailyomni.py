@@ -116,6 +116,14 @@ def test_truncated_records_name_file_and_line(tmp_path: Path, root: Path) -> Non
     assert str(records) in lines[0] and "line 18 is not valid JSON" in lines[0]
 
 
+def test_an_empty_records_file_is_refused(tmp_path: Path, root: Path) -> None:
+    empty = tmp_path / "records.jsonl"
+    empty.write_text("")
+    result = invoke(["eval", "--benchmark", "dailyomni", "--data-root", str(root), "--predictions", str(empty),
+                     "--output-dir", str(tmp_path / "o"), "--model", "m"])  # fmt: skip
+    assert result.code == 2 and f"{empty}: holds no records" in result.stderr
+
+
 def _streams(path: Path) -> tuple[int, int, tuple[float, float, float]]:
     with av.open(str(path)) as container:
         frame = next(container.decode(video=0)).to_ndarray(format="rgb24")
@@ -226,6 +234,8 @@ def test_validate_names_the_entry_and_the_field(tmp_path: Path) -> None:
     assert f"{path} entry 3 field Answer: 'E' is not one of A, B, C, D" in out
     assert f"{path} entry 5 field Type: is missing" in out
     assert "video not found" in out  # the corpus ships no videos
+    video = data[0]["video_id"]
+    assert f"{path} entry 0 field video_id: video not found: Videos/{video}/{video}_video.mp4" in out
 
 
 def test_is_correct_is_computed_again_and_a_disagreement_noted(tmp_path: Path) -> None:
@@ -241,3 +251,50 @@ def test_is_correct_is_computed_again_and_a_disagreement_noted(tmp_path: Path) -
     doc = json.loads((out / "m" / "dailyomni" / "eval.json").read_text())
     assert doc["Overall Accuracy"] == PINNED_API["Overall Accuracy"]
     assert any("1 records' is_correct disagrees" in n for n in doc["coverage"]["dailyomni"]["notes"])
+
+
+def test_the_official_leaderboard_is_published_beside_runs(tmp_path: Path) -> None:
+    rows = {r["model"]: r for r in DailyOmni().published()}
+    assert len(rows) == 14  # the README's omni models with visual and audio
+    assert rows["Qwen2.5-Omni-7B-Instruct (Open)"]["headline"] == 62.07
+    assert rows["Gemini 2.5 Flash (Closed)"]["tasks"] == {"dailyomni": 73.06}
+    result = invoke(["leaderboard", "--benchmark", "dailyomni", "--output-dir", str(tmp_path)])
+    assert result.code == 0, result.stderr
+    board = (tmp_path / "leaderboard-dailyomni.md").read_text()
+    assert "| 1 | Qwen3-Omni-30B-A3B-Thinking (Open) |" in board and "73.60" in board
+
+
+def test_a_run_counts_a_missing_video_as_the_testers_skip(tmp_path: Path) -> None:
+    """Infer records a question whose video is absent as a failed request; the tester skips it as "Video file not
+    found", which leaves the denominator twice (a skip and a failure): eval and export count it so."""
+    root = tmp_path / "data"
+    assert invoke(["sample-data", "--benchmark", "dailyomni", "--out", str(root)]).code == 0
+    video = json.loads((root / layout.DATASET).read_text())[0]["video_id"]
+    gone = [i for i in DailyOmni().load(root, DailyOmni().tasks()[0]) if i.meta["video_id"] == video]
+    (root / "Videos" / video / f"{video}_video.mp4").unlink()
+    server = FakeOpenAIServer(responder=lambda body: "A")
+    args = [
+        "--benchmark",
+        "dailyomni",
+        "--data-root",
+        str(root),
+        "--model",
+        "m",
+        "--output-dir",
+        str(tmp_path),
+    ]
+    with server.run_in_thread():
+        infer = ["infer", *args, "--base-url", server.base_url, "--skip-probe"]
+        invoke(infer, {"OPENAI_API_KEY": KEY})
+    assert invoke(["refine", *args, "--mode", "rules"]).code == 0
+    assert invoke(["eval", *args, "--allow-partial"]).code == 0
+    doc = json.loads((tmp_path / "m" / "dailyomni" / "eval.json").read_text())
+    n, skipped = len(DailyOmni().load(root, DailyOmni().tasks()[0])), len(gone)
+    assert doc["Items Skipped (Missing fields/video)"] == skipped
+    assert doc["Items Attempted (Processed)"] == n - skipped
+    assert doc["API Call Failures (Errors/Retries exceeded)"] == skipped
+    assert doc["Items Evaluated for Accuracy"] == n - 2 * skipped
+    assert invoke(["export", *args]).code == 0
+    exported = tmp_path / "m" / "dailyomni" / "reference" / "dailyomni-records.jsonl"
+    skips = [json.loads(line) for line in exported.read_text().splitlines() if '"skipped": true' in line]
+    assert len(skips) == skipped and all(s["reason"] == "Video file not found" for s in skips)

@@ -165,6 +165,14 @@ def test_a_broken_prediction_file_names_its_line_and_field(
     assert f"{path} entry 5 field {field}: differs from the dataset's" in result.stderr
 
 
+def test_an_empty_prediction_file_is_refused(data_root: Path, tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n")
+    args = ["eval", "--benchmark", "mmsu", "--predictions", str(path), "--data-root", str(data_root)]
+    result = invoke([*args, "--out", str(tmp_path / "x.json"), "--output-dir", str(tmp_path / "runs")])
+    assert result.code == 2 and f"{path}: holds no rows" in result.stderr
+
+
 def test_official_document_pools_by_hand() -> None:
     """Three counted questions and one left out: pooled per pair, per category and overall, as fractions."""
     metas = [

@@ -14,6 +14,7 @@ import pytest
 import soundfile as sf
 
 from avibench.benchmarks.mmsu import layout, sample
+from avibench.items import Response
 from avibench.plugin import get_benchmark
 from avibench.testing.harness import invoke
 
@@ -123,3 +124,38 @@ def test_run_puts_mmsu_on_the_card(data: Path, tmp_path: Path) -> None:
     card = json.loads((tmp_path / "oracle" / "card.json").read_text())
     row = next(r for r in card["benchmarks"] if r["benchmark"] == "mmsu")
     assert row["headline"] == {"reference": 100.0, "strict": 100.0}
+
+
+def test_export_writes_the_official_inference_output_that_eval_reads_back(data: Path, tmp_path: Path) -> None:
+    run = _pipeline(data, tmp_path, "random")
+    out = tmp_path / "exported"
+    result = invoke(["export", "--benchmark", "mmsu", "--model", "random", "--output-dir", str(tmp_path),
+                     "--out", str(out)])  # fmt: skip
+    assert result.code == 0, result.stderr
+    lines = (out / "mmsu-predictions.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == sample.SMALL and "audio" not in rows[0]
+    assert set(rows[0]) == {"id", "task_name", "question", *layout.OPTIONS, "answer_gt", "category", "sub-category",
+                            "sub-sub-category", "linguistics_sub_discipline", "response"}  # fmt: skip
+    rescored = tmp_path / "rescored.json"
+    args = ["eval", "--benchmark", "mmsu", "--predictions", str(out / "mmsu-predictions.jsonl")]
+    result = invoke([*args, "--data-root", str(data), "--out", str(rescored)])
+    assert result.code == 0, result.stderr
+    again = json.loads(rescored.read_text())
+    for profile in ("reference", "strict"):
+        assert (
+            again["summary"]["by_profile"][profile]["official"]
+            == run["summary"]["by_profile"][profile]["official"]
+        )
+
+
+def test_strict_reads_no_null_option_from_its_shown_text(data: Path) -> None:
+    bench = get_benchmark("mmsu")
+    items = bench.load(data, bench.task("MMSU"))
+    item = next(
+        i for i in items if i.source["choice_c"] is None
+    )  # a two-option question, C and D shown as None
+    read = lambda reply: bench.read(Response(item, "answered", reply), "strict")  # noqa: E731
+    assert item.options[2:] == ("None", "None")
+    assert read("None") is None and read("The answer is none of them.") is None
+    assert read("C") == 2 and read(item.options[0]) == 0

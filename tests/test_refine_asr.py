@@ -22,6 +22,9 @@ from avibench.refine.asr import is_refusal, transcript
         ("It was a silent night", "It was a silent night"),  # speech, not a refusal
         ("I'm sorry I was late", "I'm sorry I was late"),
         ("我没有说话", "我没有说话"),
+        ("音频内容是：今天的天气很好", "今天的天气很好"),
+        ("I can't help it if the sun is silent", "I can't help it if the sun is silent"),
+        ("我听不清楚你说的话", "我听不清楚你说的话"),
     ],
 )
 def test_rules_read_the_transcript(reply: str, expected: str) -> None:
@@ -37,6 +40,12 @@ def test_rules_read_the_transcript(reply: str, expected: str) -> None:
         "I am unable to transcribe this clip.",
         "抱歉，我无法识别这段音频。",
         "音频中没有任何语音。",
+        "Sorry, I can't help with that.",
+        "As an AI language model, I don't have the ability to listen to audio.",
+        "The audio is silent.",
+        "The recording contains no speech.",
+        "对不起，我听不清楚。",
+        "抱歉，无法处理这段音频。",
     ],
 )
 def test_refusals_are_unread_and_get_no_fallback(reply: str) -> None:

@@ -124,6 +124,12 @@ def test_readings() -> None:
     assert {text: (exact_letter(text, m), strict_letter(text, m)) for text in cases} == cases
 
 
+def test_strict_reads_no_letter_from_a_reply_that_says_not_available() -> None:
+    bench, item = WorldSense(), None
+    replies = ("N/A", " n/a ", "NA", "None", "A", "(A)")
+    assert [bench.extract(item, r) for r in replies] == [None, None, None, None, "A", "A"]  # type: ignore[arg-type]
+
+
 def test_judge_fallback_with_a_stand_in_judge(tmp_path: Path) -> None:
     xlsx, _ = worldsense_corpus.write(tmp_path / "data")
 
@@ -286,11 +292,16 @@ def test_validate_names_the_video_and_the_field(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     data["vid01"]["task2"]["answer"] = "E"
     del data["vid03"]["domain"]
+    del data["vid02"]["task1"]["candidates"]
     path.write_text(json.dumps(data))
     result = invoke(["validate-data", str(tmp_path / "data"), "--benchmark", "worldsense"])
     assert result.code != 0
     assert f"{path} entry 1 field task2.answer: 'E' is not one of A, B, C, D" in result.stdout + result.stderr
     assert f"{path} entry 3 field domain: is missing" in result.stdout + result.stderr
+    assert f"{path} entry 2 field task1.candidates: is missing" in result.stdout
+    assert (
+        "task1.answer" not in result.stdout
+    )  # no second problem for the answer of a question without options
 
 
 #: VLMEvalKit's subtitle lines for this SRT on a sample video (30 frames at 10 fps): its build_prompt selection

@@ -41,10 +41,23 @@ class ASR(Benchmark):
     score_digits: ClassVar[int | None] = None
 
     def tasks(self) -> tuple[Task, ...]:
+        """Each task's group is its language, a name ``--tasks`` takes (as it takes a corpus: :meth:`expand`)."""
         return tuple(
-            Task(name, title, f"{unit(spec.language)} ({spec.language})", metric=error_rate)
+            Task(name, title, spec.language, metric=error_rate)
             for name, (title, spec) in layout.TASKS.items()
         )
+
+    def expand(self, name: str) -> tuple[Task, ...] | None:
+        """``en`` or ``wer`` (the English tasks), ``zh`` or ``cer`` (the Chinese ones), or a corpus: ``librispeech``,
+        ``fleurs``, ``aishell1``, ``wenetspeech``, ``commonvoice15``."""
+        key = name.lower()
+        language = {"en": "en", "wer": "en", "zh": "zh", "cer": "zh"}.get(key)
+        found = tuple(
+            t
+            for t in self.tasks()
+            if t.group == language or (language is None and t.name.startswith(f"{key}_"))
+        )
+        return found or None
 
     # -- data ---------------------------------------------------------------------------------------------
 

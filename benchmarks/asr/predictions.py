@@ -64,8 +64,8 @@ def read(path: Path, items: Mapping[str, Sequence[Item]]) -> dict[str, list[Resp
     found: dict[str, Response] = {}
     for file in _files(Path(path)):
         rows = records.read_json(file)
-        if not isinstance(rows, list):
-            raise DatasetError(file, "must be a JSON list of {gt, response, source, audio_path}")
+        if not isinstance(rows, list) or not rows:
+            raise DatasetError(file, "must be a non-empty JSON list of {gt, response, source, audio_path}")
         for entry, row in enumerate(rows):
             fields.require(file, entry, row, FIELDS)
             item = _match(clips, row["audio_path"])

@@ -73,7 +73,8 @@ def problems(root: Path) -> list[Problem]:
         found += fields.problems(path, index, record, FIELDS)
         video_id = record.get("video_id") if isinstance(record, dict) else None
         if isinstance(video_id, str) and video_id and not video_path(root, video_id).is_file():
-            found.append(Problem(str(video_path(root, video_id)), "video not found", index, "video_id"))
+            missing = video_path(root, video_id).relative_to(root)
+            found.append(Problem(str(path), f"video not found: {missing}", index, "video_id"))
     return found
 
 

@@ -17,10 +17,16 @@ from typing import Any, ClassVar
 import click
 
 from avibench.benchmarks.dailyomni import layout, sample
-from avibench.benchmarks.dailyomni.predictions import NOT_FOUND_REPLY, read_responses, write_records
+from avibench.benchmarks.dailyomni.predictions import (
+    NOT_FOUND_REPLY,
+    as_tester_saw,
+    read_responses,
+    write_records,
+)
 from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
+from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.dailyomni import (
     GROUPS,
     LOCAL_DURATIONS,
@@ -205,8 +211,18 @@ class DailyOmni(Benchmark):
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
     ) -> dict[str, Path]:
         """The API tester's records, one per question (the shape ``eval --predictions`` reads back)."""
-        rows = list(responses.get(layout.TASK, ()))
+        rows = [as_tester_saw(r) for r in responses.get(layout.TASK, ())]
         return {layout.TASK: write_records(Path(out) / f"{self.name}-records.jsonl", rows)}
+
+    def journal_inputs(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
+        """The run's responses, a question whose video is missing counted as the tester's "video not found" skip
+        (infer records it as a failed request)."""
+        responses, absent = super().journal_inputs(request)
+        return {task: [as_tester_saw(r) for r in rows] for task, rows in responses.items()}, absent
+
+    def published(self) -> list[dict[str, Any]]:
+        """The official README's leaderboard (omni models with visual and audio): its Avg is the headline."""
+        return board_rows(published_table(self.name), headline="Avg", tasks={layout.TASK: "Avg"})
 
     def report_blocks(self, document: Mapping[str, Any], paths: Any) -> list[Any]:
         """Accuracy by QA type, video category and duration in both profiles."""

@@ -49,7 +49,12 @@ def read_responses(path: Path, items: Sequence[Item]) -> tuple[list[Response], l
         waiting.setdefault(_key(item), []).append(item)
     found: dict[str, Response] = {}
     unmatched_skips = disagree = 0
-    for entry, record in records.objects(path, records.jsonl_rows(path)):
+    rows = records.objects(path, records.jsonl_rows(path))
+    if not rows:
+        raise DatasetError(
+            path, "holds no records (one JSON object per line, as main_tester.py collects them)"
+        )
+    for entry, record in rows:
         number = entry + 1
         if record.get("skipped") and record.get("reason") != NOT_FOUND_REASON:
             unmatched_skips += 1  # a skip without its question: the question stays a skip
@@ -90,6 +95,17 @@ def read_responses(path: Path, items: Sequence[Item]) -> tuple[list[Response], l
             "the questions without a record are counted as skipped"
         )
     return responses, notes
+
+
+def as_tester_saw(response: Response) -> Response:
+    """A run's response as the API tester would have recorded it: a question left unanswered whose video is not
+    in the data root is its "Video file not found" skip (the tester looks for the file before asking)."""
+    if response.status == "answered" or response.raw == NOT_FOUND_REPLY:
+        return response
+    video = next((p.value for p in response.item.parts if p.kind == "video"), None)
+    if video is None or Path(video).is_file():
+        return response
+    return Response(response.item, "missing", raw=NOT_FOUND_REPLY)
 
 
 def record_of(response: Response) -> dict[str, Any]:

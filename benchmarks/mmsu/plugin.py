@@ -105,8 +105,14 @@ class MMSU(Benchmark):
     # -- answers ----------------------------------------------------------------------------------------
 
     def extract(self, item: Item, text: str) -> str | None:
-        """The strict reading: the letter of the option the reply commits to (``None``: a hedge, two letters)."""
-        index = multiple_choice.strict_choice(text, item.options, LETTERS, lowercase_letters=True)
+        """The strict reading: the letter of the option the reply commits to (``None``: a hedge, two letters).
+
+        An option the dataset leaves null is shown as ``None`` but is no answer's text: a reply "None" (or "none of
+        them") is unread, while its letter still reads as that option."""
+        texts = tuple(
+            "" if item.source[k] is None else t for k, t in zip(layout.OPTIONS, item.options, strict=True)
+        )
+        index = multiple_choice.strict_choice(text, texts, LETTERS, lowercase_letters=True)
         return None if index is None else LETTERS[index]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
@@ -151,7 +157,12 @@ class MMSU(Benchmark):
         ``response`` (absent: an empty reply, as the official scorer reads it; not a string: a failure)."""
         items = {item.item_id: item for item in self.load(root, TASK)}
         answers: dict[str, Response] = {}
-        for line, row in records.objects(path, records.jsonl_rows(path)):
+        rows = records.objects(path, records.jsonl_rows(path))
+        if not rows:
+            raise DatasetError(
+                path, "holds no rows (one JSON object per line: the dataset's columns and response)"
+            )
+        for line, row in rows:
             item = items.get(str(row.get("id")))
             if item is None or str(item.item_id) in answers:
                 why = "is not a question of the dataset" if item is None else "is answered twice"
@@ -166,3 +177,18 @@ class MMSU(Benchmark):
                 reply if isinstance(reply, str) else None,
             )
         return {TASK.name: [answers.get(i.item_id, Response(i, "missing")) for i in items.values()]}
+
+    def write_predictions(
+        self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
+    ) -> dict[str, Path]:
+        """mmsu_inference.py's output, the shape ``eval --predictions`` reads back: each asked question's dataset
+        columns but ``audio``, and ``response``, the raw reply (the official scorer reads it: both stages alike;
+        ``null`` for a failed request). Questions never asked have no row."""
+        rows = [
+            {**r.item.source, "response": r.raw if r.status == "answered" else None}
+            for r in responses.get(TASK.name, ())
+            if r.status in ("answered", "failed")
+        ]
+        if not rows:
+            return {}
+        return {TASK.name: records.write_jsonl(Path(out) / f"{self.name}-predictions.jsonl", rows)}

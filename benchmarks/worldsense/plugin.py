@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from avibench.benchmarks.worldsense import layout, sample
 from avibench.benchmarks.worldsense.judging import JUDGE, Ask, judge
-from avibench.benchmarks.worldsense.predictions import read_responses, write_tsv
+from avibench.benchmarks.worldsense.predictions import NA_STRINGS, read_responses, write_tsv
 from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
 from avibench.level_metrics.task_metrics import accuracy
@@ -106,7 +106,10 @@ class WorldSense(Benchmark):
 
     def extract(self, item: Item, text: str) -> str | None:
         """The strict reading: prefixes deleted in any case, the first A-D standing alone; ``None`` for a
-        refusal, a failure message or no lone letter."""
+        refusal, a failure message, no lone letter, or a reply VLMEvalKit's reader takes for no prediction
+        ("N/A", "None", "NA": not the letter A)."""
+        if text.strip() in NA_STRINGS:
+            return None
         return strict_letter(text, matching())
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
