@@ -130,13 +130,14 @@ def _not_built(name: str) -> click.Command:
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="avibench")
 def cli() -> None:
-    """avibench: evaluate omni-modal LLMs on AVI-Bench.
+    """avibench: evaluate omni-modal LLMs on AVI-Bench and the benchmarks installed beside it.
 
     \b
-    The pipeline has three resumable stages, each reading and writing files under outputs/<label>/:
-      avibench infer  --model M     ask the model      -> outputs/<label>/infer/<TASK>.jsonl
-      avibench refine --model M     normalise answers  -> outputs/<label>/refine/<TASK>.jsonl
-      avibench eval   --model M     score              -> outputs/<label>/eval.json
+    The pipeline has three resumable stages, each reading and writing files under
+    outputs/<label>/<benchmark>/ (--benchmark NAME, default avibench; see 'avibench benchmarks'):
+      avibench infer  --model M     ask the model      -> outputs/<label>/<benchmark>/infer/<TASK>.jsonl
+      avibench refine --model M     normalise answers  -> outputs/<label>/<benchmark>/refine/<TASK>.jsonl
+      avibench eval   --model M     score              -> outputs/<label>/<benchmark>/eval.json
     'avibench run --model M --benchmarks all' takes a model through every stage of every benchmark and writes
     its card (outputs/<label>/card.html).
     Re-running a stage carries on where it stopped. Run 'avibench COMMAND --help' for details.

@@ -11,6 +11,7 @@ Every stage meets the others only through these files, and this module is the on
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -97,6 +98,15 @@ def record_key(record: dict[str, Any]) -> str | None:
     if isinstance(index, int) and not isinstance(index, bool):
         return str(index)
     return None
+
+
+def asked_first_variants_only(paths: RunPaths) -> bool:
+    """Whether the run's last infer asked each item's first variant only (``infer --variants first``)."""
+    try:
+        run = json.loads(paths.run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(run, dict) and run.get("variants") == "first"
 
 
 def latest_by_key(path: Path | str) -> dict[str, dict[str, Any]]:

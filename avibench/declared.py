@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from avibench.items import Response
+from avibench.items import Item, Response
 
 if TYPE_CHECKING:
     from avibench.plugin import Benchmark, Scored, ScoredRow, Task
@@ -128,6 +128,12 @@ def _chance(
     if not levels or any(level is None for level in levels):
         return None
     return _rounded(100.0 * sum(levels) / len(levels), benchmark.score_digits)  # type: ignore[arg-type]
+
+
+def items_chance(benchmark: Benchmark, task: Task, items: Sequence[Item], profile: str) -> float | None:
+    """The chance level of one task folder from its questions alone (a task never asked has them too)."""
+    name = benchmark.reported_task(task.name)
+    return _chance(benchmark, name, [task], [Response(item, "missing") for item in items], profile)
 
 
 def _pooled(benchmark: Benchmark, tasks: Sequence[Task]) -> dict[str, list[Task]]:

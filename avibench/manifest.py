@@ -400,6 +400,29 @@ def check_binding(
     return differ
 
 
+def _holds_an_answer(journal: Path) -> bool:
+    return journal.is_file() and any(is_answered(r) for r in latest_by_key(journal).values())
+
+
+def unbind_unanswered(paths: RunPaths, manifest: dict[str, Any], binding: Mapping[str, Any]) -> None:
+    """Forget the binding of every task whose infer journal holds no answer: answers bind a run, so a task whose
+    every request failed (a misspelt model's 404) takes the next invocation's binding instead of refusing it. When no
+    task holds an answer, the run itself takes ``binding`` (and is not mixed)."""
+    entries = manifest.setdefault("tasks", {})
+    for task in [t for t in entries if not _holds_an_answer(paths.infer_journal(t))]:
+        del entries[task]
+    if not entries:
+        manifest.update({k: binding.get(k) for k in BINDING})
+        manifest["mixed"] = False
+
+
+def save_if_changed(paths: RunPaths, manifest: Mapping[str, Any]) -> None:
+    """Write the manifest unless the file already holds it: a re-run that changes nothing leaves it (and so what
+    eval's reuse stamp sees) untouched."""
+    if read_manifest(paths) != json.loads(json.dumps(manifest)):
+        atomic_write_json(manifest_path(paths), manifest)
+
+
 def bind_tasks(
     manifest: dict[str, Any],
     binding: Mapping[str, Any],

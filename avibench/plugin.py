@@ -26,9 +26,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from avibench.contracts import RunPaths, journal_responses
+from avibench.contracts import RunPaths, asked_first_variants_only, journal_responses
 from avibench.errors import AvibenchError
-from avibench.items import Item, Response
+from avibench.items import Item, Response, first_variants
 
 if TYPE_CHECKING:  # the metrics package imports numpy, which --help never needs
     from avibench.level_metrics.task_metrics import Aggregate, Metric
@@ -161,7 +161,8 @@ class Scored:
     ``document`` holds the official scorer's output for the primary profile at its top level, plus ``summary``
     (``by_profile`` with both profiles on 0-100) and ``coverage`` (per task: counts and why it is not complete);
     the driver adds ``meta``. ``errors`` are problems that make the exit code non-zero (a broken prediction file, a
-    scorer that raised). ``per_sample`` maps task -> key -> profile -> score (0-1, ``None`` = not scored);
+    scorer that raised); ``notes`` are lines eval prints beside the scores (a judged part left without a judge,
+    which its coverage reports not scored). ``per_sample`` maps task -> key -> profile -> score (0-1, ``None`` = not scored);
     ``values`` maps task -> key -> profile -> the value the task's metric takes (JSON; ``None`` = not scored),
     so intervals and comparisons recompute the metric on resampled items.
     """
@@ -169,6 +170,7 @@ class Scored:
     document: dict[str, Any]
     errors: list[str] = field(default_factory=list)
     per_sample: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     values: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 
@@ -209,6 +211,13 @@ class Benchmark(ABC):
     #: The decimals of task scores, summary numbers and chance levels in a declared benchmark's eval document
     #: (as many as its official scorer reports; ``None``: unrounded, for a scorer that prints full floats).
     score_digits: ClassVar[int | None] = 2
+    #: True for a plug-in that reads which variants a run asked itself (STAR-Bench scores a rotations-off run on
+    #: run 0): :meth:`journal_inputs` then keeps every variant of a run made with ``infer --variants first``,
+    #: where it otherwise keeps the first ones only, so the variants never meant to be asked are not missing.
+    reads_asked_variants: ClassVar[bool] = False
+    #: Eval options whose effect the plug-in records in eval.json and its pages state themselves (AVI-Bench's
+    #: ``--fense``: "FENSE unavailable", "stand-in"): the leaderboards and cards do not mark them again.
+    stated_options: ClassVar[frozenset[str]] = frozenset()
 
     # -- tasks ------------------------------------------------------------------------------------------
 
@@ -227,17 +236,28 @@ class Benchmark(ABC):
         if isinstance(names, str):
             names = names.replace(",", " ").split()
         by_name = {t.name.upper(): t for t in self.tasks()}
+        by_group: dict[str, list[Task]] = {}
+        for t in self.tasks():
+            by_group.setdefault(_group_key(t.group), []).append(t)
         wanted: list[Task] = []
         for raw in names:
-            found = self.expand(raw.strip())
+            try:
+                found = self.expand(raw.strip())
+            except AvibenchError:
+                # the plug-in's own group vocabulary refuses it; a group of the task listing still counts
+                if _group_key(raw) not in by_group:
+                    raise
+                found = None
+            if found is None and raw.strip().upper() in by_name:
+                found = (by_name[raw.strip().upper()],)
             if found is None:
-                task = by_name.get(raw.strip().upper())
-                if task is None:
-                    known = ", ".join(t.name for t in self.tasks())
-                    raise AvibenchError(
-                        f"unknown task {raw!r} for benchmark {self.name}; known tasks: {known}"
-                    )
-                found = (task,)
+                found = tuple(by_group.get(_group_key(raw), ()))
+            if not found:
+                known = ", ".join(t.name for t in self.tasks())
+                groups = ", ".join(sorted(by_group))
+                raise AvibenchError(
+                    f"unknown task {raw!r} for benchmark {self.name}; known tasks: {known}; groups: {groups}"
+                )
             wanted.extend(t for t in found if t not in wanted)
         order = {t.name: i for i, t in enumerate(self.tasks())}
         return tuple(sorted(wanted, key=lambda t: order[t.name]))
@@ -405,7 +425,8 @@ class Benchmark(ABC):
 
     def journal_inputs(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
         """The responses of each selected task with data and an infer journal, in load order and in the wording
-        the run was asked in (its template), and why each other selected task has none."""
+        the run was asked in (its template), and why each other selected task has none. A run made with ``infer
+        --variants first`` holds each item's first variant only."""
         responses: dict[str, list[Response]] = {}
         absent: dict[str, str] = {}
         found = self.available(request.data_root)
@@ -420,6 +441,8 @@ class Benchmark(ABC):
                 absent[task.name] = f"no infer journal {journal}"
             else:
                 items = self.load(request.data_root, task, request.template)
+                if not self.reads_asked_variants and asked_first_variants_only(request.paths):
+                    items = first_variants(items)  # the other variants were never meant to be asked
                 responses[task.name] = journal_responses(request.paths, task.name, items)
         return responses, absent
 
@@ -464,24 +487,59 @@ class Benchmark(ABC):
         ``avibench eval --help``; their values reach :attr:`EvalRequest.options` by their names."""
         return []
 
+    def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
+        """Files or folders a metric reads besides the run and its data (model weights, a classifier), under the
+        eval options ``options``: eval's reuse stamp covers them, so a replaced model scores again instead of
+        replaying the old result. Default: none."""
+        return ()
+
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
-        """The few lines ``eval`` prints (default: task scores of the primary profile)."""
+        """The few lines ``eval`` prints (default: each task's score in both profiles, the primary one starred)."""
         summary = document.get("summary", {})
         tasks = summary.get("tasks", {})
-        lines = [f"{'task':<16}{'score':>9}"]
+        primary = summary.get("profile") or PROFILES[0]
+        views = summary.get("by_profile") if isinstance(summary.get("by_profile"), Mapping) else {}
+
+        def value(profile: str, key: str, name: str | None = None) -> Any:
+            view = views.get(profile)
+            # a document without both profiles: the primary one's numbers only
+            source = view if isinstance(view, Mapping) else summary if profile == primary else {}
+            found = source.get(key)
+            return found.get(name) if name is not None and isinstance(found, Mapping) else found
+
+        def row(name: str, values: list[Any], mark: str) -> str:
+            cells = "".join(f"{'-' if v is None else f'{v:.2f}':>11}" for v in values)
+            return f"{name:<16}{cells}{mark}"
+
+        lines = [f"{'task':<16}" + "".join(f"{p + ('*' if p == primary else ''):>11}" for p in PROFILES)]
         lines += [
-            f"{name:<16}{'-' if v is None else f'{v:.2f}':>9}{incomplete_mark(document, f'tasks.{name}')}"
-            for name, v in tasks.items()
+            row(name, [value(p, "tasks", name) for p in PROFILES], incomplete_mark(document, f"tasks.{name}"))
+            for name in tasks
         ]
         if summary.get("headline") is not None or incomplete_mark(document, "headline"):
-            value = summary.get("headline")
-            shown = "-" if value is None else f"{value:.2f}"
-            lines.append(f"{'headline':<16}{shown:>9}{incomplete_mark(document, 'headline')}")
+            headlines = [value(p, "headline") for p in PROFILES]
+            lines.append(row("headline", headlines, incomplete_mark(document, "headline")))
         return lines
 
     def reported_task(self, task: str) -> str:
         """The task a folder's items are reported under (AVI-Bench pools VSQA_I and VSQA_V into VSQA)."""
         return task
+
+    def has_chance(self, task: str) -> bool:
+        """Whether a reported task has a chance level. ``False`` for one whose metric has no answer space to guess
+        from (AVI-Bench's captions, scored by FENSE): the pages show its level as none, whatever eval.json
+        records for it, and no aggregate of chance levels takes it in."""
+        return True
+
+    def stated_chance(self, chance: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``summary.chance`` as the pages state it: a task without a chance level (:meth:`has_chance`) is ``None``."""
+        return {task: level if self.has_chance(task) else None for task, level in (chance or {}).items()}
+
+    def sample_note(self, values: Mapping[str, Any], profile: str) -> str | None:
+        """A sentence the viewer shows with a question whose score its own answer does not explain, from the
+        question's values per profile (``samples.jsonl`` ``values``); AVI-Bench names the double-confirm
+        pre-question that gates it and its outcome. ``None`` (the default): nothing to add."""
+        return None
 
     def run_of(self, item: Item) -> str | None:
         """Which repeated run of the benchmark an item belongs to (a rotation, a repeat), for run-to-run spread.
@@ -565,6 +623,11 @@ def _scan(group: str, search_path: tuple[str, ...]) -> dict[str, Any]:
 def _group(group: str) -> dict[str, Any]:
     """``group``'s entry points as the current ``sys.path`` finds them (a changed path is scanned again)."""
     return _scan(group, tuple(sys.path))
+
+
+def _group_key(group: str) -> str:
+    """A task group as ``--tasks`` names it: lower case, spaces as hyphens (``spatial-reasoning``)."""
+    return "-".join(group.lower().replace("_", " ").split())
 
 
 def _entry_points() -> dict[str, Any]:

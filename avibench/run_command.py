@@ -12,6 +12,7 @@ sample. One benchmark's failure never stops the others.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,27 +190,58 @@ def choose_data(
     return root, not complete_sample(benchmark, root), None
 
 
-def call_stage(command: click.Command, name: str, args: list[str]) -> int:
-    """Run one stage command in-process; its exit code (2 for a user error, 1 for anything it raised)."""
+@dataclass(frozen=True)
+class StageResult:
+    """A stage command's exit code and, when it stopped on an error, the error's one line."""
+
+    code: int
+    cause: str | None = None
+
+
+def call_stage(command: click.Command, name: str, args: list[str]) -> StageResult:
+    """Run one stage command in-process; its exit code (2 for a user error, 1 for anything it raised) and why."""
     try:
         code = command.main(args=args, prog_name=f"avibench {name}", standalone_mode=False)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_ERROR)
     except click.ClickException as exc:
         exc.show()
-        return exc.exit_code
+        return StageResult(exc.exit_code, exc.format_message())
     except AvibenchError as exc:
         click.echo(f"error: {exc}", err=True)
-        return EXIT_USAGE
+        return StageResult(EXIT_USAGE, str(exc))
     except (click.exceptions.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:  # one benchmark's crash must not stop the others; say what it was
         if isinstance(exc, OSError) and exc.errno in UNWRITABLE:
-            click.echo(f"error: {unwritable_message(name, exc)}", err=True)
-            return EXIT_USAGE
-        click.echo(f"error: avibench {name} failed: {type(exc).__name__}: {exc}", err=True)
-        return EXIT_ERROR
-    return code if isinstance(code, int) else 0
+            message = unwritable_message(name, exc)
+            click.echo(f"error: {message}", err=True)
+            return StageResult(EXIT_USAGE, message)
+        message = f"avibench {name} failed: {type(exc).__name__}: {exc}"
+        click.echo(f"error: {message}", err=True)
+        return StageResult(EXIT_ERROR, message)
+    return StageResult(code if isinstance(code, int) else 0)
+
+
+def _stopped(stage: str, result: StageResult) -> str:
+    """A failed stage's row reason: its exit code and the error it stopped on."""
+    return f"{stage} exited with {result.code}" + (f": {result.cause}" if result.cause else "")
+
+
+def kept_older_eval(paths: RunPaths, since_ns: int) -> str | None:
+    """Why the label's eval.json is not this run's eval, when eval wrote beside it (it scored less than the
+    eval.json there, which it keeps): the card's row is then partial, not the older file's status."""
+    beside = paths.root / "eval-partial.json"
+    try:
+        written = beside.stat().st_mtime_ns >= since_ns
+    except OSError:
+        return None
+    if not written:
+        return None
+    return (
+        f"this run's eval is incomplete ({beside.name}); {paths.eval_json.name} holds an older eval that scores "
+        f"more (avibench eval --benchmark {paths.benchmark} --label {paths.label} --replace to replace it)"
+    )
 
 
 def _announce(position: str, benchmark: str, stage: str) -> None:
@@ -230,14 +262,14 @@ def run_benchmark(
 ) -> BenchmarkOutcome:
     """The benchmark's stages in order. A stage that fails some questions (exit 1) lets the next ones take what
     it made; one that stops on a user error (exit 2) ends the benchmark."""
-    outcome = BenchmarkOutcome(benchmark.name, data_root=str(data_root))
+    outcome = BenchmarkOutcome(benchmark.name, data_root=str(data_root.resolve()))
     if generate:
         _announce(position, benchmark.name, f"{SAMPLE_DATA} (no data at {benchmark.download_root})")
         args = ["--benchmark", benchmark.name, "--out", str(data_root)]
-        code = call_stage(commands[SAMPLE_DATA], SAMPLE_DATA, args)
-        outcome.stages[SAMPLE_DATA] = code
-        if code:
-            outcome.error = f"{SAMPLE_DATA} exited with {code}"
+        result = call_stage(commands[SAMPLE_DATA], SAMPLE_DATA, args)
+        outcome.stages[SAMPLE_DATA] = result.code
+        if result.code:
+            outcome.error = _stopped(SAMPLE_DATA, result)
             return outcome
     where = ["--benchmark", benchmark.name, "--label", label, "--output-dir", str(output_dir)]
     args = {
@@ -247,41 +279,61 @@ def run_benchmark(
         "report": [*where, "--model", model],
         "view": [*where, "--data-root", str(data_root)],
     }
+    paths = RunPaths(output_dir, label, benchmark.name)
     for stage in STAGES:
         _announce(position, benchmark.name, stage)
-        code = call_stage(commands[stage], stage, [*args[stage], *routed[stage]])
-        outcome.stages[stage] = code
-        if code == EXIT_INTERRUPTED:
+        started = time.time_ns()
+        result = call_stage(commands[stage], stage, [*args[stage], *routed[stage]])
+        outcome.stages[stage] = result.code
+        if result.code == EXIT_INTERRUPTED:
             raise KeyboardInterrupt
-        if code not in (0, EXIT_ERROR):  # a user error: the later stages need what this one did not make
-            outcome.error = f"{stage} exited with {code}"
+        if result.code not in (
+            0,
+            EXIT_ERROR,
+        ):  # a user error: the later stages need what this one did not make
+            outcome.error = _stopped(stage, result)
             break
+        if stage == "eval":
+            outcome.partial = kept_older_eval(paths, started)
     return outcome
 
 
+def asked_rows(card: Mapping[str, Any], outcomes: Sequence[BenchmarkOutcome]) -> list[Mapping[str, Any]]:
+    """The card's rows of the benchmarks this invocation was asked to run (the card also shows the label's other
+    benchmarks, from older runs, which neither the exit code nor the closing table counts)."""
+    asked = {o.benchmark for o in outcomes}
+    return [row for row in card["benchmarks"] if row["benchmark"] in asked]
+
+
 def exit_code(card: Mapping[str, Any], outcomes: Sequence[BenchmarkOutcome], allow_partial: bool) -> int:
-    """2 when a stage stopped with a user error, 1 for any other failure, 3 when a benchmark is partial or not
-    run (unless ``allow_partial``), else 0."""
+    """2 when a stage stopped with a user error, 1 for any other failure, 3 when a benchmark asked for is partial
+    or not run (unless ``allow_partial``), else 0."""
     codes = [c for o in outcomes for c in o.stages.values()]
     if EXIT_USAGE in codes:
         return EXIT_USAGE
     if any(c not in (0, EXIT_INCOMPLETE) for c in codes) or any(o.error for o in outcomes):
         return EXIT_ERROR
-    if not allow_partial and any(r["status"] != "complete" for r in card["benchmarks"]):
+    if not allow_partial and any(r["status"] != "complete" for r in asked_rows(card, outcomes)):
         return EXIT_INCOMPLETE
     return 0
 
 
-def summary_lines(card: Mapping[str, Any]) -> Iterator[str]:
-    """The closing table: a line per benchmark with its status and headline in both profiles."""
+def summary_lines(card: Mapping[str, Any], outcomes: Sequence[BenchmarkOutcome]) -> Iterator[str]:
+    """The closing table: a line per benchmark asked for with its status and headline in both profiles, and why a
+    benchmark is not complete where a stage or eval said so."""
     yield f"{'benchmark':<15}{'status':<10}{'reference':>11}{'strict':>9}  data"
-    for row in card["benchmarks"]:
+    for row in asked_rows(card, outcomes):
         headline = row.get("headline") or {}
         dataset = row.get("dataset")
-        data = f"{dataset['kind']} data" if dataset else str(row.get("reason") or "-")
+        data = f"{dataset['kind']} data" if dataset else "-"
+        reason = row.get("reason")
+        unparsed = row.get("unparsed") or {}
+        if unparsed.get("mostly"):
+            flag = f"mostly unparsed ({unparsed['unparsed']} of {unparsed['answers']} answers)"
+            reason = f"{reason}; {flag}" if reason else flag
         yield (
             f"{row['benchmark']:<15}{row['status']:<10}{fmt_score(headline.get('reference')):>11}"
-            f"{fmt_score(headline.get('strict')):>9}  {data}"
+            f"{fmt_score(headline.get('strict')):>9}  {data}" + (f"; {reason}" if reason else "")
         )
         if row.get("headline_name") == TASKS_INSTEAD:  # no headline: each task, in both profiles
             tasks = row.get("tasks") or {}
@@ -347,9 +399,10 @@ def run(
     $DATA_ROOT, which names one benchmark's data, is not read); without either it is reported as not run, or
     with --sample runs on its generated sample. Any other option goes to every stage command that declares it (see 'avibench infer --help' and the
     others); --STAGE.OPTION (e.g. --refine.concurrency 4) to that stage only. Re-running carries on where it
-    stopped; a finished run asks nothing. Exit code 0 when every benchmark is complete; 3 when one is partial
-    or not run (unless --allow-partial); 1 when a stage failed and 2 when a stage stopped on a user error,
-    after every benchmark has been taken as far as it goes.
+    stopped; a finished run asks nothing. Exit code 0 when every benchmark asked for is complete; 3 when one
+    is partial or not run (unless --allow-partial), judged parts without a judge key included ("not judged");
+    1 when a stage failed and 2 when a stage stopped on a user error, after every benchmark has been taken as
+    far as it goes. The label's other benchmarks, from earlier runs, are on the card but count for neither.
     """
     commands = _commands(ctx)
     routed = route_options(ctx.args, stage_options(commands))
@@ -384,7 +437,7 @@ def run(
     card = card_for(out, label, model, outcomes)
     paths = write_card(card, out / label)
     click.echo("")
-    for line in summary_lines(card):
+    for line in summary_lines(card, outcomes):
         click.echo(line)
     click.echo(f"card: {paths[2]} ({paths[0].name}, {paths[1].name} beside it)")
     code = exit_code(card, outcomes, allow_partial)

@@ -8,6 +8,7 @@ command passes down: nothing below the command line looks a benchmark up by name
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ import click
 from avibench.config import default_output_dir, label_for
 from avibench.contracts import RunPaths, migrate_legacy
 from avibench.errors import AvibenchError
-from avibench.plugin import Benchmark, get_benchmark
+from avibench.plugin import SAMPLE_MARKER, Benchmark, benchmark_names, get_benchmark
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_BENCHMARK = "avibench"
@@ -99,6 +100,50 @@ def resolve_benchmark(name: str) -> Benchmark:
 
 def resolve_data_root(benchmark: Benchmark, data_root: Path | None) -> Path:
     return data_root or benchmark.default_data_root(os.environ.get("DATA_ROOT"))
+
+
+def missing_data_root(benchmark: Benchmark, root: Path) -> str:
+    """Why there is no dataset at ``root``, and what makes one: the sample folder names ``sample-data``."""
+    if Path(root) == benchmark.sample_root:
+        return (
+            f"dataset root {root} does not exist: no {benchmark.name} data at {benchmark.download_root} and no "
+            f"generated sample; point --data-root (or DATA_ROOT) at the dataset, or generate the sample with "
+            f"'avibench sample-data --benchmark {benchmark.name}'"
+        )
+    return f"dataset root {root} does not exist (set --data-root or DATA_ROOT)"
+
+
+def benchmarks_at(root: Path, other_than: Benchmark) -> list[str]:
+    """The other installed benchmarks whose data ``root`` holds: the one its sample marker names, else every one
+    that finds a task there."""
+    try:
+        marker = json.loads((Path(root) / SAMPLE_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        marker = None
+    named = marker.get("benchmark") if isinstance(marker, dict) else None
+    if isinstance(named, str) and named != other_than.name and named in benchmark_names():
+        return [named]
+    found = []
+    for name in benchmark_names():
+        if name == other_than.name:
+            continue
+        try:
+            if get_benchmark(name).available(Path(root)):
+                found.append(name)
+        except Exception:  # a plug-in that cannot look at this folder holds no data in it
+            continue
+    return found
+
+
+def no_task_found(benchmark: Benchmark, root: Path) -> str:
+    """``root`` holds none of ``benchmark``'s tasks: say which benchmark's data it does hold."""
+    others = benchmarks_at(root, benchmark)
+    if not others:
+        return f"{root}: no {benchmark.name} task found"
+    return (
+        f"{root}: no {benchmark.name} task found; it holds {' or '.join(others)} data: pass --benchmark "
+        f"{others[0]}"
+    )
 
 
 def locate(

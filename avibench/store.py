@@ -5,6 +5,10 @@ being written; the fsync that guards against a power cut is done per call, per b
 or at most every ``sync_interval`` seconds and on close, so a stage never pays one disk sync per record. On read, a torn or invalid line is skipped; before appending, a torn tail left
 by a crash is cut off so the next record starts on its own line. Writers of the same journal (shards run side
 by side) take an exclusive lock for each append and for that cut, so one never cuts another's line mid-write.
+
+Nothing is dropped without a word: a complete line that is not a JSON object is named (file and line) on stderr
+when read, and the next writer of that journal moves it into ``<journal>.corrupt`` (its question is then missing
+and asked again); a torn tail the writer cuts is reported the same way.
 """
 
 from __future__ import annotations
@@ -13,21 +17,60 @@ import fcntl
 import json
 import os
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from avibench.kits.records import append_lines, read_journal
+from avibench.kits.records import jsonl_text, read_journal
 
 if TYPE_CHECKING:  # imported where used: every command imports this module, most never start a loop
     import asyncio
 
 
+#: Journals in which this process read a line that is not a JSON object, with those lines' numbers (1-based).
+_CORRUPT_LINES: dict[Path, set[int]] = {}
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _is_record(line: bytes) -> bool:
+    """Whether a complete line is a JSON object or blank (which readers skip and writers leave in place)."""
+    if not line.strip():
+        return True
+    try:
+        return isinstance(json.loads(line), dict)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+
+
+def _set_aside_corrupt(path: Path) -> None:
+    """Move the lines that are not JSON objects out of ``path`` into ``<path>.corrupt`` (under the writer's lock:
+    rewritten in place, so another writer's open file still appends to it) and say where they went."""
+    with path.open("rb+") as fh:
+        lines = fh.readlines()
+        bad = [n for n, line in enumerate(lines, 1) if line.endswith(b"\n") and not _is_record(line)]
+        if not bad:
+            return
+        aside = path.with_name(path.name + ".corrupt")
+        with aside.open("ab") as out:
+            out.writelines(lines[n - 1] for n in bad)
+        fh.seek(0)
+        dropped = set(bad)
+        fh.writelines(line for n, line in enumerate(lines, 1) if n not in dropped)
+        fh.truncate()
+    where = ", ".join(str(n) for n in bad)
+    _say(f"warning: {path} line {where}: not a JSON record; moved to {aside}, its question is asked again")
+
+
 def _cut_torn_tail(path: Path) -> None:
-    """Truncate a final line that has no newline (a write interrupted by a crash)."""
+    """Truncate a final line that has no newline (a write interrupted by a crash), and say so."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -47,9 +90,15 @@ def _cut_torn_tail(path: Path) -> None:
             cut = chunk.rfind(b"\n")
             if cut >= 0:
                 fh.truncate(start + cut + 1)
-                return
+                break
             pos = start
-        fh.truncate(0)
+        else:
+            fh.truncate(0)
+    kept = path.stat().st_size
+    _say(
+        f"note: {path}: cut a torn last line ({size - kept} bytes, a write interrupted by a crash); its question "
+        "is asked again"
+    )
 
 
 class JournalWriter:
@@ -71,6 +120,8 @@ class JournalWriter:
         self._dirty = False
         with self._locked():
             _cut_torn_tail(self.path)
+            if _CORRUPT_LINES.pop(self.path.resolve(), None):
+                _set_aside_corrupt(self.path)
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -85,9 +136,12 @@ class JournalWriter:
 
     def append_many(self, records: Iterable[dict[str, Any]]) -> None:
         """Append records under one lock, with at most one sync."""
-        lines = list(records)
+        text = jsonl_text(
+            records
+        )  # every record encodes before any is written: a batch lands whole or not at all
         with _naming(self.path), self._locked():
-            append_lines(self._fh, lines)
+            self._fh.write(text)
+            self._fh.flush()
             self._dirty = True
             if time.monotonic() - self._synced >= self._interval:
                 self.sync()
@@ -116,8 +170,20 @@ def append_records(path: Path | str, records: Iterable[dict[str, Any]]) -> None:
 
 
 def read_records(path: Path | str) -> Iterator[dict[str, Any]]:
-    """Records of a JSONL file in order; missing file -> nothing; torn or non-object lines are skipped."""
-    return read_journal(path)
+    """Records of a JSONL file in order; missing file -> nothing; a torn last line is skipped, and a complete line
+    that is not a JSON object is skipped and named on stderr (once per process)."""
+    p = Path(path)
+    return read_journal(p, on_invalid=partial(_report_corrupt, p))
+
+
+def _report_corrupt(path: Path, number: int) -> None:
+    seen = _CORRUPT_LINES.setdefault(path.resolve(), set())
+    if number not in seen:
+        seen.add(number)
+        _say(
+            f"warning: {path} line {number}: not a JSON record, skipped (moved to {path.name}.corrupt when the "
+            "file is next written)"
+        )
 
 
 def latest_by_index(path: Path | str) -> dict[int, dict[str, Any]]:

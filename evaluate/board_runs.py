@@ -14,6 +14,7 @@ from typing import Any
 
 from avibench.errors import AvibenchError
 from avibench.evaluate.document import as_dict
+from avibench.evaluate.eval_options import options_mark
 from avibench.infer.probe_record import media_note
 from avibench.manifest import binding_mark
 
@@ -65,7 +66,8 @@ def data_mark(dataset: Mapping[str, str]) -> str:
 
 def run_origin(meta: Mapping[str, Any], label: str, profile: str | None = None) -> str:
     """How a local run is named in a leaderboard's origin column: its model (and profile), the data mark, the
-    media probe's verdicts and the run's binding overrides, the same on every benchmark's board."""
+    media probe's verdicts, the run's binding overrides and the eval options it was scored with where not their
+    defaults, the same on every benchmark's board."""
     who = meta.get("model") or label
     head = f"run ({who}, {profile} profile)" if profile else f"run of {who}"
     mark = data_mark(dataset_of(meta))
@@ -74,6 +76,7 @@ def run_origin(meta: Mapping[str, Any], label: str, profile: str | None = None) 
         + (f" [{mark}]" if mark else "")
         + f"; {media_note(meta.get('media_probe'))}"
         + binding_mark(meta)
+        + options_mark(meta)
     )
 
 

@@ -32,8 +32,11 @@ from avibench.evaluate.document import (
     fmt_score,
     write_document,
 )
+from avibench.evaluate.eval_options import describe as describe_options
+from avibench.evaluate.eval_options import marked_options
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.evaluate.unparsed import unparsed_of
 from avibench.evaluate.viewer import VIEWER_NAME
 from avibench.infer.probe_record import media_verdicts
 from avibench.manifest import caveats
@@ -60,6 +63,7 @@ SCORED_KEYS = (
     "chance",
     "tasks",
     "completeness",
+    "unparsed",
     "closest_published",
     "dataset",
     "media_probe",
@@ -71,13 +75,15 @@ SCORED_KEYS = (
 @dataclass
 class BenchmarkOutcome:
     """What ``avibench run`` knows about one benchmark beyond its files: the exit code of each stage it ran, the
-    data root it used, and why it was not run or failed (``None`` when it ran)."""
+    data root it used, why it was not run or failed (``None`` when it ran), and why its eval.json is not this
+    run's (``partial``: its eval scored less and was written beside it)."""
 
     benchmark: str
     data_root: str | None = None
     stages: dict[str, int] = field(default_factory=dict)
     not_run: str | None = None
     error: str | None = None
+    partial: str | None = None
 
 
 def headline_name(summary: Mapping[str, Any]) -> str:
@@ -98,8 +104,11 @@ def _profile_number(summary: Mapping[str, Any], profile: str, key: str) -> float
 
 
 def chance_headline(benchmark: Benchmark, summary: Mapping[str, Any], key: str) -> float | None:
-    """The headline a chance-level model would get, through the benchmark's own aggregation of task chances."""
-    chance = {k: as_number(v) for k, v in as_dict(summary.get("chance")).items()}
+    """The headline a chance-level model would get, through the benchmark's own aggregation of task chances; a
+    task without a chance level (:meth:`~avibench.plugin.Benchmark.has_chance`, AVI-Bench's AVC) is left out of
+    it, as the aggregation leaves out a task without a score."""
+    recorded = as_dict(summary.get("chance"))
+    chance = {k: as_number(v) for k, v in recorded.items() if benchmark.has_chance(k)}
     if not chance or any(v is None for v in chance.values()):
         return None
     try:
@@ -115,6 +124,7 @@ def closest_published(benchmark: Benchmark, headline: float | None) -> list[dict
             "model": str(r["model"]),
             "headline": as_number(r.get("headline")),
             "source": str(r.get("source") or ""),
+            **({"note": note} if (note := _published_gap(r)) else {}),
         }
         for r in benchmark.published()
         if as_number(r.get("headline")) is not None
@@ -151,6 +161,7 @@ def _settings(meta: Mapping[str, Any]) -> dict[str, Any]:
         "refine_modes": as_dict(as_dict(meta.get("refine")).get("modes")),
         "refine_models": as_dict(as_dict(meta.get("refine")).get("models")),
         "run": caveats(meta),
+        "eval_options": marked_options(meta),
     }
     for extra in ("fense", "judge"):
         if extra in meta:
@@ -168,7 +179,7 @@ def benchmark_row(
         "title": benchmark.title or benchmark.name,
         "data_root": outcome.data_root,
         "stages": dict(outcome.stages),
-        "reason": outcome.not_run or outcome.error,
+        "reason": outcome.not_run or outcome.error or outcome.partial,
     }
     if outcome.not_run is not None or not paths.eval_json.is_file():
         status = "not run" if outcome.not_run is not None or not outcome.stages else "failed"
@@ -180,7 +191,7 @@ def benchmark_row(
     primary = str(summary.get("profile") or meta.get("profile") or PROFILES[0])
     headline = {p: _profile_number(summary, p, key) for p in PROFILES}
     completeness = _completeness(benchmark, doc)
-    status = "complete" if completeness["complete"] else "partial"
+    status = "complete" if completeness["complete"] and outcome.partial is None else "partial"
     if outcome.error is not None:
         status = "failed"
     links = {"eval": f"{benchmark.name}/{paths.eval_json.name}"}
@@ -202,6 +213,7 @@ def benchmark_row(
             p: as_dict(as_dict(as_dict(summary.get("by_profile")).get(p)).get("tasks")) for p in PROFILES
         },
         "completeness": completeness,
+        "unparsed": unparsed_of(as_dict(doc.get("coverage"))).as_json(),
         "closest_published": closest_published(benchmark, headline.get(primary)),
         "dataset": dataset_of(meta),
         "media_probe": dict(probe) if isinstance(probe, Mapping) else None,
@@ -261,6 +273,8 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
         parts.append(f"{shown} ({as_dict(made).get('answers', '?')} answers)")
     if settings.get("mixed_settings"):
         parts.append("mixed settings")
+    if settings.get("eval_options"):
+        parts.append(f"eval options {describe_options(as_dict(settings['eval_options']))}")
     parts.extend(settings.get("run") or ())
     modes = as_dict(settings.get("refine_modes"))
     if modes:
@@ -275,7 +289,22 @@ def _settings_text(settings: Mapping[str, Any]) -> str:
 
 
 def _closest_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    return ", ".join(f"{r['model']} {fmt_score(r['headline'])}" for r in rows) or DASH
+    return (
+        ", ".join(
+            f"{r['model']} {fmt_score(r['headline'])}" + (f" ({r['note']})" if r.get("note") else "")
+            for r in rows
+        )
+        or DASH
+    )
+
+
+def _published_gap(row: Mapping[str, Any]) -> str | None:
+    """What a published headline leaves out (a part the model never published), from its ``incomplete``."""
+    incomplete = as_dict(row.get("incomplete"))
+    parts = as_dict(as_dict(incomplete.get("numbers")).get("headline")).get("tasks") or ()
+    texts = as_dict(incomplete.get("tasks"))
+    said = [f"{p} {as_dict(texts.get(p)).get('text') or 'incomplete'}" for p in parts]
+    return "; ".join(said) or None
 
 
 def _gaps_hint(row: Mapping[str, Any]) -> str:
@@ -305,7 +334,22 @@ def headline_cell(row: Mapping[str, Any], profile: str) -> Cell:
     if mark:
         badges.append(mark)
         hints.append(str(as_dict(row.get("dataset")).get("why") or ""))
-    return Cell(text, "; ".join(badges), "; ".join(h for h in hints if h))
+    options = as_dict(as_dict(row.get("settings")).get("eval_options"))
+    if options:
+        badges.append(f"eval options: {describe_options(options)}")
+        hints.append("scored with eval options other than the plug-in's defaults")
+    return Cell(text, "; ".join(badges), "; ".join(h for h in hints if h), wrap=per_task)
+
+
+def _status_cell(row: Mapping[str, Any]) -> Cell:
+    """A scored row's status, badged with its incomplete tasks and a flag when its answers are mostly unparsed."""
+    gaps = as_dict(as_dict(row.get("completeness")).get("incomplete_tasks"))
+    badges, hints = ([", ".join(gaps)], [_gaps_hint(row)]) if gaps else ([], [])
+    unparsed = as_dict(row.get("unparsed"))
+    if unparsed.get("mostly"):
+        badges.append("mostly unparsed")
+        hints.append(f"{unparsed.get('unparsed')} of {unparsed.get('answers')} answers could not be read")
+    return Cell(row["status"], "; ".join(badges), "; ".join(hints))
 
 
 def _row_cells(row: Mapping[str, Any]) -> list[str | Cell]:
@@ -317,8 +361,7 @@ def _row_cells(row: Mapping[str, Any]) -> list[str | Cell]:
         reason = str(row.get("reason") or "")
         blank = [DASH] * (len(CARD_HEADERS) - 2 - len(link_cells))  # all but benchmark, status and the links
         return [row["title"], Cell(row["status"], "", reason), *blank, *link_cells]
-    gaps = as_dict(as_dict(row.get("completeness")).get("incomplete_tasks"))
-    status = Cell(row["status"], ", ".join(gaps), _gaps_hint(row)) if gaps else Cell(row["status"])
+    status = _status_cell(row)
     dataset = as_dict(row.get("dataset"))
     return [
         row["title"],
@@ -368,7 +411,8 @@ def card_document(card: Mapping[str, Any]) -> Document:
             "Scores on 0–100; the headline is each benchmark's own, in both profiles (reference reproduces the "
             "official scorer, strict fixes its defects), with the 95% bootstrap interval of the primary profile "
             "and the headline a chance-level model gets. An incomplete badge marks a number that rests on "
-            "missing, failed, unrefined or unscored questions; a data badge a run on a generated sample or other "
+            "missing, failed, unrefined or unscored questions; 'mostly unparsed' a benchmark more than half of whose "
+            "answers the strict profile could not read (its scores measure the answer format); a data badge a run on a generated sample or other "
             "data, not comparable with the published models named beside it. 'media not verified': the run "
             "recorded no media probe."
         ),

@@ -155,7 +155,7 @@ def _cell(cell: dict[str, Any] | None) -> Cell:
     if cell is None:
         return Cell(DASH, "not in card")
     if cell.get("tasks"):  # a benchmark without a headline: each task
-        return Cell(cell["tasks"], "; ".join(cell["marks"]), "", cell["link"] or "")
+        return Cell(cell["tasks"], "; ".join(cell["marks"]), "", cell["link"] or "", wrap=True)
     if cell["headline"] is None:
         return Cell(DASH, str(cell["status"]))
     return Cell(fmt_score(cell["headline"]), "; ".join(cell["marks"]), "", cell["link"] or "")
@@ -181,6 +181,7 @@ def cards_document(table: dict[str, Any]) -> Document:
                 for row in table["rows"]
             ],
             align="ll" + "r" * len(names),
+            css="many",  # a column per benchmark: set closer, so that every column fits a 1,366 px window
         ),
     )
     return doc

@@ -6,7 +6,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
@@ -24,12 +24,17 @@ from avibench.evaluate import reuse
 from avibench.evaluate.completeness import (
     EXIT_INCOMPLETE,
     answer_provenance,
+    asked_subset,
+    fill_coverage,
     incomplete_summary,
     task_gaps,
+    unrefined_notes,
     warning_lines,
 )
+from avibench.evaluate.document import as_dict
 from avibench.evaluate.run_files import throughput
 from avibench.evaluate.samples import build_rows, samples_file, write_samples
+from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
     OTHER_DATA_HELP,
@@ -53,6 +58,7 @@ from avibench.plugin import (
 )
 from avibench.run_options import locate, run_options
 from avibench.store import atomic_write_text
+from avibench.streams import result_heading
 
 
 def _label_from_predictions(path: Path) -> str:
@@ -102,11 +108,12 @@ class PluginOptionsCommand(click.Command):
         if HELP_FOR in ctx.meta:
             names = [n for n in names if n == ctx.meta[HELP_FOR]]
         out: dict[str, list[click.Option]] = {}
+        core = super().get_params(ctx)
         for name in names:
             try:
-                out[name] = declared_eval_options(name)
+                out[name] = checked_eval_options(name, declared_eval_options(name), core)
             except AvibenchError:
-                continue  # a plug-in that does not load is reported when it is asked for
+                continue  # a plug-in that does not load, or names an option like eval's, is refused when asked for
         return out
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
@@ -127,21 +134,47 @@ class PluginOptionsCommand(click.Command):
             with formatter.section("Options of a benchmark"):
                 formatter.write_text("Each benchmark's own options: avibench eval --benchmark NAME --help")
             return
-        for name, options in self.plugin_options(ctx).items():
-            records = [r for o in options if (r := o.get_help_record(ctx)) is not None]
-            title = get_benchmark(name).title or name
-            with formatter.section(f"Options of {title} (--benchmark {name})"):
-                if records:
-                    formatter.write_dl(records)
-                else:
-                    formatter.write_text("none")
+        name = ctx.meta[HELP_FOR]
+        try:
+            options = checked_eval_options(name, declared_eval_options(name), super().get_params(ctx))
+        except AvibenchError as exc:
+            with formatter.section(f"Options of --benchmark {name}"):
+                formatter.write_text(f"refused: {exc}")
+            return
+        records = [r for o in options if (r := o.get_help_record(ctx)) is not None]
+        title = get_benchmark(name).title or name
+        with formatter.section(f"Options of {title} (--benchmark {name})"):
+            if records:
+                formatter.write_dl(records)
+            else:
+                formatter.write_text("none")
+
+
+def checked_eval_options(
+    name: str, declared: Sequence[click.Option], core: Sequence[click.Parameter]
+) -> list[click.Option]:
+    """The eval options the benchmark ``name`` declares; one named like an option of eval itself (``--profile``)
+    would be listed and never reach the plug-in, so the plug-in is refused, naming the option."""
+    options = list(declared)
+    names = {p.name for p in core}
+    flags = {flag for p in core for flag in (*p.opts, *p.secondary_opts)}
+    clashes = sorted(
+        "/".join(o.opts) for o in options if o.name in names or (set(o.opts) | set(o.secondary_opts)) & flags
+    )
+    if clashes:
+        raise AvibenchError(
+            f"benchmark {name} declares the eval option {', '.join(clashes)}, named like eval's own "
+            "option, which would take its value: the plug-in must rename it (docs/plugins.md)"
+        )
+    return options
 
 
 def own_options(benchmark: Benchmark, given: dict[str, Any]) -> dict[str, Any]:
     """The plug-in options ``benchmark`` declares, by name. Another benchmark's option is left out with a note
     (a script that runs several benchmarks may pass one benchmark's options to all of them)."""
-    names = {o.name for o in benchmark.eval_options()}
     ctx = click.get_current_context(silent=True)
+    core = click.Command.get_params(ctx.command, ctx) if ctx is not None else []
+    names = {o.name for o in checked_eval_options(benchmark.name, benchmark.eval_options(), core)}
 
     def user_gave(name: str) -> bool:  # another benchmark's option left at its default was not given
         return ctx is None or ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
@@ -190,7 +223,8 @@ def _without_cyclic_gc() -> Iterator[None]:
     "--tasks",
     "task_names",
     default=None,
-    help="Comma-separated tasks (or groups). Default: the benchmark's default task set.",
+    help="Comma-separated tasks, or groups (the group column of 'avibench tasks', spaces written as hyphens). "
+    "Default: the benchmark's default task set.",
 )
 @click.option(
     "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="eval.json path."
@@ -234,6 +268,11 @@ def eval_command(
     profiles, 0-100), coverage and meta. Exit code 1 when a prediction file is broken or a task failed to score;
     3 (after a warning, unless --allow-partial) when a selected task has missing, failed, unrefined
     or unscored questions: summary.incomplete then lists them and every number that rests on them.
+
+    \b
+    Answers refine has not seen yet: one the benchmark's rules read as it stands
+    is scored, and eval says how many (a note; meta.unrefined_read); one they
+    cannot read (or any, for a plug-in that scores itself) is unrefined: exit 3.
     """
     if model is None and label is None and pred_path is None:
         raise click.UsageError("give --model or --label (score a run's journals) or --predictions PATH")
@@ -293,6 +332,7 @@ def eval_command(
             "options": options,
         },
         run_root=run.paths.root,
+        plugin=reuse.plugin_state(benchmark, options),
     )
     # where eval.json cannot be written, eval runs and fails as it always did, naming the path
     done = reuse.reusable(target, stamp) if os.access(target.parent, os.W_OK) else None
@@ -322,7 +362,7 @@ def eval_command(
     meta.setdefault("label", run.label)
     meta.setdefault("source", "predictions" if pred_path is not None else "refine")
     meta.setdefault("created", datetime.now(UTC).isoformat(timespec="seconds"))
-    meta.setdefault("data_root", str(run.data_root))
+    meta.setdefault("data_root", str(run.data_root.resolve()))
     if request.template is not None:
         meta.setdefault("template", request.template)
     meta["benchmark"] = benchmark.name
@@ -339,7 +379,7 @@ def eval_command(
         meta["run"] = run_meta(manifest, other_entry)
     journals = pred_path is None
     if journals:
-        meta.update(answer_provenance(run.paths, tasks))
+        meta.update(answer_provenance(run.paths, tasks, lambda t: benchmark.load(run.data_root, t)))
         meta["media_probe"] = recorded_verdicts(run.paths.infer_dir)
         meta["throughput"] = throughput(run.paths, [t.name for t in tasks])
     gaps = task_gaps(
@@ -350,9 +390,12 @@ def eval_command(
         data_root=run.data_root,
         journals=journals,
     )
+    fill_coverage(benchmark, document, tasks, gaps, run.data_root)
     incomplete = incomplete_summary(benchmark, gaps, tasks)
     if incomplete is not None:
         document.setdefault("summary", {})["incomplete"] = incomplete
+    if read_unrefined := {name: gap.read_unrefined for name, gap in gaps.items() if gap.read_unrefined}:
+        meta["unrefined_read"] = read_unrefined
     rows = list(
         build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile, scored.values)
     )
@@ -366,10 +409,25 @@ def eval_command(
         target = target.with_name(f"eval-{_scored_name(tasks) if task_names else 'partial'}.json")
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
     write_samples(samples_file(target), rows)
+    unparsed = unparsed_of(as_dict(document.get("coverage")))
     lines = [
+        (False, result_heading("eval", benchmark.name, run.label)),
         *((False, line) for line in benchmark.summary_lines(document)),
+        (False, f"unparsed: {unparsed.count()} (strict profile)"),
+        *([(True, f"WARNING: {unparsed.warning()}")] if unparsed.mostly else []),
         *((True, f"error: {error}") for error in scored.errors),
-        *((True, line) for line in warning_lines(benchmark, run.label, gaps, allow_partial=allow_partial)),
+        *((True, note) for note in scored.notes),
+        *(
+            (True, line)
+            for line in warning_lines(
+                benchmark,
+                run.label,
+                gaps,
+                allow_partial=allow_partial,
+                subset=asked_subset(run.paths) if journals else None,
+            )
+        ),
+        *((True, line) for line in unrefined_notes(gaps, benchmark, run.label)),
         (False, f"wrote {target}"),
     ]
     if kept is not None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from avibench.config import default_output_dir
 from avibench.contracts import RunPaths
@@ -34,9 +35,11 @@ from avibench.evaluate.document import (
     Table,
     as_dict,
     as_number,
+    fmt_delta,
     fmt_score,
     write_document,
 )
+from avibench.evaluate.eval_options import options_differ
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import read_samples
 from avibench.evaluate.svg import Series, grouped_bars
@@ -92,7 +95,7 @@ def difference_table(names: Sequence[str], diffs: Mapping[str, Difference], a: s
         if d is None:
             rows.append([name, DASH, DASH, DASH, ""])
             continue
-        rows.append([name, f"{d.delta:+.2f}", f"[{d.low:+.1f}, {d.high:+.1f}]", str(d.items), _mark(d)])
+        rows.append([name, fmt_delta(d.delta), f"[{d.low:+.1f}, {d.high:+.1f}]", str(d.items), _mark(d)])
     return Table(["", f"{b} − {a}", "95% CI (paired)", "Items", "Significant"], rows)
 
 
@@ -139,7 +142,8 @@ def data_identity(benchmark: Any, run: Run) -> dict[str, str]:
 
 
 def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
-    """Why these runs are not comparable: another benchmark, or other data for a task both have."""
+    """Why these runs are not comparable: another benchmark, other data for a task both have, or other values of
+    the plug-in's own eval options."""
     reasons = []
     for run in runs:
         recorded = as_dict(run.doc.get("meta")).get("benchmark")
@@ -154,6 +158,7 @@ def mismatches(benchmark: Any, runs: Sequence[Run]) -> list[str]:
             reasons.append(
                 f"{base.label} and {other.label} were made from different data ({tasks_differ(differ)})"
             )
+    reasons += options_differ([(run.label, as_dict(run.doc.get("meta"))) for run in runs])
     return reasons
 
 
@@ -271,6 +276,29 @@ def build_comparison(benchmark: Any, runs: Sequence[Run], page: Path) -> tuple[D
     return doc, data
 
 
+def folder_benchmark(folder: Path) -> str | None:
+    """The benchmark of a run folder given on the command line (``<output dir>/<label>/<benchmark>``)."""
+    return folder.name if (folder / "eval.json").is_file() or (folder / "manifest.json").is_file() else None
+
+
+def run_paths_of(arg: str, output_dir: Path, benchmark: str) -> RunPaths:
+    """A run named by its label (under ``output_dir``) or by its folder: ``<output dir>/<label>/<benchmark>`` or
+    ``<output dir>/<label>``."""
+    folder = Path(arg)
+    if folder_benchmark(folder) is not None:
+        folder = folder.resolve()
+        return RunPaths(folder.parent.parent, folder.parent.name, folder.name)
+    if (folder / benchmark).is_dir():
+        folder = folder.resolve()
+        return RunPaths(folder.parent, folder.name, benchmark)
+    if "/" in arg or os.sep in arg:
+        raise AvibenchError(
+            f"{arg}: no run folder of benchmark {benchmark} there; give a run's label (`avibench runs` lists "
+            "them) or its folder, <output dir>/<label>/<benchmark>"
+        )
+    return RunPaths(output_dir, arg, benchmark)
+
+
 @click.command(name="compare")
 @click.argument("labels", nargs=-1, required=True)
 @benchmark_option
@@ -298,13 +326,30 @@ def compare(
     force: bool,
 ) -> None:
     """Compare runs LABEL_A LABEL_B [...]: per-task and per-stage differences with paired bootstrap intervals,
-    a significance mark, and the samples whose score changed (linked into the viewer)."""
+    a significance mark, and the samples whose score changed (linked into the viewer).
+
+    A run is named by its label (under --output-dir) or by its folder, OUTPUT_DIR/LABEL/BENCHMARK (the
+    benchmark is then the folder's). A run with no scored task is refused (exit 2): there is nothing to compare.
+    """
     if len(labels) < 2:
         raise click.UsageError("give at least two run labels")
-    benchmark = resolve_benchmark(benchmark_name)
     output_dir = output_dir or default_output_dir()
-    base = Run(RunPaths(output_dir, labels[0], benchmark.name), profile)
-    runs = [base, *(Run(RunPaths(output_dir, label, benchmark.name), base.profile) for label in labels[1:])]
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("benchmark_name") in (None, ParameterSource.DEFAULT):
+        benchmark_name = next(
+            (b for arg in labels if (b := folder_benchmark(Path(arg))) is not None), benchmark_name
+        )
+    benchmark = resolve_benchmark(benchmark_name)
+    where = [run_paths_of(arg, output_dir, benchmark.name) for arg in labels]
+    base = Run(where[0], profile)
+    runs = [base, *(Run(paths, base.profile) for paths in where[1:])]
+    for run in runs:
+        if not any(as_number(v) is not None for v in run.tasks.values()):
+            raise AvibenchError(
+                f"run {run.label!r} ({run.paths.eval_json}) has no scored task in the {base.profile} profile: "
+                "nothing to compare; complete and score it first (`avibench runs` shows what it lacks)"
+            )
+    labels = tuple(run.label for run in runs)
     notes = [
         f"{run.label}: {note}"
         for run in runs

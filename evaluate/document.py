@@ -44,6 +44,8 @@ class Cell:
     badge: str = ""
     hint: str = ""
     href: str = ""
+    wrap: bool = False
+    """A list in a column of numbers (each task's score): its long names may break anywhere, so it stays narrow."""
 
     def __str__(self) -> str:
         text = f"[{self.text}]({self.href})" if self.href else self.text
@@ -161,7 +163,7 @@ def to_markdown(doc: Document) -> str:
 
 
 _STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:96rem;padding:0 1rem;
 color:#1d2330;line-height:1.4}
 h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #d7dce5;padding-bottom:.2rem}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.88rem}
@@ -172,8 +174,12 @@ figure{margin:0;max-width:100%}figcaption{font-size:.95rem;font-weight:600;margi
 svg.chart{max-width:100%;height:auto}svg.chart text{fill:#1d2330}svg.chart text.na{fill:#777;font-style:italic}
 p.caption{font-size:.9rem;color:#444}
 .badge{display:inline-block;margin-left:.35rem;padding:0 .35rem;border-radius:.6rem;font-size:.75rem;
-background:#fde2b5;color:#6a3d00;white-space:nowrap;cursor:help}
-td,th{white-space:nowrap}td.wrap{white-space:normal;min-width:14rem}
+background:#fde2b5;color:#6a3d00;cursor:help}
+td,th{white-space:normal;overflow-wrap:break-word}td.wrap{min-width:8rem;overflow-wrap:anywhere}
+td.list{min-width:5rem;overflow-wrap:anywhere}
+table.many{font-size:.8rem}table.many th,table.many td{padding:.2rem .3rem}
+table.many .badge{font-size:.68rem;margin-left:.2rem;padding:0 .25rem}
+.table-box{max-width:100%;overflow-x:auto}
 ol.notes li{margin:.25rem 0;font-size:.9rem}
 .filter{margin:.6rem 0;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 .filter input[type=search]{font-size:.95rem;padding:.2rem .4rem;min-width:18rem}
@@ -190,7 +196,12 @@ box.addEventListener('input',apply);toggles.forEach(function(t){t.addEventListen
 
 
 def _cell(tag: str, cell: str | Cell, align: str) -> str:
-    classes = [c for c in ("r" if align == "r" else "", "wrap" if align == "w" else "") if c]
+    listed = isinstance(cell, Cell) and cell.wrap
+    classes = [
+        c
+        for c in ("r" if align == "r" else "", "wrap" if align == "w" else "", "list" if listed else "")
+        if c
+    ]
     css = f' class="{" ".join(classes)}"' if classes else ""
     if isinstance(cell, Cell):
         badge = (
@@ -229,14 +240,14 @@ def to_html(doc: Document) -> str:
         elif isinstance(block, Table):
             align = block.alignment()
             css = f' class="{html.escape(block.css)}"' if block.css else ""
-            out.append(f"<table{css}><thead><tr>")
+            out.append(f'<div class="table-box"><table{css}><thead><tr>')
             out.append("".join(_cell("th", h, a) for h, a in zip(block.headers, align, strict=True)))
             out.append("</tr></thead><tbody>")
             for i, row in enumerate(block.rows):
                 classes = block.row_classes[i] if block.row_classes else None
                 cells = "".join(_cell("td", c, a) for c, a in zip(row, align, strict=True))
                 out.append(f"<tr{_row_class(classes)}>{cells}</tr>")
-            out.append("</tbody></table>")
+            out.append("</tbody></table></div>")
         elif isinstance(block, NoteList):
             out.append('<ol class="notes">')
             out += [f"<li>{html.escape(text)}</li>" for text in block.notes]
@@ -280,11 +291,12 @@ def fmt_score(value: object) -> str:
     """A 0–100 score with two decimals; anything that is not a number shows as a dash."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return DASH
-    return f"{value:.2f}"
+    return f"{value:.2f}".replace("-0.00", "0.00")
 
 
 def fmt_delta(value: float | None) -> str:
-    return DASH if value is None else f"{value:+.2f}"
+    """A signed difference with two decimals; one that rounds to zero is ``+0.00`` (never ``-0.00``)."""
+    return DASH if value is None else f"{value:+.2f}".replace("-0.00", "+0.00")
 
 
 def fmt_metric(value: object) -> str:

@@ -46,8 +46,9 @@ from avibench.evaluate.sections import (
     usage_explanation,
     usage_table,
 )
-from avibench.evaluate.svg import Series, grouped_bars
+from avibench.evaluate.svg import NOT_PUBLISHED, Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import media_note, sentence
 
 if TYPE_CHECKING:
@@ -153,7 +154,9 @@ def task_chart(
         )
     ]
     series += [
-        Series(str(p["model"]), [as_number(as_dict(p.get("tasks")).get(t)) for t in tasks])
+        Series(
+            str(p["model"]), [as_number(as_dict(p.get("tasks")).get(t)) for t in tasks], missing=NOT_PUBLISHED
+        )
         for p in published
         if any(as_number(as_dict(p.get("tasks")).get(t)) is not None for t in tasks)
     ]
@@ -229,6 +232,12 @@ def intro(meta: Mapping[str, Any], summary: Mapping[str, Any], label: str) -> Pa
     )
 
 
+def unparsed_warning(coverage: Mapping[str, Any]) -> list[Paragraph]:
+    """The report's flag of a run whose answers are mostly unparsed (none otherwise)."""
+    unparsed = unparsed_of(coverage)
+    return [Paragraph(f"Warning: {unparsed.warning()}.")] if unparsed.mostly else []
+
+
 @dataclass
 class ReportRun:
     """What a report section reads: the run's eval.json and paths, the options, the notes collected so far."""
@@ -241,7 +250,9 @@ class ReportRun:
 
     @cached_property
     def summary(self) -> dict[str, Any]:
-        return as_dict(self.document.get("summary"))
+        """eval.json's summary, its chance levels as the pages state them (:meth:`Benchmark.stated_chance`)."""
+        summary = as_dict(self.document.get("summary"))
+        return {**summary, "chance": self.benchmark.stated_chance(as_dict(summary.get("chance")))}
 
     @cached_property
     def meta(self) -> dict[str, Any]:
@@ -344,7 +355,7 @@ def build_report(benchmark: Benchmark, paths: RunPaths, options: ReportOptions |
     run = ReportRun(benchmark, paths, load_eval(paths), options or ReportOptions())
     page: ReportPage = benchmark.report_page()
     report = Document(f"{benchmark.title or benchmark.name} report: {paths.label}")
-    report.add(intro(run.meta, run.summary, paths.label))
+    report.add(intro(run.meta, run.summary, paths.label), *unparsed_warning(run.coverage))
     report.add(*page.headline(run), *page.scores(run), *page.profiles(run))
     report.add(*benchmark.report_blocks(run.document, paths))
     report.add(*page.coverage(run))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from avibench.evaluate.leaderboard import write_leaderboard
 from avibench.evaluate.report import build_report
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.sections import ReportOptions
-from avibench.manifest import OTHER_DATA_HELP, page_caveats
+from avibench.manifest import page_caveats
+from avibench.plugin import Benchmark
 from avibench.run_options import benchmark_option, locate, resolve_benchmark
 
 #: The flag that sets each user-supplied entry field, named in validation messages.
@@ -75,7 +77,11 @@ def _output_dir_option(func):
     default=None,
     help="Folder for report.md and report.html (default: beside eval.json).",
 )
-@click.option("--allow-other-data", is_flag=True, help=OTHER_DATA_HELP)
+@click.option(
+    "--allow-other-data",
+    is_flag=True,
+    help="Write the report although the run was scored on other data than it was made from (stated on the page).",
+)
 def report(
     benchmark_name: str,
     model: str | None,
@@ -97,6 +103,7 @@ def report(
         run.benchmark, run.paths, meta, stage="report", allow_other_data=allow_other_data, notice=notice
     )
     names = tuple(n.strip() for n in published_names.split(",") if n.strip()) if published_names else None
+    _check_published(run.benchmark, names)
     options = ReportOptions(price_in=price_in, price_out=price_out, published=names)
     doc = build_report(run.benchmark, run.paths, options)
     doc.blocks[1:1] = [Paragraph(note) for note in notes]  # right under the run's introduction
@@ -106,6 +113,18 @@ def report(
     write_document(doc, md, page)
     click.echo(f"wrote {md}")
     click.echo(f"wrote {page}")
+
+
+def _check_published(benchmark: Benchmark, names: Sequence[str] | None) -> None:
+    """Refuse a ``--published`` name the benchmark has no published row for, listing the ones it has."""
+    known = [str(r["model"]) for r in benchmark.published()]
+    unknown = [n for n in names or () if n.lower() not in {k.lower() for k in known}]
+    if unknown:
+        listed = ", ".join(dict.fromkeys(known)) or "none"
+        raise AvibenchError(
+            f"--published: no published {benchmark.name} result named {', '.join(map(repr, unknown))}; "
+            f"published: {listed}"
+        )
 
 
 def _with_flags(problems: list[str]) -> list[str]:

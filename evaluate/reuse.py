@@ -3,7 +3,9 @@
 A stamp beside eval.json records what the result was computed from: the size and modification time of every file
 eval reads (the selected tasks' data files, the run's journals and run.json, or the prediction files, and the
 judge journals of the plug-ins with an LLM judge, as this eval left them), the
-command's options, the environment settings that change scores, the package version, and the size and time of
+command's options, the environment settings that change scores, the package version and code, the scoring
+plug-in's distribution, version and code (installed or editable, with the classes it builds on), the model files
+its metrics read (FENSE, PEDANT), and the size and time of
 the eval.json and samples.jsonl it wrote with the lines it printed and its exit code. A later eval with the same
 stamp prints those lines again and exits the same way without loading or scoring anything; any difference (an
 edited journal, a new answer, another option, a rewritten eval.json) and eval runs in full. An eval that reported
@@ -14,19 +16,24 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from avibench import __version__
+from avibench.plugin import ENTRY_POINT_GROUP
 from avibench.store import atomic_write_json
 
 STAMP_SUFFIX = ".stamp.json"
 #: Environment settings that change what eval computes (FENSE models, judges, the scoring-related switches).
 ENV_PREFIXES = ("AVIBENCH_", "JUDGE_", "FENSE_", "OPENAI_BASE_URL", "HF_HUB_OFFLINE")
+#: The variables a judge's key is read from (whether each is set is stamped, never its value).
+KEY_VARIABLES = ("JUDGE_API_KEY", "OPENAI_API_KEY")
 
 
 def stamp_path(target: Path) -> Path:
@@ -63,16 +70,59 @@ def code_roots() -> list[Path]:
     return roots
 
 
-def code_state() -> str:
-    """A hash of the size and time of every file of the package: a changed scorer is never replayed as the old."""
+def _tree_state(roots: Iterable[Path]) -> str:
+    """A hash of the path, size and time of every file under ``roots`` (files or folders; caches left out)."""
     digest = hashlib.sha256()
-    for root in code_roots():
+    for root in roots:
+        if not root.is_dir():
+            digest.update(f"{root}\0{_file_state(root)}\n".encode())
+            continue
         for folder, dirs, names in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(names):
                 path = Path(folder) / name
                 digest.update(f"{path}\0{_file_state(path)}\n".encode())
     return digest.hexdigest()
+
+
+def code_state() -> str:
+    """A hash of the size and time of every file of the package: a changed scorer is never replayed as the old."""
+    return _tree_state(code_roots())
+
+
+def plugin_code(benchmark: object) -> list[Path]:
+    """The code of a plug-in from outside this package, found from its class and the classes it builds on: each
+    one's top-level package folder (installed or editable) or single module file."""
+    own = {Path(p).resolve() for p in code_roots()}
+    found: list[Path] = []
+    for cls in type(benchmark).__mro__:
+        top = cls.__module__.split(".")[0]
+        if top in sys.stdlib_module_names or top in ("builtins", "avibench"):
+            continue
+        spec = importlib.util.find_spec(top)
+        if spec is None:
+            continue
+        paths = list(spec.submodule_search_locations or ()) or ([spec.origin] if spec.origin else [])
+        for path in (Path(p).resolve() for p in paths):
+            if path.exists() and path not in found and not any(path.is_relative_to(r) for r in own):
+                found.append(path)
+    return found
+
+
+def plugin_state(benchmark: object, options: Mapping[str, Any]) -> dict[str, Any]:
+    """What the scoring plug-in brings beyond this package: its distribution and version, a hash of its code, and
+    a hash of the model files its metrics read (:meth:`~avibench.plugin.Benchmark.model_files`)."""
+    name = str(getattr(benchmark, "name", ""))
+    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP, name=name)
+    dists = sorted({f"{ep.dist.name} {ep.dist.version}" for ep in found if ep.dist is not None})
+    model_files = getattr(benchmark, "model_files", None)
+    models = [Path(p) for p in model_files(options)] if model_files is not None else []
+    return {
+        "class": f"{type(benchmark).__module__}.{type(benchmark).__qualname__}",
+        "distribution": dists,
+        "code": _tree_state(plugin_code(benchmark)),
+        "models": {str(p): _tree_state([p]) for p in models},
+    }
 
 
 #: Folder of a run where the plug-ins with an LLM judge journal its replies (one JSONL file per judged part).
@@ -101,13 +151,22 @@ def input_stamp(
     options: Mapping[str, Any],
     *,
     run_root: Path | None = None,
+    plugin: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What an eval reads, as it is now (see the module docstring); ``run_root``: the run whose judge journals
-    eval reads (and :func:`record` stamps as the eval leaves them, since judging appends to them)."""
+    eval reads (and :func:`record` stamps as the eval leaves them, since judging appends to them); ``plugin``:
+    the scoring plug-in's :func:`plugin_state`."""
     files = {str(p): _file_state(p) for p in inputs}
     if predictions is not None:
         files.update({str(p): _file_state(p) for p in _tree(predictions)})
-    env = json.dumps({k: v for k, v in sorted(os.environ.items()) if k.startswith(ENV_PREFIXES)})
+    env = json.dumps(
+        {
+            **{k: v for k, v in sorted(os.environ.items()) if k.startswith(ENV_PREFIXES)},
+            "keys set": [
+                k for k in KEY_VARIABLES if os.environ.get(k)
+            ],  # a judge key given judges what was not
+        }
+    )
     # the settings are kept as a hash: they may hold a key or a URL with credentials
     stamp: dict[str, Any] = {
         "version": __version__,
@@ -115,6 +174,7 @@ def input_stamp(
         "options": dict(options),
         "env": hashlib.sha256(env.encode()).hexdigest(),
         "files": files,
+        "plugin": dict(plugin or {}),
     }
     if run_root is not None:
         stamp["judge"] = {"run": str(run_root), "files": _judge_journals(str(run_root))}

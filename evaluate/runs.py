@@ -1,9 +1,12 @@
 """``avibench runs``: every run under the output dir, with its benchmark, model, dataset, stages and last activity.
 
-A run is a ``<output dir>/<label>/<benchmark>/`` folder. For each stage it says ``done``, ``failed N`` or
-``pending N`` (questions left): infer compares the journal with the questions the dataset holds for the run's
-tasks, refine compares refined answers with answered questions, and eval says whether eval.json exists and is
-newer than both journals (``stale`` when a journal changed after it).
+A run is a ``<output dir>/<label>/<benchmark>/`` folder holding a manifest, a journal or an eval.json (a folder an
+infer left empty when it stopped before its first question is no run). For each stage it says ``done``, ``failed N``
+or ``pending N`` (questions left): infer compares the journal with the questions the dataset holds for the run's
+tasks, refine compares refined answers with answered questions (and says how many of those left eval scored as
+they stand, read by the benchmark's rules), and eval says whether eval.json exists and is
+newer than both journals (``stale`` when a journal changed after it), and ``partial (...)`` naming every task its
+coverage does not call scored (not scored, partial, judge replies unreadable ...).
 """
 
 from __future__ import annotations
@@ -94,15 +97,39 @@ def stage_states(
     elif paths.eval_json.stat().st_mtime < newest_journal:
         evaluation = "stale"
     else:
-        coverage = _read_json(paths.eval_json).get("coverage") or {}
-        unscored = sum(isinstance(v, dict) and v.get("status") == "not_scored" for v in coverage.values())
-        evaluation = f"done ({unscored} not scored)" if unscored else "done"
+        document = _read_json(paths.eval_json)
+        evaluation = eval_state(document.get("coverage") or {})
+        read = (document.get("meta") or {}).get("unrefined_read") or {}
+        if refine != "done" and (as_they_stand := sum(v for v in read.values() if isinstance(v, int))):
+            refine += f" ({as_they_stand} scored as they stand)"
     return infer, refine, evaluation
+
+
+#: Coverage statuses that leave nothing out.
+SCORED_STATUSES = frozenset({"scored", "complete"})
+
+
+def eval_state(coverage: dict[str, Any]) -> str:
+    """``done`` when every task's coverage is scored, else ``partial (...)`` naming the tasks by status."""
+    lacking: dict[str, list[str]] = {}
+    for task, info in coverage.items():
+        status = str(info.get("status") or "scored") if isinstance(info, dict) else "scored"
+        unselected = status == "absent" and isinstance(info, dict) and info.get("reason") == "not selected"
+        if status not in SCORED_STATUSES and not unselected:
+            lacking.setdefault(status.replace("_", " "), []).append(task)
+    if not lacking:
+        return "done"
+    named = [
+        f"{status}: {', '.join(tasks) if len(tasks) <= 3 else f'{len(tasks)} tasks'}"
+        for status, tasks in sorted(lacking.items())
+    ]
+    return f"partial ({'; '.join(named)})"
 
 
 def run_status(bench: Benchmark, paths: RunPaths) -> RunStatus:
     run_json = _read_json(paths.run_json)
     meta = _read_json(paths.eval_json).get("meta") or {}
+    manifest = _read_json(paths.root / "manifest.json")
     root = run_json.get("data_root") or meta.get("data_root")
     tasks = run_json.get("tasks") or sorted(p.stem for p in paths.infer_dir.glob("*.jsonl"))
     tasks = [t for t in tasks if t in {task.name for task in bench.tasks()}]
@@ -112,7 +139,7 @@ def run_status(bench: Benchmark, paths: RunPaths) -> RunStatus:
     return RunStatus(
         label=paths.label,
         benchmark=bench.name,
-        model=str(run_json.get("model") or meta.get("model") or paths.label),
+        model=str(run_json.get("model") or manifest.get("model") or meta.get("model") or "unknown"),
         dataset=f"{dataset_kind(bench, root, tasks)} ({root})" if root else "unknown",
         infer=infer,
         refine=refine,
@@ -121,13 +148,18 @@ def run_status(bench: Benchmark, paths: RunPaths) -> RunStatus:
     )
 
 
+def holds_a_run(folder: Path) -> bool:
+    """A manifest, a stage's folder or an eval.json: more than the lock an infer stopped early leaves behind."""
+    return any((folder / name).exists() for name in ("manifest.json", "infer", "refine", "eval.json"))
+
+
 def list_runs(output_dir: Path) -> list[RunStatus]:
     """Every run folder under ``output_dir`` of an installed benchmark, most recent activity first."""
     out = []
     for name in benchmark_names():
         bench = get_benchmark(name)
         for folder in sorted(Path(output_dir).glob(f"*/{name}")):
-            if folder.is_dir():
+            if holds_a_run(folder):
                 out.append(run_status(bench, RunPaths(Path(output_dir), folder.parent.name, name)))
     return sorted(out, key=lambda r: r.last_activity, reverse=True)
 

@@ -137,6 +137,7 @@ def sample_row(
         "method": method,
         "scores": dict(scores),
         **({"values": _json_safe(dict(values))} if values else {}),
+        **({"note": note} if values and (note := benchmark.sample_note(values, primary)) else {}),
         "outcome": outcome_of(infer or None, method, scores.get(primary)),
         "error": infer.get("error") or (current or {}).get("error"),
         "latency_s": infer.get("latency_s"),

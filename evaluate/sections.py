@@ -127,7 +127,10 @@ COMMON_DEFINITIONS: tuple[tuple[str, str], ...] = (
         "the questions of one item (a double-confirm pair, the rotations of a question, the folders of a "
         "pooled task) are drawn together. Stage and Overall intervals recompute the benchmark's formula on "
         "each resample. Where a task's score is not a plain mean over its items, the interval measures the "
-        "item-to-item variation of the per-item scores around the reported score.",
+        "item-to-item variation of the per-item scores around the reported score. A class-based score (an F1 "
+        "over classes) leaves out of a resample a class the drawn items hold neither as truth nor as answer, "
+        "as its F1 is undefined there rather than 0; a resample where the score itself is undefined is left "
+        "out of the percentiles.",
     ),
     (
         "partial / incomplete",

@@ -3,8 +3,8 @@
 One chart kind serves every page: horizontal grouped bars on a 0-100 axis. Each category (a task, a stage, a model)
 is a row with one bar per series (the run, published models...), so long names sit on the left unwrapped. A
 series may carry confidence intervals (a whisker across its bar) and the chart may carry a chance level per
-category (a dashed red tick across the row). A value that is ``None`` draws no bar and says "not scored": an
-unscored task is never drawn as 0. The chart has no title of its own; the page's figure caption is its title.
+category (a dashed red tick across the row). A value that is ``None`` draws no bar and says why (the series'
+``missing``: "not scored" for a run, "not published" for a published model): it is never drawn as 0. The chart has no title of its own; the page's figure caption is its title.
 
 Every mark carries ``data-`` attributes (series, category, value) so a browser test can check what is drawn.
 """
@@ -26,6 +26,8 @@ GAP = 3
 ROW_PAD = 10
 CHAR_WIDTH = 0.6 * FONT
 CHANCE_LABEL = "chance level"
+#: What a published model's missing number says on a chart.
+NOT_PUBLISHED = "not published"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class Series:
     name: str
     values: Sequence[float | None]
     intervals: Sequence[tuple[float, float] | None] | None = None
+    missing: str = "not scored"
+    """What a ``None`` value says: a run's task was not scored; a published model's was ``not published``."""
 
 
 def _esc(text: object) -> str:
@@ -115,7 +119,7 @@ def grouped_bars(
             if value is None:
                 out.append(
                     f'<g class="bar missing" {attrs} data-value="">'
-                    + _text(plot_left + 4, y + BAR / 2, f"{s.name}: not scored", size=SMALL, css="na")
+                    + _text(plot_left + 4, y + BAR / 2, f"{s.name}: {s.missing}", size=SMALL, css="na")
                     + "</g>"
                 )
                 continue

@@ -53,6 +53,8 @@ FIELDS = (
     "usage",
     "attempts",
 )
+#: Fields a row carries only where they say something (a plug-in's note on why a question scored as it did).
+OPTIONAL_FIELDS = ("note",)
 SERVE_MEDIA = "/media/"
 _ERROR_HOOK = (
     "window.addEventListener('error',function(e){var h=document.documentElement;"
@@ -96,7 +98,10 @@ def viewer_html(
 ) -> str:
     """The viewer page for ``rows`` (samples.jsonl lines); ``media_base`` prefixes every media path; ``notes``
     are stated under the title (what the run mixes, or other data it was scored on)."""
-    slim = [{k: row.get(k) for k in FIELDS} for row in rows]
+    slim = [
+        {**{k: row.get(k) for k in FIELDS}, **{k: row[k] for k in OPTIONAL_FIELDS if row.get(k)}}
+        for row in rows
+    ]
     meta = {"tasks": list(tasks), "outcomes": list(OUTCOMES), "profile": profile, "media_base": media_base}
     return "\n".join(
         [

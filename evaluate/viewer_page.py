@@ -29,6 +29,7 @@ tr.detail td{background:#fbfcfe}pre{white-space:pre-wrap;word-break:break-word;m
 font-size:.85rem;background:#f3f5f9;padding:.4rem;border-radius:.3rem}
 .media{display:flex;flex-wrap:wrap;gap:.6rem;margin:.3rem 0}.media img,.media video{max-width:360px;max-height:240px}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;margin:0}dt{font-weight:600}dd{margin:0}
+.note{color:#8a3b12;font-size:.85rem}
 """
 
 SCRIPT = r"""
@@ -79,6 +80,7 @@ function detail(r){var u=r.usage||{};return '<tr class="detail" data-id="'+esc(r
   '<dt>Raw answer</dt><dd><pre>'+esc(show(r.raw))+'</pre></dd>'+
   '<dt>Refined</dt><dd><pre>'+esc(show(r.refined))+'</pre> method: '+esc(r.method)+'</dd>'+
   '<dt>Scores</dt><dd>'+esc(Object.keys(r.scores||{}).map(function(p){return p+' '+show(r.scores[p]);}).join(', ')||'not scored')+'</dd>'+
+  (r.note?'<dt>Why this score</dt><dd class="note">'+esc(r.note)+'</dd>':'')+
   (r.error?'<dt>Failure</dt><dd><pre>'+esc(r.error)+'</pre></dd>':'')+
   '<dt>Request</dt><dd>latency '+esc(r.latency_s)+' s, attempts '+esc(r.attempts)+', tokens '+esc(show(u.prompt_tokens))+' in / '+
   esc(show(u.completion_tokens))+' out</dd><dt>Link</dt><dd><a href="#sample='+encodeURIComponent(r._id)+'">#sample='+esc(r._id)+'</a></dd>'+
@@ -91,7 +93,7 @@ function render(){var list=sorted(matches());var pages=Math.max(1,Math.ceil(list
   slice.forEach(function(r){var sel=r._id===state.sample;
     html.push('<tr class="sample'+(sel?' selected':'')+'" id="s-'+esc(r._id)+'" data-id="'+esc(r._id)+'" data-outcome="'+esc(r.outcome)+'">'+
       '<td>'+esc(r.task)+'</td><td>'+esc(r.key)+'</td><td><span class="o o-'+esc(r.outcome)+'">'+esc(r.outcome)+'</span></td>'+
-      '<td class="num">'+fmt(score(r))+'</td><td>'+esc(r.method)+'</td><td class="text">'+esc(r.question)+'</td>'+
+      '<td class="num">'+fmt(score(r))+'</td><td>'+esc(r.method)+'</td><td class="text">'+(r.note?'<span class="note">'+esc(r.note)+'</span> ':'')+esc(r.question)+'</td>'+
       '<td class="text">'+esc(show(r.answer))+'</td><td class="text">'+esc(show(r.raw))+'</td><td class="num">'+
       (r.latency_s==null?'':Number(r.latency_s).toFixed(2))+'</td></tr>');
     if(sel)html.push(detail(r));});

@@ -36,6 +36,7 @@ from avibench.manifest import (
     MEDIA_OUTSIDE_KEY,
     OTHER_DATA_HELP,
     bind_tasks,
+    binding_differs,
     binding_of,
     check_binding,
     check_data,
@@ -43,13 +44,16 @@ from avibench.manifest import (
     manifest_path,
     new_manifest,
     record_other_data,
+    save_if_changed,
+    unbind_unanswered,
     use_run_data,
 )
 from avibench.media_paths import MediaRef, allow_option, dataset_file, load_checked, media_refs, summary
 from avibench.plugin import Benchmark, Task
 from avibench.run_lock import run_lock
-from avibench.run_options import RunLocation, locate, run_options
+from avibench.run_options import RunLocation, locate, missing_data_root, no_task_found, run_options
 from avibench.store import append_records, atomic_write_json
+from avibench.streams import result_heading
 
 if TYPE_CHECKING:  # media and progress load av, numpy and tqdm: imported when a run starts, not for --help
     from avibench.infer.probe import RunProbe
@@ -84,12 +88,12 @@ class Temperature(click.ParamType):
 def select_tasks(benchmark: Benchmark, data_root: Path, tasks: str | None) -> tuple[Task, ...]:
     """The tasks to run: those named (all must exist under the root), else the default tasks found there."""
     if not data_root.is_dir():
-        raise AvibenchError(f"dataset root {data_root} does not exist (set --data-root or DATA_ROOT)")
+        raise AvibenchError(missing_data_root(benchmark, data_root))
     found = benchmark.available(data_root)
     if not tasks:
         chosen = tuple(t for t in benchmark.default_tasks() if t in found)
         if not chosen:
-            raise AvibenchError(f"{data_root}: no {benchmark.name} task found")
+            raise AvibenchError(no_task_found(benchmark, data_root))
         return chosen
     specs = benchmark.select(tasks)
     for spec in specs:
@@ -140,7 +144,7 @@ def provenance(setup: RunSetup, options: dict[str, Any]) -> dict[str, Any]:
         else [],
         "template": setup.request.template,
         "system_prompt": setup.request.system_prompt,
-        "data_root": str(setup.run.data_root),
+        "data_root": str(setup.run.data_root.resolve()),
         "dataset_fingerprint": setup.run.benchmark.fingerprint(setup.run.data_root, setup.specs),
         "tasks": [s.name for s in setup.specs],
         "version": __version__,
@@ -199,8 +203,8 @@ async def _execute(
 )
 @click.option(
     "--tasks",
-    help="Tasks to run, comma separated (task names or the benchmark's groups); "
-    "default: the benchmark's default tasks found under the data root.",
+    help="Tasks to run, comma separated: task names, or groups (the group column of 'avibench tasks', spaces "
+    "written as hyphens); default: the benchmark's default tasks found under the data root.",
 )
 @click.option(
     "--prompt-template",
@@ -373,7 +377,10 @@ def infer(**opts: Any) -> None:
         "started": now_iso(),
         **({"mixed_settings": mixed} if mixed else {}),
     }
-    atomic_write_json(paths.run_json, meta)
+    # a re-run with nothing to ask keeps run.json (the invocation that made the answers), which eval reads
+    asks = any(p.pending for p in plans) or not paths.run_json.is_file()
+    if asks:
+        atomic_write_json(paths.run_json, meta)
     append_records(paths.runs_log, [{"event": "start", **meta}])
     from avibench.infer.progress import RunLog, StageProgress, summary_table
 
@@ -408,11 +415,13 @@ def infer(**opts: Any) -> None:
         name: {"done": o.done, "failed": o.failed, "skipped": o.skipped} for name, o in outcomes.items()
     }
     end = {"finished": now_iso(), "counts": counts, "stopped": stopped, "media_probe": media_probe.verdicts()}
-    atomic_write_json(paths.run_json, {**meta, **end})
+    if asks:
+        atomic_write_json(paths.run_json, {**meta, **end})
     append_records(paths.runs_log, [{"event": "end", **end}])
     table = summary_table(outcomes.values())
     log.write("summary\n" + table)
-    click.echo(table, err=True)
+    click.echo(result_heading("infer", paths.benchmark, paths.label))
+    click.echo(table)
     errors = sum((o.errors for o in outcomes.values()), Counter())
     failed = sum(o.failed for o in outcomes.values())
     if failed:
@@ -565,7 +574,7 @@ def _prepare(opts: dict[str, Any]) -> tuple[RunSetup, list[TaskPlan], dict[str, 
         from avibench.infer.media_verdicts import CACHE_NAME, DecodeCache, check_decodes
 
         check_decodes(_sent_media(run, plans, request), DecodeCache(run.paths.infer_dir / CACHE_NAME))
-    atomic_write_json(manifest_path(run.paths), manifest)
+    save_if_changed(run.paths, manifest)
     options = {
         "n_samples": opts["n_samples"],
         "variants": opts["variants"],
@@ -605,6 +614,8 @@ def _bind(
         manifest = new_manifest(run.paths, binding, run.data_root, created_by="infer")
         mixed = False
     else:
+        if binding_differs(manifest, binding, names):
+            unbind_unanswered(run.paths, manifest, binding)
         recorded = [t for t in manifest.get("tasks") or {} if t in {s.name for s in run.benchmark.tasks()}]
         same_root = Path(str(manifest.get("data_root"))).resolve() == run.data_root.resolve()
         other = (

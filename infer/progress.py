@@ -167,22 +167,27 @@ class StageProgress:
 
 
 def summary_table(outcomes: Iterable[TaskOutcome]) -> str:
-    """A plain-text table: per task, samples done now, failed (with the commonest error), skipped."""
-    rows = [("task", "selected", "done", "failed", "skipped", "commonest error")]
-    totals = [0, 0, 0, 0]
+    """A plain-text table: per task, samples done now, failed (with the commonest error), skipped, and in a
+    ``--shard`` run the selected samples left to the other shards, so each row adds up to ``selected``."""
+    outcomes = list(outcomes)
+    sharded = any(o.other_shards for o in outcomes)
+    counts = ("selected", "done", "failed", "skipped", *(("other shards",) if sharded else ()))
+    rows = [("task", *counts, "commonest error")]
+    totals = [0] * len(counts)
     for o in outcomes:
         error = o.commonest_error or ""
         if len(error) > _ERROR_WIDTH:
             error = error[: _ERROR_WIDTH - 3] + "..."
-        rows.append((o.task, str(o.selected), str(o.done), str(o.failed), str(o.skipped), error))
-        for i, value in enumerate((o.selected, o.done, o.failed, o.skipped)):
+        values = (o.selected, o.done, o.failed, o.skipped, *((o.other_shards,) if sharded else ()))
+        rows.append((o.task, *(str(v) for v in values), error))
+        for i, value in enumerate(values):
             totals[i] += value
     rows.append(("total", *(str(v) for v in totals), ""))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, row in enumerate(rows):
         cells = [
-            cell.ljust(w) if i in (0, 5) else cell.rjust(w)
+            cell.ljust(w) if i in (0, len(row) - 1) else cell.rjust(w)
             for i, (cell, w) in enumerate(zip(row, widths, strict=True))
         ]
         lines.append("  ".join(cells).rstrip())

@@ -36,6 +36,8 @@ class TaskOutcome:
     failed: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     tokens: int = 0
+    other_shards: int = 0
+    """Selected questions that belong to the other shards of a ``--shard i/n`` run (asked by them)."""
 
     @property
     def commonest_error(self) -> str | None:
@@ -56,7 +58,12 @@ def describe_error(exc: BaseException) -> str:
 
 def initial_outcomes(plans: list[TaskPlan]) -> dict[str, TaskOutcome]:
     """Per-task outcomes before any sample is asked (samples already done count as skipped)."""
-    return {p.task: TaskOutcome(task=p.task, selected=p.selected, skipped=p.already_done) for p in plans}
+    return {
+        p.task: TaskOutcome(
+            task=p.task, selected=p.selected, skipped=p.already_done, other_shards=p.other_shards
+        )
+        for p in plans
+    }
 
 
 class Runner:
@@ -149,7 +156,6 @@ class Runner:
         async def work(job: tuple[TaskPlan, Item], sink: JournalSink) -> None:
             plan, question = job
             record, failure = await self._ask(question)
-            await sink.write(plan.path, record)
             outcome = outcomes[plan.task]
             tokens = (record["usage"] or {}).get("total_tokens", 0)
             outcome.tokens += tokens
@@ -159,6 +165,9 @@ class Runner:
             else:
                 outcome.failed += 1
                 outcome.errors[record["error"]] += 1
+            # counted as the record is queued (the write starts without a pause): a run stopped while this waits
+            # for the disk still journals it, so the counts must hold it too
+            await sink.write(plan.path, record)
             if self.on_answer is not None:
                 self.on_answer(Answered(plan.task, ok, tokens, record["error"]))
             self.guard.observe(record["error"], failure)

@@ -17,7 +17,7 @@ from typing import Literal
 from avibench.kits import multiple_choice as mc
 from avibench.level_metrics.task_metrics import tallied
 
-LETTERS = "ABCD"
+LETTERS: tuple[str, ...] = mc.letters_for(4)
 #: The official letter rule: the reply's first character, else its second-to-last, when it is A-D.
 OFFICIAL_RULES = ("first_character", "second_to_last")
 
@@ -151,21 +151,6 @@ def choose(response: str, options: Sequence[str], profile: AirBenchProfile) -> i
 # ---- aggregation ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FoundationRecord:
-    """One Foundation question with the model's answer (``response`` is ``None`` when it has none)."""
-
-    task_name: str
-    dataset_name: str
-    options: tuple[str, ...]
-    answer: str
-    response: str | None
-
-    @property
-    def subset(self) -> str:
-        return f"{self.task_name}_{self.dataset_name}"
-
-
 def gold_index(options: Sequence[str], answer: str) -> int:
     """The index of the first option equal to ``answer`` (the official scorer aborts when there is none)."""
     for i, option in enumerate(options):
@@ -192,16 +177,6 @@ class SubsetScore:
 Verdict = Literal["correct", "wrong", "unparsed", "missing"]
 
 
-def verdict(record: FoundationRecord, profile: AirBenchProfile = REFERENCE) -> Verdict:
-    """What one answer is under ``profile``: right, wrong, not parseable, or absent."""
-    if record.response is None:
-        return "missing"
-    chosen = choose(record.response, record.options, profile)
-    if chosen is None:
-        return "unparsed"
-    return "correct" if chosen == gold_index(record.options, record.answer) else "wrong"
-
-
 def counts_in_denominator(outcome: Verdict, profile: AirBenchProfile) -> bool:
     """Whether an answer with this verdict enters its subset's accuracy denominator under ``profile``."""
     if outcome == "missing":
@@ -209,13 +184,6 @@ def counts_in_denominator(outcome: Verdict, profile: AirBenchProfile) -> bool:
     if outcome == "unparsed":
         return not profile.unparsed_leaves_denominator
     return True
-
-
-def score_foundation(
-    records: Iterable[FoundationRecord], profile: AirBenchProfile = REFERENCE
-) -> dict[str, SubsetScore]:
-    """Counts per subset, in order of first appearance (the official print order)."""
-    return count_verdicts(((record.subset, verdict(record, profile)) for record in records), profile)
 
 
 def count_verdicts(
@@ -328,11 +296,3 @@ def leaderboard_view(scores: Mapping[str, SubsetScore]) -> dict:
         "tasks": {TASKS_BY_NAME[k].label: 100 * v for k, v in view["tasks"].items()},
         "categories": {k: None if v is None else v * 100 for k, v in view["categories"].items()},
     }
-
-
-def chance_by_task(records: Iterable[FoundationRecord]) -> dict[str, float]:
-    """Expected accuracy (0-1) per task of a uniform guess among each question's real options."""
-    sums: dict[str, list[float]] = {}
-    for record in records:
-        sums.setdefault(record.task_name, []).append(1.0 / len(record.options))
-    return {t.name: fmean(sums[t.name]) for t in FOUNDATION_TASKS if t.name in sums}

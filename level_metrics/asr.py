@@ -17,10 +17,14 @@ The normalisers are the field's own packages: Whisper's English and basic normal
 (the same rules as the copy the script carries; the ``whisper-normalizer`` package's own English normaliser adds
 rules of its own, ``kinda`` → ``kind of`` and ``cause`` → ``because``, so only its data file is used: Whisper's
 spelling map, equal to the script's ``english.json``); numbers in Chinese are read by ``cn2an``
-(``an2cn`` transform), which reads dates, money, decimals, fractions, percents and counted quantities as
-``cn_tn`` does but reads digit strings of four or more digits that are no year (ids, phone numbers) as a
-cardinal where ``cn_tn`` reads them digit by digit; the punctuation set is Zhon's (which ``cn_tn``'s list is
-taken from) plus ASCII punctuation. jiwer aligns the tokens.
+(``an2cn`` transform), which reads most dates, fractions, percents and counted quantities as ``cn_tn`` does but
+not every number: ``cn_tn`` reads a run of four or more digits that no date, money, phone, fraction, percent or
+quantity rule took digit by digit (an id, ``12345.6``, the decimals of ``3.1415``), takes only ``19xx``/``20xx``
+(and two digits) before 年 for a year (``221年`` and ``1500年`` are cardinals), writes 两 before 百, 千 and 万,
+drops a minus sign and reads a range ``3-5`` and a time ``08:05`` digit by digit, where ``cn2an`` does otherwise
+(``tests/test_asr_reference_pinned.py`` pins each case). The punctuation set is Zhon's (which ``cn_tn``'s list is
+taken from) plus ASCII punctuation. jiwer aligns the tokens. ``cn_tn`` itself ships on PyPI only inside large
+evaluation frameworks (lmms-eval, evalscope, funasr), whose install and import would outweigh this module.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from statistics import fmean, pstdev
@@ -21,13 +21,16 @@ from typing import Any, Literal
 import jiwer
 import numpy as np
 
+from avibench.kits.multiple_choice import letters_for
+from avibench.level_metrics.profile import lookup_profile
+
 TASKS: tuple[str, ...] = ("SER", "SCR", "ASR", "SED", "MC", "ASC", "SD", "ER", "SAR", "SGR")
 """The ten tasks under their leaderboard abbreviations, in leaderboard column order."""
 
 COMPREHENSION = ("SER", "SCR")
 """Multiple-choice tasks whose options are not classes (entity spans, reading-comprehension answers)."""
 
-LETTERS = ("A", "B", "C", "D")
+LETTERS: tuple[str, ...] = letters_for(4)
 
 
 @dataclass(frozen=True)
@@ -89,12 +92,7 @@ PROFILES: dict[str, MarathonProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 
 def get_profile(name: str | MarathonProfile) -> MarathonProfile:
     """The profile called ``name`` (a profile passes through); KeyError lists the known names."""
-    if isinstance(name, MarathonProfile):
-        return name
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise KeyError(f"unknown AudioMarathon profile {name!r}; known: {', '.join(PROFILES)}") from None
+    return lookup_profile(name, PROFILES)
 
 
 @dataclass(frozen=True)
@@ -546,9 +544,15 @@ def _asr_block(records: Sequence[Record], profile: MarathonProfile) -> dict[str,
 # ---- the score alone, for resampling -----------------------------------------------------------------------
 
 
-def _f1_of_pairs(pairs: Mapping[tuple[str, str], int], labels: Sequence[str] | None, average: str) -> float:
+def _f1_of_pairs(
+    pairs: Mapping[tuple[str, str], float],
+    labels: Sequence[str] | None,
+    average: str,
+    omit: Collection[str] = (),
+) -> float:
     """sklearn's F1 (``zero_division=0``, ``macro`` or ``weighted``) from how often each (truth, guess) pair
-    occurs; ``labels`` ``None`` means every label seen on either side."""
+    occurs; ``labels`` ``None`` means every label seen on either side; labels in ``omit`` are left out of the
+    average (see :func:`pairs_resample_score`)."""
     if not any(pairs.values()):
         return 0.0
     tp, fp, fn = Counter[str](), Counter[str](), Counter[str]()
@@ -564,7 +568,7 @@ def _f1_of_pairs(pairs: Mapping[tuple[str, str], int], labels: Sequence[str] | N
             fp[g] += n
     names = sorted(seen) if labels is None else list(labels)
     f1s, supports = [], []
-    for label in names:
+    for label in (name for name in names if name not in omit):
         f1s.append(2 * tp[label] / (2 * tp[label] + fp[label] + fn[label]) if tp[label] else 0.0)
         supports.append(tp[label] + fn[label])
     # numpy sums as sklearn does (pairwise), so the score is sklearn's to the last bit
@@ -574,10 +578,16 @@ def _f1_of_pairs(pairs: Mapping[tuple[str, str], int], labels: Sequence[str] | N
     return float(np.mean(f1s)) if f1s else 0.0
 
 
-def f1_score(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str) -> float:
-    """sklearn's F1 (``zero_division=0``) with ``macro`` or ``weighted`` averaging, without sklearn: the bootstrap
-    recomputes it a thousand times per task. ``labels`` ``None`` means every label seen in either list."""
-    return _f1_of_pairs(Counter(zip(truth, guess, strict=True)), labels, average)
+def f1_score(
+    truth: Sequence[str],
+    guess: Sequence[str],
+    labels: Sequence[str] | None,
+    average: str,
+    omit: Collection[str] = (),
+) -> float:
+    """sklearn's F1 (``zero_division=0``) with ``macro`` or ``weighted`` averaging, without sklearn.
+    ``labels`` ``None`` means every label seen in either list; labels in ``omit`` are left out of the average."""
+    return _f1_of_pairs(Counter(zip(truth, guess, strict=True)), labels, average, omit)
 
 
 @cache
@@ -595,11 +605,15 @@ def class_pairs(
 
 
 def pairs_score(
-    task: str, pairs: Mapping[tuple[str, str], int], profile: str | MarathonProfile = REFERENCE
+    task: str,
+    pairs: Mapping[tuple[str, str], float],
+    profile: str | MarathonProfile = REFERENCE,
+    omit: Collection[str] = (),
 ) -> float:
     """A classification or choice task's score (not ASR) from how often each (truth, guess) pair occurs among
     its records: equal to :func:`task_score` on those records, so a bootstrap draw is scored from its pair
-    counts without building its records."""
+    counts without building its records. Classes in ``omit`` are left out of an F1's average
+    (:func:`pairs_resample_score`)."""
     profile = get_profile(profile)
     present = {pair: n for pair, n in pairs.items() if n}
     if task == "SD" and profile.had_fake_binary_f1:
@@ -610,14 +624,22 @@ def pairs_score(
         recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
         return 100 * (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
     truths = {t for t, _ in present}
-    if profile.drop_unparsed:
-        rule = SCRIPT_RULES[task]
-        allowed = set(rule.fixed) if rule.valid == "fixed" else truths
-        present = {(t, g): n for (t, g), n in present.items() if t in allowed and g in allowed}
+    present = _valid_pairs(task, present, profile)
     if task in COMPREHENSION and not profile.comprehension_letter_f1:
         total = sum(present.values())
         return 100 * (sum(n for (t, g), n in present.items() if t == g) / total if total else 0.0)
-    return 100 * _f1_of_pairs(present, _labels(task, sorted(truths), profile), _average(task, profile))
+    return 100 * _f1_of_pairs(present, _labels(task, sorted(truths), profile), _average(task, profile), omit)
+
+
+def _valid_pairs(
+    task: str, present: Mapping[tuple[str, str], float], profile: MarathonProfile
+) -> dict[tuple[str, str], float]:
+    """The pairs the profile scores: the script's "valid" pairs (see :func:`_valid`), or all of them."""
+    if not profile.drop_unparsed:
+        return dict(present)
+    rule = SCRIPT_RULES[task]
+    allowed = set(rule.fixed) if rule.valid == "fixed" else {t for t, _ in present}
+    return {(t, g): n for (t, g), n in present.items() if t in allowed and g in allowed}
 
 
 def task_score(task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE) -> float:
@@ -628,6 +650,50 @@ def task_score(task: str, records: Sequence[Record], profile: str | MarathonProf
         kept = [cached_wer(ref, hyp) for ref, hyp in pairs if (ref and hyp) or not profile.drop_unparsed]
         return 100.0 - (fmean(kept) if kept else 100.0)
     return pairs_score(task, Counter(class_pairs(task, records, profile)), profile)
+
+
+def defined_classes(
+    task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE
+) -> frozenset[str]:
+    """The classes whose F1 is defined on ``records``: those the scored pairs hold as truth or as prediction (HAD's
+    count rule: over all pairs). A class outside this set scores 0 by the scripts' ``zero_division=0``."""
+    if task == "ASR":
+        return frozenset()
+    return pairs_classes(task, Counter(class_pairs(task, records, profile)), profile)
+
+
+def pairs_classes(
+    task: str, pairs: Mapping[tuple[str, str], float], profile: str | MarathonProfile = REFERENCE
+) -> frozenset[str]:
+    """:func:`defined_classes` from how often each (truth, guess) pair occurs."""
+    profile = get_profile(profile)
+    present = {pair: n for pair, n in pairs.items() if n}
+    if not (task == "SD" and profile.had_fake_binary_f1):
+        present = _valid_pairs(task, present, profile)
+    return frozenset(c for pair in present for c in pair) - {""}
+
+
+def pairs_resample_score(
+    task: str,
+    pairs: Mapping[tuple[str, str], float],
+    profile: str | MarathonProfile,
+    defined: Collection[str],
+) -> float | None:
+    """A classification or choice task's score on a resample of its questions, from the resample's pair counts,
+    ``defined`` being :func:`defined_classes` of all of them.
+
+    A class the whole task defines but the drawn questions hold neither as truth nor as prediction has no F1 in
+    this resample (0/0): it is left out of the average instead of counting as 0, which would pull an all-correct
+    run's interval below its score whenever a resample misses a class of a fixed label set (RACE's and GTZAN's
+    A-D). HAD's binary F1 of "fake" with no fake drawn on either side is undefined, so the resample is ``None`` (left
+    out of the percentiles). On the whole task (every defined class drawn) this is :func:`pairs_score`."""
+    profile = get_profile(profile)
+    if task in COMPREHENSION and not profile.comprehension_letter_f1:
+        return pairs_score(task, pairs, profile)
+    drawn = pairs_classes(task, pairs, profile)
+    if task == "SD" and profile.had_fake_binary_f1:
+        return None if "fake" in defined and "fake" not in drawn else pairs_score(task, pairs, profile)
+    return pairs_score(task, pairs, profile, omit=[c for c in defined if c not in drawn])
 
 
 # ---- tasks and benchmark -------------------------------------------------------------------------------------

@@ -16,6 +16,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from avibench.level_metrics.profile import lookup_profile
+
 _OFFICIAL_TOKEN = re.compile(r"\b\w+\b")
 
 
@@ -72,12 +74,7 @@ PROFILES: dict[str, MmarProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 
 def get_profile(name: str | MmarProfile) -> MmarProfile:
     """The profile called ``name`` (a profile passes through); KeyError lists the known names."""
-    if isinstance(name, MmarProfile):
-        return name
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise KeyError(f"unknown scoring profile {name!r}; known profiles: {', '.join(PROFILES)}") from None
+    return lookup_profile(name, PROFILES)
 
 
 @dataclass(frozen=True)

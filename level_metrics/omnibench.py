@@ -20,12 +20,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from avibench.kits.multiple_choice import letters_for
 from avibench.level_metrics.profile import lookup_profile
 
 #: The audio types the official scorer knows, in its order (any other crashes it; loading rejects them).
 AUDIO_TYPES: tuple[str, ...] = ("music", "speech", "sound event")
 #: The letters the official prompt shows, in option order.
-LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
+LETTERS: tuple[str, ...] = letters_for(4)
 VERDICTS: tuple[str, ...] = ("correct", "invalid", "wrong")
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from avibench.level_metrics.profile import lookup_profile
+
 
 @dataclass(frozen=True)
 class StarBenchProfile:
@@ -61,9 +63,4 @@ PROFILES: dict[str, StarBenchProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 
 def get_profile(name: str | StarBenchProfile) -> StarBenchProfile:
     """The profile called ``name`` (a profile passes through); KeyError lists the known names."""
-    if isinstance(name, StarBenchProfile):
-        return name
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise KeyError(f"unknown scoring profile {name!r}; known profiles: {', '.join(PROFILES)}") from None
+    return lookup_profile(name, PROFILES)

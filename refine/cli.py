@@ -15,6 +15,7 @@ from avibench.errors import AvibenchError
 from avibench.manifest import OTHER_DATA_HELP, check_data, load_manifest, record_other_data, use_run_data
 from avibench.run_lock import run_lock
 from avibench.run_options import locate, run_options
+from avibench.streams import result_heading
 
 if TYPE_CHECKING:  # the runner loads the LLM client and the rules: imported when refine runs, not for --help
     from avibench.refine.runner import TaskSummary
@@ -113,6 +114,7 @@ def refine(
     if settings.configured and mode != "rules" and settings.borrowed:
         llm_note += " at OPENAI_BASE_URL (no REFINE_BASE_URL set)"
     click.echo(f"refine {run.label}: mode {mode}, {llm_note}", err=True)
+    click.echo(result_heading("refine", run.benchmark.name, run.label))
     try:
         summaries = refine_run(
             run.benchmark,

@@ -136,7 +136,31 @@ def _pair(piece: str) -> tuple[str, str] | None:
 _BARE_PAIR = re.compile(r"^[\s*\-•]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s+(\d+)\s*[.,;]?$")
 
 
+#: "Sound sources: 1 bird, 2 dogs": a heading, then counts of named things.
+_HEADING = re.compile(r"^[\s*\-•]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*:\**\s+(.+)$")
+#: "1 bird", "2 dogs": a count, then a name of one or two words.
+_COUNT_NAME = re.compile(r"^\**(\d+)\s+\**([A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*)?)\**\s*[.,;]?$")
+
+
+def _headed_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None:
+    """The pairs after a heading that is not itself a class ("Sound sources: 1 bird." is one bird, not a class
+    "sound source" counted once): every piece after the colon a count and a class name."""
+    m = _HEADING.match(line)
+    if m is None or match_class(m.group(1), ctx.classes):
+        return None  # "dog: 2 barks" counts the class before the colon
+    pairs = []
+    for piece in (p for p in _PAIR_SPLIT.split(m.group(2).strip()) if p.strip()):
+        counted = _COUNT_NAME.match(piece.strip())
+        if counted is None or not match_class(counted.group(2), ctx.classes):
+            return None
+        pairs.append((counted.group(2), counted.group(1)))
+    return pairs or None
+
+
 def _line_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None:
+    headed = _headed_pairs(line, ctx)
+    if headed is not None:
+        return headed
     whole = _pair(line)
     if whole is not None:
         return [whole]

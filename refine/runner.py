@@ -255,6 +255,8 @@ class _Monitor:
     guard: FailureGuard
     log: RunLog
     progress: bool = True
+    llm_answered: bool = False
+    """Whether the refine LLM has answered once in this run (until then its requests go one at a time)."""
 
 
 async def _run_llm(
@@ -273,11 +275,18 @@ async def _run_llm(
         task.summary.methods[record["method"]] += 1
         if record["error"] is not None:
             task.summary.errors[record["error"]] += 1
+        else:
+            monitor.llm_answered = True
         bar(Answered(task.task, record["error"] is None, error=record["error"]))
 
     try:
         await refiner.verify()
-        await run_jobs(pending, one, concurrency=max(concurrency, 1), stop=lambda: monitor.guard.stopped)
+        head = 0 if monitor.llm_answered else 1  # until the LLM has answered once, one request: a model the
+        # endpoint does not serve (or a rejected key) stops the stage after one request, as infer's probe does
+        await run_jobs(pending[:head], one, concurrency=1, stop=lambda: monitor.guard.stopped)
+        await run_jobs(
+            pending[head:], one, concurrency=max(concurrency, 1), stop=lambda: monitor.guard.stopped
+        )
     except* RunStopped as stop:
         raise stop.exceptions[0] from None
     finally:

@@ -271,11 +271,6 @@ def outside_dicts(text: str) -> str:
     return "\n".join(text[a:b] for a, b in zip(starts, ends, strict=True))
 
 
-def find_dicts(text: str) -> list[dict[Any, Any]]:
-    """Every top-level ``{...}`` in the text that parses as a JSON/Python dict, in order."""
-    return [value for _, _, value in dict_spans(text)]
-
-
 def find_lists(text: str) -> list[list[Any]]:
     """Every top-level ``[...]`` in the text that parses as a list, in order."""
     found = []

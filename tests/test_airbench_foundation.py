@@ -1,26 +1,26 @@
-"""AIR-Bench Foundation: the official letter rule, the strict extractor and the aggregation, on hand-computed cases."""
+"""AIR-Bench Foundation: the official letter rule, the strict extractor and the aggregation, on hand-computed cases
+(scored by the plug-in, as eval scores the journals' responses)."""
 
 from __future__ import annotations
 
 import random
+from statistics import fmean
+from typing import NamedTuple
 
 import pytest
 
 from avibench.benchmarks.airbench.sample import foundation_entries
+from avibench.items import Item, Response
 from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import (
     FOUNDATION_TASKS,
-    REFERENCE,
-    STRICT,
-    FoundationRecord,
-    chance_by_task,
-    foundation_block,
+    SubsetScore,
     official_letter,
-    score_foundation,
     strict_choice,
     summarize,
     task_accuracy,
 )
+from avibench.plugin import get_benchmark
 
 ANIMALS = ("dog", "cat", "cow", "bird")
 
@@ -70,6 +70,43 @@ def test_strict_choice(response: str, options: tuple[str, ...], index: int | Non
     assert strict_choice(response, options) == index
 
 
+class FoundationRecord(NamedTuple):
+    """One Foundation question and the model's answer (``None``: no answer)."""
+
+    task_name: str
+    dataset_name: str
+    options: tuple[str, ...]
+    answer: str
+    response: str | None
+
+
+def _official(records: list[FoundationRecord], profile: str) -> dict:
+    """The Foundation block the plug-in writes for ``records`` in ``profile``."""
+    plugin = get_benchmark("airbench")
+    foundation = next(t for t in plugin.tasks() if t.name == "foundation")
+    responses = []
+    for index, r in enumerate(records):
+        item = Item(
+            benchmark="airbench",
+            task="foundation",
+            item_id=str(index),
+            parts=(),
+            answer=r.answer,
+            index=index,
+            options=r.options,
+            meta={"task_name": r.task_name, "dataset_name": r.dataset_name},
+        )
+        responses.append(
+            Response(item, "missing") if r.response is None else Response(item, "answered", r.response)
+        )
+    scored = plugin.score({"foundation": responses}, profile="reference", options={}, tasks=(foundation,))
+    return scored.document["summary"]["by_profile"][profile]["official"]["foundation"]
+
+
+def _scores(block: dict) -> dict[str, SubsetScore]:
+    return {k: SubsetScore(correct=v["correct"], n=v["n"]) for k, v in block["tasks"].items()}
+
+
 GENDER = ("male", "female")
 FIXTURE = [
     FoundationRecord("Speech_Grounding", "librispeech", ANIMALS, "cat", "B"),
@@ -86,7 +123,7 @@ FIXTURE = [
 
 
 def test_reference_block() -> None:
-    block = foundation_block(score_foundation(FIXTURE, REFERENCE), REFERENCE)
+    block = _official(FIXTURE, "reference")
     assert block == {
         "tasks": {
             "Speech_Grounding_librispeech": {"correct": 2, "n": 4, "accuracy": 0.5},
@@ -99,7 +136,7 @@ def test_reference_block() -> None:
 
 
 def test_strict_block() -> None:
-    block = foundation_block(score_foundation(FIXTURE, STRICT), STRICT)
+    block = _official(FIXTURE, "strict")
     assert block == {
         "tasks": {
             "Speech_Grounding_librispeech": {"correct": 4, "n": 6, "accuracy": pytest.approx(4 / 6)},
@@ -113,11 +150,11 @@ def test_strict_block() -> None:
 
 
 def test_task_accuracy_pools_subsets_and_summary() -> None:
-    assert task_accuracy(score_foundation(FIXTURE, REFERENCE)) == {
+    assert task_accuracy(_scores(_official(FIXTURE, "reference"))) == {
         "Speech_Grounding": 0.5,
         "Speaker_Gender_Recognition": pytest.approx(2 / 3),
     }
-    summary = summarize(task_accuracy(score_foundation(FIXTURE, STRICT)))
+    summary = summarize(task_accuracy(_scores(_official(FIXTURE, "strict"))))
     assert summary["tasks"] == {"Speech_Grounding": pytest.approx(4 / 6), "Speaker_Gender_Recognition": 0.5}
     assert summary["categories"] == {"speech": pytest.approx((4 / 6 + 0.5) / 2), "sound": None, "music": None}
     assert summary["mean"] == pytest.approx((4 / 6 + 0.5) / 2)
@@ -125,18 +162,14 @@ def test_task_accuracy_pools_subsets_and_summary() -> None:
 
 
 def test_all_failed_subset_has_no_accuracy() -> None:
-    scores = score_foundation(
-        [FoundationRecord("Music_AQA", "music_avqa", ANIMALS, "dog", "maybe")], REFERENCE
-    )
-    assert foundation_block(scores)["tasks"] == {
-        "Music_AQA_music_avqa": {"correct": 0, "n": 0, "accuracy": None}
-    }
-    assert task_accuracy(scores) == {}
+    block = _official([FoundationRecord("Music_AQA", "music_avqa", ANIMALS, "dog", "maybe")], "reference")
+    assert block["tasks"] == {"Music_AQA_music_avqa": {"correct": 0, "n": 0, "accuracy": None}}
+    assert task_accuracy(_scores(block)) == {}
 
 
 def test_answer_outside_the_options_is_an_error() -> None:
     with pytest.raises(ValueError, match="not one of the options"):
-        score_foundation([FoundationRecord("Music_AQA", "music_avqa", ANIMALS, "horse", "A")])
+        _official([FoundationRecord("Music_AQA", "music_avqa", ANIMALS, "horse", "A")], "reference")
 
 
 def test_summary_reproduces_published_averages() -> None:
@@ -171,8 +204,11 @@ def test_random_guess_lands_on_chance() -> None:
     rng = random.Random(3)
     entries = foundation_entries(per_subset=200, seed=1)
     records = _records(entries, lambda options, _: "ABCD"[rng.randrange(len(options))])
-    chance = summarize(chance_by_task(records))["average"]
-    for profile in (REFERENCE, STRICT):
-        measured = summarize(task_accuracy(score_foundation(records, profile)))["average"]
+    by_task: dict[str, list[float]] = {}
+    for r in records:
+        by_task.setdefault(r.task_name, []).append(1.0 / len(r.options))
+    chance = summarize({task: fmean(levels) for task, levels in by_task.items()})["average"]
+    for profile in ("reference", "strict"):
+        measured = summarize(task_accuracy(_scores(_official(records, profile))))["average"]
         assert measured == pytest.approx(chance, abs=0.02)
     assert 0.25 < chance < 0.5

@@ -178,7 +178,9 @@ def test_no_key_sends_nothing_and_leaves_chat_unscored(run: tuple[Path, Path]) -
     with server.run_in_thread():
         args = ["eval", "--benchmark", "airbench", "--data-root", str(root), "--output-dir", str(out)]
         result = invoke([*args, "--model", "random", "--judge-base-url", server.base_url])
-    assert result.code == 1 and "JUDGE_API_KEY or OPENAI_API_KEY" in result.stderr and server.count == 0
+    # not judged: partial (3), not failed (1); the one line says what to set
+    assert result.code == 3 and "JUDGE_API_KEY or OPENAI_API_KEY" in result.stderr and server.count == 0
+    assert "not judged: chat" in result.stderr
     doc = json.loads((out / "random" / "airbench" / "eval.json").read_text())
     assert doc["chat"] is None and doc["coverage"]["chat"]["status"] == "not scored"
 

@@ -12,16 +12,10 @@ import pytest
 from avibench.benchmarks.airbench import layout, predictions, results, sample
 from avibench.benchmarks.airbench.prompt import foundation_prompt
 from avibench.errors import DatasetError
-from avibench.level_metrics.airbench import (
-    FOUNDATION_TASKS,
-    REFERENCE,
-    STRICT,
-    foundation_block,
-    score_foundation,
-    summarize,
-    task_accuracy,
-)
+from avibench.items import Response
+from avibench.level_metrics.airbench import FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
+from avibench.plugin import get_benchmark
 
 
 @pytest.fixture(scope="module")
@@ -169,11 +163,16 @@ def test_meta_not_a_list(root: Path) -> None:
 def test_oracle_is_perfect_in_both_profiles(pristine: Path) -> None:
     items = layout.load_foundation(pristine)
     rng = random.Random(0)
-    records = [results.foundation_record(i, sample.oracle_answer(i, rng)) for i in items]
-    for profile in (REFERENCE, STRICT):
-        scores = score_foundation(records, profile)
-        assert foundation_block(scores, profile)["fail_num"] == 0
-        assert summarize(task_accuracy(scores))["average"] == 1.0
+    plugin = get_benchmark("airbench")
+    foundation = next(t for t in plugin.tasks() if t.name == "foundation")
+    responses = [Response(i, "answered", sample.oracle_answer(i, rng)) for i in items]
+    document = plugin.score(
+        {"foundation": responses}, profile="reference", options={}, tasks=(foundation,)
+    ).document
+    for profile in ("reference", "strict"):
+        view = document["summary"]["by_profile"][profile]
+        assert view["official"]["foundation"]["fail_num"] == 0
+        assert view["tasks"]["foundation"] == 100.0
 
 
 def test_foundation_results_round_trip(pristine: Path, tmp_path: Path) -> None:

@@ -17,8 +17,7 @@ import yaml
 
 from avibench.benchmarks.airbench import sample
 from avibench.benchmarks.airbench.layout import FOUNDATION_SECTION, load_foundation
-from avibench.benchmarks.airbench.results import foundation_record
-from avibench.level_metrics.airbench import chance_by_task, summarize
+from avibench.level_metrics.airbench import summarize
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke, journal_lines
@@ -80,7 +79,7 @@ def test_listing_validation_and_unknown_tasks(data: Path) -> None:
     )
     assert invoke(["validate-data", str(data), "--benchmark", "airbench"]).code == 0
     tasks = invoke(["tasks", "--benchmark", "airbench", "--data-root", str(data), "--json"])
-    assert {r["task"]: r["found"] for r in json.loads(tasks.stdout)} == {"foundation": "50", "chat": "20"}
+    assert {r["task"]: r["found"] for r in json.loads(tasks.stdout)} == {"foundation": 50, "chat": 20}
     unknown = invoke(["infer", *run_args(data, data.parent / "o", "oracle"), "--tasks", "speech"])
     assert unknown.code == 2 and "known tasks: foundation, chat" in unknown.stderr
 
@@ -157,7 +156,10 @@ def test_random_is_near_chance_and_chat_scores_follow_the_judge(tmp_path: Path) 
         doc = pipeline(root, tmp_path / "out", "random", judge)
     items = load_foundation(root)
     assert len(items) == 200
-    chance = summarize(chance_by_task(foundation_record(i, None) for i in items))["average"]
+    by_task: dict[str, list[float]] = {}
+    for item in items:
+        by_task.setdefault(item.meta["task_name"], []).append(1.0 / len(item.options))
+    chance = summarize({task: sum(levels) / len(levels) for task, levels in by_task.items()})["average"]
     for profile in ("reference", "strict"):
         assert abs(doc["summary"]["by_profile"][profile]["tasks"]["foundation"] - 100 * chance) < 10
     # a random answer never begins like the reference: 3 with the reference first, 5 with the model first
@@ -168,7 +170,7 @@ def test_random_is_near_chance_and_chat_scores_follow_the_judge(tmp_path: Path) 
 def test_one_part_data_root_reports_the_other_as_absent(tmp_path: Path) -> None:
     root = sample.generate(tmp_path / "data", per_subset=1, chat=False)
     tasks = invoke(["tasks", "--benchmark", "airbench", "--data-root", str(root), "--json"])
-    assert {r["task"]: r["found"] for r in json.loads(tasks.stdout)} == {"foundation": "25", "chat": "-"}
+    assert {r["task"]: r["found"] for r in json.loads(tasks.stdout)} == {"foundation": 25, "chat": None}
     args = run_args(root, tmp_path / "out", "oracle")
     assert invoke(["infer", *args]).code == 0
     evaluated = invoke(["eval", *args])

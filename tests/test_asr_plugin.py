@@ -281,7 +281,9 @@ def test_the_llm_fallback_reads_only_the_chatter_rules_cannot_cut(data: Path, tm
         before = server.count
         refined = invoke(["refine", *args], env)
         assert refined.code == 0, refined.stderr
-        assert server.count - before == 3 and "llm=" in refined.stdout
+        # the three answers carry the same chatter: refine's first request goes alone (until its model has
+        # answered once), so the other two are the same request, answered from refine's cache
+        assert server.count - before == 1 and "llm=" in refined.stdout
         assert invoke(["eval", *args]).code == 0
     doc = json.loads((tmp_path / "chatty" / "asr" / "eval.json").read_text())
     references = [

@@ -16,9 +16,8 @@ from statistics import fmean
 import pytest
 
 from avibench.benchmarks.airbench.layout import load_chat, load_foundation
-from avibench.benchmarks.airbench.results import foundation_record
 from avibench.benchmarks.starbench.workdir import run_from_item
-from avibench.level_metrics.airbench import LETTERS, chance_by_task, summarize
+from avibench.level_metrics.airbench import LETTERS, summarize
 from avibench.level_metrics.starbench import FINAL_MA, chance_levels
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
@@ -123,7 +122,10 @@ def test_airbench_oracle_and_random_every_question_scored_with_intervals(
     assert [r["scores"] for r in shown] == [r["scores"] for r in samples]
 
     doc, samples = run("airbench", air_data, tmp_path, "random")
-    chance = 100 * summarize(chance_by_task(foundation_record(i, None) for i in foundation))["average"]
+    by_task: dict[str, list[float]] = {}
+    for item in foundation:
+        by_task.setdefault(item.meta["task_name"], []).append(1.0 / len(item.options))
+    chance = 100 * summarize({task: sum(v) / len(v) for task, v in by_task.items()})["average"]
     low, high = doc["summary"]["intervals"]["tasks"]["foundation"]
     assert low < chance < high and low < doc["summary"]["tasks"]["foundation"] < high and high - low > 10
     # a random answer never begins like the reference: 3 and 5 in the two orders

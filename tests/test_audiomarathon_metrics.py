@@ -149,5 +149,5 @@ def test_chance_levels() -> None:
 
 def test_profiles_by_name() -> None:
     assert get_profile("strict") is STRICT
-    with pytest.raises(KeyError, match="known: reference, strict"):
+    with pytest.raises(KeyError, match="known profiles: reference, strict"):
         get_profile("lenient")

@@ -167,7 +167,9 @@ TOP_KEYS = ["ASC", "ASR", "ER", "MC", "SCR", "SD", "SED", "SER", "SGR", "average
 #: source/primary profile -> what :func:`_pinned` gives. The port changed one thing: coverage's ``scored`` (last of
 #: ``counts``) is, as for every declared benchmark, the questions the primary profile scored (the records the
 #: scripts score); the hand-built scorer gave the reference profile's "valid" samples, which the official blocks
-#: still hold as ``valid``.
+#: still hold as ``valid``. Since then the per-question reference scores of HAD and VoxCeleb gender count the
+#: prediction the reference reads (a label, not a letter) right when it is the ground truth, as the task's F1 does:
+#: 3,992 of them went from 0 to 1 (``per_sample``); every task score, value and count is unchanged.
 PINNED: dict[str, dict[str, Any]] = {
     "journals/reference": {
         "top": "495887fea988e53d",
@@ -226,7 +228,7 @@ PINNED: dict[str, dict[str, Any]] = {
             },
         },
         "chance": "2f18e2dfaebfa819",
-        "per_sample": "63d8f57b4fd3eaa2",
+        "per_sample": "97fe53f831868fec",
         "values": "f251ea2099095553",
         "coverage": "a21d84fc0e187535",
         "counts": {
@@ -299,7 +301,7 @@ PINNED: dict[str, dict[str, Any]] = {
             },
         },
         "chance": "8acba48ee9a21c41",
-        "per_sample": "63d8f57b4fd3eaa2",
+        "per_sample": "97fe53f831868fec",
         "values": "f251ea2099095553",
         "coverage": "a21d84fc0e187535",
         "counts": {
@@ -372,7 +374,7 @@ PINNED: dict[str, dict[str, Any]] = {
             },
         },
         "chance": "2f18e2dfaebfa819",
-        "per_sample": "ef1fc5d2c801019b",
+        "per_sample": "940bc769de0be1cd",
         "values": "7bbb716a9bf5bc21",
         "coverage": "3732c4dd90d18c0c",
         "counts": {
@@ -445,7 +447,7 @@ PINNED: dict[str, dict[str, Any]] = {
             },
         },
         "chance": "8acba48ee9a21c41",
-        "per_sample": "ef1fc5d2c801019b",
+        "per_sample": "940bc769de0be1cd",
         "values": "7bbb716a9bf5bc21",
         "coverage": "3732c4dd90d18c0c",
         "counts": {

@@ -36,7 +36,7 @@ def test_tasks_and_validation(data: Path) -> None:
     listed = invoke(["tasks", *BENCH, "--data-root", str(data), "--json"])
     rows = json.loads(listed.stdout)
     assert [r["task"] for r in rows] == list(TASKS)
-    assert [r["found"] for r in rows] == ["4", "4", "3", "4", "4", "4", "4", "4", "5", "4"]
+    assert [r["found"] for r in rows] == [4, 4, 3, 4, 4, 4, 4, 4, 5, 4]
     assert invoke(["validate-data", str(data), *BENCH]).code == 0
     assert [t["task"] for t in json.loads(invoke(["tasks", *BENCH, "--json"]).stdout)] == list(TASKS)
 

@@ -48,7 +48,7 @@ def test_starbench_with_only_tr_run_marks_final_ma_and_exits_3(star_root: Path, 
     assert invoke(["infer", *common, "--tasks", "tr"]).code == 0
     result = invoke(["eval", *common])
     assert result.code == EXIT_INCOMPLETE, result.stderr
-    assert "pc: never run (36 questions)" in result.stderr and "sr: never run" in result.stderr
+    assert "never run: 2 task(s), 54 questions (pc, sr); ask them with 'avibench infer" in result.stderr
     assert _lines(result.stdout)["Final"].endswith("[incomplete]")
     numbers = _doc(tmp_path, "oracle", "starbench")["summary"]["incomplete"]["numbers"]
     assert numbers["headline"]["tasks"] == ["pc", "sr"]

@@ -59,3 +59,65 @@ def test_the_check_sees_an_import(tmp_path: Path) -> None:
     )
     assert {_benchmark_of(m) for m in _imports(probe)} == {"mmar", "omnibench"}
     assert _benchmark_of("avibench.kits.records") is None
+
+
+class _Shape(ast.NodeTransformer):
+    """A function body with every name, argument and constant blanked: copies renamed still match."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.copy_location(ast.Name(id="_", ctx=node.ctx), node)
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.arg, node.annotation = "_", None
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.copy_location(ast.Constant(value=type(node.value).__name__), node)
+
+
+PLUGINS = ("airbench", "audiomarathon", "avibench", "mmar", "omnibench", "starbench", "voicebench")
+MIN_NODES = 60  # a function this large copied between plug-ins is logic, not an idiom
+
+
+def _plugin_of(path: Path) -> str | None:
+    parts = path.relative_to(ROOT).parts
+    if parts[0] == "benchmarks":
+        return parts[1]
+    return next((p for p in PLUGINS if path.stem.startswith(p)), None)
+
+
+def _shapes(path: Path) -> list[tuple[str, str]]:
+    """``(shape, "line name")`` of every function of at least :data:`MIN_NODES` nodes."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body[1:] if ast.get_docstring(node) else node.body
+            shape = ast.Module(
+                body=[_Shape().visit(ast.parse(ast.unparse(b))) for b in body], type_ignores=[]
+            )
+            if sum(1 for _ in ast.walk(shape)) >= MIN_NODES:
+                found.append((ast.dump(shape), f"{node.lineno} {node.name}"))
+    return found
+
+
+def test_no_logic_is_copied_among_plugins() -> None:
+    where: dict[str, dict[str, str]] = {}
+    for folder in ("benchmarks", "level_metrics", "refine"):
+        for path in (ROOT / folder).rglob("*.py"):
+            plugin = _plugin_of(path)
+            if plugin is None:
+                continue
+            for shape, name in _shapes(path):
+                where.setdefault(shape, {}).setdefault(plugin, f"{path.relative_to(ROOT)}:{name}")
+    copies = [sorted(found.values()) for found in where.values() if len(found) > 1]
+    assert not copies, copies
+
+
+def test_the_copy_check_sees_a_renamed_copy(tmp_path: Path) -> None:
+    body = "    total = 0\n    for k, v in enumerate(items):\n        if v and k % 2:\n            total += v * k - 1\n"
+    body += "        elif v is None:\n            total -= len(items) // 3\n    return {'total': total, 'n': len(items)}\n"
+    first, second = tmp_path / "a.py", tmp_path / "b.py"
+    first.write_text("def count(items):\n" + body)
+    second.write_text("def tally(rows):\n" + body.replace("items", "rows").replace("total", "acc"))
+    (one,), (two,) = (_shapes(path) for path in (first, second))
+    assert one[0] == two[0] and (one[1], two[1]) == ("1 count", "1 tally")

@@ -48,6 +48,14 @@ def test_tone_words_equal_for_equal_words_and_differ_otherwise() -> None:
     assert len(same) == media.seconds_to_samples(3 * 0.06 * 1.5 + 0.05)
 
 
+def test_voiced_words_fill_their_length_with_one_burst_per_word() -> None:
+    signal = media.voiced_words(["a", "longer"], 8000, 2.0)
+    assert len(signal) == 16000 and np.abs(signal).max() <= 0.5
+    voiced = np.abs(signal) > 1e-3
+    starts = np.flatnonzero(voiced[1:] & ~voiced[:-1])
+    assert starts[0] < int(0.31 * 8000) and voiced[int(0.75 * 8000)] and not voiced[int(1.5 * 8000)]
+
+
 def test_pictures_and_clips(tmp_path: Path) -> None:
     img = media.picture((64, 48), [("square", (8, 8, 16, 16), (200, 0, 0))])
     media.write_image(tmp_path / "p.png", img)

@@ -159,3 +159,11 @@ def test_rotations_visit_every_position() -> None:
     assert mc.rotate(OPTIONS, 4) == OPTIONS
     assert len(mc.rotations(OPTIONS, 0, runs=2)) == 2
     assert mc.rotation_of("r3") == 3 and mc.rotation_of("w1") is None
+
+
+@pytest.mark.parametrize("reply", ["N/A", "n/a.", "NA", "**N/A**", "Not applicable"])
+def test_strict_reading_takes_no_letter_from_a_reply_that_says_not_available(reply: str) -> None:
+    options = ["piano", "violin", "drum", "flute"]
+    assert mc.strict_choice(reply, options) is None
+    assert mc.strict_choice("A", options) == 0  # a letter alone still reads
+    assert mc.strict_choice("N/A", ["N/A", "piano"]) == 0  # unless an option says so

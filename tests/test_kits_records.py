@@ -113,3 +113,15 @@ def test_a_shared_file_gives_each_task_its_own_fingerprint(tmp_path: Path) -> No
     assert records.sliced_fingerprint(path, ["b"], lambda r: r["task"]) != b
     assert records.sliced_fingerprint(path, ["a", "b"], lambda r: r["task"]) != both
     assert len(a) == 16 and a != b
+
+
+def test_a_journal_batch_that_cannot_be_encoded_writes_nothing(tmp_path: Path) -> None:
+    from avibench.store import JournalWriter
+
+    path = tmp_path / "j.jsonl"
+    with JournalWriter(path) as writer:
+        writer.append({"a": 1})
+        with pytest.raises(ValueError):
+            writer.append_many([{"a": 2}, {"a": float("nan")}])
+        writer.append({"a": 3})
+    assert list(records.read_journal(path)) == [{"a": 1}, {"a": 3}]

@@ -6,6 +6,7 @@ import pytest
 
 from avibench.kits.published import published_table, published_tables
 from avibench.level_metrics.mmar import MMAR_MODALITIES
+from avibench.plugin import get_benchmark
 
 MMAR = published_table("mmar")
 MMAU = published_table("mmau")
@@ -31,3 +32,13 @@ def test_headlines() -> None:
     assert {r["model"]: r["total"] for r in MMAR.rows}["Random guess"] == 29.3
     assert [r for r in MMAU.rows if not r["verified"]] == [MMAU.rows[-1]]
     assert set(published_tables("mmar")) == {"leaderboard"} and set(published_tables("mmau")) == {"quoted"}
+
+
+def test_mmau_rows_of_one_model_are_told_apart_by_edition() -> None:
+    names = [row["model"] for row in get_benchmark("mmau").published()]
+    assert len(names) == len(set(names))
+    assert [n for n in names if n.startswith("Qwen2-Audio-Instruct")] == [
+        "Qwen2-Audio-Instruct (README)",
+        "Qwen2-Audio-Instruct (paper, earlier)",
+    ]
+    assert "Gemini 1.5 Pro" in names  # a row without an edition keeps its name

@@ -63,3 +63,17 @@ def test_summary_names_the_commonest_failure_and_records_the_mode(tmp_path: Path
     records = list(read_records(out / "m" / "avibench" / "refine" / "VAR.jsonl"))
     assert {r["refine_mode"] for r in records} == {"auto"}
     assert (out / "m" / "avibench" / "refine" / "run.log").is_file()
+
+
+def test_a_model_the_endpoint_does_not_serve_costs_one_request_at_any_concurrency(tmp_path: Path) -> None:
+    root, out = _run(tmp_path)
+    plan = FaultPlan(rate=1.0, random_faults=(Fault("404"),))
+    with FakeOpenAIServer(plan=plan).run_in_thread() as server:
+        env = {"REFINE_BASE_URL": server.base_url, "REFINE_API_KEY": "k", "REFINE_CONCURRENCY": "8"}
+        result = _refine(root, out, env)
+        assert server.count == 1
+    assert result.code == 2 and "does not serve model 'gemini-2.5-flash' (HTTP 404)" in result.stderr
+    with FakeOpenAIServer(responder=lambda body: "3", latency=0.2).run_in_thread() as server:
+        env = {"REFINE_BASE_URL": server.base_url, "REFINE_API_KEY": "k", "REFINE_CONCURRENCY": "8"}
+        assert _refine(root, out, env).code == 0
+        assert server.peak_in_flight > 1 and server.count == 6  # after the first answer, the rest in parallel

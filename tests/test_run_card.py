@@ -169,7 +169,7 @@ def test_the_oracle_card_holds_every_benchmark_at_100(runs: Runs) -> None:
         assert row["status"] == ("partial" if unscored else "complete"), name
         assert set(row["completeness"]["incomplete_tasks"]) == unscored, name
         assert row["dataset"]["kind"] == "sample", name
-        assert Path(row["data_root"]) == get_benchmark(name).sample_root
+        assert Path(row["data_root"]) == runs.base / get_benchmark(name).sample_root  # recorded absolute
         assert f"[{names.index(name) + 1}/{len(names)}] {name}: sample-data" in runs.first.stderr
         assert row["stages"] == {"infer": 0, "refine": 0, "eval": 0, "report": 0, "view": 0}  # the re-run's
         benchmark = get_benchmark(name)
@@ -289,7 +289,10 @@ def test_a_stage_error_fails_the_run_after_every_benchmark_is_taken_as_far_as_it
     assert stopped.code == 2
     assert stopped.stderr.count("needs OPENAI_API_KEY") == 2 and "[2/2] mmau: infer" in stopped.stderr
     rows = _card(runs.out, "gpt-x")["benchmarks"]
-    assert [(r["status"], r["reason"]) for r in rows] == [("failed", "infer exited with 2")] * 2
+    assert [r["status"] for r in rows] == ["failed"] * 2
+    assert all(
+        r["reason"].startswith("infer exited with 2: the openai backend needs OPENAI_API_KEY") for r in rows
+    )
 
     # some questions of MMAR fail: its later stages still run on the rest (partial), MMAU completes, exit 1
     original = OracleBackend.answer

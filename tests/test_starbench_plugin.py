@@ -77,8 +77,8 @@ def test_validate_and_tasks_commands(root: Path) -> None:
     listing = invoke(["tasks", "--benchmark", "starbench", "--data-root", str(root), "--json"])
     found = {row["task"]: row["found"] for row in json.loads(listing.stdout)}
     # runs: pc one per option, the others three per item (14, 4 and 10 perception items; 6 spatial; 10 temporal)
-    assert found == {"pc": "36", "pc_sp": "10", "pc_nsp": "26", "tr": "30", "tr_cap": "30", "tr_uncut": "30",
-                     "sr": "18", "sr_ch": "18"}  # fmt: skip
+    assert found == {"pc": 36, "pc_sp": 10, "pc_nsp": 26, "tr": 30, "tr_cap": 30, "tr_uncut": 30,
+                     "sr": 18, "sr_ch": 18}  # fmt: skip
 
 
 # ---- baselines ------------------------------------------------------------------------------------------------

@@ -11,4 +11,7 @@
   per profile, samples, asks), the journaled runner, failure accounting, ``--judge-*`` options, ``meta.judge``.
   Its ``--judge-*`` options and template data files are read by :mod:`avibench.kits.judge_options`, which a
   plug-in's eval-options declaration imports without the runner.
+* :mod:`avibench.kits.published`: published tables as JSON data (``prompts/<benchmark>/published.json``), one
+  reader, the rows ``published()`` returns;
+* :mod:`avibench.kits.pages`: report blocks benchmarks share (an official breakdown in both profiles).
 """

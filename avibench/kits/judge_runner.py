@@ -48,6 +48,19 @@ DEFAULT_MAX_TOKENS = 1024
 KEY_VARIABLES = ("JUDGE_API_KEY", "OPENAI_API_KEY")
 
 
+#: How a judged part left without a judge is described (coverage reasons, the line eval prints).
+NOT_JUDGED = "not judged: "
+
+
+class JudgeNotConfigured(AvibenchError):
+    """The judge has questions to judge and no API key: the judged parts are not judged (partial), not failed."""
+
+
+def not_judged_line(parts: Sequence[str], why: str) -> str:
+    """The one line eval prints for judged parts left without a judge."""
+    return f"{NOT_JUDGED}{', '.join(parts)}: {why}; the scores are partial without them"
+
+
 @dataclass(frozen=True)
 class JudgeSettings:
     """Where judge requests go and how they are sent (temperature 0 by default, so a re-judge agrees)."""
@@ -250,7 +263,7 @@ def run_judge(
 ) -> JudgeOutcome:
     """Every job's reply, from the journal where it already holds one made from the same request, else asked.
 
-    Raises :class:`AvibenchError` when requests are needed and no API key is set (nothing is asked then), and
+    Raises :class:`JudgeNotConfigured` when requests are needed and no API key is set (nothing is asked then), and
     :class:`RunStopped` (one) when a failure no retry can fix repeats (what was asked is in the journal).
     """
     keys = [job.key for job in jobs]
@@ -270,9 +283,7 @@ def run_judge(
     if not pending:
         return outcome
     if not settings.api_key:
-        raise AvibenchError(
-            f"the judge has {len(pending)} requests to send and no API key: set {' or '.join(KEY_VARIABLES)}"
-        )
+        raise JudgeNotConfigured(f"no API key for the judge (set {' or '.join(KEY_VARIABLES)})")
     judging = _Judging(settings, accept, reasks, journal)
     try:
         outcome.replies.update(asyncio.run(judging.run(pending)))

@@ -26,22 +26,28 @@ from avibench.kits.judge_runner import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
     KEY_VARIABLES,
+    NOT_JUDGED,
     JudgeJob,
+    JudgeNotConfigured,
     JudgeReply,
     JudgeSettings,
+    not_judged_line,
     run_judge,
 )
 
 __all__ = [
     "KEY_VARIABLES",
+    "NOT_JUDGED",
     "Judge",
     "JudgeJob",
+    "JudgeNotConfigured",
     "JudgeReply",
     "JudgeSettings",
     "JudgeTemplate",
     "Verdicts",
     "answered",
     "job_key",
+    "not_judged_line",
     "run_judge",
     "split_key",
 ]
@@ -226,8 +232,8 @@ class Judge:
     def run(
         self, jobs: Sequence[JudgeJob], run_root: Path, settings: JudgeSettings, name: str | None = None
     ) -> Verdicts:
-        """Every job's replies, from the journal where it holds them, else asked. Raises AvibenchError when
-        requests are needed and no key is set, RunStopped when a failure no retry can fix repeats."""
+        """Every job's replies, from the journal where it holds them, else asked. Raises JudgeNotConfigured (an
+        AvibenchError) when requests are needed and no key is set, RunStopped when a failure no retry can fix repeats."""
         if not jobs:
             return Verdicts()
         journal = self.journal(run_root, name)

@@ -7,7 +7,7 @@ version string or timestamp varies between runs).
 
 * sound: :func:`tone`, :func:`noise`, :func:`click`, :func:`silence`, :func:`timeline` (mix events into a
   buffer), :func:`frame_beeps`, :func:`tone_words` (one tone per word: a stand-in for speech whose words a test
-  can tell apart);
+  can tell apart), :func:`voiced_words` (voiced bursts with a falling pitch: speech-like at any sample rate);
 * audio files: :func:`write_wav` (16 kHz 16-bit PCM) and :func:`write_audio` (wav, flac or mp3 at any rate
   and PCM width, by the file's suffix);
 * pictures: :func:`picture` of ``(kind, box, colour)`` shapes, :func:`write_image` (png or jpg);
@@ -103,6 +103,23 @@ def tone_words(
         pitch = low + zlib.crc32(word.lower().encode()) % span
         events.append((n * word_seconds * 1.5, tone(pitch, word_seconds, amp)))
     return timeline(len(events) * word_seconds * 1.5 + 0.05, events)
+
+
+def voiced_words(words: Sequence[str], rate: int, seconds: float) -> np.ndarray:
+    """A spoken-like signal ``seconds`` long at ``rate`` Hz: one voiced burst per word (longer words last longer),
+    each with a falling pitch set by the rate and the word's position, and pauses between them."""
+    out = np.zeros(int(rate * seconds))
+    at = 0.3
+    for k, word in enumerate(words):
+        length = 0.12 + 0.06 * len(word)
+        n = int(rate * length)
+        t = np.arange(n) / rate
+        pitch = rate * (0.08 + 0.02 * (k % 5)) * (1 - 0.25 * t / length)
+        burst = np.sin(2 * np.pi * np.cumsum(pitch) / rate) * np.sin(np.pi * t / length)
+        i = int(rate * at)
+        out[i : i + n] += 0.5 * burst[: max(0, len(out) - i)]
+        at += length + 0.15
+    return out
 
 
 def write_wav(path: Path, signal: np.ndarray) -> None:

@@ -227,6 +227,10 @@ def capitalised(text: str, letters: Sequence[str]) -> str:
     return declared.sub(lambda m: m.group(0)[:-1] + m.group(1).upper(), text)
 
 
+#: A reply that says it has no answer: "N/A", "NA", "n/a", "not applicable" (punctuation around it allowed).
+_NOT_AVAILABLE = re.compile(r"\W*(?:n\s*/\s*a|na|not applicable)\W*", re.IGNORECASE)
+
+
 def strict_choice(
     reply: str | None,
     options: Sequence[str],
@@ -239,8 +243,10 @@ def strict_choice(
     ``letters``: those shown beside the options (``None``: ``A``, ``B``, ... one per option; empty: none were
     shown, so letters are not read). ``lowercase_letters`` also reads a lowercase letter where it can only be
     one (:func:`capitalised`)."""
-    if reply is None:
-        return None
+    if reply is None or (
+        _NOT_AVAILABLE.fullmatch(reply) and not any(_NOT_AVAILABLE.fullmatch(o) for o in options)
+    ):
+        return None  # "N/A" says no answer; its "A" is no letter
     shown = letters_for(options) if letters is None else tuple(letters)
     chosen = choose(reply, options, shown)
     if chosen is None and lowercase_letters and shown:

@@ -20,7 +20,9 @@ A benchmark's published numbers are data, copied exactly from their source, in
 ``source.cite`` is the one-line citation the pages print beside a row; ``kind`` is one of :data:`SOURCE_KINDS`;
 ``title``, ``url``, ``revision`` and ``date`` are optional. A row is a list aligned with ``columns`` or an object
 naming some of them (the others are ``null``); ``null`` is a number the source does not print. The first column is
-``model``. A row's own ``source`` and ``note`` columns, where a table has them, add to the table's citation.
+``model``. A row's own ``source`` and ``note`` columns, where a table has them, add to the table's citation; its
+``edition`` column, where a source gives two numbers for one model, names the row's number after the model (so the
+pages tell the rows apart).
 
 :func:`published_table` reads one table (errors name the file, the table, the row and the column);
 :func:`board_rows` turns a table into the rows :meth:`avibench.plugin.Benchmark.published` returns, so that a
@@ -199,6 +201,10 @@ def published_table(benchmark: str, name: str | None = None) -> PublishedTable:
     return tables[name]
 
 
+def _edition(name: str, row: Mapping[str, Any]) -> str:
+    return f"{name} ({row['edition']})" if row.get("edition") else name
+
+
 def board_rows(
     table: PublishedTable,
     *,
@@ -218,7 +224,7 @@ def board_rows(
     """
     return [
         {
-            "model": label.format(**{**table.facts, **row}),
+            "model": _edition(label.format(**{**table.facts, **row}), row),
             "headline": row[headline],
             "tasks": {task: row[column] for task, column in (tasks or {}).items()},
             **{

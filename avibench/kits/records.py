@@ -6,11 +6,11 @@ concerns one, the field.
 
 * :func:`read_rows`: a JSON list, JSON-lines, CSV, TSV or Parquet file by its suffix, as ``(entry, row)`` pairs;
   :func:`read_json`, :func:`jsonl_rows`, :func:`delimited_rows`, :func:`parquet_rows` for one format;
-* :func:`read_journal`: the crash-tolerant reading of a journal (a torn last
-  line, the one a crash can leave, ends the file; an invalid line is skipped), and :func:`append_lines` /
-  :func:`dumps_line`: the one JSON-lines encoding every journal and prediction file is written with;
-* :func:`write_jsonl`: a whole JSON-lines file (official prediction files); :func:`jsonl_text`: its text, for a
-  file replaced atomically (samples);
+* :func:`read_journal`: the crash-tolerant reading of a journal (a torn last line, the one a crash can leave, ends
+  the file; an invalid line is skipped); :func:`dumps_line`, the compact encoding journals are written in, and
+  :func:`dumps_spaced`, the one official tools write;
+* :func:`append_lines` (to an open file, flushed), :func:`jsonl_text` (the text, for a journal batch or a file
+  replaced atomically: samples, prediction files) and :func:`write_jsonl` (a whole file);
 * :func:`slice_digest` and :func:`sliced_fingerprint`: a fingerprint per task of a metadata file tasks share, so
   an edit to one task's questions changes that task's fingerprint only.
 
@@ -205,14 +205,24 @@ def complete_lines(fh: IO[bytes]) -> Iterator[bytes]:
         yield line
 
 
-def read_journal(path: Path | str) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a journal in order: a missing file holds none; a torn last line ends it; a line that
-    is not a JSON object (invalid JSON or UTF-8, or another value) is skipped."""
+def read_journal(
+    path: Path | str, on_invalid: Callable[[int], None] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a journal in order: a missing file holds none; a torn last line ends it; a blank line
+    is skipped, and so is a line that is not a JSON object (invalid JSON or UTF-8, or another value), whose line
+    number (1-based) ``on_invalid`` is given."""
     p = Path(path)
     if not p.is_file():
         return
     with p.open("rb") as fh, jsonlines.Reader(complete_lines(fh)) as reader:
-        yield from reader.iter(type=dict, skip_invalid=True, skip_empty=True)
+        while True:
+            try:
+                yield reader.read(type=dict, skip_empty=True)
+            except EOFError:
+                return
+            except jsonlines.InvalidLineError as exc:
+                if on_invalid is not None:
+                    on_invalid(exc.lineno)
 
 
 def append_lines(fh: IO[str], records: Iterable[Any], dumps: Callable[[Any], str] = dumps_line) -> None:

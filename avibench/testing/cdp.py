@@ -127,6 +127,22 @@ class Browser:
             time.sleep(0.05)
         raise TimeoutError(f"{expression!r} stayed false for {timeout} s")
 
+    def set_width(self, width: int, height: int = 900) -> None:
+        """Lay the page out in a window ``width`` CSS pixels wide (a laptop's 1,366), as a user's window would."""
+        self.loop.run_until_complete(
+            self._call(
+                "Emulation.setDeviceMetricsOverride",
+                width=width,
+                height=height,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
+        )
+
+    def clear_width(self) -> None:
+        """Back to the window the browser was started with."""
+        self.loop.run_until_complete(self._call("Emulation.clearDeviceMetricsOverride"))
+
     def screenshot(self, path: Path, full_page: bool = True) -> None:
         params: dict[str, Any] = {"format": "png", "captureBeyondViewport": full_page}
         data = self.loop.run_until_complete(self._call("Page.captureScreenshot", **params))["data"]

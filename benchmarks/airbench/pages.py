@@ -38,7 +38,8 @@ def _by_model(table: str, columns: tuple[str, ...]) -> dict[str, dict[str, float
 
 def published_rows() -> list[dict[str, Any]]:
     """One row per published model: ``tasks`` on 0-100 (Foundation %, Chat x 10), ``headline`` their mean, and
-    the published columns of each part (``foundation`` in %, ``chat`` on 1-10)."""
+    the published columns of each part (``foundation`` in %, ``chat`` on 1-10); a headline of one part (the
+    model published the other nowhere) is marked ``incomplete``."""
     by_task = _by_model("foundation_by_task", ("average",))
     by_category = _by_model("foundation_by_category", FOUNDATION_COLUMNS)
     chats = _by_model("chat", CHAT_COLUMNS)
@@ -54,6 +55,7 @@ def published_rows() -> list[dict[str, Any]]:
             "chat": None if chat["average"] is None else 10 * chat["average"],
         }
         present = [v for v in tasks.values() if v is not None]
+        unpublished = [part for part, v in tasks.items() if v is None]
         rows.append(
             {
                 "model": model,
@@ -62,9 +64,19 @@ def published_rows() -> list[dict[str, Any]]:
                 "source": source,
                 "foundation": foundation,
                 "chat": chat,
+                **({"incomplete": _one_part(unpublished)} if present and unpublished else {}),
             }
         )
     return rows
+
+
+def _one_part(unpublished: list[str]) -> dict[str, Any]:
+    """The mark of a published headline that rests on one part (the other was never published), in the shape of
+    eval.json's ``summary.incomplete``, so the pages badge it as they badge a run's."""
+    return {
+        "tasks": {part: {"text": "not published"} for part in unpublished},
+        "numbers": {"headline": {"tasks": unpublished}},
+    }
 
 
 def _by_profile(document: Mapping[str, Any], profile: str) -> dict[str, Any]:

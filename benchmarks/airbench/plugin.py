@@ -237,12 +237,14 @@ class AIRBench(Benchmark):
         Chat's coverage adds the judge's account, and a part the core could not score (no data, no answers, no
         judge) keeps a coverage entry saying why."""
         from avibench.benchmarks.airbench.judging import JUDGE
+        from avibench.kits.judged import NOT_JUDGED, not_judged_line
 
         template = JUDGE.template(request.options.get("judge_template"))
         responses, absent = self._inputs(request)
         settings = JUDGE.settings(request.options)
-        judging, unjudged = self._judge(responses, request, settings, template)
-        errors = [] if unjudged is None else [f"chat not scored: {unjudged}"]
+        judging, unjudged, configured = self._judge(responses, request, settings, template)
+        errors = [] if unjudged is None or not configured else [f"chat not scored: {unjudged}"]
+        notes = [] if unjudged is None or configured else [not_judged_line([CHAT.name], unjudged)]
         if judging is not None and judging.failed:
             errors.append(f"chat: {judging.failed} judge requests failed ({judging.first_error})")
         judged = {k: v for k, v in responses.items() if k != CHAT.name or judging is not None}
@@ -255,7 +257,7 @@ class AIRBench(Benchmark):
             primary = PROFILES[request.profile]
             coverage[CHAT.name] = chat_coverage(coverage[CHAT.name], document[CHAT.name], judging, primary)
         elif unjudged is not None:
-            absent[CHAT.name] = unjudged
+            absent[CHAT.name] = unjudged if configured else f"{NOT_JUDGED}{unjudged}"
         for part in PARTS:
             if part not in coverage:
                 status = "not scored" if part in responses else "absent"
@@ -264,7 +266,9 @@ class AIRBench(Benchmark):
         if CHAT.name in responses:
             verdicts = [] if judging is None else [judging]
             document["meta"]["judge"] = JUDGE.meta(settings, template, verdicts, orders=list(ORDERS))
-        return Scored(document=document, errors=errors, per_sample=scored.per_sample, values=scored.values)
+        return Scored(
+            document=document, errors=errors, per_sample=scored.per_sample, values=scored.values, notes=notes
+        )
 
     def _judge(
         self,
@@ -272,14 +276,16 @@ class AIRBench(Benchmark):
         request: EvalRequest,
         settings: JudgeSettings,
         template: JudgeTemplate,
-    ) -> tuple[Verdicts | None, str | None]:
-        """The Chat judgements (``None``: no Chat answers, or the judge could not run) and why the judge could not
-        run; the replies are kept for :meth:`read`. Every answered Chat question is judged in both orders."""
+    ) -> tuple[Verdicts | None, str | None, bool]:
+        """The Chat judgements (``None``: no Chat answers, or the judge could not run), why the judge could not
+        run, and whether it was configured (``False``: no judge key, so Chat is not judged rather than failed);
+        the replies are kept for :meth:`read`. Every answered Chat question is judged in both orders."""
         from avibench.benchmarks.airbench.judging import JUDGE, judge_messages, replies_by_order
+        from avibench.kits.judged import JudgeNotConfigured
 
         self._replies = {}
         if CHAT.name not in responses:
-            return None, None
+            return None, None, True
 
         def messages(response: Response, order: str) -> list[dict[str, str]]:
             return judge_messages(response.item, response.raw or "", order, template)
@@ -288,10 +294,12 @@ class AIRBench(Benchmark):
             judging = JUDGE.judge_responses(
                 responses[CHAT.name], messages, request.paths.root, settings, variants=ORDERS
             )
+        except JudgeNotConfigured as exc:
+            return None, str(exc), False
         except AvibenchError as exc:
-            return None, str(exc)
+            return None, str(exc), True
         self._replies = replies_by_order(judging.replies)
-        return judging, None
+        return judging, None, True
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The task scores, then why a part that was scored is partial (judge failures quote the judge)."""

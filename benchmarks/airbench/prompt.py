@@ -18,7 +18,7 @@ def foundation_templates() -> dict[str, dict]:
     return yaml.safe_load(prompt_resource("airbench", "foundation.yaml"))
 
 
-def _letters_and(letters: str) -> str:
+def _letters_and(letters: Sequence[str]) -> str:
     if len(letters) == 2:
         return f"{letters[0]} and {letters[1]}"
     return ", ".join(letters[:-1]) + f", and {letters[-1]}"

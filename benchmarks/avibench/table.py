@@ -60,8 +60,8 @@ def summary_table(document: Mapping[str, Any]) -> str:
     fense = (document.get("meta") or {}).get("fense") or {}
     if fense.get("status") == "stand-in":
         lines.append("AVC: stand-in FENSE models; the AVC number is not comparable with published FENSE")
-    elif fense.get("status") == "unavailable" and "AVC" in coverage:
-        lines.append(f"AVC not scored: {fense.get('note')}")
+    elif fense.get("status") == "unavailable" and "AVC" in coverage and "AVC" not in not_scored:
+        lines.append(str(fense.get("note")))
     return "\n".join(lines)
 
 

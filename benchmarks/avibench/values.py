@@ -26,7 +26,14 @@ from avibench.benchmarks.avibench.metric_kinds import MetricKind, metric_kind
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.level_metrics.aggregate import rounded
 from avibench.level_metrics.caption import caption_total
-from avibench.level_metrics.common import Notes, drawn, is_invalid_pre, prediction_text, repeated
+from avibench.level_metrics.common import (
+    PRE_PREFIX,
+    Notes,
+    drawn,
+    is_invalid_pre,
+    prediction_text,
+    repeated,
+)
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.task_metrics import RESAMPLE_BATCH
 from avibench.level_metrics.types import Item, TaskScore
@@ -219,6 +226,25 @@ def question_numbers(value: Mapping[str, Any], profile: str, notes: Notes | None
         **_needs(kind, task, [value]),
     )
     return next(r for r, i in zip(records, items, strict=True) if i.index == head["index"])
+
+
+def gate_note(value: Mapping[str, Any], profile: str) -> str | None:
+    """What the double-confirm pre-questions that gate a formal question did to its score in ``profile``: each
+    pre-question's id, its expected and given answers, and whether it was answered right (a wrong one scores the
+    question 0). ``None`` for a question no pre-question gates."""
+    gates = value["entries"][1:]
+    if not gates:
+        return None
+    said = []
+    for pre in gates:
+        as_formal = {**pre, "id": str(pre["id"]).removeprefix(PRE_PREFIX)}
+        right = question_numbers({"entries": [as_formal]}, profile) == 1
+        outcome = "answered right" if right else "answered wrong, so this question scores 0"
+        said.append(
+            f"double-confirm pre-question {pre['id']} (expected {pre['answer']!r}, answered {pre['predict']!r}): "
+            f"{outcome}"
+        )
+    return "; ".join(said)
 
 
 def _position(value: Mapping[str, Any]) -> int:

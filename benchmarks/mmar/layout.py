@@ -11,7 +11,7 @@ Entry numbers count from 0; in a JSONL file entry k is line k + 1.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ import soundfile as sf
 from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, build_prompt
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import fields as checks
 from avibench.kits import records
 from avibench.level_metrics.mmar import (
     MMAR_BREAKDOWNS,
@@ -33,40 +34,6 @@ from avibench.level_metrics.mmar import (
     official_tokens,
 )
 from avibench.plugin import Problem
-
-Check = Callable[[Any], str | None]
-"""A field check: ``None`` when the value is fine, else what is wrong with it."""
-
-
-def _text(value: Any) -> str | None:
-    return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
-
-
-def _string(value: Any) -> str | None:
-    return None if isinstance(value, str) else "must be a string"
-
-
-def _optional_string(value: Any) -> str | None:
-    return None if value is None or isinstance(value, str) else "must be a string or null"
-
-
-def _strings(value: Any) -> str | None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return "must be a list of strings"
-    return None
-
-
-def _choices(value: Any) -> str | None:
-    if _strings(value) or len(value) < 2:
-        return "must be a list of at least two strings"
-    return None
-
-
-def _one_of(allowed: tuple[str, ...]) -> Check:
-    def check(value: Any) -> str | None:
-        return None if value in allowed else f"{value!r} is not one of {', '.join(allowed)}"
-
-    return check
 
 
 def _category(value: Any) -> str | None:
@@ -106,9 +73,9 @@ class Layout:
     audio_field: str
     audio_fallback: str | None
     """Where the audio is when the named path does not exist (``{id}`` is the record id), or ``None``."""
-    fields: Mapping[str, Check]
+    fields: Mapping[str, checks.Check]
     """Required fields, in the official key order."""
-    optional: Mapping[str, Check]
+    optional: Mapping[str, checks.Check]
     """Fields a record may lack (added in a later data version)."""
     breakdowns: tuple[Breakdown, ...]
     prediction_key: str
@@ -140,20 +107,20 @@ MMAR = Layout(
     audio_field="audio_path",
     audio_fallback="audio/{id}.wav",
     fields={
-        "id": _text,
-        "audio_path": _text,
-        "question": _text,
-        "choices": _choices,
-        "answer": _text,
-        "modality": _one_of(MMAR_MODALITIES),
-        "category": _one_of(MMAR_CATEGORIES),
-        "sub-category": _text,
-        "language": _optional_string,
-        "source": _string,
-        "url": _string,
-        "timestamp": _string,
+        "id": checks.text,
+        "audio_path": checks.text,
+        "question": checks.text,
+        "choices": checks.choices,
+        "answer": checks.text,
+        "modality": checks.one_of(MMAR_MODALITIES),
+        "category": checks.one_of(MMAR_CATEGORIES),
+        "sub-category": checks.text,
+        "language": checks.optional_string,
+        "source": checks.string,
+        "url": checks.string,
+        "timestamp": checks.string,
     },
-    optional={"thinking": _string, "cue": _strings, "rubric": _rubric},
+    optional={"thinking": checks.string, "cue": checks.strings, "rubric": _rubric},
     breakdowns=MMAR_BREAKDOWNS,
     prediction_key="answer_prediction",
     legacy_prediction_key="model_prediction",
@@ -166,17 +133,17 @@ MMAU = Layout(
     audio_field="audio_id",
     audio_fallback=None,
     fields={
-        "id": _text,
-        "audio_id": _text,
-        "question": _text,
-        "choices": _choices,
-        "answer": _text,
-        "dataset": _string,
-        "task": _one_of(MMAU_TASKS),
-        "split": _string,
+        "id": checks.text,
+        "audio_id": checks.text,
+        "question": checks.text,
+        "choices": checks.choices,
+        "answer": checks.text,
+        "dataset": checks.string,
+        "task": checks.one_of(MMAU_TASKS),
+        "split": checks.string,
         "category": _category,
-        "sub-category": _text,
-        "difficulty": _one_of(MMAU_DIFFICULTIES),
+        "sub-category": checks.text,
+        "difficulty": checks.one_of(MMAU_DIFFICULTIES),
     },
     optional={},
     breakdowns=MMAU_BREAKDOWNS,
@@ -192,22 +159,13 @@ def read_records(path: Path) -> list[Any]:
 
 
 def record_problems(
-    layout: Layout, path: Path, index: int, record: Any, fields: Mapping[str, Check] | None = None
+    layout: Layout, path: Path, index: int, record: Any, fields: Mapping[str, checks.Check] | None = None
 ) -> Iterator[Problem]:
     """What is wrong with one record's fields (``fields``: the checks to apply, default all of the layout's)."""
+    optional = layout.optional if fields is None else None
+    yield from checks.problems(path, index, record, layout.fields if fields is None else fields, optional)
     if not isinstance(record, dict):
-        yield Problem(str(path), f"must be a JSON object, found {type(record).__name__}", index)
         return
-    required = layout.fields if fields is None else fields
-    checks = {**required, **({} if fields is not None else layout.optional)}
-    for name, check in checks.items():
-        if name not in record:
-            if name in required:
-                yield Problem(str(path), "is missing", index, name)
-            continue
-        message = check(record[name])
-        if message:
-            yield Problem(str(path), message, index, name)
     answer, choices = record.get("answer"), record.get("choices")
     if isinstance(answer, str) and isinstance(choices, list) and answer not in choices:
         yield Problem(str(path), f"{answer!r} is not one of the choices", index, "answer")

@@ -24,15 +24,13 @@ from avibench.contracts import RunPaths
 from avibench.evaluate.document import (
     Figure,
     Figures,
-    Heading,
     Paragraph,
-    Table,
     as_dict,
     as_number,
-    fmt_score,
 )
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
+from avibench.kits.pages import officials, profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.mmar import PROFILES, token_set_match
 from avibench.level_metrics.task_metrics import accuracy
@@ -178,27 +176,10 @@ class _MultipleChoiceAudio(Benchmark):
         how many answers the profiles score differently."""
         from avibench.evaluate.svg import Series, grouped_bars
 
-        by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
-        ref = as_dict(as_dict(by_profile.get("reference")).get("official"))
-        strict = as_dict(as_dict(by_profile.get("strict")).get("official"))
+        ref, strict = officials(document)
         blocks: list[Any] = []
         for breakdown in self.layout.breakdowns:
-            groups = list(
-                dict.fromkeys([*as_dict(ref.get(breakdown.field)), *as_dict(strict.get(breakdown.field))])
-            )
-            rows = [
-                [
-                    group,
-                    str(as_dict(as_dict(ref.get(breakdown.field)).get(group)).get("n", "")),
-                    fmt_score(as_dict(as_dict(ref.get(breakdown.field)).get(group)).get("accuracy")),
-                    fmt_score(as_dict(as_dict(strict.get(breakdown.field)).get(group)).get("accuracy")),
-                ]
-                for group in groups
-            ]
-            blocks += [
-                Heading(f"Accuracy (%) by {breakdown.field}"),
-                Table(["Group", "n", "Reference", "Strict"], rows),
-            ]
+            blocks += profile_breakdown(document, breakdown.field, breakdown.field)
         main = self.layout.breakdowns[0].field
         groups = list(as_dict(ref.get(main)))
         if groups:

@@ -7,7 +7,7 @@ from typing import Any
 
 from avibench import definitions
 from avibench.definitions import template_catalogue, template_fields
-from avibench.refine.choice import STANDARD_LETTERS
+from avibench.kits.multiple_choice import LETTERS
 
 
 def template_ids() -> tuple[str, ...]:
@@ -24,7 +24,7 @@ def _template(template: str) -> dict[str, Any]:
 
 def shown_letters(template: str, n_choices: int) -> tuple[str, ...]:
     """The letters a template shows beside ``n_choices`` choices (empty when it shows none)."""
-    return STANDARD_LETTERS[:n_choices] if _template(template)["letters"] else ()
+    return LETTERS[:n_choices] if _template(template)["letters"] else ()
 
 
 def build_prompt(question: str, choices: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:

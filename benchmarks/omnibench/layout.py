@@ -18,7 +18,7 @@ from avibench import definitions
 from avibench.definitions import template_catalogue, template_fields
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
-from avibench.kits import records
+from avibench.kits import fields, records
 from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
 from avibench.plugin import Problem
 from avibench.refine.omnibench import official_letter
@@ -59,10 +59,6 @@ def build_prompt(question: str, options: Sequence[str], template: str = DEFAULT_
     return _template(template)["text"].format(question=question, options=option_lines(options, template))
 
 
-def _text(value: Any) -> str | None:
-    return None if isinstance(value, str) and value.strip() else "must be a non-empty string"
-
-
 def _options(value: Any) -> str | None:
     if not isinstance(value, list) or len(value) != 4 or not all(isinstance(v, str) for v in value):
         return "must be a list of four strings (the official scorer reads options A-D)"
@@ -76,28 +72,19 @@ def _audio_type(value: Any) -> str | None:
 
 
 CHECKS = {
-    "task type": _text,
+    "task type": fields.text,
     "audio type": _audio_type,
-    "question": _text,
-    "answer": _text,
+    "question": fields.text,
+    "answer": fields.text,
     "options": _options,
-    "audio_path": _text,
-    "image_path": _text,
+    "audio_path": fields.text,
+    "image_path": fields.text,
 }
 
 
 def record_problems(path: Path, index: int, record: Any) -> Iterator[Problem]:
     """What keeps one record from being asked or scored."""
-    if not isinstance(record, dict):
-        yield Problem(str(path), f"must be a JSON object, found {type(record).__name__}", index)
-        return
-    for name, check in CHECKS.items():
-        if name not in record:
-            yield Problem(str(path), "is missing", index, name)
-            continue
-        message = check(record[name])
-        if message:
-            yield Problem(str(path), message, index, name)
+    return fields.problems(path, index, record, CHECKS)
 
 
 def _normalised(text: str) -> str:

@@ -17,8 +17,9 @@ from typing import Any, ClassVar
 
 from avibench.benchmarks.omnibench import layout, sample
 from avibench.benchmarks.omnibench.predictions import read_responses, write_responses
-from avibench.evaluate.document import Heading, Paragraph, Table, as_dict, fmt_score
+from avibench.evaluate.document import Paragraph, as_dict
 from avibench.items import Item, Response
+from avibench.kits.pages import profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.omnibench import PROFILES, REFERENCE, STRICT, Record, official_result, verdict
 from avibench.level_metrics.task_metrics import accuracy
@@ -35,6 +36,15 @@ from avibench.plugin import (
 from avibench.refine.omnibench import official_letter, strict_choice
 
 TASK = Task(layout.TASK, "OmniBench", "image+audio", metric=accuracy)
+
+
+def _correct_percent(cell: Mapping[str, Any]) -> float | None:
+    rate = cell.get("Correct Rate")
+    return None if rate is None else 100 * rate
+
+
+def _total(cell: Mapping[str, Any]) -> Any:
+    return cell.get("total")
 
 
 class OmniBench(Benchmark):
@@ -211,23 +221,9 @@ class OmniBench(Benchmark):
 
     def report_blocks(self, document: Mapping[str, Any], paths: Any) -> list[Any]:
         """Accuracy by audio type and by task type in both profiles, and how many answers they score differently."""
-        by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
-        ref = as_dict(as_dict(by_profile.get("reference")).get("official"))
-        strict = as_dict(as_dict(by_profile.get("strict")).get("official"))
         blocks: list[Any] = []
         for key, title in (("stats_by_audio_type", "audio type"), ("stats_by_task_type", "task type")):
-            groups = list(dict.fromkeys([*as_dict(ref.get(key)), *as_dict(strict.get(key))]))
-            rows = []
-            for group in groups:
-                cells = [as_dict(as_dict(part.get(key)).get(group)) for part in (ref, strict)]
-                rates = [c.get("Correct Rate") for c in cells]
-                n = next((c.get("total") for c in cells if c), "")
-                rows.append([group, str(n), *(fmt_score(None if r is None else 100 * r) for r in rates)])
-            if rows:
-                blocks += [
-                    Heading(f"Accuracy (%) by {title}"),
-                    Table(["Group", "n", "Reference", "Strict"], rows),
-                ]
+            blocks += profile_breakdown(document, key, title, percent=_correct_percent, count=_total)
         differ = as_dict(as_dict(document.get("summary")).get("profiles_differ_on"))
         if differ:
             blocks.append(

@@ -100,6 +100,8 @@ class STARBench(Benchmark):
     sample_root: ClassVar[Path] = Path("data/starbench-sample")
     #: ``Final MA``'s AA: the mean over the datasets scored (the headline's completeness rests on the default ones)
     aggregates: ClassVar[Mapping[str, Any]] = {"headline": mean_of_tasks(*ALIASES)}
+    #: a run asked with rotations off is read from every rotation (:func:`asked_runs`)
+    reads_asked_variants: ClassVar[bool] = True
     #: the official AA and ACR are rounded inside (reference) or kept exact (strict); Final MA is their mean
     score_digits: ClassVar[int | None] = None
     #: a missing run leaves out its whole id (:meth:`left_out`); unparsed and failed runs count wrong

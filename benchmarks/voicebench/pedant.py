@@ -102,6 +102,12 @@ class Pedant:
         return self.verdicts[key]
 
 
+def model_files(env: Mapping[str, str] | None = None) -> list[Path]:
+    """The two files :func:`load` reads, where ``AVIBENCH_VOICEBENCH_PEDANT`` names a folder."""
+    folder = (os.environ if env is None else env).get(ENV_PEDANT)
+    return [Path(folder) / name for name in FILES] if folder else []
+
+
 def load(env: Mapping[str, str] | None = None) -> tuple[Pedant | None, str | None]:
     """``(pedant, None)``, or ``(None, why)`` when it is not configured or cannot be loaded."""
     env = os.environ if env is None else env

@@ -224,12 +224,18 @@ class VoiceBench(Benchmark):
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the open subsets and sd-qa (journaled, never re-sent), then score everything through the core."""
         from avibench.benchmarks.voicebench.judging import OPEN
+        from avibench.kits.judged import NOT_JUDGED, not_judged_line
 
         inputs, recorded = self._gather_responses(request)
         settings = OPEN.settings(request.options)
         errors = self._judge_open_subsets(request, inputs, recorded, settings)
         scored = self.score_inputs(inputs, request.profile, request.tasks, request.options)
         scored.errors = errors
+        unjudged = [name for name, why in inputs.unjudged.items() if why.startswith(NOT_JUDGED)]
+        if unjudged:
+            scored.notes.append(
+                not_judged_line(unjudged, inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED))
+            )
         if inputs.judging:
             verdicts: list[Verdicts] = list(inputs.judging.values())
             scored.document["meta"]["judge"] = OPEN.meta(settings, OPEN.template(), verdicts)
@@ -288,6 +294,7 @@ class VoiceBench(Benchmark):
         """Judge the open subsets and sd-qa into ``inputs`` (each subset journaled on its own); the errors."""
         from avibench.benchmarks.voicebench import pedant
         from avibench.benchmarks.voicebench.judging import JUDGES, judge_messages
+        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured
 
         errors: list[str] = []
         for name, responses in inputs.responses.items():
@@ -303,6 +310,9 @@ class VoiceBench(Benchmark):
                     name=name,
                     recorded=recorded.get(name, {}),
                 )
+            except JudgeNotConfigured as exc:
+                inputs.unjudged[name] = f"{NOT_JUDGED}{exc}"
+                continue
             except AvibenchError as exc:
                 inputs.unjudged[name] = str(exc)
                 errors.append(f"{name} not scored: {exc}")
@@ -310,6 +320,12 @@ class VoiceBench(Benchmark):
             if evaluator == "qa":
                 inputs.pedant, inputs.pedant_problem = pedant.load()
         return errors
+
+    def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
+        """PEDANT's classifier and vectorizer (sd-qa's ``panda``), where configured."""
+        from avibench.benchmarks.voicebench import pedant
+
+        return pedant.model_files()
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         lines = super().summary_lines(document)

@@ -68,10 +68,3 @@ def sources_in(task: str, key: str) -> tuple[Source, ...]:
     """The vocabulary sources whose name is in the given class list of the task."""
     names = set(class_list(task, key))
     return tuple(s for s in SOURCES if s.name in names)
-
-
-def source_named(name: str) -> Source:
-    for source in SOURCES:
-        if source.name == name:
-            return source
-    raise KeyError(name)
