@@ -13,5 +13,7 @@
   plug-in's eval-options declaration imports without the runner.
 * :mod:`avibench.kits.published`: published tables as JSON data (``prompts/<benchmark>/published.json``), one
   reader, the rows ``published()`` returns;
-* :mod:`avibench.kits.pages`: report blocks benchmarks share (an official breakdown in both profiles).
+* :mod:`avibench.kits.pages`: report blocks benchmarks share (an official breakdown in both profiles);
+* :mod:`avibench.kits.single_file`: a benchmark of one task listed in one metadata file (which tasks a root holds,
+  its data files, whether it is the release).
 """

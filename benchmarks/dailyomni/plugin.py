@@ -26,6 +26,7 @@ from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
 from avibench.kits.published import board_rows, published_table
+from avibench.kits.single_file import SingleFileBenchmark
 from avibench.level_metrics.dailyomni import (
     GROUPS,
     LOCAL_DURATIONS,
@@ -37,7 +38,7 @@ from avibench.level_metrics.dailyomni import (
     weight,
     weighted_accuracy,
 )
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
+from avibench.plugin import EvalRequest, Problem, Scored, ScoredView, Task
 
 TASK = Task(layout.TASK, "Daily-Omni", "audio-visual", metric=weighted_accuracy)
 
@@ -51,7 +52,7 @@ def record_kind(response: Response) -> RecordKind:
     return "not_found" if response.raw == NOT_FOUND_REPLY else "skipped"
 
 
-class DailyOmni(Benchmark):
+class DailyOmni(SingleFileBenchmark):
     """Daily-Omni (Lliar-liar/Daily-Omni): questions on 30 s and 60 s videos that need sight and sound."""
 
     name: ClassVar[str] = "dailyomni"
@@ -59,17 +60,11 @@ class DailyOmni(Benchmark):
     templates: ClassVar[tuple[str, ...]] = layout.template_ids()
     download_root: ClassVar[Path] = Path("data/dailyomni")
     sample_root: ClassVar[Path] = Path("data/dailyomni-sample")
+    single_task: ClassVar[Task] = TASK
+    dataset_file: ClassVar[Path] = layout.DATASET
+    official_count: ClassVar[int | None] = layout.OFFICIAL_COUNT
     #: every response gets a (correct, weight) value: the official denominator is no count of scored rows
     reference_drops_unanswered: ClassVar[bool] = False
-
-    def tasks(self) -> tuple[Task, ...]:
-        return (TASK,)
-
-    def available(self, root: Path) -> tuple[Task, ...]:
-        return (TASK,) if (Path(root) / layout.DATASET).is_file() else ()
-
-    def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
-        return (Path(root) / layout.DATASET,)
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
         return layout.load(Path(root), template or self.templates[0])
@@ -77,19 +72,8 @@ class DailyOmni(Benchmark):
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         return layout.problems(Path(root))
 
-    def dataset_kind(self, root: Path, tasks: Sequence[Task]) -> dict[str, str]:
-        """Sample data by its marker; otherwise official only with as many questions as the release."""
-        found = sample_dataset(root)
-        if found is not None:
-            return found
-        path = Path(root) / layout.DATASET
-        count = len(layout.entries(path)) if path.is_file() else 0
-        if count != layout.OFFICIAL_COUNT:
-            return {
-                "kind": "other",
-                "why": f"{path} holds {count} questions, the release {layout.OFFICIAL_COUNT}",
-            }
-        return {"kind": "official", "why": f"the release's {count} questions and no sample marker"}
+    def question_count(self, path: Path) -> int:
+        return len(layout.entries(path))
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         return {layout.TASK: sample.generate(Path(out), seed=seed, full_size=full_size)}

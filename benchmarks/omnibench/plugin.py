@@ -21,11 +21,11 @@ from avibench.evaluate.document import Paragraph, as_dict
 from avibench.items import Item, Response
 from avibench.kits.pages import profile_breakdown
 from avibench.kits.published import board_rows, published_table
+from avibench.kits.single_file import SingleFileBenchmark
 from avibench.level_metrics.omnibench import PROFILES, REFERENCE, STRICT, Record, official_result, verdict
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import (
     SAMPLE_MARKER,
-    Benchmark,
     EvalRequest,
     Problem,
     Scored,
@@ -47,7 +47,7 @@ def _total(cell: Mapping[str, Any]) -> Any:
     return cell.get("total")
 
 
-class OmniBench(Benchmark):
+class OmniBench(SingleFileBenchmark):
     """OmniBench (multimodal-art-projection/OmniBench): questions that need both an image and an audio clip."""
 
     name: ClassVar[str] = "omnibench"
@@ -55,18 +55,11 @@ class OmniBench(Benchmark):
     templates: ClassVar[tuple[str, ...]] = layout.template_ids()
     download_root: ClassVar[Path] = Path("data/omnibench")
     sample_root: ClassVar[Path] = Path("data/omnibench-sample")
+    single_task: ClassVar[Task] = TASK
+    dataset_file: ClassVar[Path] = layout.DATASET
     score_digits: ClassVar[int] = 4
     #: the official scorer counts a question without a reply as invalid, never leaves it out
     reference_drops_unanswered: ClassVar[bool] = False
-
-    def tasks(self) -> tuple[Task, ...]:
-        return (TASK,)
-
-    def available(self, root: Path) -> tuple[Task, ...]:
-        return (TASK,) if (Path(root) / layout.DATASET).is_file() else ()
-
-    def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
-        return (Path(root) / layout.DATASET,)
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
         return layout.load(Path(root), template or layout.DEFAULT_TEMPLATE)

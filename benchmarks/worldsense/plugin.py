@@ -22,6 +22,7 @@ from avibench.benchmarks.worldsense.options import eval_options as declared_opti
 from avibench.benchmarks.worldsense.predictions import NA_STRINGS, read_responses, write_tsv
 from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
+from avibench.kits.single_file import SingleFileBenchmark
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.level_metrics.worldsense import (
     FIELDS,
@@ -33,7 +34,7 @@ from avibench.level_metrics.worldsense import (
     rating,
     strict_letter,
 )
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
+from avibench.plugin import EvalRequest, Problem, Scored, ScoredView, Task
 
 TASK = Task(layout.TASK, "WorldSense", "audio-visual", metric=accuracy)
 #: What VLMEvalKit's scorer reads for a row without a prediction (``str`` of pandas' NaN).
@@ -58,7 +59,7 @@ def prediction(response: Response) -> str:
     return response.raw if response.status == "answered" and response.raw is not None else NO_PREDICTION
 
 
-class WorldSense(Benchmark):
+class WorldSense(SingleFileBenchmark):
     """WorldSense (JaaackHongggg/WorldSense, scored by open-compass/VLMEvalKit): omni-modal video understanding."""
 
     name: ClassVar[str] = "worldsense"
@@ -66,6 +67,9 @@ class WorldSense(Benchmark):
     templates: ClassVar[tuple[str, ...]] = layout.TEMPLATES
     download_root: ClassVar[Path] = Path("data/worldsense")
     sample_root: ClassVar[Path] = Path("data/worldsense-sample")
+    single_task: ClassVar[Task] = TASK
+    dataset_file: ClassVar[Path] = layout.DATASET
+    official_count: ClassVar[int | None] = layout.OFFICIAL_COUNT
     #: VLMEvalKit's rating is a fraction to three decimals: a percentage to one
     score_digits: ClassVar[int] = 1
     #: every row counts in VLMEvalKit's rating, a row without a prediction too
@@ -73,34 +77,14 @@ class WorldSense(Benchmark):
     #: the judge's letters of this eval, by (profile, item key)
     _judged: Mapping[tuple[str, str], str | None] = {}
 
-    def tasks(self) -> tuple[Task, ...]:
-        return (TASK,)
-
-    def available(self, root: Path) -> tuple[Task, ...]:
-        return (TASK,) if (Path(root) / layout.DATASET).is_file() else ()
-
-    def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
-        return (Path(root) / layout.DATASET,)
-
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
         return layout.load(Path(root), template or self.templates[0])
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         return layout.problems(Path(root))
 
-    def dataset_kind(self, root: Path, tasks: Sequence[Task]) -> dict[str, str]:
-        """Sample data by its marker; otherwise official only with as many questions as the release."""
-        found = sample_dataset(root)
-        if found is not None:
-            return found
-        path = Path(root) / layout.DATASET
-        count = len(layout.rows(path)) if path.is_file() else 0
-        if count != layout.OFFICIAL_COUNT:
-            return {
-                "kind": "other",
-                "why": f"{path} holds {count} questions, the release {layout.OFFICIAL_COUNT}",
-            }
-        return {"kind": "official", "why": f"the release's {count} questions and no sample marker"}
+    def question_count(self, path: Path) -> int:
+        return len(layout.rows(path))
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         return {layout.TASK: sample.generate(Path(out), seed=seed, full_size=full_size)}
