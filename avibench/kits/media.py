@@ -261,6 +261,25 @@ def render_frames(
     return [np.asarray(picture(wh, shapes_at(k))) for k in range(n_frames)]
 
 
+def colour_beep_clip(
+    colours: Sequence[tuple[int, int, int]], seconds_each: float, beeps: int, beep_segment: int
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """A clip of plain-coloured segments, ``seconds_each`` long each, and its soundtrack: ``beeps`` short 880 Hz
+    beeps spread over segment ``beep_segment`` (questions ask what is seen, what is heard, and when)."""
+    width, height = VIDEO_WH
+    frames = [
+        np.full((height, width, 3), rgb, dtype=np.uint8)
+        for rgb in colours
+        for _ in range(round(seconds_each * FPS))
+    ]
+    beep, step = tone(880.0, 0.12), seconds_each / beeps
+    audio = timeline(
+        seconds_each * len(colours),
+        [(beep_segment * seconds_each + (k + 0.25) * step, beep) for k in range(beeps)],
+    )
+    return frames, audio
+
+
 def write_mp4(path: Path, frames: Sequence[np.ndarray], audio: np.ndarray) -> None:
     """H.264 (yuv420p, near-lossless) video at :data:`FPS` with a mono AAC track of ``audio`` at :data:`SR`."""
     path.parent.mkdir(parents=True, exist_ok=True)

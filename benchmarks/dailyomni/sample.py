@@ -16,12 +16,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 from avibench.benchmarks.dailyomni.layout import DATASET, LETTERS, OFFICIAL_COUNT, video_path
 from avibench.items import Item
 from avibench.kits import multiple_choice as mc
-from avibench.kits.media import FPS, VIDEO_WH, timeline, tone, write_mp4
+from avibench.kits.media import colour_beep_clip, write_mp4
 
 COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (220, 40, 40),
@@ -71,18 +69,7 @@ def _questions(video_id: str, order: list[str], beeps: int, at: int, n: int) -> 
 
 
 def _write_video(path: Path, order: list[str], beeps: int, at: int) -> None:
-    width, height = VIDEO_WH
-    frames = [
-        np.full((height, width, 3), COLOURS[colour], dtype=np.uint8)
-        for colour in order
-        for _ in range(round(SEGMENT_S * FPS))
-    ]
-    beep = tone(880.0, 0.12)
-    step = SEGMENT_S / beeps
-    audio = timeline(
-        SEGMENT_S * len(order), [(at * SEGMENT_S + (k + 0.25) * step, beep) for k in range(beeps)]
-    )
-    write_mp4(path, frames, audio)
+    write_mp4(path, *colour_beep_clip([COLOURS[c] for c in order], SEGMENT_S, beeps, at))
 
 
 def generate(out: Path, *, seed: int = 0, full_size: bool = False) -> int:

@@ -17,12 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from avibench.benchmarks.worldsense.layout import AUDIOS, DATASET, OFFICIAL_COUNT, SUBTITLES, VIDEOS, protocol
 from avibench.items import Item
 from avibench.kits import multiple_choice as mc
-from avibench.kits.media import FPS, VIDEO_WH, timeline, tone, write_mp4, write_wav
+from avibench.kits.media import colour_beep_clip, write_mp4, write_wav
 
 COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (220, 40, 40),
@@ -74,17 +72,7 @@ def _srt_time(seconds: float) -> str:
 
 
 def _write_media(root: Path, video: str, order: list[str], beeps: int, at: int) -> None:
-    width, height = VIDEO_WH
-    frames = [
-        np.full((height, width, 3), COLOURS[colour], dtype=np.uint8)
-        for colour in order
-        for _ in range(round(SEGMENT_S * FPS))
-    ]
-    beep = tone(880.0, 0.12)
-    step = SEGMENT_S / beeps
-    audio = timeline(
-        SEGMENT_S * len(order), [(at * SEGMENT_S + (k + 0.25) * step, beep) for k in range(beeps)]
-    )
+    frames, audio = colour_beep_clip([COLOURS[c] for c in order], SEGMENT_S, beeps, at)
     write_mp4(root / VIDEOS / f"{video}.mp4", frames, audio)
     write_wav(root / AUDIOS / f"{video}.wav", audio)
     cues = [
