@@ -261,15 +261,25 @@ def render_frames(
     return [np.asarray(picture(wh, shapes_at(k))) for k in range(n_frames)]
 
 
+#: Plain screen colours a question can name, far apart in RGB so a decoded frame is told apart.
+NAMED_COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (220, 40, 40),
+    "green": (40, 200, 60),
+    "blue": (50, 90, 230),
+    "yellow": (230, 210, 40),
+}
+
+
 def colour_beep_clip(
-    colours: Sequence[tuple[int, int, int]], seconds_each: float, beeps: int, beep_segment: int
+    colours: Sequence[str], seconds_each: float, beeps: int, beep_segment: int
 ) -> tuple[list[np.ndarray], np.ndarray]:
-    """A clip of plain-coloured segments, ``seconds_each`` long each, and its soundtrack: ``beeps`` short 880 Hz
-    beeps spread over segment ``beep_segment`` (questions ask what is seen, what is heard, and when)."""
+    """A clip of plain-coloured segments (names of :data:`NAMED_COLOURS`), ``seconds_each`` long each, and its
+    soundtrack: ``beeps`` short 880 Hz beeps spread over segment ``beep_segment`` (questions ask what is seen,
+    what is heard, and when)."""
     width, height = VIDEO_WH
     frames = [
-        np.full((height, width, 3), rgb, dtype=np.uint8)
-        for rgb in colours
+        np.full((height, width, 3), NAMED_COLOURS[name], dtype=np.uint8)
+        for name in colours
         for _ in range(round(seconds_each * FPS))
     ]
     beep, step = tone(880.0, 0.12), seconds_each / beeps

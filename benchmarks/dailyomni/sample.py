@@ -19,14 +19,9 @@ from pathlib import Path
 from avibench.benchmarks.dailyomni.layout import DATASET, LETTERS, OFFICIAL_COUNT, video_path
 from avibench.items import Item
 from avibench.kits import multiple_choice as mc
+from avibench.kits.media import NAMED_COLOURS as COLOURS
 from avibench.kits.media import colour_beep_clip, write_mp4
 
-COLOURS: dict[str, tuple[int, int, int]] = {
-    "red": (220, 40, 40),
-    "green": (40, 200, 60),
-    "blue": (50, 90, 230),
-    "yellow": (230, 210, 40),
-}
 WORDS = ("one", "two", "three", "four")
 CATEGORIES = ("Education", "Sports", "Music", "Entertainment")
 SEGMENT_S = 1.0
@@ -69,7 +64,7 @@ def _questions(video_id: str, order: list[str], beeps: int, at: int, n: int) -> 
 
 
 def _write_video(path: Path, order: list[str], beeps: int, at: int) -> None:
-    write_mp4(path, *colour_beep_clip([COLOURS[c] for c in order], SEGMENT_S, beeps, at))
+    write_mp4(path, *colour_beep_clip(order, SEGMENT_S, beeps, at))
 
 
 def generate(out: Path, *, seed: int = 0, full_size: bool = False) -> int:

@@ -20,14 +20,9 @@ from typing import Any
 from avibench.benchmarks.worldsense.layout import AUDIOS, DATASET, OFFICIAL_COUNT, SUBTITLES, VIDEOS, protocol
 from avibench.items import Item
 from avibench.kits import multiple_choice as mc
+from avibench.kits.media import NAMED_COLOURS as COLOURS
 from avibench.kits.media import colour_beep_clip, write_mp4, write_wav
 
-COLOURS: dict[str, tuple[int, int, int]] = {
-    "red": (220, 40, 40),
-    "green": (40, 200, 60),
-    "blue": (50, 90, 230),
-    "yellow": (230, 210, 40),
-}
 WORDS = ("one", "two", "three", "four")
 SEGMENT_S = 1.0
 SMALL_VIDEOS = 6
@@ -72,7 +67,7 @@ def _srt_time(seconds: float) -> str:
 
 
 def _write_media(root: Path, video: str, order: list[str], beeps: int, at: int) -> None:
-    frames, audio = colour_beep_clip([COLOURS[c] for c in order], SEGMENT_S, beeps, at)
+    frames, audio = colour_beep_clip(order, SEGMENT_S, beeps, at)
     write_mp4(root / VIDEOS / f"{video}.mp4", frames, audio)
     write_wav(root / AUDIOS / f"{video}.wav", audio)
     cues = [
