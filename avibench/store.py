@@ -341,10 +341,14 @@ class JournalSink:
                 await asyncio.to_thread(self._append, batch)
             except BaseException as exc:
                 for *_, future in batch:
-                    future.set_exception(exc)
+                    if not future.done():
+                        future.set_exception(exc)
                 raise
             for *_, future in batch:
-                future.set_result(None)
+                if (
+                    not future.done()
+                ):  # its writer was cancelled (a stopped run): the record is on disk all the same
+                    future.set_result(None)
 
     def stop(self) -> None:
         self._queue.put_nowait(None)

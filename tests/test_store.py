@@ -117,3 +117,28 @@ def test_lines_are_written_whole_or_not_at_all(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError):
         atomic_write_lines(path, broken())
     assert len(path.read_text().splitlines()) == 600 and list(tmp_path.iterdir()) == [path]
+
+
+def test_the_sink_writes_on_when_a_writer_waiting_for_the_disk_is_cancelled(tmp_path: Path) -> None:
+    """A run that stops cancels the workers waiting for their record to reach the disk: the record is written
+    all the same, and so is every record queued after it (the counts already hold them)."""
+    import asyncio
+
+    from avibench.store import JournalSink
+
+    path = tmp_path / "T.jsonl"
+
+    async def scenario() -> None:
+        sink = JournalSink()
+        first = asyncio.create_task(sink.write(path, {"key": "a"}))
+        await asyncio.sleep(0)  # queued, waiting for the disk
+        first.cancel()
+        writer = asyncio.create_task(sink.run())
+        await asyncio.sleep(0.05)
+        await asyncio.wait_for(sink.write(path, {"key": "b"}), 5)  # a dead writer would never write it
+        sink.stop()
+        await writer
+        sink.close()
+
+    asyncio.run(scenario())
+    assert [r["key"] for r in read_records(path)] == ["a", "b"]
