@@ -5,29 +5,21 @@ toy's two wordings per question) and a prediction file with a missing entry."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from avibench.benchmarks.avibench.tiny_dataset import build_dataset
-from avibench.plugin import get_benchmark
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, registered_plugins
 
 
 @pytest.fixture
-def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    info = tmp_path / "site" / "toys-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toys\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[avibench.benchmarks]\ntoy = toy_benchmark:ToyBench\n")
-    monkeypatch.syspath_prepend(str(info.parent))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    sys.modules.pop("toy_benchmark", None)
+def toy_installed(tmp_path: Path) -> Iterator[None]:
+    with registered_plugins(
+        tmp_path / "site", "toys", {"toy": "toy_benchmark:ToyBench"}, Path(__file__).parent
+    ):
+        yield
 
 
 def _eval(out: Path, label: str, benchmark: str) -> dict:

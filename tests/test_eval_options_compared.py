@@ -5,32 +5,24 @@ value, as they mark runs on other data or made with other settings."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, registered_plugins
 
 
 @pytest.fixture
-def toys_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    info = tmp_path / "site" / "toys-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toys\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\nstrict-toy = strict_toy_benchmark:StrictToyBench\n", encoding="utf-8"
-    )
-    monkeypatch.syspath_prepend(str(info.parent))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    for module in ("toy_benchmark", "strict_toy_benchmark"):
-        sys.modules.pop(module, None)
+def toys_installed(tmp_path: Path) -> Iterator[None]:
+    with registered_plugins(
+        tmp_path / "site",
+        "toys",
+        {"strict-toy": "strict_toy_benchmark:StrictToyBench"},
+        Path(__file__).parent,
+    ):
+        yield
 
 
 def test_runs_scored_with_other_option_values_are_refused_or_marked(

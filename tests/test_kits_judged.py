@@ -5,36 +5,25 @@ declaration read from its template data file."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from avibench.errors import AvibenchError
 from avibench.kits.judged import Judge, JudgeSettings, Verdicts
-from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, registered_plugins
 
 KEY = "sk-judged-toy-5e1f"
 HERE = Path(__file__).parent
 
 
 @pytest.fixture
-def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    site = tmp_path / "site"
-    info = site / "judgedtoy-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: judgedtoy\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\njudged-toy = judged_toy:JudgedToy\n", encoding="utf-8"
-    )
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.syspath_prepend(str(HERE))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    sys.modules.pop("judged_toy", None)
+def toy(tmp_path: Path):
+    with registered_plugins(
+        tmp_path / "site", "judgedtoy", {"judged-toy": "judged_toy:JudgedToy"}, Path(__file__).parent
+    ):
+        yield
 
 
 def _judge(body: dict) -> str:

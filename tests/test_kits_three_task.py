@@ -5,15 +5,13 @@ own: jiwer's pooled WER, F1 counted by hand, one right rotation in three."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import jiwer
 import pytest
 
-from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, registered_plugins
 
 KEY = "sk-three-task-9f1e"
 TOY = Path(__file__).parent / "three_task_toy.py"
@@ -25,22 +23,14 @@ def test_the_example_is_at_most_150_lines() -> None:
 
 
 @pytest.fixture
-def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    site = tmp_path / "site"
-    info = site / "threetasktoy-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: threetasktoy\nVersion: 0.1\n", encoding="utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\nthree-task-toy = three_task_toy:ThreeTaskToy\n", encoding="utf-8"
-    )
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    sys.modules.pop("three_task_toy", None)
+def toy(tmp_path: Path):
+    with registered_plugins(
+        tmp_path / "site",
+        "threetasktoy",
+        {"three-task-toy": "three_task_toy:ThreeTaskToy"},
+        Path(__file__).parent,
+    ):
+        yield
 
 
 def _reply(body: dict) -> str:

@@ -6,14 +6,13 @@ pooled), report, export, leaderboard, the baselines and compare."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, registered_plugins
 
 KEY = "sk-mmsu-toy-1c2d"
 TOY = Path(__file__).parent / "mmsu_toy.py"
@@ -25,20 +24,11 @@ def test_the_toy_is_at_most_a_hundred_lines() -> None:
 
 
 @pytest.fixture
-def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    site = tmp_path / "site"
-    info = site / "mmsutoy-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mmsutoy\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\nmmsu-toy = mmsu_toy:MMSUToy\n", encoding="utf-8"
-    )
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    sys.modules.pop("mmsu_toy", None)
+def toy(tmp_path: Path):
+    with registered_plugins(
+        tmp_path / "site", "mmsutoy", {"mmsu-toy": "mmsu_toy:MMSUToy"}, Path(__file__).parent
+    ):
+        yield
 
 
 def _expected(root: Path, right) -> dict[str, float]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -30,7 +29,7 @@ from avibench.infer import media_verdicts
 from avibench.media_paths import ALLOW_ENV, RealPaths, is_inside, resolved_root
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
-from avibench.testing.harness import CliResult, invoke
+from avibench.testing.harness import CliResult, invoke, registered_plugins
 
 if TYPE_CHECKING:
     from conftest import Serve
@@ -42,23 +41,15 @@ STATED = "Media from outside the data root were used (--allow-media-outside-root
 
 
 @pytest.fixture
-def plugins_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def plugins_installed(tmp_path: Path) -> Iterator[None]:
     """The test plug-ins registered as a third-party distribution registers them (entry points on sys.path)."""
-    site = tmp_path / "site"
-    info = site / "mediatoy-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mediatoy\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\nmediatoy = media_toy_benchmark:MediaToyBench\ntoy = toy_benchmark:ToyBench\n",
-        encoding="utf-8",
-    )
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    sys.modules.pop("media_toy_benchmark", None)
-    sys.modules.pop("toy_benchmark", None)
+    with registered_plugins(
+        tmp_path / "site",
+        "mediatoy",
+        {"mediatoy": "media_toy_benchmark:MediaToyBench", "toy": "toy_benchmark:ToyBench"},
+        Path(__file__).parent,
+    ):
+        yield
 
 
 def _jsonl(path: Path, entry: int, edit: Callable[[dict[str, Any]], None]) -> None:

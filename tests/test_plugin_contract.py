@@ -11,14 +11,13 @@ them.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from avibench.plugin import benchmark_names, deprecation_notice, get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
-from avibench.testing.harness import invoke, journal_lines
+from avibench.testing.harness import invoke, journal_lines, registered_plugins
 
 BUILT_IN = (
     "avibench",
@@ -39,23 +38,15 @@ CATEGORIES = ("event", "attribute", "temporal")
 
 
 @pytest.fixture
-def toy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def toy_installed(tmp_path: Path) -> None:
     """Install the toy's entry point as a distribution on sys.path (no code outside the test suite changes)."""
-    site = tmp_path / "site"
-    info = site / "toybench-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\ntoy = toy_benchmark:ToyBench\nlegacy-toy = legacy_toy_benchmark:LegacyToyBench\n",
-        encoding="utf-8",
-    )
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    sys.modules.pop("toy_benchmark", None)
-    sys.modules.pop("legacy_toy_benchmark", None)
+    with registered_plugins(
+        tmp_path / "site",
+        "toybench",
+        {"toy": "toy_benchmark:ToyBench", "legacy-toy": "legacy_toy_benchmark:LegacyToyBench"},
+        Path(__file__).parent,
+    ):
+        yield
 
 
 def test_the_toy_benchmark_is_listed_and_unknown_names_list_it(toy_installed: None) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -16,28 +15,21 @@ import pytest
 from avibench.declared import score_declared
 from avibench.items import Item, Response
 from avibench.level_metrics.task_metrics import Aggregate, accuracy, macro_f1, micro_mean
-from avibench.plugin import Benchmark, Problem, Task, get_benchmark
+from avibench.plugin import Benchmark, Problem, Task
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, registered_plugins
 
 
 @pytest.fixture
-def toys_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def toys_installed(tmp_path: Path) -> None:
     """Both toys registered through an installed distribution's entry points, as a third party ships them."""
-    info = tmp_path / "site" / "toys-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toys\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\ntoy = toy_benchmark:ToyBench\nstrict-toy = strict_toy_benchmark:StrictToyBench\n",
-        encoding="utf-8",
-    )
-    monkeypatch.syspath_prepend(str(info.parent))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    for module in ("toy_benchmark", "strict_toy_benchmark"):
-        sys.modules.pop(module, None)
+    with registered_plugins(
+        tmp_path / "site",
+        "toys",
+        {"toy": "toy_benchmark:ToyBench", "strict-toy": "strict_toy_benchmark:StrictToyBench"},
+        Path(__file__).parent,
+    ):
+        yield
 
 
 def _answered_run(benchmark: str, tmp_path: Path, reply: str) -> list[str]:

@@ -3,13 +3,11 @@ plug-in (eval's own option takes the value): it is refused, naming the benchmark
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from avibench.plugin import get_benchmark
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, registered_plugins
 
 CLASHING = """
 from typing import Any, ClassVar
@@ -28,23 +26,15 @@ class ClashToy(StrictToyBench):
 
 
 @pytest.fixture
-def clash_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    site = tmp_path / "site"
-    info = site / "clash-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clash\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\nclash-toy = clash_toy:ClashToy\nstrict-toy = strict_toy_benchmark:StrictToyBench\n",
-        encoding="utf-8",
-    )
-    (site / "clash_toy.py").write_text(CLASHING, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    for module in ("clash_toy", "strict_toy_benchmark", "toy_benchmark"):
-        sys.modules.pop(module, None)
+def clash_installed(tmp_path: Path) -> None:
+    with registered_plugins(
+        tmp_path / "site",
+        "clash",
+        {"clash-toy": "clash_toy:ClashToy", "strict-toy": "strict_toy_benchmark:StrictToyBench"},
+        Path(__file__).parent,
+    ) as site:
+        (site / "clash_toy.py").write_text(CLASHING, encoding="utf-8")
+        yield
 
 
 def test_an_option_named_like_evals_own_is_refused(clash_installed: None, tmp_path: Path) -> None:

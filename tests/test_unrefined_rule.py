@@ -12,7 +12,7 @@ import pytest
 
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, registered_plugins
 
 
 @pytest.fixture(scope="module")
@@ -62,19 +62,14 @@ def test_the_rule_is_in_evals_help_and_the_plugin_guide() -> None:
 
 
 @pytest.fixture
-def legacy_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    info = tmp_path / "site" / "legacy-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: legacy\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(
-        "[avibench.benchmarks]\nlegacy-toy = legacy_toy_benchmark:LegacyToyBench\n", encoding="utf-8"
-    )
-    monkeypatch.syspath_prepend(str(info.parent))
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    get_benchmark.cache_clear()
-    yield
-    get_benchmark.cache_clear()
-    sys.modules.pop("legacy_toy_benchmark", None)
+def legacy_installed(tmp_path: Path) -> None:
+    with registered_plugins(
+        tmp_path / "site",
+        "legacy",
+        {"legacy-toy": "legacy_toy_benchmark:LegacyToyBench"},
+        Path(__file__).parent,
+    ):
+        yield
 
 
 def test_a_self_scoring_plugins_unrefined_answers_are_a_gap_with_a_cause(

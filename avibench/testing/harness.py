@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,3 +51,31 @@ def invoke(args: list[str], env: Mapping[str, str] | None = None) -> CliResult:
 def journal_lines(path: Path) -> list[dict[str, Any]]:
     """Every line of a journal parsed strictly (a torn or invalid line raises)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@contextmanager
+def registered_plugins(site: Path, dist: str, entries: Mapping[str, str], *code: Path) -> Iterator[Path]:
+    """Benchmarks registered as a third-party distribution ``dist`` registers them: entry points
+    (``{name: "module:Class"}``) in a ``dist-info`` folder under ``site``, which goes on ``sys.path`` with the
+    folders of their ``code``; on leaving, the path, the plug-in lookup and every module loaded from those folders
+    are as before. Yields ``site`` (a test may write a plug-in module there)."""
+    from avibench.plugin import get_benchmark
+
+    info = site / f"{dist}-0.1.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
+    lines = "".join(f"{name} = {target}\n" for name, target in entries.items())
+    (info / "entry_points.txt").write_text(f"[avibench.benchmarks]\n{lines}", encoding="utf-8")
+    folders = [str(site), *(str(folder) for folder in code)]
+    saved = list(sys.path)
+    sys.path[:0] = folders
+    get_benchmark.cache_clear()
+    try:
+        yield site
+    finally:
+        sys.path[:] = saved
+        get_benchmark.cache_clear()
+        for name, module in list(sys.modules.items()):
+            origin = getattr(module, "__file__", None) or ""
+            if any(origin.startswith(folder + "/") for folder in folders):
+                del sys.modules[name]
