@@ -49,6 +49,10 @@ help:
 	@echo "make lint / make bench / make sample-data / make pedant (VoiceBench sd-qa's PEDANT, docs/voicebench.md)"
 	@echo "variables: MODEL LABEL BENCH DATA TASKS N CONCURRENCY PROFILE MODE FENSE SAMPLE ARGS"
 
+# The ASR benchmark's Chinese CER reads SpeechIO's cn_tn.py (standard library only) from lmms-eval's copy, by its
+# path; lmms-eval's own dependencies are left out (they would downgrade PyAV) and the framework is never imported.
+CN_TN_DIST := lmms-eval==0.7.3
+
 # torch and torchvision first, as a matching pair: the Qwen-Omni processors need torchvision, and a torchvision
 # that does not match the installed torch fails to import
 $(STAMP): pyproject.toml Makefile
@@ -56,6 +60,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.14.1 torchvision==0.29.1
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps $(CN_TN_DIST)
 	touch $@
 
 setup: $(STAMP)

@@ -13,29 +13,27 @@ model reports follow), step by step:
 4. the Levenshtein distance between the token lists, summed over the task and divided by the summed reference
    length: a **corpus** rate.
 
-The normalisers are the field's own packages: Whisper's English and basic normalisers as transformers ships them
+The normalisers are the field's own: Whisper's English and basic normalisers as transformers ships them
 (the same rules as the copy the script carries; the ``whisper-normalizer`` package's own English normaliser adds
 rules of its own, ``kinda`` → ``kind of`` and ``cause`` → ``because``, so only its data file is used: Whisper's
-spelling map, equal to the script's ``english.json``); numbers in Chinese are read by ``cn2an``
-(``an2cn`` transform), which reads most dates, fractions, percents and counted quantities as ``cn_tn`` does but
-not every number: ``cn_tn`` reads a run of four or more digits that no date, money, phone, fraction, percent or
-quantity rule took digit by digit (an id, ``12345.6``, the decimals of ``3.1415``), takes only ``19xx``/``20xx``
-(and two digits) before 年 for a year (``221年`` and ``1500年`` are cardinals), writes 两 before 百, 千 and 万,
-drops a minus sign and reads a range ``3-5`` and a time ``08:05`` digit by digit, where ``cn2an`` does otherwise
-(``tests/test_asr_reference_pinned.py`` pins each case). The punctuation set is Zhon's (which ``cn_tn``'s list is
-taken from) plus ASCII punctuation. jiwer aligns the tokens. ``cn_tn`` itself ships on PyPI only inside large
-evaluation frameworks (lmms-eval, evalscope, funasr), whose install and import would outweigh this module.
+spelling map, equal to the script's ``english.json``), and for Chinese SpeechIO's ``cn_tn.TextNorm`` with the
+script's settings, read from the copy lmms-eval ships (``lmms_eval/tasks/librispeech/cn_tn.py``, which the
+script's own copy equals). That file needs nothing beyond the standard library; it is loaded by its path, so the
+lmms-eval framework itself (installed without its dependencies, see the Makefile) is never imported. jiwer aligns
+the tokens.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
-import string
 import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any, Literal
 
+from avibench.errors import AvibenchError
 from avibench.level_metrics.task_metrics import tallied
 
 Normaliser = Literal["whisper", "whisper-english"]
@@ -84,28 +82,49 @@ def _basic() -> object:
     return BasicTextNormalizer()
 
 
+CN_TN = ("lmms-eval", "0.7.3", ("tasks", "librispeech", "cn_tn.py"))
+"""Where SpeechIO's ``cn_tn.py`` is read from: the distribution, the version the project installs, and the file."""
+
+#: The script's ``TextNorm`` settings: numbers, dates, money, fractions and percents read as characters and
+#: punctuation removed, nothing else changed (no case folding, no traditional-to-simplified conversion).
+CN_TN_SETTINGS = {
+    "to_banjiao": False,
+    "to_upper": False,
+    "to_lower": False,
+    "remove_fillers": False,
+    "remove_erhua": False,
+    "check_chars": False,
+    "remove_space": False,
+    "cc_mode": "",
+}
+
+
 @cache
-def _chinese_punctuation() -> dict[int, str]:
-    from zhon.hanzi import punctuation
-
-    return str.maketrans(dict.fromkeys(punctuation + string.punctuation + "-", " "))
-
-
-def _chinese(text: str) -> str:
-    import warnings
-
-    import cn2an
-
-    with warnings.catch_warnings():  # a number past 16 digits stays as digits, with a warning per call
-        warnings.simplefilter("ignore", UserWarning)
-        read = cn2an.transform(text, "an2cn")
-    return read.translate(_chinese_punctuation())
+def _chinese() -> object:
+    """``cn_tn.TextNorm`` with the script's settings, loaded from lmms-eval's copy without importing lmms-eval."""
+    distribution, version, parts = CN_TN
+    package = importlib.util.find_spec(distribution.replace("-", "_"))
+    path = (
+        Path(package.submodule_search_locations[0], *parts)
+        if package and package.submodule_search_locations
+        else None
+    )
+    if path is None or not path.is_file():
+        raise AvibenchError(
+            "the ASR benchmark's Chinese character error rate needs SpeechIO's cn_tn normaliser, read from "
+            f"{distribution} {version} (which ships it); install it without its dependencies: "
+            f"'pip install --no-deps {distribution}=={version}' ('make setup' does)"
+        )
+    spec = importlib.util.spec_from_file_location("avibench_cn_tn", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module.TextNorm(**CN_TN_SETTINGS)
 
 
 def normalise(text: str, language: str, normaliser: Normaliser = "whisper") -> str:
     """Step 2 on a text step 1 has cleaned."""
     if language in CHINESE:
-        return _chinese(text)
+        return _chinese()(text)  # type: ignore[operator]
     if language == "en":
         text = _english()(text)  # type: ignore[operator]
         if normaliser == "whisper-english":

@@ -137,3 +137,13 @@ def test_the_scan_sees_imports_in_functions_and_skips_guarded_ones() -> None:
     assert "openai" in product_imports(guarded=False) and "qa_metrics" not in product_imports(guarded=False)
     assert "langdetect" in product_imports(guarded=True)
     assert distributions_of({"yaml": []}) == {"pyyaml": "yaml"}
+
+
+def test_the_makefile_installs_the_chinese_normaliser_the_asr_metric_reads():
+    """lmms-eval is installed without its dependencies (only its standard-library ``cn_tn.py`` is read, by path),
+    so it cannot be a pyproject dependency: the Makefile pins it, and that pin must be the one the metric names."""
+    from avibench.level_metrics.asr import CN_TN
+
+    distribution, version, _ = CN_TN
+    assert f"CN_TN_DIST := {distribution}=={version}\n" in (ROOT / "Makefile").read_text()
+    assert importlib.metadata.version(distribution) == version
