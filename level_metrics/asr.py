@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import unicodedata
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -36,11 +36,12 @@ from typing import Any, Literal
 from avibench.errors import AvibenchError
 from avibench.level_metrics.task_metrics import tallied
 
-Normaliser = Literal["whisper", "whisper-english"]
-NORMALISERS: tuple[Normaliser, ...] = ("whisper", "whisper-english")
+Normaliser = Literal["whisper", "whisper-english"] | Callable[[str], str]
+NORMALISERS = ("whisper", "whisper-english")
 """``whisper``: the reference chain (English then basic normaliser for English); ``whisper-english``: Whisper's
 English normaliser alone (it keeps ``$``, ``%`` and decimal points the basic normaliser splits off), the one the Open
-ASR Leaderboard's normaliser is copied from; the leaderboard's own modified copy ships in no package."""
+ASR Leaderboard's normaliser is copied from. A callable in their place is an English normaliser used alone (the
+leaderboard's own, which the plug-in loads from the user's checkout)."""
 
 CHINESE = ("zh",)
 """Languages scored by characters (``cer``); every other language is scored by words (``wer``)."""
@@ -126,6 +127,8 @@ def normalise(text: str, language: str, normaliser: Normaliser = "whisper") -> s
     if language in CHINESE:
         return _chinese()(text)  # type: ignore[operator]
     if language == "en":
+        if callable(normaliser):
+            return normaliser(text)
         text = _english()(text)  # type: ignore[operator]
         if normaliser == "whisper-english":
             return text

@@ -26,6 +26,7 @@ from avibench.testing.harness import invoke
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "asr.md"
 
 TASKS = tuple(layout.TASKS)
+ENGLISH_TASKS = ("librispeech_test_clean", "librispeech_test_other", "fleurs_en", "commonvoice15_en")
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +102,62 @@ def test_the_open_asr_leaderboard_normaliser_is_an_eval_option(data: Path, tmp_p
     assert result.code == 0, result.stderr
     doc = json.loads((tmp_path / "random" / "asr" / "eval.json").read_text())
     assert doc["meta"]["options"] == {"asr_normaliser": "whisper-english"}
+
+
+def _leaderboard_folder(root: Path, normaliser_body: str) -> Path:
+    """A stand-in for a checkout's ``normalizer/`` folder: ``normalizer.py`` importing its neighbour the way the
+    leaderboard's does, with an English normaliser written here."""
+    folder = root / "normalizer"
+    folder.mkdir(parents=True)
+    (folder / "english_abbreviations.py").write_text('english_spelling_normalizer = {"colour": "color"}\n')
+    (folder / "normalizer.py").write_text(
+        "from .english_abbreviations import english_spelling_normalizer\n\n\n"
+        "class EnglishTextNormalizer:\n"
+        "    def __init__(self, spelling):\n"
+        "        self.spelling = spelling\n\n"
+        f"    def __call__(self, text):\n        {normaliser_body}\n"
+    )
+    return folder
+
+
+def test_the_leaderboard_normaliser_is_read_from_a_checkout(data: Path, tmp_path: Path) -> None:
+    for stage in ("infer", "refine"):
+        assert invoke([stage, *run_args(data, tmp_path, "random")]).code == 0
+    assert invoke(["eval", *run_args(data, tmp_path, "random")]).code == 0
+    plain = json.loads((tmp_path / "random" / "asr" / "eval.json").read_text())
+    folder = _leaderboard_folder(tmp_path / "checkout", 'return "same words" if self.spelling else text')
+    result = invoke(
+        ["eval", *run_args(data, tmp_path, "random"), "--asr-normaliser", f"open-asr-leaderboard={folder}"]
+    )
+    assert result.code == 0, result.stderr
+    doc = json.loads((tmp_path / "random" / "asr" / "eval.json").read_text())
+    assert doc["meta"]["options"] == {"asr_normaliser": f"open-asr-leaderboard={folder.resolve()}"}
+    for task in TASKS:  # every English text normalises to the same words: no errors; Chinese is untouched
+        expected = 0.0 if task in ENGLISH_TASKS else plain[task]["cer"]
+        assert doc[task].get("wer", doc[task].get("cer")) == expected, task
+    assert invoke(["eval", *run_args(data, tmp_path, "random")]).code == 0  # back to the default, as before
+    again = json.loads((tmp_path / "random" / "asr" / "eval.json").read_text())
+    assert [again[t] for t in TASKS] == [plain[t] for t in TASKS]
+
+
+def test_a_leaderboard_folder_that_cannot_be_used_is_named(data: Path, tmp_path: Path) -> None:
+    for stage in ("infer", "refine"):
+        assert invoke([stage, *run_args(data, tmp_path, "random")]).code == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = invoke(
+        ["eval", *run_args(data, tmp_path, "random"), "--asr-normaliser", f"open-asr-leaderboard={empty}"]
+    )
+    assert result.code == 2 and f"{empty}: no normalizer.py" in result.stderr
+    broken = _leaderboard_folder(tmp_path / "broken", "return text")
+    (broken / "english_abbreviations.py").write_text("raise ValueError('not a spelling map')\n")
+    result = invoke(
+        ["eval", *run_args(data, tmp_path, "random"), "--asr-normaliser", f"open-asr-leaderboard={broken}"]
+    )
+    assert result.code == 2, result.stderr
+    assert f"{broken}/normalizer.py: cannot build" in result.stderr and "not a spelling map" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert invoke(["eval", *run_args(data, tmp_path, "random")]).code == 0  # the default still works after it
 
 
 def test_validate_names_file_entry_and_field(data: Path, tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from avibench.benchmarks.asr import layout, predictions, prompt
+from avibench.benchmarks.asr import layout, leaderboard_normaliser, predictions, prompt
+from avibench.benchmarks.asr.options import LEADERBOARD
 from avibench.benchmarks.asr.options import eval_options as declared_options
 from avibench.errors import DatasetError
 from avibench.items import Item, Part, Response
@@ -149,7 +150,9 @@ class ASR(Benchmark):
         return super().read(response, profile)
 
     def _counts(self, answer: Any, item: Item) -> tuple[int, int]:
-        normaliser = self.options.get("asr_normaliser", NORMALISERS[0])
+        chosen = self.options.get("asr_normaliser", NORMALISERS[0])
+        name, _, folder = chosen.partition("=")
+        normaliser = leaderboard_normaliser.load(folder) if name == LEADERBOARD else chosen
         return utterance_errors(item.answer, answer or "", item.meta["language"], normaliser)
 
     def item_value(self, answer: Any, item: Item) -> Any:
