@@ -30,47 +30,32 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from avibench.benchmarks.starbench import layout, report, sample
+from avibench.benchmarks.starbench import layout, sample
 from avibench.benchmarks.starbench.predictions import read_workdir, write_workdir
-from avibench.benchmarks.starbench.workdir import run_from_item, run_from_response
-from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
 from avibench.file_memo import items_per_version
 from avibench.items import Item, Response, first_variants
+from avibench.kits import multiple_choice as mc
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.starbench import (
     FINAL_MA,
     aa_metric,
     chance_block,
     dataset_block,
-    judge_run,
-    reference_blocks,
-    runs_left_out,
+    runs_counted,
+    with_final_ma,
 )
-from avibench.level_metrics.starbench_parse import LETTERS, parse_choice
+from avibench.level_metrics.starbench_parse import is_error_response, parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE, STRICT, get_profile
-from avibench.level_metrics.starbench_rotation import answer_letter
 from avibench.level_metrics.task_metrics import Metric, mean_of_tasks
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredRow, ScoredView, Task
 
 GROUP_TITLES = {"pc": "perception", "tr": "temporal reasoning", "sr": "spatial reasoning"}
-TITLES = {
-    "pc": "Foundational perception (all)",
-    "pc_sp": "Foundational perception, spatial",
-    "pc_nsp": "Foundational perception, non-spatial",
-    "tr": "Temporal reasoning",
-    "tr_cap": "Temporal reasoning with the scene's caption",
-    "tr_uncut": "Temporal reasoning with the uncut recording",
-    "sr": "Spatial reasoning",
-    "sr_ch": "Spatial reasoning, binaural channels as two clips",
-}
-ALIASES = ("pc", "pc_sp", "pc_nsp", "tr", "tr_cap", "tr_uncut", "sr", "sr_ch")
-#: Report order: perception, temporal, spatial (the paper's order); each scored by its official AA.
+ALIASES = tuple(layout.DATASETS)
+#: each scored by its official AA
 TASKS: tuple[Task, ...] = tuple(
-    Task(
-        alias, TITLES[alias], GROUP_TITLES[layout.DATASETS[alias].family], metric=aa_metric(alias, REFERENCE)
-    )
-    for alias in ALIASES
+    Task(s.alias, s.title, GROUP_TITLES[s.family], metric=aa_metric(s.alias, REFERENCE))
+    for s in layout.DATASETS.values()
 )
 BY_NAME = {t.name: t for t in TASKS}
 #: Loaded runs per version of a dataset's metadata file and root (see :meth:`STARBench.load`).
@@ -116,11 +101,14 @@ class STARBench(Benchmark):
         return self.expand(layout.DEFAULT_GROUP) or ()
 
     def expand(self, name: str) -> tuple[Task, ...] | None:
-        """Aliases, the official group names and ``+``-joined lists of them."""
-        try:
-            return tuple(BY_NAME[a] for a in layout.resolve_datasets([name]))
-        except ValueError as exc:
-            raise AvibenchError(str(exc)) from None
+        """Aliases, the official group names and ``+``-joined lists of them, in order and without repeats."""
+        aliases: dict[str, None] = {}
+        for part in (p.strip().lower() for p in name.split("+")):
+            if part not in layout.GROUPS and part not in BY_NAME:
+                known = ", ".join([*BY_NAME, *layout.GROUPS])
+                raise AvibenchError(f"unknown STAR-Bench dataset or group {part!r}; known: {known}")
+            aliases.update(dict.fromkeys(layout.GROUPS.get(part, (part,))))
+        return tuple(BY_NAME[a] for a in aliases)
 
     # -- data -------------------------------------------------------------------------------------------
 
@@ -153,27 +141,34 @@ class STARBench(Benchmark):
     def extract(self, item: Item, text: str) -> str | None:
         """The text of the option the strict parser finds (``None`` when it finds none)."""
         letter = parse_choice(text, item.options, STRICT).letter
-        return None if letter is None else item.options[LETTERS.index(letter)]
+        return None if letter is None else item.options[mc.LETTERS.index(letter)]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, rng)
+        """A uniformly random option letter, phrased like a model would."""
+        letter = mc.random_reply(item.options, rng)
+        return rng.choice(sample.RANDOM_PHRASES).format(letter=letter)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, rng)
+        """The gold answer phrased like a model would."""
+        letter = mc.LETTERS[item.options.index(item.answer)]
+        return rng.choice(sample.ORACLE_PHRASES).format(letter=letter, text=item.answer)
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 
     def read(self, response: Response, profile: str) -> str | None:
         """The profile's parse of the raw answer as the official token ``<X>``; ``None`` for a run never asked,
         nothing parsed, or a failed request (the reference parses an official error string like an answer)."""
-        if response.status == "missing":
+        parser = get_profile(profile)
+        if response.status == "missing" or (
+            is_error_response(response.raw) and not parser.error_strings_are_answers
+        ):
             return None
-        choice = judge_run(run_from_response(response), get_profile(profile)).choice
-        return None if choice is None or choice.letter is None else choice.token
+        choice = parse_choice(response.raw, response.item.options, parser)
+        return None if choice.letter is None else choice.token
 
     def item_score(self, answer: str | None, item: Item) -> float:
         """1 when the token read is the run's gold letter (a lower-case letter never is)."""
-        return float(answer == f"<{answer_letter(item.options, item.answer)}>")
+        return float(answer == f"<{mc.LETTERS[item.options.index(item.answer)]}>")
 
     def item_value(self, answer: str | None, item: Item) -> list[Any]:
         """``(sub-category, score)``: perception's AA is a mean over sub-categories."""
@@ -186,26 +181,27 @@ class STARBench(Benchmark):
     def left_out(self, rows: Sequence[ScoredRow], profile: str) -> Collection[int]:
         """Every run of an id with a run missing (reference), a repeated presentation after its first answered
         one (strict)."""
-        return runs_left_out([run_from_response(row.response) for row in rows], get_profile(profile))
+        items = [row.response.item for row in rows]
+        # a failed request with a reply on record (an official error row) is a run answered with its error string
+        statuses = ["answered" if r.response.raw is not None else r.response.status for r in rows]
+        return [k for k, kept in enumerate(runs_counted(items, statuses, get_profile(profile))) if not kept]
 
     def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
         """The AA of guessing uniformly, aggregated as the reference aggregates (perception: over sub-categories),
         in both profiles: a uniform guess is never unread, so the profiles' readings do not change it."""
-        return float(chance_block(task.name, [run_from_item(i) for i in items], REFERENCE)["Total"]["AA"])
+        return float(chance_block(task.name, items, REFERENCE)["Total"]["AA"])
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """``performance.json``'s block per dataset with a run scored, and their ``Final MA`` row."""
         profile = get_profile(view.profile)
         blocks = {
             alias: dataset_block(
-                alias,
-                [(run_from_item(r.response.item), r.score) for r in rows if r.score is not None],
-                profile,
+                alias, [(r.response.item, r.score) for r in rows if r.score is not None], profile
             )
             for alias, rows in view.rows.items()
             if view.tasks.get(alias) is not None
         }
-        return reference_blocks(blocks)
+        return with_final_ma(blocks)
 
     def aggregate_members(self) -> dict[str, tuple[str, ...]]:
         """``Final MA`` is the mean of the datasets scored; the published MA rests on the default datasets, so a
@@ -280,10 +276,15 @@ class STARBench(Benchmark):
     # -- pages ------------------------------------------------------------------------------------------
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
-        return report.summary_lines(document)
+        from avibench.benchmarks.starbench.report import summary_lines
 
-    def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
-        return report.report_blocks(document)
+        return summary_lines(document)
+
+    def report_page(self) -> Any:
+        """The one report, with AA and ACR side by side and the run-to-run spread as its profiles section."""
+        from avibench.benchmarks.starbench.report import PAGE
+
+        return PAGE
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's table (data v0.5); its MA does not say whether it is AA or ACR."""

@@ -18,26 +18,17 @@ import json
 import random
 import shutil
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from avibench.items import Item
-from avibench.kits.media import (
-    SR,
-    noise,
-    seconds_to_samples,
-    timeline,
-    tone,
-    write_wav,
-)
+from avibench.kits.media import SR, noise, seconds_to_samples, timeline, tone, write_wav
 from avibench.level_metrics.starbench_rotation import (
     PERMUTATIONS,
     SUBTASKS,
-    answer_letter,
     clip_permutation,
     order_answer,
     run_count,
@@ -54,48 +45,57 @@ PC_TASK, SR_TASK, TR_TASK = (
     "holistic_reasoning_temporal",
 )
 SMALL_COUNTS = {"pc": 14, "sr": 6, "tr": 10}
+#: rounds of each family's questions written with their own audio; the entries after them reuse it
+POOL = 2
 FULL_COUNTS = {"pc": 950, "sr": 500, "tr": 950}
 ITD_SAMPLES = 8  # 0.5 ms at 16 kHz
 ILD_DB = 9.0
 SCENE_S = 3.0
 TR_OPTIONS = 4
 ORDINALS = ("the first audio", "the second audio", "the third audio")
+FREQS = (250, 500, 1000, 2000)
 Entry = dict[str, Any]
+Builder = Callable[[Path, np.random.Generator, str], Entry]
+Make = Callable[[np.random.Generator, int], tuple[int, list[np.ndarray]]]
 
 
-@dataclass
-class _Writer:
-    root: Path
-    rng: np.random.Generator
+@dataclass(frozen=True)
+class Question:
+    """One kind of question: its sub-category under ``category``, wording and options, and ``make(rng, n)``, the
+    answer's index among the ``n`` options and the clips that make it the answer."""
 
-    def wav(self, rel: str, signal: np.ndarray) -> str:
-        write_wav(self.root / rel, signal)
-        return rel
+    category: str
+    sub: str
+    question: str
+    options: tuple[str, ...] = ()
+    make: Make | None = None
 
-    def choice(self, n: int) -> int:
-        return int(self.rng.integers(n))
+
+def _uniform(clips: Callable[[np.random.Generator, int], list[np.ndarray]]) -> Make:
+    """The answer drawn uniformly, then the clips that make it the answer."""
+
+    def make(rng: np.random.Generator, n: int) -> tuple[int, list[np.ndarray]]:
+        k = int(rng.integers(n))
+        return k, clips(rng, k)
+
+    return make
 
 
-def _entry(
-    sid: str,
-    task: str,
-    category: str,
-    sub: str,
-    question: str,
-    options: list[str],
-    answer: str,
-    audio: list[str],
-) -> Entry:
-    return {
-        "id": sid,
-        "task": task,
-        "category": category,
-        "sub-category": sub,
-        "question": question,
-        "options": options,
-        "answer": answer,
-        "audio_paths": audio,
-    }
+def _loudest(rng: np.random.Generator, n: int) -> tuple[int, list[np.ndarray]]:
+    """Three tones at three levels in a random order; the loudest is the answer."""
+    order = [int(i) for i in rng.permutation(n)]
+    return order.index(2), [tone(440.0, 0.8, (0.05, 0.15, 0.6)[o]) for o in order]
+
+
+def _two_events(rng: np.random.Generator, k: int) -> list[np.ndarray]:
+    """A low and a high tone, the low one first when option 1 is the answer."""
+    first, second = _pair(k, 220.0, 1760.0)
+    return [timeline(1.4, [(0.1, tone(first, 0.5)), (0.8, tone(second, 0.5))])]
+
+
+def _pair(k: int, first: float, second: float) -> tuple[float, float]:
+    """``(first, second)`` when option 1 is the answer, else swapped."""
+    return (first, second) if k else (second, first)
 
 
 # ---- sound helpers --------------------------------------------------------------------------------------------
@@ -122,153 +122,107 @@ def glide(f0: float, f1: float, seconds: float, amp: float = 0.4) -> np.ndarray:
     return amp * np.sin(2 * np.pi * np.cumsum(freq) / SR)
 
 
-# ---- perception -----------------------------------------------------------------------------------------------
-
-
-def _pitch_relative(w: _Writer, sid: str) -> Entry:
-    higher = w.choice(2)
-    freqs = (330.0, 990.0) if higher else (990.0, 330.0)
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}_{i}.wav", tone(f, 0.8, 0.4)) for i, f in enumerate(freqs, 1)]
-    options = list(ORDINALS[:2])
-    return _entry(
-        sid,
-        PC_TASK,
-        "pitch",
-        "pitch_relative",
-        "Which audio has the higher pitch?",
-        options,
-        options[higher],
-        audio,
-    )
-
-
-def _pitch_absolute(w: _Writer, sid: str) -> Entry:
-    freqs = (250, 500, 1000, 2000)
-    k = w.choice(len(freqs))
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}.wav", tone(float(freqs[k]), 1.0, 0.4))]
-    options = [f"about {f} Hz" for f in freqs]
-    return _entry(
-        sid,
-        PC_TASK,
-        "pitch",
-        "pitch_absolute",
-        "What is the frequency of the tone?",
-        options,
-        options[k],
-        audio,
-    )
-
-
-def _loudness_relative(w: _Writer, sid: str) -> Entry:
-    amps = [0.05, 0.15, 0.6]
-    order = [int(i) for i in w.rng.permutation(3)]
-    audio = [
-        w.wav(f"{PERCEPTION_AUDIO}/{sid}_{i}.wav", tone(440.0, 0.8, amps[o])) for i, o in enumerate(order, 1)
-    ]
-    options = list(ORDINALS)
-    answer = options[order.index(2)]
-    return _entry(
-        sid, PC_TASK, "loudness", "loudness_relative", "Which audio is the loudest?", options, answer, audio
-    )
-
-
-def _duration_relative(w: _Writer, sid: str) -> Entry:
-    longer = w.choice(2)
-    lengths = (0.4, 1.2) if longer else (1.2, 0.4)
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}_{i}.wav", noise(w.rng, s)) for i, s in enumerate(lengths, 1)]
-    options = list(ORDINALS[:2])
-    return _entry(
-        sid,
-        PC_TASK,
-        "duration",
-        "duration_relative",
-        "Which audio lasts longer?",
-        options,
-        options[longer],
-        audio,
-    )
-
-
-def _event_order(w: _Writer, sid: str) -> Entry:
-    low_first = w.choice(2)
-    first, second = (220.0, 1760.0) if low_first else (1760.0, 220.0)
-    signal = timeline(1.4, [(0.1, tone(first, 0.5)), (0.8, tone(second, 0.5))])
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}.wav", signal)]
-    options = ["the high tone", "the low tone"]
-    return _entry(
-        sid, PC_TASK, "timing", "event_order", "Which sound comes first?", options, options[low_first], audio
-    )
-
-
-def _azimuth(w: _Writer, sid: str) -> Entry:
-    k = w.choice(3)
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}.wav", binaural(noise(w.rng, 1.0, 0.5), k - 1))]
-    options = ["on the left", "straight ahead", "on the right"]
-    return _entry(
-        sid, PC_TASK, "direction", "azimuth", "Where is the sound source?", options, options[k], audio
-    )
-
-
-def _motion(w: _Writer, sid: str) -> Entry:
-    rightward = w.choice(2)
-    start = -1.0 if rightward else 1.0
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}.wav", panned(noise(w.rng, 2.0, 0.5), start, -start))]
-    options = ["from right to left", "from left to right"]
-    return _entry(
-        sid, PC_TASK, "direction", "motion", "How does the sound move?", options, options[rightward], audio
-    )
+# ---- perception and spatial reasoning ---------------------------------------------------------------------
 
 
 PERCEPTION = (
-    _pitch_relative,
-    _pitch_absolute,
-    _loudness_relative,
-    _duration_relative,
-    _event_order,
-    _azimuth,
-    _motion,
+    Question(
+        "pitch",
+        "pitch_relative",
+        "Which audio has the higher pitch?",
+        ORDINALS[:2],
+        _uniform(lambda rng, k: [tone(f, 0.8, 0.4) for f in _pair(k, 330.0, 990.0)]),
+    ),
+    Question(
+        "pitch",
+        "pitch_absolute",
+        "What is the frequency of the tone?",
+        tuple(f"about {f} Hz" for f in FREQS),
+        _uniform(lambda rng, k: [tone(float(FREQS[k]), 1.0, 0.4)]),
+    ),
+    Question("loudness", "loudness_relative", "Which audio is the loudest?", ORDINALS, _loudest),
+    Question(
+        "duration",
+        "duration_relative",
+        "Which audio lasts longer?",
+        ORDINALS[:2],
+        _uniform(lambda rng, k: [noise(rng, s) for s in _pair(k, 0.4, 1.2)]),
+    ),
+    Question(
+        "timing",
+        "event_order",
+        "Which sound comes first?",
+        ("the high tone", "the low tone"),
+        _uniform(_two_events),
+    ),
+    Question(
+        "direction",
+        "azimuth",
+        "Where is the sound source?",
+        ("on the left", "straight ahead", "on the right"),
+        _uniform(lambda rng, k: [binaural(noise(rng, 1.0, 0.5), k - 1)]),
+    ),
+    Question(
+        "direction",
+        "motion",
+        "How does the sound move?",
+        ("from right to left", "from left to right"),
+        _uniform(lambda rng, k: [panned(noise(rng, 2.0, 0.5), *_pair(k, -1.0, 1.0))]),
+    ),
 )
 SPATIAL_PERCEPTION = {"azimuth", "motion"}
+SPATIAL = (
+    Question(
+        "static localization",
+        "single source",
+        "A knocking sound plays twice. From which direction does it come?",
+        ("from the left", "from straight ahead", "from the right"),
+        _uniform(
+            lambda rng, k: [
+                binaural(timeline(1.5, [(0.2, noise(rng, 0.3, 0.5)), (0.9, noise(rng, 0.3, 0.5))]), k - 1)
+            ]
+        ),
+    ),
+    Question(
+        "multi-source relation",
+        "two sources",
+        "A high and a low tone play together. Which one is on the listener's left?",
+        ("the low tone", "the high tone"),
+        _uniform(
+            lambda rng, k: [
+                binaural(tone(1500.0, 1.5, 0.3), 1 - 2 * k) + binaural(tone(250.0, 1.5, 0.3), 2 * k - 1)
+            ]
+        ),
+    ),
+    Question(
+        "dynamic trajectory",
+        "moving source",
+        "A humming source passes the listener. Which way does it travel?",
+        ("it passes from right to left", "it passes from left to right"),
+        _uniform(lambda rng, k: [panned(tone(600.0, 2.0, 0.4), *_pair(k, -1.0, 1.0))]),
+    ),
+)
 
 
-# ---- spatial reasoning ----------------------------------------------------------------------------------------
-
-
-def _single_source(w: _Writer, sid: str) -> Entry:
-    k = w.choice(3)
-    signal = binaural(timeline(1.5, [(0.2, noise(w.rng, 0.3, 0.5)), (0.9, noise(w.rng, 0.3, 0.5))]), k - 1)
-    options = ["from the left", "from straight ahead", "from the right"]
-    question = "A knocking sound plays twice. From which direction does it come?"
-    audio = [w.wav(f"{SPATIAL_AUDIO}/{sid}.wav", signal)]
-    return _entry(sid, SR_TASK, "static localization", "single source", question, options, options[k], audio)
-
-
-def _two_sources(w: _Writer, sid: str) -> Entry:
-    high_left = w.choice(2)
-    high, low = (
-        binaural(tone(1500.0, 1.5, 0.3), -1 if high_left else 1),
-        binaural(tone(250.0, 1.5, 0.3), 1 if high_left else -1),
+def _entry(
+    sid: str, task: str, q: Question, options: list[str], answer: str, audio: list[str], **extra: Any
+) -> Entry:
+    keys = ("id", "task", "category", "sub-category", "question", "options", "answer", "audio_paths")
+    return dict(
+        zip(keys, (sid, task, q.category, q.sub, q.question, options, answer, audio), strict=True), **extra
     )
-    options = ["the low tone", "the high tone"]
-    question = "A high and a low tone play together. Which one is on the listener's left?"
-    audio = [w.wav(f"{SPATIAL_AUDIO}/{sid}.wav", high + low)]
-    return _entry(
-        sid, SR_TASK, "multi-source relation", "two sources", question, options, options[high_left], audio
-    )
 
 
-def _moving_source(w: _Writer, sid: str) -> Entry:
-    rightward = w.choice(2)
-    start = -1.0 if rightward else 1.0
-    options = ["it passes from right to left", "it passes from left to right"]
-    audio = [w.wav(f"{SPATIAL_AUDIO}/{sid}.wav", panned(tone(600.0, 2.0, 0.4), start, -start))]
-    question = "A humming source passes the listener. Which way does it travel?"
-    return _entry(
-        sid, SR_TASK, "dynamic trajectory", "moving source", question, options, options[rightward], audio
-    )
+def _asked(task: str, folder: str, q: Question) -> Builder:
+    def build(root: Path, rng: np.random.Generator, sid: str) -> Entry:
+        assert q.make is not None
+        k, clips = q.make(rng, len(q.options))
+        names = [f"{sid}.wav"] if len(clips) == 1 else [f"{sid}_{i}.wav" for i in range(1, len(clips) + 1)]
+        for name, clip in zip(names, clips, strict=True):
+            write_wav(root / folder / name, clip)
+        return _entry(sid, task, q, list(q.options), q.options[k], [f"{folder}/{name}" for name in names])
 
-
-SPATIAL = (_single_source, _two_sources, _moving_source)
+    return build
 
 
 # ---- temporal reasoning ---------------------------------------------------------------------------------------
@@ -323,24 +277,23 @@ def temporal_options(sid: str, rng: random.Random) -> list[str]:
     return chosen
 
 
-def _temporal(subtask: str) -> Callable[[_Writer, str], Entry]:
+def _temporal(subtask: str) -> Builder:
     category, caption, make = SCENES[subtask]
+    q = Question(category, subtask, TR_QUESTION)
 
-    def build(w: _Writer, sid: str) -> Entry:
-        scene = make(w.rng)
-        n = seconds_to_samples(SCENE_S / 3)
+    def build(root: Path, rng: np.random.Generator, sid: str) -> Entry:
+        scene, n = make(rng), seconds_to_samples(SCENE_S / 3)
         folder = f"{TEMPORAL_AUDIO}/{sid}"
-        audio = [w.wav(f"{folder}/segment_{k + 1}.wav", scene[k * n : (k + 1) * n]) for k in range(3)]
+        audio = [f"{folder}/segment_{k + 1}.wav" for k in range(3)] + [f"{folder}/uncut.wav"]
+        for k, rel in enumerate(audio):
+            write_wav(root / rel, scene[k * n : (k + 1) * n] if k < 3 else scene)
         options = temporal_options(sid, random.Random(sid))
-        entry = _entry(sid, TR_TASK, category, subtask, TR_QUESTION, options, order_answer((1, 2, 3)), audio)
-        entry["global_caption"] = caption
-        entry["uncut_audio_path"] = w.wav(f"{folder}/uncut.wav", scene)
-        return entry
+        answer = order_answer((1, 2, 3))
+        return _entry(
+            sid, TR_TASK, q, options, answer, audio[:3], global_caption=caption, uncut_audio_path=audio[3]
+        )
 
     return build
-
-
-TEMPORAL = tuple(_temporal(s) for s in SUBTASKS)
 
 
 # ---- writing --------------------------------------------------------------------------------------------------
@@ -353,16 +306,16 @@ def _sample_id(family: str, k: int) -> str:
 
 
 def _build(
-    family: str, builders: tuple[Callable[[_Writer, str], Entry], ...], count: int, pool: int, w: _Writer
+    family: str, builders: Sequence[Builder], count: int, root: Path, rng: np.random.Generator
 ) -> list[Entry]:
-    """``count`` entries cycling through ``builders``; after ``pool`` rounds, copies reusing earlier audio."""
+    """``count`` entries cycling through ``builders``; after ``POOL`` rounds, copies reusing earlier audio."""
     entries: list[Entry] = []
     for k in range(count):
         sid = _sample_id(family, k)
-        if k < pool * len(builders):
-            entries.append(builders[k % len(builders)](w, sid))
+        if k < POOL * len(builders):
+            entries.append(builders[k % len(builders)](root, rng, sid))
             continue
-        entry = copy.deepcopy(entries[k % (pool * len(builders))])
+        entry = copy.deepcopy(entries[k % (POOL * len(builders))])
         entry["id"] = sid
         if family == "tr":
             entry["options"] = temporal_options(sid, random.Random(sid))
@@ -381,18 +334,28 @@ def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dic
     for sub in ("meta_info", "starbench_audios"):
         shutil.rmtree(root / sub, ignore_errors=True)
     counts = FULL_COUNTS if full_size else SMALL_COUNTS
-    pool = SMALL_COUNTS["pc"] // len(PERCEPTION)
-
-    def writer(name: str) -> _Writer:
-        return _Writer(root, np.random.default_rng([seed, zlib.crc32(name.encode())]))
-
-    perception = _build("pc", PERCEPTION, counts["pc"], pool, writer("pc"))
+    builders = {
+        "pc": [_asked(PC_TASK, PERCEPTION_AUDIO, q) for q in PERCEPTION],
+        "sr": [_asked(SR_TASK, SPATIAL_AUDIO, q) for q in SPATIAL],
+        "tr": [_temporal(s) for s in SUBTASKS],
+    }
+    built = {
+        family: _build(
+            family,
+            builders[family],
+            counts[family],
+            root,
+            np.random.default_rng([seed, zlib.crc32(family.encode())]),
+        )
+        for family in ("pc", "sr", "tr")
+    }
+    perception = built["pc"]
     files = {
         DATASETS["pc"].meta_file: perception,
         DATASETS["pc_sp"].meta_file: [e for e in perception if e["sub-category"] in SPATIAL_PERCEPTION],
         DATASETS["pc_nsp"].meta_file: [e for e in perception if e["sub-category"] not in SPATIAL_PERCEPTION],
-        DATASETS["sr"].meta_file: _build("sr", SPATIAL, counts["sr"], pool, writer("sr")),
-        DATASETS["tr"].meta_file: _build("tr", TEMPORAL, counts["tr"], pool, writer("tr")),
+        DATASETS["sr"].meta_file: built["sr"],
+        DATASETS["tr"].meta_file: built["tr"],
     }
     for rel, entries in files.items():
         _write_json(root / rel, entries)
@@ -401,6 +364,7 @@ def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dic
 
 # ---- baseline answers -----------------------------------------------------------------------------------------
 
+#: every phrasing parses to the gold letter in both profiles
 ORACLE_PHRASES = (
     "The answer is ({letter}).",
     "After listening carefully, the correct option is <{letter}>: {text}.",
@@ -408,15 +372,3 @@ ORACLE_PHRASES = (
     "Listening to the clips, I'd say the best match is option ({letter}), {text}.",
 )
 RANDOM_PHRASES = ("Answer: {letter}", "I think it is ({letter}).", "{letter}")
-
-
-def oracle_answer(item: Item, rng: random.Random) -> str:
-    """The gold answer phrased like a model would (every phrasing parses to the gold letter in both profiles)."""
-    letter = answer_letter(item.options, item.answer)
-    return rng.choice(ORACLE_PHRASES).format(letter=letter, text=item.answer)
-
-
-def random_answer(item: Item, rng: random.Random) -> str:
-    """A uniformly random option letter, phrased like a model would."""
-    letter = chr(ord("A") + rng.randrange(len(item.options)))
-    return rng.choice(RANDOM_PHRASES).format(letter=letter)
