@@ -7,15 +7,10 @@
   the unweighted mean of all sub-categories (macro).
 * ``Final MA`` is the unweighted mean over the scored datasets of their ``Total`` AA and ACR.
 
-A run is the :class:`~avibench.items.Item` asked (its ``meta`` holds ``category``, ``sub-category``,
-``rotate_id`` and, for temporal items, ``shuffled_seg_order``). A dataset's AA is also a task metric
-(:func:`aa_metric`) over per-run values ``(sub-category, score)``, so the declared plug-in's core computes the same
-number and resamples items for intervals; :func:`runs_counted` names the runs a profile keeps and
-:func:`dataset_block` builds the official block from the runs scored.
-
-All numbers are percentages (floats). Chance levels come from the same aggregation, with each run's correctness
-replaced by the probability that a uniform guess is right (ACR then multiplies the probabilities of an item's
-runs, which is the chance of guessing every run right).
+A run is the :class:`~avibench.items.Item` asked. A dataset's AA is also a task metric (:func:`aa_metric`) over
+per-run values ``(sub-category, score)``, so the core computes the same number and resamples items for intervals.
+All numbers are percentages. Chance levels come from the same aggregation with each run's correctness replaced by
+the probability that a uniform guess is right (ACR then multiplies an item's probabilities).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -19,14 +20,8 @@ Family = Literal["pc", "sr", "tr"]
 
 REASONING_RUNS = 3
 SUBTASKS = ("OSM", "ISSE", "TAO", "DSS", "ETC")
-PERMUTATIONS: tuple[tuple[int, int, int], ...] = (
-    (1, 2, 3),
-    (1, 3, 2),
-    (2, 1, 3),
-    (2, 3, 1),
-    (3, 1, 2),
-    (3, 2, 1),
-)
+#: the six clip orders, in the official (lexicographic) order
+PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations((1, 2, 3)))
 TEMPORAL_ID = re.compile(r"(?:^|_)(?P<subtask>[^_]+)_(?P<number>\d+)$")
 ARROW = " -> "
 
@@ -52,7 +47,7 @@ def temporal_id_parts(item_id: str) -> tuple[str, int]:
     return m["subtask"], int(m["number"])
 
 
-def clip_permutation(item_id: str, rotation: int) -> tuple[int, int, int]:
+def clip_permutation(item_id: str, rotation: int) -> tuple[int, ...]:
     """The original segments presented as clips 1, 2, 3 in run ``rotation`` of temporal item ``item_id``."""
     subtask, number = temporal_id_parts(item_id)
     offset = (rotation % len(PERMUTATIONS) + SUBTASKS.index(subtask)) % len(PERMUTATIONS)

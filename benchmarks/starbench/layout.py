@@ -8,8 +8,7 @@ referenced by paths relative to the root. Each item becomes one :class:`Item` pe
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,16 @@ REASONING_TOKENS = 1024
 DEFAULT_TOKENS = 256
 TEMPORAL_CLIPS = 3
 BINAURAL_CHANNELS = 2
+
+
+@cache
+def prompt_data(name: str) -> Mapping[str, Any]:
+    """A data file under ``prompts/``: the message templates (``starbench.yaml``) or the official protocol
+    (``starbench/protocol.yaml``: dataset files, groups, parser keywords)."""
+    return yaml.safe_load(resources.files("avibench.prompts").joinpath(name).read_text(encoding="utf-8"))
+
+
+PROTOCOL = prompt_data("starbench/protocol.yaml")
 #: what a dataset's messages add around the question: ``context -> (the entry field it needs, its meta flag)``
 CONTEXTS = {
     "plain": (None, None),
@@ -44,50 +53,21 @@ CONTEXTS = {
 }
 
 
-@dataclass(frozen=True)
-class DatasetSpec:
-    """One official dataset alias: its metadata file, title and what its messages add around the question."""
-
-    alias: str
-    meta_file: str
-    title: str
-    context: str = "plain"
-
-    @property
-    def family(self) -> str:
-        return family(self.alias)
-
-
-SPATIAL, TEMPORAL = "meta_info/holistic_reasoning_spatial.json", "meta_info/holistic_reasoning_temporal.json"
-#: in report order: perception, temporal, spatial (the paper's order)
-DATASETS: dict[str, DatasetSpec] = {
-    spec.alias: spec
-    for spec in (
-        DatasetSpec("pc", "meta_info/foundation_perception.json", "Foundational perception (all)"),
-        DatasetSpec(
-            "pc_sp", "meta_info/foundation_perception_spatial.json", "Foundational perception, spatial"
-        ),
-        DatasetSpec(
-            "pc_nsp",
-            "meta_info/foundation_perception_nonspatial.json",
-            "Foundational perception, non-spatial",
-        ),
-        DatasetSpec("tr", TEMPORAL, "Temporal reasoning"),
-        DatasetSpec("tr_cap", TEMPORAL, "Temporal reasoning with the scene's caption", "caption"),
-        DatasetSpec("tr_uncut", TEMPORAL, "Temporal reasoning with the uncut recording", "uncut"),
-        DatasetSpec("sr", SPATIAL, "Spatial reasoning"),
-        DatasetSpec("sr_ch", SPATIAL, "Spatial reasoning, binaural channels as two clips", "channels"),
-    )
+#: alias -> (title, context), in report order: perception, temporal, spatial (the paper's order)
+SHOWN = {
+    "pc": ("Foundational perception (all)", "plain"),
+    "pc_sp": ("Foundational perception, spatial", "plain"),
+    "pc_nsp": ("Foundational perception, non-spatial", "plain"),
+    "tr": ("Temporal reasoning", "plain"),
+    "tr_cap": ("Temporal reasoning with the scene's caption", "caption"),
+    "tr_uncut": ("Temporal reasoning with the uncut recording", "uncut"),
+    "sr": ("Spatial reasoning", "plain"),
+    "sr_ch": ("Spatial reasoning, binaural channels as two clips", "channels"),
 }
+#: alias -> its metadata file, in report order
+DATASETS: dict[str, str] = {alias: PROTOCOL["datasets"][alias] for alias in SHOWN}
 DEFAULT_GROUP = "starbench_default"
-GROUPS: dict[str, tuple[str, ...]] = {
-    DEFAULT_GROUP: ("pc", "tr", "sr"),
-    "starbench_all": ("tr", "tr_cap", "tr_uncut", "sr", "sr_ch", "pc_sp", "pc_nsp"),
-    "temporal_all": ("tr", "tr_cap", "tr_uncut"),
-    "perception_all": ("pc_sp", "pc_nsp"),
-    # The official group names the non-existent aliases sp/sp_ch; the spatial datasets are meant.
-    "spatial_all": ("sr", "sr_ch"),
-}
+GROUPS: dict[str, tuple[str, ...]] = {name: tuple(aliases) for name, aliases in PROTOCOL["groups"].items()}
 
 
 def _clips(value: Any) -> str | None:
@@ -107,23 +87,16 @@ FIELDS = {
 OPTIONAL = {"category": fields.optional_string, "sub-category": fields.optional_string}
 
 
-@lru_cache(maxsize=1)
-def templates() -> Mapping[str, Any]:
-    """The message templates (``prompts/starbench.yaml``)."""
-    text = resources.files("avibench.prompts").joinpath("starbench.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
-
-
 # ---- checks ---------------------------------------------------------------------------------------------------
 
 
-def _problems(spec: DatasetSpec, path: str, index: int, entry: Any) -> list[Problem]:
+def _problems(alias: str, path: str, index: int, entry: Any) -> list[Problem]:
     """Problems of one entry that need no file access."""
     found = list(fields.problems(path, index, entry, FIELDS, OPTIONAL))
     if found:
         return found
-    options, audio, needed = entry["options"], entry["audio_paths"], CONTEXTS[spec.context][0]
-    clips = 1 if spec.context == "channels" else TEMPORAL_CLIPS if spec.family == "tr" else len(audio)
+    options, audio, needed = entry["options"], entry["audio_paths"], CONTEXTS[SHOWN[alias][1]][0]
+    clips = 1 if SHOWN[alias][1] == "channels" else TEMPORAL_CLIPS if family(alias) == "tr" else len(audio)
     checks = [
         ("options", len(set(options)) != len(options), "repeated option text"),
         ("answer", entry["answer"] not in options, f"{entry['answer']!r} is not one of the options"),
@@ -131,15 +104,13 @@ def _problems(spec: DatasetSpec, path: str, index: int, entry: Any) -> list[Prob
         (needed, bool(needed and fields.text(entry.get(needed))), "missing or not a non-empty string"),
     ]
     found = [Problem(path, message, index, name) for name, failed, message in checks if failed]
-    if spec.family != "tr" or found:
+    if family(alias) != "tr" or found:
         return found
     try:
         temporal_id_parts(entry["id"])
     except ValueError as exc:
         return [Problem(path, str(exc), index, "id")]
-    golds = [
-        order_answer(clip_permutation(entry["id"], r)) for r in range(run_count(spec.alias, len(options)))
-    ]
+    golds = [order_answer(clip_permutation(entry["id"], r)) for r in range(run_count(alias, len(options)))]
     return [
         Problem(path, f"run {r} needs the option {gold!r}, which is missing", index, "options")
         for r, gold in enumerate(golds)
@@ -147,12 +118,12 @@ def _problems(spec: DatasetSpec, path: str, index: int, entry: Any) -> list[Prob
     ]
 
 
-def _entries(root: Path, spec: DatasetSpec) -> Iterator[tuple[int, dict[str, Any], list[Problem]]]:
+def _entries(root: Path, alias: str) -> Iterator[tuple[int, dict[str, Any], list[Problem]]]:
     """Every entry of the dataset's metadata file with its problems (a repeated id is one)."""
-    path = root / spec.meta_file
+    path = root / DATASETS[alias]
     seen: dict[str, int] = {}
     for index, entry in records.read_rows(path):
-        found = _problems(spec, str(path), index, entry)
+        found = _problems(alias, str(path), index, entry)
         if not found and entry["id"] in seen:
             found = [Problem(str(path), f"id {entry['id']!r} repeats entry {seen[entry['id']]}", index, "id")]
         if not found:
@@ -160,13 +131,11 @@ def _entries(root: Path, spec: DatasetSpec) -> Iterator[tuple[int, dict[str, Any
         yield index, entry, found
 
 
-def _audio_problems(
-    spec: DatasetSpec, root: Path, path: str, index: int, entry: Mapping[str, Any]
-) -> list[Problem]:
+def _audio_problems(alias: str, root: Path, path: str, index: int, entry: Mapping[str, Any]) -> list[Problem]:
     """Each clip that is missing or does not decode, and binaural clips that are not stereo."""
     problems = []
     clips = [("audio_paths", p) for p in entry["audio_paths"]]
-    if spec.context == "uncut":
+    if SHOWN[alias][1] == "uncut":
         clips.append(("uncut_audio_path", entry["uncut_audio_path"]))
     for name, rel in clips:
         try:
@@ -175,7 +144,7 @@ def _audio_problems(
             reason = "file not found" if not (root / rel).is_file() else f"unreadable audio ({exc})"
             problems.append(Problem(path, f"{rel}: {reason}", index, name))
             continue
-        if spec.family == "sr" and name == "audio_paths" and channels != BINAURAL_CHANNELS:
+        if family(alias) == "sr" and name == "audio_paths" and channels != BINAURAL_CHANNELS:
             message = f"{rel}: binaural audio must be stereo, found {channels} channel(s)"
             problems.append(Problem(path, message, index, name))
     return problems
@@ -186,11 +155,10 @@ def validate(root: Path | str, aliases: Sequence[str] | None = None) -> list[Pro
     root = Path(root)
     problems: list[Problem] = []
     for alias in aliases or tuple(DATASETS):
-        spec = DATASETS[alias]
         try:
-            for index, entry, found in _entries(root, spec):
-                path = str(root / spec.meta_file)
-                problems += found or _audio_problems(spec, root, path, index, entry)
+            for index, entry, found in _entries(root, alias):
+                path = str(root / DATASETS[alias])
+                problems += found or _audio_problems(alias, root, path, index, entry)
         except DatasetError as exc:
             problems.append(Problem(exc.path, exc.message))
     return list(dict.fromkeys(problems))
@@ -208,26 +176,26 @@ def _labelled(label: str, clips: Sequence[tuple[Path, int | None]]) -> list[Part
 
 
 def _parts(
-    spec: DatasetSpec, root: Path, entry: Mapping[str, Any], options: Sequence[str], order: Sequence[int]
+    alias: str, root: Path, entry: Mapping[str, Any], options: Sequence[str], order: Sequence[int]
 ) -> list[Part]:
     """The official message: perception and spatial audio before the question; temporal items the question, the
     caption or uncut recording, then the clips in the run's order."""
-    t = templates()
+    t = prompt_data("starbench.yaml")
     question = Part.text(
         t["question"].format(
             question=entry["question"], options=mc.lettered(options, line=t["option_line"], sep="")
         )
     )
     audio = [root / a for a in entry["audio_paths"]]
-    if spec.family == "tr":
+    if family(alias) == "tr":
         context: list[Part] = []
-        if spec.context == "caption":
+        if SHOWN[alias][1] == "caption":
             context = [Part.text(t["caption"].format(caption=entry["global_caption"]))]
-        elif spec.context == "uncut":
+        elif SHOWN[alias][1] == "uncut":
             uncut = root / entry["uncut_audio_path"]
             context = [Part.text(t["uncut_before"]), Part.audio(uncut), Part.text(t["uncut_after"])]
         return [question, *context, *_labelled(t["clip_label"], [(audio[k - 1], None) for k in order])]
-    if spec.context == "channels":
+    if SHOWN[alias][1] == "channels":
         return [
             *_labelled(t["audio_label"], [(audio[0], 0), (audio[0], 1)]),
             Part.text(t["channel_note"]),
@@ -238,13 +206,11 @@ def _parts(
     return [*_labelled(t["audio_label"], [(a, None) for a in audio]), question]
 
 
-def _runs(
-    spec: DatasetSpec, entry: Mapping[str, Any]
-) -> list[tuple[int, tuple[str, ...], str, tuple[int, ...]]]:
+def _runs(alias: str, entry: Mapping[str, Any]) -> list[tuple[int, tuple[str, ...], str, tuple[int, ...]]]:
     """``(run, options, gold, clip order)`` of every run of one checked entry."""
     options = tuple(entry["options"])
-    count = run_count(spec.alias, len(options))
-    if spec.family == "tr":
+    count = run_count(alias, len(options))
+    if family(alias) == "tr":
         orders = [clip_permutation(entry["id"], r) for r in range(count)]
         return [(r, options, order_answer(order), order) for r, order in enumerate(orders)]
     gold = mc.gold_index(options, entry["answer"])
@@ -262,12 +228,12 @@ def load_items(root: Path | str, alias: str) -> list[Item]:
     Raises :class:`DatasetError` naming the file, entry and field of the first unusable entry; audio files are not
     opened (``validate`` checks them).
     """
-    root, spec = Path(root), DATASETS[alias]
-    flag = CONTEXTS[spec.context][1]
+    root = Path(root)
+    flag = CONTEXTS[SHOWN[alias][1]][1]
     items: list[Item] = []
-    for index, entry, found in _entries(root, spec):
+    for index, entry, found in _entries(root, alias):
         fields.raise_first(iter(found))
-        for rotation, options, answer, order in _runs(spec, entry):
+        for rotation, options, answer, order in _runs(alias, entry):
             meta: dict[str, Any] = {k: entry.get(k) for k in ("task", "category", "sub-category")}
             if order:
                 meta["shuffled_seg_order"] = "-".join(map(str, order))
@@ -279,7 +245,7 @@ def load_items(root: Path | str, alias: str) -> list[Item]:
                     benchmark=BENCHMARK,
                     task=alias,
                     item_id=entry["id"],
-                    parts=tuple(_parts(spec, root, entry, options, order)),
+                    parts=tuple(_parts(alias, root, entry, options, order)),
                     answer=answer,
                     variant=f"r{rotation}",
                     index=index,

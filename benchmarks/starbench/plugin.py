@@ -1,26 +1,18 @@
-"""STAR-Bench as a benchmark plug-in: the official ``meta_info/`` layout, its rotations, parser and AA/ACR scoring.
+"""STAR-Bench as a benchmark plug-in: the official ``meta_info/`` layout, its rotations, parser and AA/ACR scoring
+(docs/starbench.md).
 
 Every dataset alias (``pc``, ``pc_sp``, ``pc_nsp``, ``tr``, ``tr_cap``, ``tr_uncut``, ``sr``, ``sr_ch``) is a task;
-the official groups (``starbench_default``, the default tasks, and ``starbench_all``, ...) and ``+``-joined lists
-select several. Each item is asked once per run (rotated options, or permuted clips for the temporal datasets),
-keyed ``id@k`` as the official runner keys it. ``sr_ch`` sends the two ears of the binaural recording as two clips
-(:class:`~avibench.items.Part` with ``channel``); the backend encodes each channel in memory per request, so nothing
-is ever written beside the data.
+the official groups and ``+``-joined lists select several. Each item is asked once per run (rotated options, or
+permuted clips for the temporal datasets), keyed ``id@k`` as the official runner keys it. Refine records the strict
+parser's choice; there is no LLM fallback, because the official parser is rule-based and both profiles parse the
+raw answer themselves when scoring.
 
-Refine records the strict parser's choice as the option's text; there is no LLM fallback, because the official
-parser is rule-based and both profiles parse the raw answer themselves when scoring.
-
-Scoring is declared: each run is read by its profile's parser (``<X>``, ``None`` when nothing is parsed or the
-request failed) and scored 1 when that is the run's gold letter; the reference profile leaves out every run of an
-id with a run missing, the strict one counts a repeated presentation once (:meth:`left_out`); each dataset's score
-is its official AA over the values ``(sub-category, score)`` (:func:`~avibench.level_metrics.starbench.aa_metric`),
-``headline`` (``Final MA``'s AA) their mean. The top level of eval.json is the official evaluator's
-``performance.json`` block per dataset and the ``Final MA`` row, built from the runs scored.
-
-A run that asked only each item's first variant (``infer --variants first``) is a rotations-off run: its datasets
-are scored on run 0 alone, as the official evaluator does when robust evaluation is off, and ``meta.rotations``
-says so (the official evaluator would crash on such a perception dataset, because it always expects one run per
-option; here it is scored on run 0 like the others).
+Scoring is declared: each run is read by its profile's parser (``<X>``) and scores 1 when that is its gold letter;
+:meth:`left_out` drops what each profile drops; a dataset's score is its official AA over the values
+``(sub-category, score)``, ``headline`` (``Final MA``'s AA) their mean, and the top level of eval.json is the
+official ``performance.json`` block per dataset and the ``Final MA`` row. A run that asked only each item's first
+variant (``infer --variants first``) is scored on run 0 alone, as the official evaluator does with robust
+evaluation off, and ``meta.rotations`` says so.
 """
 
 from __future__ import annotations
@@ -47,6 +39,7 @@ from avibench.level_metrics.starbench import (
 )
 from avibench.level_metrics.starbench_parse import is_error_response, parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE, STRICT, get_profile
+from avibench.level_metrics.starbench_rotation import family
 from avibench.level_metrics.task_metrics import Metric, mean_of_tasks
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredRow, ScoredView, Task
 
@@ -54,8 +47,8 @@ GROUP_TITLES = {"pc": "perception", "tr": "temporal reasoning", "sr": "spatial r
 ALIASES = tuple(layout.DATASETS)
 #: each scored by its official AA
 TASKS: tuple[Task, ...] = tuple(
-    Task(s.alias, s.title, GROUP_TITLES[s.family], metric=aa_metric(s.alias, REFERENCE))
-    for s in layout.DATASETS.values()
+    Task(alias, title, GROUP_TITLES[family(alias)], metric=aa_metric(alias, REFERENCE))
+    for alias, (title, _) in layout.SHOWN.items()
 )
 BY_NAME = {t.name: t for t in TASKS}
 #: Loaded runs per version of a dataset's metadata file and root (see :meth:`STARBench.load`).
@@ -113,17 +106,17 @@ class STARBench(Benchmark):
     # -- data -------------------------------------------------------------------------------------------
 
     def available(self, root: Path) -> tuple[Task, ...]:
-        return tuple(t for t in TASKS if (Path(root) / layout.DATASETS[t.name].meta_file).is_file())
+        return tuple(t for t in TASKS if (Path(root) / layout.DATASETS[t.name]).is_file())
 
     def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
-        return (Path(root) / layout.DATASETS[task.name].meta_file,)
+        return (Path(root) / layout.DATASETS[task.name],)
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
         """The task's runs, built once per version of its metadata file (eval loads a task for scoring,
         completeness and per-sample rows)."""
         return items_per_version(
             _ITEMS,
-            Path(root) / layout.DATASETS[task.name].meta_file,
+            Path(root) / layout.DATASETS[task.name],
             (str(root), task.name),
             lambda: layout.load_items(root, task.name),
         )

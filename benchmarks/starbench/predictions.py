@@ -2,16 +2,10 @@
 --predictions``) and back (``export``).
 
 Each line is the message meta of one run plus ``prediction``, ``is_correct``, ``model_response`` and
-``unique_id`` (``<id>@<run>``). Reading: each row's ``model_response`` becomes the raw answer of the run its
-``unique_id`` names; its stored ``prediction`` and ``is_correct`` are ignored (the scorer parses the response
-again). A row holding the official runner's error string (``"ERROR: <exception>"``) is a failed request that keeps
-its reply (the reference profile parses it, as the official evaluator does). Only the metadata files are read,
-never the audio. A row for a run the data does not have, or presenting other options or another gold answer,
-means the work directory was made from other data: that is an error naming the file, line and field.
-
-Writing: one row per asked run, as the official runner writes it; a failed request becomes the official runner's
-error string (its own, when it came from such a row), which is what its work directory would hold (and what both
-profiles recognise).
+``unique_id`` (``<id>@<run>``). Only ``model_response`` is read back: the scorer parses it again. A row holding the
+official runner's error string (``"ERROR: <exception>"``) is a failed request that keeps its reply, which the
+reference profile parses as the official evaluator does; a failed request is exported as such a string. A row for
+a run the data lacks, or with other options or gold, was made from other data: an error naming file, line, field.
 """
 
 from __future__ import annotations
