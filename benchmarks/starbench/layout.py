@@ -181,11 +181,8 @@ def _parts(
     """The official message: perception and spatial audio before the question; temporal items the question, the
     caption or uncut recording, then the clips in the run's order."""
     t = prompt_data("starbench.yaml")
-    question = Part.text(
-        t["question"].format(
-            question=entry["question"], options=mc.lettered(options, line=t["option_line"], sep="")
-        )
-    )
+    lettered = mc.lettered(options, line=t["option_line"], sep="")
+    question = Part.text(t["question"].format(question=entry["question"], options=lettered))
     audio = [root / a for a in entry["audio_paths"]]
     if family(alias) == "tr":
         context: list[Part] = []
@@ -196,11 +193,8 @@ def _parts(
             context = [Part.text(t["uncut_before"]), Part.audio(uncut), Part.text(t["uncut_after"])]
         return [question, *context, *_labelled(t["clip_label"], [(audio[k - 1], None) for k in order])]
     if SHOWN[alias][1] == "channels":
-        return [
-            *_labelled(t["audio_label"], [(audio[0], 0), (audio[0], 1)]),
-            Part.text(t["channel_note"]),
-            question,
-        ]
+        ears = [(audio[0], 0), (audio[0], 1)]
+        return [*_labelled(t["audio_label"], ears), Part.text(t["channel_note"]), question]
     if len(audio) == 1:
         return [Part.audio(audio[0]), question]
     return [*_labelled(t["audio_label"], [(a, None) for a in audio]), question]
@@ -215,11 +209,6 @@ def _runs(alias: str, entry: Mapping[str, Any]) -> list[tuple[int, tuple[str, ..
         return [(r, options, order_answer(order), order) for r, order in enumerate(orders)]
     gold = mc.gold_index(options, entry["answer"])
     return [(r, shown, shown[k], ()) for r, (_, shown, k) in enumerate(mc.rotations(options, gold, count))]
-
-
-def max_tokens(task: str) -> int:
-    """The official output limit: 1024 tokens for reasoning tasks, 256 otherwise."""
-    return REASONING_TOKENS if "reasoning" in task.lower() else DEFAULT_TOKENS
 
 
 def load_items(root: Path | str, alias: str) -> list[Item]:
@@ -250,7 +239,8 @@ def load_items(root: Path | str, alias: str) -> list[Item]:
                     variant=f"r{rotation}",
                     index=index,
                     options=options,
-                    max_tokens=max_tokens(entry["task"]),
+                    # the official output limit: 1024 tokens for reasoning tasks, 256 otherwise
+                    max_tokens=REASONING_TOKENS if "reasoning" in entry["task"].lower() else DEFAULT_TOKENS,
                     template=f"{BENCHMARK}/{alias}",
                     meta=meta,
                     key_override=f"{entry['id']}@{rotation}",

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from avibench.benchmarks.starbench import layout, sample
-from avibench.benchmarks.starbench.predictions import read_workdir, write_workdir
+from avibench.benchmarks.starbench.predictions import read_results, results_path, write_workdir
 from avibench.errors import AvibenchError
 from avibench.file_memo import items_per_version
 from avibench.items import Item, Response, first_variants
@@ -247,8 +247,11 @@ class STARBench(Benchmark):
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """One model's official work directory: ``<alias>/infer_results.jsonl`` per dataset."""
-        found = [t for t in tasks if (Path(path) / t.name).is_dir()]
-        responses = read_workdir(Path(path), {t.name: self.load(root, t) for t in found})
+        responses = {
+            t.name: read_results(results_path(path, t.name), self.load(root, t))
+            for t in tasks
+            if results_path(path, t.name).is_file()
+        }
         if not responses:
             names = ", ".join(t.name for t in tasks)
             raise AvibenchError(

@@ -53,25 +53,21 @@ def official_row(item: Item, response: str) -> dict[str, Any]:
     }
 
 
-def _dataset_responses(path: Path, items: Sequence[Item]) -> list[Response]:
+def read_results(path: Path, items: Sequence[Item]) -> list[Response]:
+    """The responses one ``infer_results.jsonl`` gives the runs ``items`` (a run without a row is missing)."""
     by_key = {item.key: item for item in items}
     answers: dict[str, str] = {}
     for entry, row in records.read_rows(path):
         fields.require(path, entry, row, ROW_FIELDS)
         key = str(row.get("unique_id") or f"{row['id']}@{row['rotate_id']}")
         line = f"line {entry + 1}: "
-        if key in answers:
-            raise DatasetError(path, f"{line}unique_id {key!r} repeats an earlier line", field="unique_id")
         item = by_key.get(key)
-        if item is None:
-            raise DatasetError(path, f"{line}unique_id {key!r} is not a run of the data", field="unique_id")
-        if tuple(row["options"]) != item.options or row["answer"] != item.answer:
-            raise DatasetError(
-                path,
-                f"{line}run {key!r} presents other options or another answer than the data "
-                "(made from another data version?)",
-                field="options",
-            )
+        if key in answers or item is None:
+            why = "repeats an earlier line" if key in answers else "is not a run of the data"
+            raise DatasetError(path, f"{line}unique_id {key!r} {why}", field="unique_id")
+        if (tuple(row["options"]), row["answer"]) != (item.options, item.answer):
+            why = "presents other options or another answer than the data (made from another data version?)"
+            raise DatasetError(path, f"{line}run {key!r} {why}", field="options")
         answers[key] = row["model_response"] or ""
     return [_response(item, answers.get(item.key)) for item in items]
 
@@ -82,15 +78,6 @@ def _response(item: Item, text: str | None) -> Response:
     if is_error_response(text):
         return Response(item, "failed", raw=text, method="failed")
     return Response(item, "answered", raw=text)
-
-
-def read_workdir(model_dir: Path, items: Mapping[str, Sequence[Item]]) -> dict[str, list[Response]]:
-    """Responses of every dataset in ``items`` (alias -> its loaded runs) that has a results file."""
-    return {
-        alias: _dataset_responses(results_path(model_dir, alias), runs)
-        for alias, runs in items.items()
-        if results_path(model_dir, alias).is_file()
-    }
 
 
 def write_workdir(responses: Mapping[str, Sequence[Response]], out: Path) -> dict[str, Path]:

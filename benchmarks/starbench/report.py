@@ -42,15 +42,8 @@ def _profiles(run: ReportRun) -> list[Block]:
         [name, *map(fmt_score, values), str(cover.get("runs", "")), str(cover.get("incomplete_ids", ""))]
         for (name, values), cover in zip(_rows(run.document), coverage, strict=True)
     ]
-    headers = [
-        "Dataset",
-        "Reference AA",
-        "Reference ACR",
-        "Strict AA",
-        "Strict ACR",
-        "Runs",
-        "Incomplete ids",
-    ]
+    measures = [f"{p.title()} {m}" for p in PROFILES for m in ("AA", "ACR")]
+    headers = ["Dataset", *measures, "Runs", "Incomplete ids"]
     return [
         Heading("AA and ACR per dataset (0–100)"),
         Paragraph(

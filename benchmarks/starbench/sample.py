@@ -46,6 +46,7 @@ TR_OPTIONS = 4
 ORDINALS = ("the first audio", "the second audio", "the third audio")
 FREQS = (250, 500, 1000, 2000)
 Entry = dict[str, Any]
+ENTRY_KEYS = ("id", "task", "category", "sub-category", "question", "options", "answer", "audio_paths")
 Make = Callable[[np.random.Generator, int], tuple[int, list[np.ndarray]]]
 """``make(rng, n)``: the answer's index among ``n`` options and the clips that make it the answer."""
 
@@ -169,27 +170,21 @@ MAKERS: dict[str, Make] = {
 SPATIAL_PERCEPTION = {"azimuth", "motion"}
 
 
-def _entry(
-    family: str, sid: str, sub: str, question: str, options: list[str], answer: str, audio: list[str]
-) -> Entry:
-    category = (WORDING.get(sub) or SCENES[sub])[0]
-    keys = ("id", "task", "category", "sub-category", "question", "options", "answer", "audio_paths")
-    return dict(
-        zip(keys, (sid, FAMILIES[family][0], category, sub, question, options, answer, audio), strict=True)
-    )
+def _entry(family: str, sid: str, sub: str, options: list[str], answer: str, audio: list[str]) -> Entry:
+    category, question = WORDING[sub][:2] if sub in WORDING else (SCENES[sub][0], TR_QUESTION)
+    values = (sid, FAMILIES[family][0], category, sub, question, options, answer, audio)
+    return dict(zip(ENTRY_KEYS, values, strict=True))
 
 
 def _asked(root: Path, rng: np.random.Generator, family: str, sub: str, sid: str) -> Entry:
     """One perception or spatial entry, its clips written as ``<sid>.wav`` (one) or ``<sid>_<i>.wav``."""
-    _, question, options = WORDING[sub]
+    options = WORDING[sub][2]
     k, clips = MAKERS[sub](rng, len(options))
     folder = FAMILIES[family][1]
     names = [f"{sid}.wav"] if len(clips) == 1 else [f"{sid}_{i}.wav" for i in range(1, len(clips) + 1)]
     for name, clip in zip(names, clips, strict=True):
         write_wav(root / folder / name, clip)
-    return _entry(
-        family, sid, sub, question, list(options), options[k], [f"{folder}/{name}" for name in names]
-    )
+    return _entry(family, sid, sub, list(options), options[k], [f"{folder}/{name}" for name in names])
 
 
 # ---- temporal reasoning ---------------------------------------------------------------------------------------
@@ -243,7 +238,7 @@ def _temporal(root: Path, rng: np.random.Generator, family: str, sub: str, sid: 
     for k, rel in enumerate(audio):
         write_wav(root / rel, scene[k * n : (k + 1) * n] if k < 3 else scene)
     options = temporal_options(sid, random.Random(sid))
-    entry = _entry(family, sid, sub, TR_QUESTION, options, rotation.order_answer((1, 2, 3)), audio[:3])
+    entry = _entry(family, sid, sub, options, rotation.order_answer((1, 2, 3)), audio[:3])
     return {**entry, "global_caption": SCENES[sub][1], "uncut_audio_path": audio[3]}
 
 
