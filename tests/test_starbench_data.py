@@ -77,6 +77,7 @@ def test_sample_counts_and_determinism(root: Path, tmp_path: Path) -> None:
 def test_full_size_counts(tmp_path: Path) -> None:
     counts = sample.generate(tmp_path, full_size=True)
     assert sum(counts[layout.DATASETS[a]] for a in ("pc", "sr", "tr")) == 2400
+    assert layout.validate(tmp_path, ["tr", "sr_ch"]) == []
     assert len(layout.load_items(tmp_path, "tr")) == 950 * 3
 
 
