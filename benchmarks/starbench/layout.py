@@ -70,6 +70,11 @@ DEFAULT_GROUP = "starbench_default"
 GROUPS: dict[str, tuple[str, ...]] = {name: tuple(aliases) for name, aliases in PROTOCOL["groups"].items()}
 
 
+def context(alias: str) -> str:
+    """What dataset ``alias``'s messages add around the question (a key of :data:`CONTEXTS`)."""
+    return SHOWN[alias][1]
+
+
 def _clips(value: Any) -> str | None:
     if fields.strings(value) or not value or not all(v.strip() for v in value):
         return "expected a non-empty list of relative paths"
@@ -95,8 +100,8 @@ def _problems(alias: str, path: str, index: int, entry: Any) -> list[Problem]:
     found = list(fields.problems(path, index, entry, FIELDS, OPTIONAL))
     if found:
         return found
-    options, audio, needed = entry["options"], entry["audio_paths"], CONTEXTS[SHOWN[alias][1]][0]
-    clips = 1 if SHOWN[alias][1] == "channels" else TEMPORAL_CLIPS if family(alias) == "tr" else len(audio)
+    options, audio, needed = entry["options"], entry["audio_paths"], CONTEXTS[context(alias)][0]
+    clips = 1 if context(alias) == "channels" else TEMPORAL_CLIPS if family(alias) == "tr" else len(audio)
     checks = [
         ("options", len(set(options)) != len(options), "repeated option text"),
         ("answer", entry["answer"] not in options, f"{entry['answer']!r} is not one of the options"),
@@ -135,7 +140,7 @@ def _audio_problems(alias: str, root: Path, path: str, index: int, entry: Mappin
     """Each clip that is missing or does not decode, and binaural clips that are not stereo."""
     problems = []
     clips = [("audio_paths", p) for p in entry["audio_paths"]]
-    if SHOWN[alias][1] == "uncut":
+    if context(alias) == "uncut":
         clips.append(("uncut_audio_path", entry["uncut_audio_path"]))
     for name, rel in clips:
         try:
@@ -185,14 +190,14 @@ def _parts(
     question = Part.text(t["question"].format(question=entry["question"], options=lettered))
     audio = [root / a for a in entry["audio_paths"]]
     if family(alias) == "tr":
-        context: list[Part] = []
-        if SHOWN[alias][1] == "caption":
-            context = [Part.text(t["caption"].format(caption=entry["global_caption"]))]
-        elif SHOWN[alias][1] == "uncut":
+        around: list[Part] = []
+        if context(alias) == "caption":
+            around = [Part.text(t["caption"].format(caption=entry["global_caption"]))]
+        elif context(alias) == "uncut":
             uncut = root / entry["uncut_audio_path"]
-            context = [Part.text(t["uncut_before"]), Part.audio(uncut), Part.text(t["uncut_after"])]
-        return [question, *context, *_labelled(t["clip_label"], [(audio[k - 1], None) for k in order])]
-    if SHOWN[alias][1] == "channels":
+            around = [Part.text(t["uncut_before"]), Part.audio(uncut), Part.text(t["uncut_after"])]
+        return [question, *around, *_labelled(t["clip_label"], [(audio[k - 1], None) for k in order])]
+    if context(alias) == "channels":
         ears = [(audio[0], 0), (audio[0], 1)]
         return [*_labelled(t["audio_label"], ears), Part.text(t["channel_note"]), question]
     if len(audio) == 1:
@@ -218,7 +223,7 @@ def load_items(root: Path | str, alias: str) -> list[Item]:
     opened (``validate`` checks them).
     """
     root = Path(root)
-    flag = CONTEXTS[SHOWN[alias][1]][1]
+    flag = CONTEXTS[context(alias)][1]
     items: list[Item] = []
     for index, entry, found in _entries(root, alias):
         fields.raise_first(iter(found))
