@@ -7,94 +7,26 @@
   the unweighted mean of all sub-categories (macro).
 * ``Final MA`` is the unweighted mean over the scored datasets of their ``Total`` AA and ACR.
 
-A dataset's AA is also a task metric (:func:`aa_metric`) over per-run values ``(sub-category, score)``, so the
-declared plug-in's core computes the same number and resamples items for intervals; :func:`runs_left_out` names
-the runs a profile leaves out and :func:`dataset_block` builds the official block from the runs scored.
-
-All numbers are percentages (floats). Chance levels come from the same aggregation, with each run's correctness
-replaced by the probability that a uniform guess is right (ACR then multiplies the probabilities of an item's
-runs, which is the chance of guessing every run right).
+A run is the :class:`~avibench.items.Item` asked. A dataset's AA is also a task metric (:func:`aa_metric`) over
+per-run values ``(sub-category, score)``, so the core computes the same number and resamples items for intervals.
+All numbers are percentages. Chance levels come from the same aggregation with each run's correctness replaced by
+the probability that a uniform guess is right (ACR then multiplies an item's probabilities).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
-from avibench.level_metrics.starbench_parse import Choice, is_error_response, parse_choice
+from avibench.items import Item
 from avibench.level_metrics.starbench_profile import REFERENCE, StarBenchProfile
-from avibench.level_metrics.starbench_rotation import answer_letter, family
+from avibench.level_metrics.starbench_rotation import family
 from avibench.level_metrics.task_metrics import Metric, tallied
 
-RunStatus = Literal["answered", "failed", "missing"]
-Outcome = Literal["correct", "wrong", "unparsed", "failed", "missing"]
 FINAL_MA = "Final MA"
-
-
-@dataclass(frozen=True)
-class Run:
-    """One run of one item as scored: what was presented (options, clip order), the gold and the response.
-
-    ``answer`` is the gold option text of this run (for temporal items, recomputed for its clip order).
-    ``status`` is ``failed`` for a request that raised and ``missing`` for a run never asked.
-    """
-
-    item_id: str
-    rotation: int
-    options: tuple[str, ...]
-    answer: str
-    category: str | None = None
-    sub_category: str | None = None
-    order: tuple[int, ...] = ()
-    status: RunStatus = "answered"
-    response: str | None = None
-
-    @property
-    def gold_letter(self) -> str:
-        return answer_letter(self.options, self.answer)
-
-
-@dataclass(frozen=True)
-class Judged:
-    """The verdict on one run: ``outcome`` and the parser's choice (``None`` when nothing was parsed)."""
-
-    run: Run
-    outcome: Outcome
-    choice: Choice | None = None
-
-    @property
-    def correct(self) -> bool:
-        return self.outcome == "correct"
-
-
-@dataclass(frozen=True)
-class DatasetScore:
-    """One dataset scored in one profile: the official block and what was left out or could not be read.
-
-    ``run_scores`` follows the runs as given: 1 right, 0 wrong, ``None`` for a run the profile leaves out (an
-    incomplete id in the reference, a repeated presentation in the strict profile).
-    """
-
-    block: dict[str, Any]
-    incomplete_ids: tuple[str, ...] = ()
-    repeated_runs_dropped: int = 0
-    counts: Mapping[Outcome, int] = field(default_factory=dict)
-    run_scores: tuple[float | None, ...] = ()
-
-
-def judge_run(run: Run, profile: StarBenchProfile = REFERENCE) -> Judged:
-    """Parse one run's response and compare it with its gold letter."""
-    if run.status == "missing":
-        return Judged(run, "missing")
-    error = run.status == "failed" or is_error_response(run.response)
-    if error and not profile.error_strings_are_answers:
-        return Judged(run, "failed")
-    choice = parse_choice(run.response, run.options, profile)
-    if choice.letter is None:
-        return Judged(run, "unparsed", choice)
-    return Judged(run, "correct" if choice.letter == run.gold_letter else "wrong", choice)
+Scored = tuple[Item, float]
+GROUPINGS = (("By Category", "category"), ("By Sub-category", "sub-category"))
 
 
 def _value(x: float, profile: StarBenchProfile) -> float:
@@ -110,44 +42,31 @@ def _aa(scores: Sequence[float], profile: StarBenchProfile) -> float:
     return _value(_mean(scores) * 100, profile)
 
 
-Scored = tuple[Run, float]
-
-
 def _metrics(rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str, Any]:
     by_id: dict[str, list[float]] = {}
-    for run, p in rows:
-        by_id.setdefault(run.item_id, []).append(p)
-    acr = _mean([math.prod(ps) for ps in by_id.values()]) * 100
+    for item, p in rows:
+        by_id.setdefault(item.item_id, []).append(p)
     return {
         "AA": _aa([p for _, p in rows], profile),
-        "ACR": _value(acr, profile),
+        "ACR": _value(_mean([math.prod(ps) for ps in by_id.values()]) * 100, profile),
         "total_runs": len(rows),
         "unique_samples": len(by_id),
     }
 
 
-def _category(run: Run) -> str | None:
-    return run.category
-
-
-def _sub_category(run: Run) -> str | None:
-    return run.sub_category
-
-
-def _group(rows: Sequence[Scored], key: Callable[[Run], str | None]) -> dict[str, list[Scored]]:
-    """Rows by ``key`` (rows whose key is ``None`` are left out), keys in sorted order."""
+def _group(rows: Sequence[Scored], field: str) -> dict[str, list[Scored]]:
+    """Rows by the meta ``field`` (rows without one are left out), keys in sorted order."""
     groups: dict[str, list[Scored]] = {}
     for row in rows:
-        k = key(row[0])
-        if k is not None:
-            groups.setdefault(str(k), []).append(row)
+        if row[0].meta.get(field) is not None:
+            groups.setdefault(str(row[0].meta[field]), []).append(row)
     return dict(sorted(groups.items()))
 
 
 def _micro_block(rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str, Any]:
     block: dict[str, Any] = {"Total": _metrics(rows, profile)}
-    for name, key in (("By Category", _category), ("By Sub-category", _sub_category)):
-        groups = _group(rows, key)
+    for name, field in GROUPINGS:
+        groups = _group(rows, field)
         if groups:
             block[name] = {k: _metrics(g, profile) for k, g in groups.items()}
     return block
@@ -161,18 +80,18 @@ def _macro(
         "ACR": _value(_mean([e["ACR"] for e in entries]), profile),
         "n_subcategories": len(entries),
         "total_runs": len(rows),
-        "unique_samples": len({run.item_id for run, _ in rows}),
+        "unique_samples": len({item.item_id for item, _ in rows}),
     }
 
 
 def _macro_block(rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str, Any]:
     """Perception: sub-categories micro, categories and total the mean of their sub-categories' values."""
-    subs = _group(rows, _sub_category)
+    subs = _group(rows, "sub-category")
     by_sub = {k: _metrics(g, profile) for k, g in subs.items()}
-    parent = {k: g[0][0].category for k, g in subs.items() if g[0][0].category is not None}
+    parent = {k: g[0][0].meta.get("category") for k, g in subs.items()}
     by_cat = {}
-    for cat, cat_rows in _group(rows, _category).items():
-        members = [by_sub[k] for k, c in parent.items() if str(c) == cat]
+    for cat, cat_rows in _group(rows, "category").items():
+        members = [by_sub[k] for k, c in parent.items() if c is not None and str(c) == cat]
         if members:
             by_cat[cat] = _macro(members, cat_rows, profile)
     return {
@@ -182,18 +101,23 @@ def _macro_block(rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str,
     }
 
 
-def _select(runs: Sequence[Run], profile: StarBenchProfile) -> tuple[list[Run], tuple[str, ...], int]:
-    """The runs that count, the ids with a missing run, and how many repeated presentations were dropped."""
-    incomplete = tuple(dict.fromkeys(r.item_id for r in runs if r.status == "missing"))
-    kept = [r for r in runs if r.item_id not in incomplete] if profile.incomplete_ids_dropped else list(runs)
+def runs_counted(items: Sequence[Item], statuses: Sequence[str], profile: StarBenchProfile) -> list[bool]:
+    """Whether each run counts: the reference leaves out every run of an id with a run ``missing``; strict counts
+    a repeated presentation (same options and clip order) once, the first answered one."""
+    incomplete = {item.item_id for item, status in zip(items, statuses, strict=True) if status == "missing"}
+    kept = [not (profile.incomplete_ids_dropped and item.item_id in incomplete) for item in items]
     if profile.repeated_runs_count_twice:
-        return kept, incomplete, 0
-    first: dict[tuple[Any, ...], Run] = {}
-    for run in sorted(kept, key=lambda r: (r.status != "answered", r.rotation)):
-        first.setdefault((run.item_id, run.options, run.order), run)
-    chosen = {id(r) for r in first.values()}
-    unique = [r for r in kept if id(r) in chosen]
-    return unique, incomplete, len(kept) - len(unique)
+        return kept
+    first: dict[tuple[Any, ...], int] = {}
+    order = sorted(
+        (k for k in range(len(items)) if kept[k]),
+        key=lambda k: (statuses[k] != "answered", items[k].meta["rotate_id"]),
+    )
+    for k in order:
+        item = items[k]
+        first.setdefault((item.item_id, item.options, item.meta.get("shuffled_seg_order")), k)
+    chosen = set(first.values())
+    return [k in chosen for k in range(len(items))]
 
 
 def dataset_block(alias: str, rows: Sequence[Scored], profile: StarBenchProfile) -> dict[str, Any]:
@@ -201,30 +125,6 @@ def dataset_block(alias: str, rows: Sequence[Scored], profile: StarBenchProfile)
     if not rows:
         return {"Total": {"AA": 0.0, "ACR": 0.0, "total_runs": 0, "unique_samples": 0}}
     return _macro_block(rows, profile) if family(alias) == "pc" else _micro_block(rows, profile)
-
-
-def score_dataset(alias: str, runs: Sequence[Run], profile: StarBenchProfile = REFERENCE) -> DatasetScore:
-    """Score every run of dataset ``alias`` (``pc``, ``tr_cap``, ...) and build its official block.
-
-    Pass one :class:`Run` per expected run, with ``status="missing"`` for those never asked: such items are listed
-    in ``incomplete_ids``; the reference profile leaves them out, the strict profile counts the missing run wrong.
-    """
-    kept, incomplete, dropped = _select(runs, profile)
-    judged = [judge_run(r, profile) for r in kept]
-    counts: dict[Outcome, int] = {}
-    for j in judged:
-        counts[j.outcome] = counts.get(j.outcome, 0) + 1
-    rows = [(j.run, 1.0 if j.correct else 0.0) for j in judged]
-    by_run = {id(run): value for run, value in rows}
-    run_scores = tuple(by_run.get(id(run)) for run in runs)
-    return DatasetScore(dataset_block(alias, rows, profile), incomplete, dropped, counts, run_scores)
-
-
-def runs_left_out(runs: Sequence[Run], profile: StarBenchProfile = REFERENCE) -> list[int]:
-    """The positions of the runs a profile leaves out: every run of an id with a run missing (the reference), a
-    repeated presentation after its first answered one (strict)."""
-    kept = {id(r) for r in _select(runs, profile)[0]}
-    return [i for i, run in enumerate(runs) if id(run) not in kept]
 
 
 def aa_metric(alias: str, profile: StarBenchProfile = REFERENCE) -> Metric:
@@ -257,40 +157,16 @@ def aa_metric(alias: str, profile: StarBenchProfile = REFERENCE) -> Metric:
     return macro if family(alias) == "pc" else micro
 
 
-def chance_block(alias: str, runs: Sequence[Run], profile: StarBenchProfile = REFERENCE) -> dict[str, Any]:
+def chance_block(alias: str, items: Sequence[Item], profile: StarBenchProfile = REFERENCE) -> dict[str, Any]:
     """The block a uniform random guesser is expected to get (each run right with probability 1/options)."""
-    asked = [
-        Run(r.item_id, r.rotation, r.options, r.answer, r.category, r.sub_category, r.order) for r in runs
-    ]
-    kept, _, _ = _select(asked, profile)
-    return dataset_block(alias, [(r, 1.0 / len(r.options)) for r in kept], profile)
-
-
-def final_ma(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
-    """The official summary row: the mean over datasets of their ``Total`` AA and ACR."""
-    totals = [b["Total"] for b in blocks.values()]
-    if not totals:
-        return {"AA": 0.0, "ACR": 0.0}
-    return {"AA": _mean([t["AA"] for t in totals]), "ACR": _mean([t["ACR"] for t in totals])}
-
-
-def reference_blocks(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Per-dataset blocks keyed by alias, followed by their ``Final MA``."""
-    return {**blocks, FINAL_MA: final_ma(blocks)}
-
-
-def score_benchmark(
-    runs_by_alias: Mapping[str, Sequence[Run]], profile: StarBenchProfile = REFERENCE
-) -> tuple[dict[str, Any], dict[str, DatasetScore]]:
-    """Score several datasets: the combined block (``{alias: block, "Final MA": ...}``) and each dataset's score."""
-    scores = {alias: score_dataset(alias, runs, profile) for alias, runs in runs_by_alias.items()}
-    return reference_blocks({a: s.block for a, s in scores.items()}), scores
-
-
-def chance_levels(
-    runs_by_alias: Mapping[str, Sequence[Run]], profile: StarBenchProfile = REFERENCE
-) -> dict[str, Any]:
-    """Chance blocks per dataset and their ``Final MA``."""
-    return reference_blocks(
-        {alias: chance_block(alias, runs, profile) for alias, runs in runs_by_alias.items()}
+    counted = runs_counted(items, ["answered"] * len(items), profile)
+    return dataset_block(
+        alias, [(i, 1.0 / len(i.options)) for i, c in zip(items, counted, strict=True) if c], profile
     )
+
+
+def with_final_ma(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Per-dataset blocks keyed by alias, followed by the official summary row: the mean over datasets of their
+    ``Total`` AA and ACR."""
+    totals = [b["Total"] for b in blocks.values()]
+    return {**blocks, FINAL_MA: {k: _mean([t[k] for t in totals]) for k in ("AA", "ACR")}}

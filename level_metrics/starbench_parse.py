@@ -20,6 +20,9 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
+
+import yaml
 
 from avibench.level_metrics.starbench_profile import REFERENCE, StarBenchProfile
 from avibench.refine.choice import read_choice
@@ -27,16 +30,11 @@ from avibench.refine.choice import read_choice
 LETTERS = string.ascii_uppercase
 UNPARSED = "Z"
 ERROR_PREFIX = "ERROR: "
-OFFICIAL_KEYWORDS = (
-    "answer",
-    "<answer>",
-    "solution",
-    "choice",
-    "option",
-    "correct option is",
-    "answer is",
-    "答案是",
-    "选项是",
+#: the keyword pass's keywords, word for word (``prompts/starbench/protocol.yaml``)
+OFFICIAL_KEYWORDS: tuple[str, ...] = tuple(
+    yaml.safe_load(
+        resources.files("avibench.prompts").joinpath("starbench/protocol.yaml").read_text("utf-8")
+    )["answer_keywords"]
 )
 OPEN, CLOSE = r"[\(\<\[\{]", r"[\)\]\>\}]"
 #: The official parser matches option texts only in responses of at least this many words.
@@ -88,23 +86,18 @@ def _patterns(n_options: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return keyword, standalone
 
 
-def _keyword_hits(text: str, pattern: re.Pattern[str]) -> list[_Hit]:
-    hits = []
-    for m in pattern.finditer(text):
-        if m.group(2):
-            hits.append(_Hit(m.group(2), m.start(), 0, "keyword-letter"))
-        if m.group(1):
-            hits.append(_Hit(m.group(1), m.start(), 1, "keyword-bracket"))
-    return hits
+def _hits(text: str, pattern: re.Pattern[str], groups: dict[int, tuple[int, str]]) -> list[_Hit]:
+    """Every match of ``pattern``, as the hit of the group that matched: ``groups`` maps it to its rank and rule."""
+    return [
+        _Hit(m.group(g), m.start(), rank, rule)
+        for m in pattern.finditer(text)
+        for g, (rank, rule) in groups.items()
+        if m.group(g)
+    ]
 
 
 def _standalone_hits(text: str, options: Sequence[str], pattern: re.Pattern[str]) -> list[_Hit]:
-    hits = []
-    for m in pattern.finditer(text):
-        if m.group(1):
-            hits.append(_Hit(m.group(1), m.start(), 2, "bracket"))
-        if m.group(2):
-            hits.append(_Hit(m.group(2), m.start(), 0, "letter"))
+    hits = _hits(text, pattern, {1: (2, "bracket"), 2: (0, "letter")})
     if len(text.split()) >= OPTION_TEXT_MIN_WORDS:
         for letter, option in zip(LETTERS, options, strict=False):
             option_pattern = re.compile(rf"(?<![A-Za-z]){re.escape(option)}(?![A-Za-z])", re.IGNORECASE)
@@ -114,7 +107,8 @@ def _standalone_hits(text: str, options: Sequence[str], pattern: re.Pattern[str]
 
 def _official_choice(text: str, options: Sequence[str]) -> Choice:
     keyword, standalone = _patterns(len(options))
-    hits = _keyword_hits(text, keyword) or _standalone_hits(text, options, standalone)
+    keyword_hits = _hits(text, keyword, {2: (0, "keyword-letter"), 1: (1, "keyword-bracket")})
+    hits = keyword_hits or _standalone_hits(text, options, standalone)
     if not hits:
         return Choice(None, "none")
     best = sorted(hits, key=lambda h: (h.rank, h.start))[-1]

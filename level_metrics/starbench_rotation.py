@@ -1,7 +1,7 @@
 """STAR-Bench runs: how each item is asked several times, and the gold answer of every run. Pure.
 
-* Perception (``pc*``): one run per option, run ``r`` presenting ``options[-r:] + options[:-r]`` (every option
-  visits every position).
+* Perception (``pc*``): one run per option, run ``r`` presenting the options rotated by ``r``
+  (:func:`avibench.kits.multiple_choice.rotations`: every option visits every position).
 * Spatial reasoning (``sr*``): three runs with the same cyclic shift, ``r`` in 0..2 (a two-option item is asked
   twice in its original order: shift 2 equals shift 0).
 * Temporal reasoning (``tr*``): three runs; the options stay fixed and the three clips are permuted by a
@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
+import itertools
 import re
-import string
 from collections.abc import Sequence
 from typing import Literal
 
@@ -20,14 +20,8 @@ Family = Literal["pc", "sr", "tr"]
 
 REASONING_RUNS = 3
 SUBTASKS = ("OSM", "ISSE", "TAO", "DSS", "ETC")
-PERMUTATIONS: tuple[tuple[int, int, int], ...] = (
-    (1, 2, 3),
-    (1, 3, 2),
-    (2, 1, 3),
-    (2, 3, 1),
-    (3, 1, 2),
-    (3, 2, 1),
-)
+#: the six clip orders, in the official (lexicographic) order
+PERMUTATIONS: tuple[tuple[int, ...], ...] = tuple(itertools.permutations((1, 2, 3)))
 TEMPORAL_ID = re.compile(r"(?:^|_)(?P<subtask>[^_]+)_(?P<number>\d+)$")
 ARROW = " -> "
 
@@ -45,15 +39,6 @@ def run_count(alias: str, n_options: int) -> int:
     return n_options if family(alias) == "pc" else REASONING_RUNS
 
 
-def rotate_options(options: Sequence[str], rotation: int) -> tuple[str, ...]:
-    """Options as presented in run ``rotation``: the last ``rotation`` options move to the front.
-
-    A rotation of 0, or one at least the number of options, keeps the order (the official list slicing).
-    """
-    items = tuple(options)
-    return items[-rotation:] + items[:-rotation] if rotation else items
-
-
 def temporal_id_parts(item_id: str) -> tuple[str, int]:
     """``(subtask, number)`` of a temporal id ending ``_<SUBTASK>_<n>``; ValueError otherwise."""
     m = TEMPORAL_ID.search(item_id)
@@ -62,7 +47,7 @@ def temporal_id_parts(item_id: str) -> tuple[str, int]:
     return m["subtask"], int(m["number"])
 
 
-def clip_permutation(item_id: str, rotation: int) -> tuple[int, int, int]:
+def clip_permutation(item_id: str, rotation: int) -> tuple[int, ...]:
     """The original segments presented as clips 1, 2, 3 in run ``rotation`` of temporal item ``item_id``."""
     subtask, number = temporal_id_parts(item_id)
     offset = (rotation % len(PERMUTATIONS) + SUBTASKS.index(subtask)) % len(PERMUTATIONS)
@@ -73,8 +58,3 @@ def order_answer(permutation: Sequence[int]) -> str:
     """The option naming the clips in chronological order: ``clip <position of segment 1> -> ...``."""
     positions = {segment: clip for clip, segment in enumerate(permutation, start=1)}
     return ARROW.join(f"clip {positions[segment]}" for segment in sorted(positions))
-
-
-def answer_letter(options: Sequence[str], answer: str) -> str:
-    """The letter of ``answer`` among ``options`` (ValueError when it is not one of them)."""
-    return string.ascii_uppercase[list(options).index(answer)]

@@ -13,13 +13,16 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from avibench.benchmarks.starbench import layout, sample, workdir
-from avibench.errors import DatasetError
+from avibench.benchmarks.starbench import layout, predictions, sample
+from avibench.errors import AvibenchError, DatasetError
 from avibench.items import Item, Response
+from avibench.kits import records
 from avibench.kits.published import published_table
-from avibench.level_metrics.starbench import score_benchmark
 from avibench.level_metrics.starbench_parse import parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE, STRICT
+from avibench.plugin import get_benchmark
+
+BENCH = get_benchmark("starbench")
 
 SPATIAL = "meta_info/holistic_reasoning_spatial.json"
 TEMPORAL = "meta_info/holistic_reasoning_temporal.json"
@@ -73,8 +76,8 @@ def test_sample_counts_and_determinism(root: Path, tmp_path: Path) -> None:
 
 def test_full_size_counts(tmp_path: Path) -> None:
     counts = sample.generate(tmp_path, full_size=True)
-    assert sum(counts[layout.DATASETS[a].meta_file] for a in ("pc", "sr", "tr")) == 2400
-    assert layout.validate(tmp_path, ["tr", "sr_ch"], check_audio=False) == []
+    assert sum(counts[layout.DATASETS[a]] for a in ("pc", "sr", "tr")) == 2400
+    assert layout.validate(tmp_path, ["tr", "sr_ch"]) == []
     assert len(layout.load_items(tmp_path, "tr")) == 950 * 3
 
 
@@ -99,15 +102,18 @@ def test_audio_answers_the_question(root: Path) -> None:
 def test_runs_per_dataset(root: Path) -> None:
     assert len(layout.load_items(root, "pc")) == sum(len(e["options"]) for e in _entries(root, PERCEPTION))
     assert len(layout.load_items(root, "sr")) == 3 * 6
-    assert len(layout.load_items(root, "tr_cap", all_runs=False)) == 10
+    assert len({i.item_id for i in layout.load_items(root, "tr_cap")}) == 10
     keys = [i.key for i in layout.load_items(root, "sr_ch")]
     assert keys[:3] == ["sr_0000@0", "sr_0000@1", "sr_0000@2"]
 
 
 def test_resolve_datasets() -> None:
-    assert layout.resolve_datasets(["starbench_default"]) == ("pc", "tr", "sr")
-    assert layout.resolve_datasets(["tr+SR", "temporal_all"]) == ("tr", "sr", "tr_cap", "tr_uncut")
-    assert layout.resolve_datasets(["starbench_all"]) == (
+    def names(name: str) -> tuple[str, ...]:
+        return tuple(t.name for t in BENCH.expand(name) or ())
+
+    assert names("starbench_default") == ("pc", "tr", "sr")
+    assert names("tr+SR+temporal_all") == ("tr", "sr", "tr_cap", "tr_uncut")
+    assert names("starbench_all") == (
         "tr",
         "tr_cap",
         "tr_uncut",
@@ -116,9 +122,9 @@ def test_resolve_datasets() -> None:
         "pc_sp",
         "pc_nsp",
     )
-    assert layout.resolve_datasets(["spatial_all"]) == ("sr", "sr_ch")
-    with pytest.raises(ValueError, match="unknown STAR-Bench dataset or group 'sp'"):
-        layout.resolve_datasets(["sp"])
+    assert names("spatial_all") == ("sr", "sr_ch")
+    with pytest.raises(AvibenchError, match="unknown STAR-Bench dataset or group 'sp'"):
+        names("sp")
 
 
 def test_perception_messages(root: Path) -> None:
@@ -260,19 +266,15 @@ def _answered(items: list[Item], answer: Any, seed: int) -> list[Response]:
 
 
 def test_oracle_is_perfect_in_both_profiles(root: Path) -> None:
-    runs = {
-        alias: [
-            workdir.run_from_response(r)
-            for r in _answered(layout.load_items(root, alias), sample.oracle_answer, 3)
-        ]
-        for alias in layout.DATASETS
+    responses = {
+        a: _answered(BENCH.load(root, BENCH.task(a)), BENCH.oracle_answer, 3) for a in layout.DATASETS
     }
-    for profile in (REFERENCE, STRICT):
-        combined, _ = score_benchmark(runs, profile)
+    for profile in ("reference", "strict"):
+        document = BENCH.score(responses, profile=profile, options={}).document
         for alias in layout.DATASETS:
-            assert combined[alias]["Total"]["AA"] == 100.0, (profile.name, alias)
-            assert combined[alias]["Total"]["ACR"] == 100.0, (profile.name, alias)
-        assert combined["Final MA"] == {"AA": 100.0, "ACR": 100.0}
+            assert document[alias]["Total"]["AA"] == 100.0, (profile, alias)
+            assert document[alias]["Total"]["ACR"] == 100.0, (profile, alias)
+        assert document["Final MA"] == {"AA": 100.0, "ACR": 100.0}
 
 
 def test_oracle_phrases_parse_everywhere(root: Path) -> None:
@@ -289,7 +291,7 @@ def test_random_answers_parse_to_an_option(root: Path) -> None:
     items = layout.load_items(root, "pc")
     letters = set()
     for item in items * 5:
-        text = sample.random_answer(item, rng)
+        text = BENCH.random_answer(item, rng)
         choice = parse_choice(text, item.options, STRICT)
         assert choice.letter is not None and parse_choice(text, item.options).letter == choice.letter
         letters.add(choice.letter)
@@ -299,8 +301,8 @@ def test_random_answers_parse_to_an_option(root: Path) -> None:
 def test_work_dir_round_trip_rescoring(root: Path, tmp_path: Path) -> None:
     items = layout.load_items(root, "sr")
     rows = [
-        workdir.official_row(i, r.raw or "")
-        for i, r in zip(items, _answered(items, sample.oracle_answer, 1), strict=True)
+        predictions.official_row(i, r.raw or "")
+        for i, r in zip(items, _answered(items, BENCH.oracle_answer, 1), strict=True)
     ]
     assert rows[0]["unique_id"] == "sr_0000@0" and rows[0]["is_correct"] is True
     assert rows[0]["prediction"] == rows[0]["answer_letter"]
@@ -308,23 +310,26 @@ def test_work_dir_round_trip_rescoring(root: Path, tmp_path: Path) -> None:
         row["prediction"], row["is_correct"] = "Z", False  # stored verdicts are never trusted
     rows[4]["model_response"] = "ERROR: Connection reset (A)"
     dropped = rows.pop(7)
-    path = workdir.results_path(tmp_path / "model", "sr")
-    workdir.write_results(path, rows)
+    path = predictions.results_path(tmp_path / "model", "sr")
+    records.write_jsonl(path, rows)
+    responses = BENCH.read_predictions(tmp_path / "model", root, BENCH.select("sr"))
+    assert [r.status for r in responses["sr"]].count("missing") == 1
+    assert [r.item.key for r in responses["sr"] if r.status == "failed"] == [rows[4]["unique_id"]]
+    ref = BENCH.score(responses, profile="reference", options={}).document
+    strict = BENCH.score(responses, profile="strict", options={}).document
+    assert [r.item.item_id for r in responses["sr"] if r.status == "missing"] == [dropped["id"]]
+    assert ref["coverage"]["sr"]["incomplete_ids"] == 1
+    assert ref["sr"]["Total"]["unique_samples"] == 5
+    assert strict["coverage"]["sr"]["failed"] == 1 and strict["coverage"]["sr"]["missing"] == 1
+    assert strict["sr"]["Total"]["ACR"] < 100.0
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rows[0]) + "\n")
+    with pytest.raises(DatasetError, match=r"line 18: unique_id 'sr_0000@0' repeats an earlier line"):
+        BENCH.read_predictions(tmp_path / "model", root, BENCH.select("sr"))
     with path.open("a", encoding="utf-8") as fh:
         fh.write("{torn\n")
-        fh.write(json.dumps(rows[0]) + "\n")
-    read, problems = workdir.read_results(path)
-    assert len(read) == len(rows)
-    assert [(p.index, p.field) for p in problems] == [(len(rows) + 1, None), (len(rows) + 2, "unique_id")]
-    assert workdir.error_rows(read) == [rows[4]["unique_id"]]
-    runs = workdir.runs_from_rows(read, items)
-    assert [r.status for r in runs].count("missing") == 1
-    _, ref = score_benchmark({"sr": runs}, REFERENCE)
-    _, strict = score_benchmark({"sr": runs}, STRICT)
-    assert ref["sr"].incomplete_ids == (dropped["id"],)
-    assert ref["sr"].block["Total"]["unique_samples"] == 5
-    assert strict["sr"].counts["failed"] == 1 and strict["sr"].counts["missing"] == 1
-    assert strict["sr"].block["Total"]["ACR"] < 100.0
+    with pytest.raises(DatasetError, match=r"entry 18: line 19 is not valid JSON"):
+        BENCH.read_predictions(tmp_path / "model", root, BENCH.select("sr"))
 
 
 def test_published_numbers() -> None:

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from pinned_responses import digest, seeded_response
 
-from avibench.benchmarks.starbench import sample
-from avibench.benchmarks.starbench.workdir import official_row, results_path, write_results
+from avibench.benchmarks.starbench.predictions import official_row, results_path
 from avibench.items import Item, Response, first_variants
+from avibench.kits import records
 from avibench.plugin import Benchmark, get_benchmark
 
 ALIASES = ("pc", "pc_sp", "pc_nsp", "tr", "tr_cap", "tr_uncut", "sr", "sr_ch")
@@ -63,9 +63,9 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _reply(item: Item, roll: float, rng: random.Random) -> str:
     if roll < 0.45:
-        return sample.oracle_answer(item, rng)
+        return get_benchmark("starbench").oracle_answer(item, rng)
     if roll < 0.7:
-        return sample.random_answer(item, rng)
+        return get_benchmark("starbench").random_answer(item, rng)
     return rng.choice(ADVERSARIAL).format(answer=rng.choice(item.options))
 
 
@@ -108,7 +108,7 @@ def _work_dir(plugin: Benchmark, root: Path, tmp_path: Path) -> dict[str, list[R
             text = f"ERROR: [{gold}] timed out" if n % 7 == 0 else _reply(item, rng.random(), rng)
             rows.append(official_row(item, text))
         del rows[5]
-        write_results(results_path(tmp_path, alias), rows)
+        records.write_jsonl(results_path(tmp_path, alias), rows)
     return plugin.read_predictions(tmp_path, root, plugin.select("tr+sr"))
 
 

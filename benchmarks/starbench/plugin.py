@@ -1,26 +1,18 @@
-"""STAR-Bench as a benchmark plug-in: the official ``meta_info/`` layout, its rotations, parser and AA/ACR scoring.
+"""STAR-Bench as a benchmark plug-in: the official ``meta_info/`` layout, its rotations, parser and AA/ACR scoring
+(docs/starbench.md).
 
 Every dataset alias (``pc``, ``pc_sp``, ``pc_nsp``, ``tr``, ``tr_cap``, ``tr_uncut``, ``sr``, ``sr_ch``) is a task;
-the official groups (``starbench_default``, the default tasks, and ``starbench_all``, ...) and ``+``-joined lists
-select several. Each item is asked once per run (rotated options, or permuted clips for the temporal datasets),
-keyed ``id@k`` as the official runner keys it. ``sr_ch`` sends the two ears of the binaural recording as two clips
-(:class:`~avibench.items.Part` with ``channel``); the backend encodes each channel in memory per request, so nothing
-is ever written beside the data.
+the official groups and ``+``-joined lists select several. Each item is asked once per run (rotated options, or
+permuted clips for the temporal datasets), keyed ``id@k`` as the official runner keys it. Refine records the strict
+parser's choice; there is no LLM fallback, because the official parser is rule-based and both profiles parse the
+raw answer themselves when scoring.
 
-Refine records the strict parser's choice as the option's text; there is no LLM fallback, because the official
-parser is rule-based and both profiles parse the raw answer themselves when scoring.
-
-Scoring is declared: each run is read by its profile's parser (``<X>``, ``None`` when nothing is parsed or the
-request failed) and scored 1 when that is the run's gold letter; the reference profile leaves out every run of an
-id with a run missing, the strict one counts a repeated presentation once (:meth:`left_out`); each dataset's score
-is its official AA over the values ``(sub-category, score)`` (:func:`~avibench.level_metrics.starbench.aa_metric`),
-``headline`` (``Final MA``'s AA) their mean. The top level of eval.json is the official evaluator's
-``performance.json`` block per dataset and the ``Final MA`` row, built from the runs scored.
-
-A run that asked only each item's first variant (``infer --variants first``) is a rotations-off run: its datasets
-are scored on run 0 alone, as the official evaluator does when robust evaluation is off, and ``meta.rotations``
-says so (the official evaluator would crash on such a perception dataset, because it always expects one run per
-option; here it is scored on run 0 like the others).
+Scoring is declared: each run is read by its profile's parser (``<X>``) and scores 1 when that is its gold letter;
+:meth:`left_out` drops what each profile drops; a dataset's score is its official AA over the values
+``(sub-category, score)``, ``headline`` (``Final MA``'s AA) their mean, and the top level of eval.json is the
+official ``performance.json`` block per dataset and the ``Final MA`` row. A run that asked only each item's first
+variant (``infer --variants first``) is scored on run 0 alone, as the official evaluator does with robust
+evaluation off, and ``meta.rotations`` says so.
 """
 
 from __future__ import annotations
@@ -30,47 +22,33 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from avibench.benchmarks.starbench import layout, report, sample
-from avibench.benchmarks.starbench.predictions import read_workdir, write_workdir
-from avibench.benchmarks.starbench.workdir import run_from_item, run_from_response
-from avibench.contracts import RunPaths
+from avibench.benchmarks.starbench import layout, sample
+from avibench.benchmarks.starbench.predictions import read_results, results_path, write_workdir
 from avibench.errors import AvibenchError
 from avibench.file_memo import items_per_version
 from avibench.items import Item, Response, first_variants
+from avibench.kits import multiple_choice as mc
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.starbench import (
     FINAL_MA,
     aa_metric,
     chance_block,
     dataset_block,
-    judge_run,
-    reference_blocks,
-    runs_left_out,
+    runs_counted,
+    with_final_ma,
 )
-from avibench.level_metrics.starbench_parse import LETTERS, parse_choice
+from avibench.level_metrics.starbench_parse import is_error_response, parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE, STRICT, get_profile
-from avibench.level_metrics.starbench_rotation import answer_letter
+from avibench.level_metrics.starbench_rotation import family
 from avibench.level_metrics.task_metrics import Metric, mean_of_tasks
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredRow, ScoredView, Task
 
 GROUP_TITLES = {"pc": "perception", "tr": "temporal reasoning", "sr": "spatial reasoning"}
-TITLES = {
-    "pc": "Foundational perception (all)",
-    "pc_sp": "Foundational perception, spatial",
-    "pc_nsp": "Foundational perception, non-spatial",
-    "tr": "Temporal reasoning",
-    "tr_cap": "Temporal reasoning with the scene's caption",
-    "tr_uncut": "Temporal reasoning with the uncut recording",
-    "sr": "Spatial reasoning",
-    "sr_ch": "Spatial reasoning, binaural channels as two clips",
-}
-ALIASES = ("pc", "pc_sp", "pc_nsp", "tr", "tr_cap", "tr_uncut", "sr", "sr_ch")
-#: Report order: perception, temporal, spatial (the paper's order); each scored by its official AA.
+ALIASES = tuple(layout.DATASETS)
+#: each scored by its official AA
 TASKS: tuple[Task, ...] = tuple(
-    Task(
-        alias, TITLES[alias], GROUP_TITLES[layout.DATASETS[alias].family], metric=aa_metric(alias, REFERENCE)
-    )
-    for alias in ALIASES
+    Task(alias, title, GROUP_TITLES[family(alias)], metric=aa_metric(alias, REFERENCE))
+    for alias, (title, _) in layout.SHOWN.items()
 )
 BY_NAME = {t.name: t for t in TASKS}
 #: Loaded runs per version of a dataset's metadata file and root (see :meth:`STARBench.load`).
@@ -116,26 +94,29 @@ class STARBench(Benchmark):
         return self.expand(layout.DEFAULT_GROUP) or ()
 
     def expand(self, name: str) -> tuple[Task, ...] | None:
-        """Aliases, the official group names and ``+``-joined lists of them."""
-        try:
-            return tuple(BY_NAME[a] for a in layout.resolve_datasets([name]))
-        except ValueError as exc:
-            raise AvibenchError(str(exc)) from None
+        """Aliases, the official group names and ``+``-joined lists of them, in order and without repeats."""
+        aliases: dict[str, None] = {}
+        for part in (p.strip().lower() for p in name.split("+")):
+            if part not in layout.GROUPS and part not in BY_NAME:
+                known = ", ".join([*BY_NAME, *layout.GROUPS])
+                raise AvibenchError(f"unknown STAR-Bench dataset or group {part!r}; known: {known}")
+            aliases.update(dict.fromkeys(layout.GROUPS.get(part, (part,))))
+        return tuple(BY_NAME[a] for a in aliases)
 
     # -- data -------------------------------------------------------------------------------------------
 
     def available(self, root: Path) -> tuple[Task, ...]:
-        return tuple(t for t in TASKS if (Path(root) / layout.DATASETS[t.name].meta_file).is_file())
+        return tuple(t for t in TASKS if (Path(root) / layout.DATASETS[t.name]).is_file())
 
     def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
-        return (Path(root) / layout.DATASETS[task.name].meta_file,)
+        return (Path(root) / layout.DATASETS[task.name],)
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
         """The task's runs, built once per version of its metadata file (eval loads a task for scoring,
         completeness and per-sample rows)."""
         return items_per_version(
             _ITEMS,
-            Path(root) / layout.DATASETS[task.name].meta_file,
+            Path(root) / layout.DATASETS[task.name],
             (str(root), task.name),
             lambda: layout.load_items(root, task.name),
         )
@@ -153,27 +134,34 @@ class STARBench(Benchmark):
     def extract(self, item: Item, text: str) -> str | None:
         """The text of the option the strict parser finds (``None`` when it finds none)."""
         letter = parse_choice(text, item.options, STRICT).letter
-        return None if letter is None else item.options[LETTERS.index(letter)]
+        return None if letter is None else item.options[mc.LETTERS.index(letter)]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, rng)
+        """A uniformly random option letter, phrased like a model would."""
+        letter = mc.random_reply(item.options, rng)
+        return rng.choice(sample.RANDOM_PHRASES).format(letter=letter)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, rng)
+        """The gold answer phrased like a model would."""
+        letter = mc.LETTERS[item.options.index(item.answer)]
+        return rng.choice(sample.ORACLE_PHRASES).format(letter=letter, text=item.answer)
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 
     def read(self, response: Response, profile: str) -> str | None:
         """The profile's parse of the raw answer as the official token ``<X>``; ``None`` for a run never asked,
         nothing parsed, or a failed request (the reference parses an official error string like an answer)."""
-        if response.status == "missing":
+        parser = get_profile(profile)
+        if response.status == "missing" or (
+            is_error_response(response.raw) and not parser.error_strings_are_answers
+        ):
             return None
-        choice = judge_run(run_from_response(response), get_profile(profile)).choice
-        return None if choice is None or choice.letter is None else choice.token
+        choice = parse_choice(response.raw, response.item.options, parser)
+        return None if choice.letter is None else choice.token
 
     def item_score(self, answer: str | None, item: Item) -> float:
         """1 when the token read is the run's gold letter (a lower-case letter never is)."""
-        return float(answer == f"<{answer_letter(item.options, item.answer)}>")
+        return float(answer == f"<{mc.LETTERS[item.options.index(item.answer)]}>")
 
     def item_value(self, answer: str | None, item: Item) -> list[Any]:
         """``(sub-category, score)``: perception's AA is a mean over sub-categories."""
@@ -186,26 +174,27 @@ class STARBench(Benchmark):
     def left_out(self, rows: Sequence[ScoredRow], profile: str) -> Collection[int]:
         """Every run of an id with a run missing (reference), a repeated presentation after its first answered
         one (strict)."""
-        return runs_left_out([run_from_response(row.response) for row in rows], get_profile(profile))
+        items = [row.response.item for row in rows]
+        # a failed request with a reply on record (an official error row) is a run answered with its error string
+        statuses = ["answered" if r.response.raw is not None else r.response.status for r in rows]
+        return [k for k, kept in enumerate(runs_counted(items, statuses, get_profile(profile))) if not kept]
 
     def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
         """The AA of guessing uniformly, aggregated as the reference aggregates (perception: over sub-categories),
         in both profiles: a uniform guess is never unread, so the profiles' readings do not change it."""
-        return float(chance_block(task.name, [run_from_item(i) for i in items], REFERENCE)["Total"]["AA"])
+        return float(chance_block(task.name, items, REFERENCE)["Total"]["AA"])
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """``performance.json``'s block per dataset with a run scored, and their ``Final MA`` row."""
         profile = get_profile(view.profile)
         blocks = {
             alias: dataset_block(
-                alias,
-                [(run_from_item(r.response.item), r.score) for r in rows if r.score is not None],
-                profile,
+                alias, [(r.response.item, r.score) for r in rows if r.score is not None], profile
             )
             for alias, rows in view.rows.items()
             if view.tasks.get(alias) is not None
         }
-        return reference_blocks(blocks)
+        return with_final_ma(blocks)
 
     def aggregate_members(self) -> dict[str, tuple[str, ...]]:
         """``Final MA`` is the mean of the datasets scored; the published MA rests on the default datasets, so a
@@ -258,8 +247,11 @@ class STARBench(Benchmark):
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """One model's official work directory: ``<alias>/infer_results.jsonl`` per dataset."""
-        found = [t for t in tasks if (Path(path) / t.name).is_dir()]
-        responses = read_workdir(Path(path), {t.name: self.load(root, t) for t in found})
+        responses = {
+            t.name: read_results(results_path(path, t.name), self.load(root, t))
+            for t in tasks
+            if results_path(path, t.name).is_file()
+        }
         if not responses:
             names = ", ".join(t.name for t in tasks)
             raise AvibenchError(
@@ -280,10 +272,15 @@ class STARBench(Benchmark):
     # -- pages ------------------------------------------------------------------------------------------
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
-        return report.summary_lines(document)
+        from avibench.benchmarks.starbench.report import summary_lines
 
-    def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
-        return report.report_blocks(document)
+        return summary_lines(document)
+
+    def report_page(self) -> Any:
+        """The one report, with AA and ACR side by side and the run-to-run spread as its profiles section."""
+        from avibench.benchmarks.starbench.report import PAGE
+
+        return PAGE
 
     def published(self) -> list[dict[str, Any]]:
         """The paper's table (data v0.5); its MA does not say whether it is AA or ACR."""

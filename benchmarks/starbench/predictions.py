@@ -1,58 +1,74 @@
-"""A model's official work directory as responses (``eval --predictions``) and back (``export``).
+"""A model's official work directory, ``<alias>/infer_results.jsonl`` per dataset, as responses (``eval
+--predictions``) and back (``export``).
 
-Reading: each row's ``model_response`` becomes the raw answer of the run its ``unique_id`` names; its stored
-``prediction`` and ``is_correct`` are ignored (the scorer parses the response again). A row holding the official
-runner's error string is a failed request that keeps its reply (the reference profile parses it, as the official
-evaluator does). Only the metadata files are
-read, never the audio. A row for a run the data does not have, or presenting other options or another gold
-answer, means the work directory was made from other data: that is an error naming the file, line and field.
-
-Writing: one row per asked run, as the official runner writes it; a failed request becomes the official
-runner's error string (its own, when it came from such a row), which is what its work directory would hold (and what both profiles recognise).
+Each line is the message meta of one run plus ``prediction``, ``is_correct``, ``model_response`` and
+``unique_id`` (``<id>@<run>``). Only ``model_response`` is read back: the scorer parses it again. A row holding the
+official runner's error string (``"ERROR: <exception>"``) is a failed request that keeps its reply, which the
+reference profile parses as the official evaluator does; a failed request is exported as such a string. A row for
+a run the data lacks, or with other options or gold, was made from other data: an error naming file, line, field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from avibench.benchmarks.starbench.workdir import (
-    official_row,
-    read_result_lines,
-    results_path,
-    row_key,
-    write_results,
-)
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
-from avibench.level_metrics.starbench_parse import ERROR_PREFIX, is_error_response
+from avibench.kits import fields, records
+from avibench.level_metrics.starbench_parse import ERROR_PREFIX, is_error_response, parse_choice
+from avibench.level_metrics.starbench_profile import REFERENCE
+from avibench.store import atomic_write_text
 
+RESULTS_FILE = "infer_results.jsonl"
 FAILED_RESPONSE = f"{ERROR_PREFIX}the request failed"
+ROW_FIELDS = {
+    "id": fields.text,
+    "options": fields.strings,
+    "answer": fields.string,
+    "rotate_id": fields.integer,
+    "model_response": fields.optional_string,
+}
 
 
-def _dataset_responses(path: Path, items: Sequence[Item]) -> list[Response]:
-    rows, problems = read_result_lines(path)
-    if problems:
-        first = problems[0]
-        raise DatasetError(first.path, f"line {first.index}: {first.message}", field=first.field)
+def results_path(model_dir: Path | str, alias: str) -> Path:
+    """Where the official runner keeps dataset ``alias`` of one model (``model_dir`` = ``<work-dir>/<model>``)."""
+    return Path(model_dir) / alias / RESULTS_FILE
+
+
+def official_row(item: Item, response: str) -> dict[str, Any]:
+    """The line the official runner writes for ``item`` answered with ``response`` (parsed as it parses)."""
+    token = parse_choice(response, item.options, REFERENCE).token
+    return {
+        "id": item.item_id,
+        **{k: item.meta.get(k) for k in ("task", "category", "sub-category")},
+        "options": list(item.options),
+        "answer": item.answer,
+        **{k: v for k, v in item.meta.items() if k not in ("task", "category", "sub-category")},
+        "prediction": token,
+        "is_correct": token == item.meta["answer_letter"],
+        "model_response": response,
+        "unique_id": item.key,
+    }
+
+
+def read_results(path: Path, items: Sequence[Item]) -> list[Response]:
+    """The responses one ``infer_results.jsonl`` gives the runs ``items`` (a run without a row is missing)."""
     by_key = {item.key: item for item in items}
     answers: dict[str, str] = {}
-    for line_no, row in rows:
-        key = row_key(row)
+    for entry, row in records.read_rows(path):
+        fields.require(path, entry, row, ROW_FIELDS)
+        key = str(row.get("unique_id") or f"{row['id']}@{row['rotate_id']}")
+        line = f"line {entry + 1}: "
         item = by_key.get(key)
-        if item is None:
-            raise DatasetError(
-                path, f"line {line_no}: unique_id {key!r} is not a run of the data", field="unique_id"
-            )
-        if tuple(row["options"]) != item.options or row["answer"] != item.answer:
-            raise DatasetError(
-                path,
-                f"line {line_no}: run {key!r} presents other options or another answer than the data "
-                "(made from another data version?)",
-                field="options",
-            )
-        response = row["model_response"]
-        answers[key] = response if isinstance(response, str) else ""
+        if key in answers or item is None:
+            why = "repeats an earlier line" if key in answers else "is not a run of the data"
+            raise DatasetError(path, f"{line}unique_id {key!r} {why}", field="unique_id")
+        if (tuple(row["options"]), row["answer"]) != (item.options, item.answer):
+            why = "presents other options or another answer than the data (made from another data version?)"
+            raise DatasetError(path, f"{line}run {key!r} {why}", field="options")
+        answers[key] = row["model_response"] or ""
     return [_response(item, answers.get(item.key)) for item in items]
 
 
@@ -64,27 +80,16 @@ def _response(item: Item, text: str | None) -> Response:
     return Response(item, "answered", raw=text)
 
 
-def read_workdir(model_dir: Path, items: Mapping[str, Sequence[Item]]) -> dict[str, list[Response]]:
-    """Responses of every dataset in ``items`` (alias -> its loaded runs) that has a results file."""
-    return {
-        alias: _dataset_responses(results_path(model_dir, alias), runs)
-        for alias, runs in items.items()
-        if results_path(model_dir, alias).is_file()
-    }
-
-
 def write_workdir(responses: Mapping[str, Sequence[Response]], out: Path) -> dict[str, Path]:
     """Write ``<out>/<alias>/infer_results.jsonl`` for every dataset; returns the files written."""
     written = {}
     for alias, rows in responses.items():
-        path = results_path(out, alias)
-        write_results(
-            path,
-            (
-                official_row(r.item, FAILED_RESPONSE if r.raw is None else r.raw)
-                for r in rows
-                if r.status != "missing"
-            ),
-        )
-        written[alias] = path
+        lines = [
+            official_row(r.item, FAILED_RESPONSE if r.raw is None else r.raw)
+            for r in rows
+            if r.status != "missing"
+        ]
+        written[alias] = results_path(out, alias)
+        written[alias].parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(written[alias], records.jsonl_text(lines, records.dumps_spaced))
     return written

@@ -1,4 +1,5 @@
-"""What STAR-Bench adds to the generic pages: AA and ACR side by side, and the published v0.5 table."""
+"""What STAR-Bench adds to the one report and to ``eval``'s lines: AA and ACR side by side in both profiles (in
+place of the generic profile table), and how AA moves between runs."""
 
 from __future__ import annotations
 
@@ -6,58 +7,63 @@ from collections.abc import Mapping
 from typing import Any
 
 from avibench.evaluate.document import Block, Heading, Paragraph, Table, as_dict, fmt_score
-from avibench.kits.published import published_table
+from avibench.evaluate.report import ReportPage, ReportRun
 from avibench.level_metrics.starbench import FINAL_MA
 from avibench.plugin import incomplete_mark
 
-PROFILE_NAMES = ("reference", "strict")
+PROFILES = ("reference", "strict")
 
 
-def _rows(summary: Mapping[str, Any]) -> list[tuple[str, list[Any]]]:
+def _rows(document: Mapping[str, Any]) -> list[tuple[str, list[Any]]]:
     """``(dataset, [AA, ACR] per profile)`` per dataset, then ``Final MA``."""
-    by_profile = [as_dict(as_dict(summary.get("by_profile")).get(p)) for p in PROFILE_NAMES]
-    datasets = dict.fromkeys(a for s in by_profile for a in as_dict(s.get("tasks")))
-    rows = [
-        (
-            alias,
-            [
-                v
-                for s in by_profile
-                for v in (as_dict(s.get("tasks")).get(alias), as_dict(s.get("acr")).get(alias))
-            ],
-        )
-        for alias in datasets
-    ]
-    rows.append((FINAL_MA, [v for s in by_profile for v in (s.get("headline"), s.get("headline_acr"))]))
-    return rows
+    summary = as_dict(document.get("summary"))
+    views = [as_dict(as_dict(summary.get("by_profile")).get(p)) for p in PROFILES]
+    aliases = dict.fromkeys(a for v in views for a in as_dict(v.get("tasks")))
+    rows = [(a, [as_dict(v.get(key)).get(a) for v in views for key in ("tasks", "acr")]) for a in aliases]
+    return [*rows, (FINAL_MA, [v.get(key) for v in views for key in ("headline", "headline_acr")])]
 
 
 def summary_lines(document: Mapping[str, Any]) -> list[str]:
     """AA and ACR per dataset and ``Final MA`` in both profiles, as ``eval`` prints them."""
-    head = "".join(f"{p + ' ' + m:>15}" for p in PROFILE_NAMES for m in ("AA", "ACR"))
-    lines = [f"{'dataset':<10}{head}"]
-    for name, values in _rows(as_dict(document.get("summary"))):
-        number = "headline" if name == FINAL_MA else f"tasks.{name}"
-        marked = "".join(f"{fmt_score(v):>15}" for v in values) + incomplete_mark(document, number)
-        lines.append(f"{name:<10}{marked}")
+    lines = ["dataset   " + "".join(f"{p + ' ' + m:>15}" for p in PROFILES for m in ("AA", "ACR"))]
+    for name, values in _rows(document):
+        mark = incomplete_mark(document, "headline" if name == FINAL_MA else f"tasks.{name}")
+        lines.append(f"{name:<10}" + "".join(f"{fmt_score(v):>15}" for v in values) + mark)
     rotations = as_dict(document.get("meta")).get("rotations")
     if rotations and rotations != "on":
         lines.append(f"rotations: {rotations} (datasets asked without rotations are scored on run 0)")
     return lines
 
 
-def spread_blocks(summary: Mapping[str, Any]) -> list[Block]:
+def _profiles(run: ReportRun) -> list[Block]:
+    """Per dataset and ``Final MA``: AA and ACR in each profile, the runs scored and the ids left incomplete."""
+    coverage = [as_dict(run.coverage.get(name)) for name, _ in _rows(run.document)]
+    rows = [
+        [name, *map(fmt_score, values), str(cover.get("runs", "")), str(cover.get("incomplete_ids", ""))]
+        for (name, values), cover in zip(_rows(run.document), coverage, strict=True)
+    ]
+    measures = [f"{p.title()} {m}" for p in PROFILES for m in ("AA", "ACR")]
+    headers = ["Dataset", *measures, "Runs", "Incomplete ids"]
+    return [
+        Heading("AA and ACR per dataset (0–100)"),
+        Paragraph(
+            "AA: mean correctness over all runs (rotations and clip orders); ACR: share of items right in every "
+            "run. Final MA: the mean over the datasets scored. Runs 'first': rotations off, run 0 only."
+        ),
+        Table(headers, rows),
+        *_spread(run.summary),
+    ]
+
+
+def _spread(summary: dict[str, Any]) -> list[Block]:
     """How AA moves between runs (rotation k of every item), per dataset asked in several runs."""
     intervals = as_dict(summary.get("intervals"))
     spread = as_dict(intervals.get("spread"))
     if not spread:
         return []
+    keys = ("mean", "sd", "min", "max")
     rows = [
-        [
-            alias,
-            str(as_dict(s).get("runs", "")),
-            *(fmt_score(as_dict(s).get(k)) for k in ("mean", "sd", "min", "max")),
-        ]
+        [alias, str(as_dict(s).get("runs", "")), *(fmt_score(as_dict(s).get(k)) for k in keys)]
         for alias, s in spread.items()
     ]
     return [
@@ -71,40 +77,4 @@ def spread_blocks(summary: Mapping[str, Any]) -> list[Block]:
     ]
 
 
-def report_blocks(document: Mapping[str, Any]) -> list[Block]:
-    """The per-dataset AA/ACR table in both profiles, the run-to-run spread, and the published table labelled
-    with its data version."""
-    coverage = as_dict(document.get("coverage"))
-    table = Table(
-        ["Dataset", "Reference AA", "Reference ACR", "Strict AA", "Strict ACR", "Runs", "Incomplete ids"],
-        [
-            [
-                name,
-                *(fmt_score(v) for v in values),
-                str(as_dict(coverage.get(name)).get("runs", "")),
-                str(as_dict(coverage.get(name)).get("incomplete_ids", "")),
-            ]
-            for name, values in _rows(as_dict(document.get("summary")))
-        ],
-    )
-    paper = published_table("starbench")
-    version = paper.facts["data_version"]
-    published = Table(
-        ["Model", "MA", "Perception", "Temporal", "Spatial"],
-        [[p["model"], *(fmt_score(v) for v in list(p.values())[1:])] for p in paper.rows],
-    )
-    return [
-        Heading("AA and ACR per dataset (0–100)"),
-        Paragraph(
-            "AA: mean correctness over all runs (rotations and clip orders); ACR: share of items right in every "
-            "run. Final MA: the mean over the datasets scored. Runs 'first': rotations off, run 0 only."
-        ),
-        table,
-        *spread_blocks(as_dict(document.get("summary"))),
-        Heading(f"Published results (data {version})"),
-        Paragraph(
-            f"{paper.source.title}. The table gives one 'MA' without saying whether it is AA or ACR, and it is for "
-            f"data {version}: shown for orientation, not comparable with runs on other data versions."
-        ),
-        published,
-    ]
+PAGE = ReportPage(profiles=_profiles)

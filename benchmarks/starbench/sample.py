@@ -19,83 +19,36 @@ import random
 import shutil
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from avibench.items import Item
-from avibench.kits.media import (
-    SR,
-    noise,
-    seconds_to_samples,
-    timeline,
-    tone,
-    write_wav,
-)
-from avibench.level_metrics.starbench_rotation import (
-    PERMUTATIONS,
-    SUBTASKS,
-    answer_letter,
-    clip_permutation,
-    order_answer,
-    run_count,
-)
+from avibench.kits.media import SR, noise, seconds_to_samples, timeline, tone, write_wav
+from avibench.level_metrics import starbench_rotation as rotation
 
 from .layout import DATASETS
 
-PERCEPTION_AUDIO = "starbench_audios/foundation_perception"
-SPATIAL_AUDIO = "starbench_audios/holistic_reasoning/spatial"
-TEMPORAL_AUDIO = "starbench_audios/holistic_reasoning/temporal"
-PC_TASK, SR_TASK, TR_TASK = (
-    "foundation_perception",
-    "holistic_reasoning_spatial",
-    "holistic_reasoning_temporal",
-)
+#: per family: the official ``task`` of its entries and where its audio goes
+FAMILIES = {
+    "pc": ("foundation_perception", "starbench_audios/foundation_perception"),
+    "sr": ("holistic_reasoning_spatial", "starbench_audios/holistic_reasoning/spatial"),
+    "tr": ("holistic_reasoning_temporal", "starbench_audios/holistic_reasoning/temporal"),
+}
 SMALL_COUNTS = {"pc": 14, "sr": 6, "tr": 10}
 FULL_COUNTS = {"pc": 950, "sr": 500, "tr": 950}
+#: rounds of each family's questions written with their own audio; the entries after them reuse it
+POOL = 2
 ITD_SAMPLES = 8  # 0.5 ms at 16 kHz
 ILD_DB = 9.0
 SCENE_S = 3.0
 TR_OPTIONS = 4
 ORDINALS = ("the first audio", "the second audio", "the third audio")
+FREQS = (250, 500, 1000, 2000)
 Entry = dict[str, Any]
-
-
-@dataclass
-class _Writer:
-    root: Path
-    rng: np.random.Generator
-
-    def wav(self, rel: str, signal: np.ndarray) -> str:
-        write_wav(self.root / rel, signal)
-        return rel
-
-    def choice(self, n: int) -> int:
-        return int(self.rng.integers(n))
-
-
-def _entry(
-    sid: str,
-    task: str,
-    category: str,
-    sub: str,
-    question: str,
-    options: list[str],
-    answer: str,
-    audio: list[str],
-) -> Entry:
-    return {
-        "id": sid,
-        "task": task,
-        "category": category,
-        "sub-category": sub,
-        "question": question,
-        "options": options,
-        "answer": answer,
-        "audio_paths": audio,
-    }
+ENTRY_KEYS = ("id", "task", "category", "sub-category", "question", "options", "answer", "audio_paths")
+Make = Callable[[np.random.Generator, int], tuple[int, list[np.ndarray]]]
+"""``make(rng, n)``: the answer's index among ``n`` options and the clips that make it the answer."""
 
 
 # ---- sound helpers --------------------------------------------------------------------------------------------
@@ -122,153 +75,116 @@ def glide(f0: float, f1: float, seconds: float, amp: float = 0.4) -> np.ndarray:
     return amp * np.sin(2 * np.pi * np.cumsum(freq) / SR)
 
 
-# ---- perception -----------------------------------------------------------------------------------------------
+# ---- perception and spatial reasoning --------------------------------------------------------------------
 
 
-def _pitch_relative(w: _Writer, sid: str) -> Entry:
-    higher = w.choice(2)
-    freqs = (330.0, 990.0) if higher else (990.0, 330.0)
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}_{i}.wav", tone(f, 0.8, 0.4)) for i, f in enumerate(freqs, 1)]
-    options = list(ORDINALS[:2])
-    return _entry(
-        sid,
-        PC_TASK,
-        "pitch",
+def _uniform(clips: Callable[[np.random.Generator, int], list[np.ndarray]]) -> Make:
+    """The answer drawn uniformly, then the clips that make it the answer."""
+
+    def make(rng: np.random.Generator, n: int) -> tuple[int, list[np.ndarray]]:
+        k = int(rng.integers(n))
+        return k, clips(rng, k)
+
+    return make
+
+
+def _pair(k: int, first: float, second: float) -> tuple[float, float]:
+    """``(first, second)`` when option 1 is the answer, else swapped."""
+    return (first, second) if k else (second, first)
+
+
+def _loudest(rng: np.random.Generator, n: int) -> tuple[int, list[np.ndarray]]:
+    """Three tones at three levels in a random order; the loudest is the answer."""
+    order = [int(i) for i in rng.permutation(n)]
+    return order.index(2), [tone(440.0, 0.8, (0.05, 0.15, 0.6)[o]) for o in order]
+
+
+def _two_events(rng: np.random.Generator, k: int) -> list[np.ndarray]:
+    """A low and a high tone, the low one first when option 1 is the answer."""
+    first, second = _pair(k, 220.0, 1760.0)
+    return [timeline(1.4, [(0.1, tone(first, 0.5)), (0.8, tone(second, 0.5))])]
+
+
+def _knocks(rng: np.random.Generator, k: int) -> list[np.ndarray]:
+    """Two knocks from the left, ahead or the right (option ``k``)."""
+    return [binaural(timeline(1.5, [(0.2, noise(rng, 0.3, 0.5)), (0.9, noise(rng, 0.3, 0.5))]), k - 1)]
+
+
+def _high_left(rng: np.random.Generator, k: int) -> list[np.ndarray]:
+    """A high and a low tone on opposite sides, the high one on the left when option 1 is the answer."""
+    return [binaural(tone(1500.0, 1.5, 0.3), 1 - 2 * k) + binaural(tone(250.0, 1.5, 0.3), 2 * k - 1)]
+
+
+#: the sample's questions per family, in the order entries cycle through them
+FAMILY_SUBS = {
+    "pc": (
         "pitch_relative",
-        "Which audio has the higher pitch?",
-        options,
-        options[higher],
-        audio,
-    )
-
-
-def _pitch_absolute(w: _Writer, sid: str) -> Entry:
-    freqs = (250, 500, 1000, 2000)
-    k = w.choice(len(freqs))
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}.wav", tone(float(freqs[k]), 1.0, 0.4))]
-    options = [f"about {f} Hz" for f in freqs]
-    return _entry(
-        sid,
-        PC_TASK,
-        "pitch",
         "pitch_absolute",
-        "What is the frequency of the tone?",
-        options,
-        options[k],
-        audio,
-    )
-
-
-def _loudness_relative(w: _Writer, sid: str) -> Entry:
-    amps = [0.05, 0.15, 0.6]
-    order = [int(i) for i in w.rng.permutation(3)]
-    audio = [
-        w.wav(f"{PERCEPTION_AUDIO}/{sid}_{i}.wav", tone(440.0, 0.8, amps[o])) for i, o in enumerate(order, 1)
-    ]
-    options = list(ORDINALS)
-    answer = options[order.index(2)]
-    return _entry(
-        sid, PC_TASK, "loudness", "loudness_relative", "Which audio is the loudest?", options, answer, audio
-    )
-
-
-def _duration_relative(w: _Writer, sid: str) -> Entry:
-    longer = w.choice(2)
-    lengths = (0.4, 1.2) if longer else (1.2, 0.4)
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}_{i}.wav", noise(w.rng, s)) for i, s in enumerate(lengths, 1)]
-    options = list(ORDINALS[:2])
-    return _entry(
-        sid,
-        PC_TASK,
-        "duration",
+        "loudness_relative",
         "duration_relative",
-        "Which audio lasts longer?",
-        options,
-        options[longer],
-        audio,
-    )
-
-
-def _event_order(w: _Writer, sid: str) -> Entry:
-    low_first = w.choice(2)
-    first, second = (220.0, 1760.0) if low_first else (1760.0, 220.0)
-    signal = timeline(1.4, [(0.1, tone(first, 0.5)), (0.8, tone(second, 0.5))])
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}.wav", signal)]
-    options = ["the high tone", "the low tone"]
-    return _entry(
-        sid, PC_TASK, "timing", "event_order", "Which sound comes first?", options, options[low_first], audio
-    )
-
-
-def _azimuth(w: _Writer, sid: str) -> Entry:
-    k = w.choice(3)
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}.wav", binaural(noise(w.rng, 1.0, 0.5), k - 1))]
-    options = ["on the left", "straight ahead", "on the right"]
-    return _entry(
-        sid, PC_TASK, "direction", "azimuth", "Where is the sound source?", options, options[k], audio
-    )
-
-
-def _motion(w: _Writer, sid: str) -> Entry:
-    rightward = w.choice(2)
-    start = -1.0 if rightward else 1.0
-    audio = [w.wav(f"{PERCEPTION_AUDIO}/{sid}.wav", panned(noise(w.rng, 2.0, 0.5), start, -start))]
-    options = ["from right to left", "from left to right"]
-    return _entry(
-        sid, PC_TASK, "direction", "motion", "How does the sound move?", options, options[rightward], audio
-    )
-
-
-PERCEPTION = (
-    _pitch_relative,
-    _pitch_absolute,
-    _loudness_relative,
-    _duration_relative,
-    _event_order,
-    _azimuth,
-    _motion,
-)
+        "event_order",
+        "azimuth",
+        "motion",
+    ),
+    "sr": ("single source", "two sources", "moving source"),
+    "tr": rotation.SUBTASKS,
+}
+#: sub-category -> (category, question, options)
+WORDING: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "pitch_relative": ("pitch", "Which audio has the higher pitch?", ORDINALS[:2]),
+    "pitch_absolute": ("pitch", "What is the frequency of the tone?", tuple(f"about {f} Hz" for f in FREQS)),
+    "loudness_relative": ("loudness", "Which audio is the loudest?", ORDINALS),
+    "duration_relative": ("duration", "Which audio lasts longer?", ORDINALS[:2]),
+    "event_order": ("timing", "Which sound comes first?", ("the high tone", "the low tone")),
+    "azimuth": ("direction", "Where is the sound source?", ("on the left", "straight ahead", "on the right")),
+    "motion": ("direction", "How does the sound move?", ("from right to left", "from left to right")),
+    "single source": (
+        "static localization",
+        "A knocking sound plays twice. From which direction does it come?",
+        ("from the left", "from straight ahead", "from the right"),
+    ),
+    "two sources": (
+        "multi-source relation",
+        "A high and a low tone play together. Which one is on the listener's left?",
+        ("the low tone", "the high tone"),
+    ),
+    "moving source": (
+        "dynamic trajectory",
+        "A humming source passes the listener. Which way does it travel?",
+        ("it passes from right to left", "it passes from left to right"),
+    ),
+}
+#: sub-category -> how its answer is drawn and its clips made
+MAKERS: dict[str, Make] = {
+    "pitch_relative": _uniform(lambda rng, k: [tone(f, 0.8, 0.4) for f in _pair(k, 330.0, 990.0)]),
+    "pitch_absolute": _uniform(lambda rng, k: [tone(float(FREQS[k]), 1.0, 0.4)]),
+    "loudness_relative": _loudest,
+    "duration_relative": _uniform(lambda rng, k: [noise(rng, s) for s in _pair(k, 0.4, 1.2)]),
+    "event_order": _uniform(_two_events),
+    "azimuth": _uniform(lambda rng, k: [binaural(noise(rng, 1.0, 0.5), k - 1)]),
+    "motion": _uniform(lambda rng, k: [panned(noise(rng, 2.0, 0.5), *_pair(k, -1.0, 1.0))]),
+    "single source": _uniform(_knocks),
+    "two sources": _uniform(_high_left),
+    "moving source": _uniform(lambda rng, k: [panned(tone(600.0, 2.0, 0.4), *_pair(k, -1.0, 1.0))]),
+}
 SPATIAL_PERCEPTION = {"azimuth", "motion"}
 
 
-# ---- spatial reasoning ----------------------------------------------------------------------------------------
+def _entry(family: str, sid: str, sub: str, options: list[str], answer: str, audio: list[str]) -> Entry:
+    category, question = WORDING[sub][:2] if sub in WORDING else (SCENES[sub][0], TR_QUESTION)
+    values = (sid, FAMILIES[family][0], category, sub, question, options, answer, audio)
+    return dict(zip(ENTRY_KEYS, values, strict=True))
 
 
-def _single_source(w: _Writer, sid: str) -> Entry:
-    k = w.choice(3)
-    signal = binaural(timeline(1.5, [(0.2, noise(w.rng, 0.3, 0.5)), (0.9, noise(w.rng, 0.3, 0.5))]), k - 1)
-    options = ["from the left", "from straight ahead", "from the right"]
-    question = "A knocking sound plays twice. From which direction does it come?"
-    audio = [w.wav(f"{SPATIAL_AUDIO}/{sid}.wav", signal)]
-    return _entry(sid, SR_TASK, "static localization", "single source", question, options, options[k], audio)
-
-
-def _two_sources(w: _Writer, sid: str) -> Entry:
-    high_left = w.choice(2)
-    high, low = (
-        binaural(tone(1500.0, 1.5, 0.3), -1 if high_left else 1),
-        binaural(tone(250.0, 1.5, 0.3), 1 if high_left else -1),
-    )
-    options = ["the low tone", "the high tone"]
-    question = "A high and a low tone play together. Which one is on the listener's left?"
-    audio = [w.wav(f"{SPATIAL_AUDIO}/{sid}.wav", high + low)]
-    return _entry(
-        sid, SR_TASK, "multi-source relation", "two sources", question, options, options[high_left], audio
-    )
-
-
-def _moving_source(w: _Writer, sid: str) -> Entry:
-    rightward = w.choice(2)
-    start = -1.0 if rightward else 1.0
-    options = ["it passes from right to left", "it passes from left to right"]
-    audio = [w.wav(f"{SPATIAL_AUDIO}/{sid}.wav", panned(tone(600.0, 2.0, 0.4), start, -start))]
-    question = "A humming source passes the listener. Which way does it travel?"
-    return _entry(
-        sid, SR_TASK, "dynamic trajectory", "moving source", question, options, options[rightward], audio
-    )
-
-
-SPATIAL = (_single_source, _two_sources, _moving_source)
+def _asked(root: Path, rng: np.random.Generator, family: str, sub: str, sid: str) -> Entry:
+    """One perception or spatial entry, its clips written as ``<sid>.wav`` (one) or ``<sid>_<i>.wav``."""
+    options = WORDING[sub][2]
+    k, clips = MAKERS[sub](rng, len(options))
+    folder = FAMILIES[family][1]
+    names = [f"{sid}.wav"] if len(clips) == 1 else [f"{sid}_{i}.wav" for i in range(1, len(clips) + 1)]
+    for name, clip in zip(names, clips, strict=True):
+        write_wav(root / folder / name, clip)
+    return _entry(family, sid, sub, list(options), options[k], [f"{folder}/{name}" for name in names])
 
 
 # ---- temporal reasoning ---------------------------------------------------------------------------------------
@@ -283,28 +199,20 @@ def _beeps(counts: tuple[int, ...], freqs: tuple[float, ...]) -> np.ndarray:
     return np.concatenate(parts)
 
 
-SCENES: dict[str, tuple[str, str, Callable[[np.random.Generator], np.ndarray]]] = {
-    "OSM": ("continuous", "A tone glides steadily upward in pitch.", lambda r: glide(300.0, 1500.0, SCENE_S)),
-    "ISSE": (
-        "continuous",
-        "A hiss grows steadily louder.",
-        lambda r: noise(r, SCENE_S, 0.6) * np.linspace(0.05, 1.0, seconds_to_samples(SCENE_S)),
-    ),
-    "TAO": (
-        "discrete",
-        "A bell rings once, then twice, then three times.",
-        lambda r: _beeps((1, 2, 3), (880.0, 880.0, 880.0)),
-    ),
-    "DSS": (
-        "continuous",
-        "A tone glides steadily downward in pitch.",
-        lambda r: glide(1500.0, 300.0, SCENE_S),
-    ),
-    "ETC": (
-        "discrete",
-        "Three chimes climb a scale: low, middle, then high.",
-        lambda r: _beeps((2, 2, 2), (330.0, 660.0, 1320.0)),
-    ),
+#: temporal sub-category -> (category, caption)
+SCENES = {
+    "OSM": ("continuous", "A tone glides steadily upward in pitch."),
+    "ISSE": ("continuous", "A hiss grows steadily louder."),
+    "TAO": ("discrete", "A bell rings once, then twice, then three times."),
+    "DSS": ("continuous", "A tone glides steadily downward in pitch."),
+    "ETC": ("discrete", "Three chimes climb a scale: low, middle, then high."),
+}
+SOUNDS: dict[str, Callable[[np.random.Generator], np.ndarray]] = {
+    "OSM": lambda r: glide(300.0, 1500.0, SCENE_S),
+    "ISSE": lambda r: noise(r, SCENE_S, 0.6) * np.linspace(0.05, 1.0, seconds_to_samples(SCENE_S)),
+    "TAO": lambda r: _beeps((1, 2, 3), (880.0, 880.0, 880.0)),
+    "DSS": lambda r: glide(1500.0, 300.0, SCENE_S),
+    "ETC": lambda r: _beeps((2, 2, 2), (330.0, 660.0, 1320.0)),
 }
 TR_QUESTION = (
     "These three clips were cut from one continuous recording and shuffled. What is their original order?"
@@ -313,34 +221,25 @@ TR_QUESTION = (
 
 def temporal_options(sid: str, rng: random.Random) -> list[str]:
     """Four orders: the gold of every run, the file's own answer (the clips in file order), then distractors."""
-    needed = [order_answer(clip_permutation(sid, r)) for r in range(run_count("tr", 0))] + [
-        order_answer((1, 2, 3))
-    ]
-    chosen = list(dict.fromkeys(needed))
-    others = [order_answer(p) for p in PERMUTATIONS if order_answer(p) not in chosen]
+    runs = range(rotation.run_count("tr", 0))
+    golds = [rotation.clip_permutation(sid, r) for r in runs] + [(1, 2, 3)]
+    chosen = list(dict.fromkeys(rotation.order_answer(order) for order in golds))
+    others = [a for a in map(rotation.order_answer, rotation.PERMUTATIONS) if a not in chosen]
     chosen += rng.sample(others, max(0, TR_OPTIONS - len(chosen)))
     rng.shuffle(chosen)
     return chosen
 
 
-def _temporal(subtask: str) -> Callable[[_Writer, str], Entry]:
-    category, caption, make = SCENES[subtask]
-
-    def build(w: _Writer, sid: str) -> Entry:
-        scene = make(w.rng)
-        n = seconds_to_samples(SCENE_S / 3)
-        folder = f"{TEMPORAL_AUDIO}/{sid}"
-        audio = [w.wav(f"{folder}/segment_{k + 1}.wav", scene[k * n : (k + 1) * n]) for k in range(3)]
-        options = temporal_options(sid, random.Random(sid))
-        entry = _entry(sid, TR_TASK, category, subtask, TR_QUESTION, options, order_answer((1, 2, 3)), audio)
-        entry["global_caption"] = caption
-        entry["uncut_audio_path"] = w.wav(f"{folder}/uncut.wav", scene)
-        return entry
-
-    return build
-
-
-TEMPORAL = tuple(_temporal(s) for s in SUBTASKS)
+def _temporal(root: Path, rng: np.random.Generator, family: str, sub: str, sid: str) -> Entry:
+    """One temporal entry: its scene cut into three clips, the uncut scene and its caption."""
+    scene, n = SOUNDS[sub](rng), seconds_to_samples(SCENE_S / 3)
+    folder = f"{FAMILIES[family][1]}/{sid}"
+    audio = [f"{folder}/segment_{k + 1}.wav" for k in range(3)] + [f"{folder}/uncut.wav"]
+    for k, rel in enumerate(audio):
+        write_wav(root / rel, scene[k * n : (k + 1) * n] if k < 3 else scene)
+    options = temporal_options(sid, random.Random(sid))
+    entry = _entry(family, sid, sub, options, rotation.order_answer((1, 2, 3)), audio[:3])
+    return {**entry, "global_caption": SCENES[sub][1], "uncut_audio_path": audio[3]}
 
 
 # ---- writing --------------------------------------------------------------------------------------------------
@@ -348,21 +247,22 @@ TEMPORAL = tuple(_temporal(s) for s in SUBTASKS)
 
 def _sample_id(family: str, k: int) -> str:
     if family == "tr":
-        return f"tr_{SUBTASKS[k % len(SUBTASKS)]}_{k // len(SUBTASKS)}"
+        return f"tr_{rotation.SUBTASKS[k % len(rotation.SUBTASKS)]}_{k // len(rotation.SUBTASKS)}"
     return f"{family}_{k:04d}"
 
 
-def _build(
-    family: str, builders: tuple[Callable[[_Writer, str], Entry], ...], count: int, pool: int, w: _Writer
-) -> list[Entry]:
-    """``count`` entries cycling through ``builders``; after ``pool`` rounds, copies reusing earlier audio."""
+def _build(family: str, count: int, root: Path, rng: np.random.Generator) -> list[Entry]:
+    """``count`` entries cycling through the family's questions; after ``POOL`` rounds, copies reusing earlier
+    audio."""
+    subs = FAMILY_SUBS[family]
+    build = _temporal if family == "tr" else _asked
     entries: list[Entry] = []
     for k in range(count):
         sid = _sample_id(family, k)
-        if k < pool * len(builders):
-            entries.append(builders[k % len(builders)](w, sid))
+        if k < POOL * len(subs):
+            entries.append(build(root, rng, family, subs[k % len(subs)], sid))
             continue
-        entry = copy.deepcopy(entries[k % (pool * len(builders))])
+        entry = copy.deepcopy(entries[k % (POOL * len(subs))])
         entry["id"] = sid
         if family == "tr":
             entry["options"] = temporal_options(sid, random.Random(sid))
@@ -381,18 +281,16 @@ def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dic
     for sub in ("meta_info", "starbench_audios"):
         shutil.rmtree(root / sub, ignore_errors=True)
     counts = FULL_COUNTS if full_size else SMALL_COUNTS
-    pool = SMALL_COUNTS["pc"] // len(PERCEPTION)
-
-    def writer(name: str) -> _Writer:
-        return _Writer(root, np.random.default_rng([seed, zlib.crc32(name.encode())]))
-
-    perception = _build("pc", PERCEPTION, counts["pc"], pool, writer("pc"))
+    built = {}
+    for family in FAMILIES:
+        rng = np.random.default_rng([seed, zlib.crc32(family.encode())])
+        built[family] = _build(family, counts[family], root, rng)
     files = {
-        DATASETS["pc"].meta_file: perception,
-        DATASETS["pc_sp"].meta_file: [e for e in perception if e["sub-category"] in SPATIAL_PERCEPTION],
-        DATASETS["pc_nsp"].meta_file: [e for e in perception if e["sub-category"] not in SPATIAL_PERCEPTION],
-        DATASETS["sr"].meta_file: _build("sr", SPATIAL, counts["sr"], pool, writer("sr")),
-        DATASETS["tr"].meta_file: _build("tr", TEMPORAL, counts["tr"], pool, writer("tr")),
+        DATASETS["pc"]: built["pc"],
+        DATASETS["pc_sp"]: [e for e in built["pc"] if e["sub-category"] in SPATIAL_PERCEPTION],
+        DATASETS["pc_nsp"]: [e for e in built["pc"] if e["sub-category"] not in SPATIAL_PERCEPTION],
+        DATASETS["sr"]: built["sr"],
+        DATASETS["tr"]: built["tr"],
     }
     for rel, entries in files.items():
         _write_json(root / rel, entries)
@@ -401,6 +299,7 @@ def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dic
 
 # ---- baseline answers -----------------------------------------------------------------------------------------
 
+#: every phrasing parses to the gold letter in both profiles
 ORACLE_PHRASES = (
     "The answer is ({letter}).",
     "After listening carefully, the correct option is <{letter}>: {text}.",
@@ -408,15 +307,3 @@ ORACLE_PHRASES = (
     "Listening to the clips, I'd say the best match is option ({letter}), {text}.",
 )
 RANDOM_PHRASES = ("Answer: {letter}", "I think it is ({letter}).", "{letter}")
-
-
-def oracle_answer(item: Item, rng: random.Random) -> str:
-    """The gold answer phrased like a model would (every phrasing parses to the gold letter in both profiles)."""
-    letter = answer_letter(item.options, item.answer)
-    return rng.choice(ORACLE_PHRASES).format(letter=letter, text=item.answer)
-
-
-def random_answer(item: Item, rng: random.Random) -> str:
-    """A uniformly random option letter, phrased like a model would."""
-    letter = chr(ord("A") + rng.randrange(len(item.options)))
-    return rng.choice(RANDOM_PHRASES).format(letter=letter)
