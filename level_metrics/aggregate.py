@@ -141,21 +141,20 @@ def stage_scores(
     return stages, notes
 
 
+def _mean_of_all(scores: Mapping[str, float | None], names: tuple[str, ...]) -> float | None:
+    """The mean of the named scores; ``None`` if one is missing."""
+    values = [scores.get(n) for n in names]
+    return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type, misc]
+
+
 def overall_score(stages: Mapping[str, float | None]) -> float | None:
     """Mean of the four stage scores (verified to ±0.005 on all published models); ``None`` if one is missing."""
-    values = [stages.get(s) for s in STAGE_NAMES]
-    return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type, misc]
+    return _mean_of_all(stages, STAGE_NAMES)
 
 
 def l1_task(stages: Mapping[str, float | None]) -> float | None:
     """Mean of the three familiar-domain stages (PriSe excluded); matches all published models to 0.01."""
-    values = [stages.get(s) for s in FAMILIAR_STAGES]
-    return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type, misc]
-
-
-def _group(tasks: Mapping[str, float | None], names: tuple[str, ...]) -> float | None:
-    values = [tasks.get(n) for n in names]
-    return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type, misc]
+    return _mean_of_all(stages, FAMILIAR_STAGES)
 
 
 def l2_modality(
@@ -166,7 +165,7 @@ def l2_modality(
     delta: DeltaForm = "relative_mean",
 ) -> float | None:
     """``(1 − α·Δ(A, V))·L1`` with A and V the audio- and visual-dominant familiar task means."""
-    a, v = _group(tasks, AUDIO_TASKS), _group(tasks, VISUAL_TASKS)
+    a, v = _mean_of_all(tasks, AUDIO_TASKS), _mean_of_all(tasks, VISUAL_TASKS)
     if l1 is None or a is None or v is None:
         return None
     return (1 - alpha * relative_difference(a, v, form=delta)) * l1
