@@ -38,26 +38,21 @@ class TaskContext:
     folder: Path
     rng: np.random.Generator
 
-    def _rel(self, kind: str, name: str) -> tuple[Path, str]:
-        return self.folder / "input" / kind / name, f"./input/{kind}/{name}"
+    def _write(self, kind: str, name: str, write: Callable[..., None], *media: Any) -> str:
+        """Write ``input/<kind>/<name>`` with ``write(path, *media)``; returns the entry's relative path."""
+        write(self.folder / "input" / kind / name, *media)
+        return f"./input/{kind}/{name}"
 
     def wav(self, name: str, signal: np.ndarray) -> str:
-        """Write ``input/wavs/<name>``; returns the entry's relative path."""
-        path, rel = self._rel("wavs", name)
-        write_wav(path, signal)
-        return rel
+        return self._write("wavs", name, write_wav, signal)
 
     def image(self, name: str, img: Image.Image) -> str:
-        """Write ``input/images/<name>`` (png or jpg by suffix; ``name`` may hold a subfolder)."""
-        path, rel = self._rel("images", name)
-        write_image(path, img)
-        return rel
+        """png or jpg by suffix; ``name`` may hold a subfolder."""
+        return self._write("images", name, write_image, img)
 
     def video(self, name: str, frames: Sequence[np.ndarray], audio: np.ndarray) -> str:
-        """Write ``input/videos/<name>`` (mp4 with an audio track)."""
-        path, rel = self._rel("videos", name)
-        write_mp4(path, frames, audio)
-        return rel
+        """An mp4 with an audio track."""
+        return self._write("videos", name, write_mp4, frames, audio)
 
     def pick(self, items: Sequence[Any], k: int | None = None) -> Any:
         """One item (``k`` None) or ``k`` distinct items, drawn from this task's random stream."""
