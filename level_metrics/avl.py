@@ -121,7 +121,9 @@ def avl_records(
     notes: Notes | None = None,
 ) -> list[AvlRecord | None]:
     """Each item's (IoU, class F1, missed instances), aligned with ``items`` (``None``: left out)."""
-    profile, sizes, notes = get_profile(profile), image_sizes or {}, notes or Notes()
+    profile = get_profile(profile)
+    sizes = image_sizes or {}
+    notes = notes or Notes()
     return per_item(items, profile, lambda item: _record(item, profile, sizes, notes))
 
 

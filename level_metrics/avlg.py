@@ -71,7 +71,9 @@ def avlg_records(
     notes: Notes | None = None,
 ) -> list[float | None]:
     """Each item's mean per-frame IoU, aligned with ``items`` (``None``: left out)."""
-    profile, sizes, notes = get_profile(profile), image_sizes or {}, notes or Notes()
+    profile = get_profile(profile)
+    sizes = image_sizes or {}
+    notes = notes or Notes()
     return per_item(items, profile, lambda item: _sample(item, profile, sizes, notes))
 
 

@@ -93,7 +93,8 @@ def retrieval_records(
     items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
 ) -> list[RetrievalRecord | None]:
     """Each item's (F1, hit@1, hit@3, ranked indices), aligned with ``items`` (``None``: left out)."""
-    profile, notes = get_profile(profile), notes or Notes()
+    profile = get_profile(profile)
+    notes = notes or Notes()
     return per_item(items, profile, lambda item: _record(item, profile, notes))
 
 
