@@ -8,7 +8,7 @@ evaluator would abort a whole task it scores the task the way it scores every ot
 
 from avibench.level_metrics.avl import avl
 from avibench.level_metrics.avlg import avlg
-from avibench.level_metrics.caption import caption, fense_from_components
+from avibench.level_metrics.caption import caption
 from avibench.level_metrics.full_match import avsqa, full_match
 from avibench.level_metrics.multi_instance import multi_instance
 from avibench.level_metrics.profile import PROFILES, REFERENCE, STRICT, ScoringProfile, get_profile
@@ -27,7 +27,6 @@ __all__ = [
     "avlg",
     "avsqa",
     "caption",
-    "fense_from_components",
     "full_match",
     "get_profile",
     "multi_instance",

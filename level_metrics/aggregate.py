@@ -141,35 +141,35 @@ def stage_scores(
     return stages, notes
 
 
+def _mean_of_all(scores: Mapping[str, float | None], names: tuple[str, ...]) -> float | None:
+    """The mean of the named scores; ``None`` if one is missing."""
+    values = [scores.get(n) for n in names]
+    return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type, misc]
+
+
 def overall_score(stages: Mapping[str, float | None]) -> float | None:
     """Mean of the four stage scores (verified to ±0.005 on all published models); ``None`` if one is missing."""
-    values = [stages.get(s) for s in STAGE_NAMES]
-    return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type, misc]
+    return _mean_of_all(stages, STAGE_NAMES)
 
 
 def l1_task(stages: Mapping[str, float | None]) -> float | None:
     """Mean of the three familiar-domain stages (PriSe excluded); matches all published models to 0.01."""
-    values = [stages.get(s) for s in FAMILIAR_STAGES]
-    return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type, misc]
+    return _mean_of_all(stages, FAMILIAR_STAGES)
 
 
-def _group(tasks: Mapping[str, float | None], names: tuple[str, ...]) -> float | None:
-    values = [tasks.get(n) for n in names]
-    return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type, misc]
-
-
-def l2_modality(
-    l1: float | None,
-    tasks: Mapping[str, float | None],
+def modality_adaptive(
+    score: float | None,
+    audio: float | None,
+    visual: float | None,
     *,
     alpha: float = 0.5,
     delta: DeltaForm = "relative_mean",
 ) -> float | None:
-    """``(1 − α·Δ(A, V))·L1`` with A and V the audio- and visual-dominant familiar task means."""
-    a, v = _group(tasks, AUDIO_TASKS), _group(tasks, VISUAL_TASKS)
-    if l1 is None or a is None or v is None:
+    """``(1 − α·Δ(A, V))·score``: L2 from L1 with A and V the audio- and visual-dominant familiar task means, and
+    S_UD (the Sensation stage after modality-adaptive processing) from Sensation with A = ASQA and V = VSQA."""
+    if score is None or audio is None or visual is None:
         return None
-    return (1 - alpha * relative_difference(a, v, form=delta)) * l1
+    return (1 - alpha * relative_difference(audio, visual, form=delta)) * score
 
 
 def l3_stage(
@@ -185,20 +185,6 @@ def l3_stage(
     if l2 is None or p is None or u is None or r is None:
         return None
     return (1 - alpha * stage_gap(p, u, r, prerequisite=prerequisite, gap=gap)) * l2
-
-
-def prise_score(
-    tasks: Mapping[str, float | None],
-    sensation: float | None,
-    *,
-    alpha: float = 0.5,
-    delta: DeltaForm = "relative_mean",
-) -> float | None:
-    """S_UD: the Sensation (PriSe) stage after modality-adaptive processing, ``(1 − α·Δ(ASQA, VSQA))·S``."""
-    a, v = tasks.get(PRISE_AUDIO), tasks.get(PRISE_VISUAL)
-    if sensation is None or a is None or v is None:
-        return None
-    return (1 - alpha * relative_difference(a, v, form=delta)) * sensation
 
 
 def l4_domain(l3: float | None, s_ud: float | None) -> float | None:
@@ -237,7 +223,8 @@ def aggregate(
     """
     stages, notes = stage_scores(tasks, benchmark=benchmark)
     l1 = l1_task(stages)
-    l2 = l2_modality(l1, tasks, alpha=alpha, delta=delta)
+    audio, visual = _mean_of_all(tasks, AUDIO_TASKS), _mean_of_all(tasks, VISUAL_TASKS)
+    l2 = modality_adaptive(l1, audio, visual, alpha=alpha, delta=delta)
     if l3_scores == "head_normalised":
         if not chance:
             notes.append("no chance levels given: L3 uses raw stage scores")
@@ -247,7 +234,9 @@ def aggregate(
     else:
         gap_stages = stages
     l3 = l3_stage(l2, gap_stages, alpha=alpha, prerequisite=l3_prerequisite, gap=l3_gap)
-    s_ud = prise_score(tasks, stages.get("sensation"), alpha=alpha, delta=delta)
+    s_ud = modality_adaptive(
+        stages.get("sensation"), tasks.get(PRISE_AUDIO), tasks.get(PRISE_VISUAL), alpha=alpha, delta=delta
+    )
     taxonomy = {
         "l1_task": l1,
         "l2_modality": l2,

@@ -28,12 +28,12 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     finite_or_zero,
+    from_records,
     mean,
     numpy_round5,
+    per_item,
     prediction_text,
     python_round5,
-    repeated,
-    scored_items,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
@@ -124,8 +124,7 @@ def avl_records(
     profile = get_profile(profile)
     sizes = image_sizes or {}
     notes = notes or Notes()
-    considered = {id(item) for item in scored_items(items, profile)}
-    return [_record(item, profile, sizes, notes) if id(item) in considered else None for item in items]
+    return per_item(items, profile, lambda item: _record(item, profile, sizes, notes))
 
 
 def _record(
@@ -175,9 +174,7 @@ def avl(
     """AVL score ``{"mIoU", "Instance", "Average"}``; image sizes (by item index) back up a missing original_wh."""
     notes = Notes()
     records = avl_records(items, profile=profile, image_sizes=image_sizes, notes=notes)
-    result = avl_total(repeated(avl_columns([r for r in records if r is not None])), notes)
-    result.per_sample = [None if r is None else r[0] for r in records]
-    return result
+    return from_records(records, avl_columns, avl_total, notes)
 
 
 def avl_columns(records: Sequence[AvlRecord]) -> dict[str, Column]:

@@ -19,11 +19,11 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     finite_or_zero,
+    from_records,
     mean,
+    per_item,
     prediction_text,
     python_round5,
-    repeated,
-    scored_items,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
@@ -74,8 +74,7 @@ def avlg_records(
     profile = get_profile(profile)
     sizes = image_sizes or {}
     notes = notes or Notes()
-    considered = {id(item) for item in scored_items(items, profile)}
-    return [_sample(item, profile, sizes, notes) if id(item) in considered else None for item in items]
+    return per_item(items, profile, lambda item: _sample(item, profile, sizes, notes))
 
 
 def _sample(
@@ -119,9 +118,7 @@ def avlg(
     """Mean over samples of the mean per-frame IoU (a float rounded to 5 decimals)."""
     notes = Notes()
     records = avlg_records(items, profile=profile, image_sizes=image_sizes, notes=notes)
-    result = avlg_total(repeated(avlg_columns([r for r in records if r is not None])), notes)
-    result.per_sample = records
-    return result
+    return from_records(records, avlg_columns, avlg_total, notes, sample=float)
 
 
 def avlg_columns(scores: Sequence[float]) -> dict[str, Column]:

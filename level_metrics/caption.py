@@ -10,7 +10,7 @@ This module builds the FENSE inputs and the output dict; the models live with th
 
 FENSE itself: ``fense_i = sim_i * (1 - penalty * err_i)`` where ``sim_i`` is the mean cosine similarity of the
 candidate's sentence embedding with its references' and ``err_i = 1`` when the fluency-error probability exceeds
-the threshold; corpus values are plain means. :func:`fense_from_components` does that arithmetic.
+the threshold; corpus values are plain means (the benchmark's ``fense_summary`` does that arithmetic).
 """
 
 from __future__ import annotations
@@ -22,37 +22,9 @@ from avibench.level_metrics.common import Notes, prediction_text, python_round5,
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
 
-ERROR_THRESHOLD = 0.9
-ERROR_PENALTY = 0.9
 PER_CANDIDATE_KEY = "fense_per_candidate"
 
 FenseFn = Callable[[list[str], list[list[str]]], Mapping[str, Any]]
-
-
-def fense_from_components(
-    similarities: Sequence[float],
-    error_probabilities: Sequence[float],
-    *,
-    threshold: float = ERROR_THRESHOLD,
-    penalty: float = ERROR_PENALTY,
-) -> dict[str, Any]:
-    """Corpus and per-candidate FENSE from per-candidate similarities and fluency-error probabilities.
-
-    Returns ``{"fense", "sbert_sim", "fer", "fense_per_candidate"}``; all zeros for no candidates.
-    """
-    if len(similarities) != len(error_probabilities):
-        raise ValueError("similarities and error probabilities must have the same length")
-    errors = [1.0 if p > threshold else 0.0 for p in error_probabilities]
-    per_candidate = [float(s) * (1 - penalty * e) for s, e in zip(similarities, errors, strict=True)]
-    count = len(per_candidate)
-    if not count:
-        return {"fense": 0.0, "sbert_sim": 0.0, "fer": 0.0, PER_CANDIDATE_KEY: []}
-    return {
-        "fense": sum(per_candidate) / count,
-        "sbert_sim": sum(float(s) for s in similarities) / count,
-        "fer": sum(errors) / count,
-        PER_CANDIDATE_KEY: per_candidate,
-    }
 
 
 def references_of(answer: Any) -> list[str]:

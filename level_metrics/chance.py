@@ -23,13 +23,17 @@ import json
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from avibench.level_metrics.common import is_invalid_pre
+from avibench.level_metrics.avl import avl
+from avibench.level_metrics.avlg import avlg
+from avibench.level_metrics.common import PRE_PREFIX, is_invalid_pre
+from avibench.level_metrics.multi_instance import multi_instance
 from avibench.level_metrics.profile import REFERENCE
-from avibench.level_metrics.types import Item
+from avibench.level_metrics.retrieval import retrieval
+from avibench.level_metrics.types import Item, TaskScore
 
-PRE = "pre_"
 #: The estimator's own version, which keys cached levels: raise it whenever a change here, or in a scorer the
 #: Monte Carlo estimates run, changes any level (a test pins the sample dataset's levels to catch that).
 ESTIMATOR_VERSION = 1
@@ -38,7 +42,7 @@ MIN_FREE_ANSWERS = 2
 
 
 def _is_pre(item: Item) -> bool:
-    return str(item.id).startswith(PRE)
+    return str(item.id).startswith(PRE_PREFIX)
 
 
 def _option_probability(item: Item, fallback: int, *, multi: bool) -> float:
@@ -64,7 +68,7 @@ def option_chance(items: Sequence[Item], *, multi: bool = False) -> float:
         max(MIN_FREE_ANSWERS, len({str(i.answer) for i in group if not isinstance(i.options, list)}))
         for group in (formal, pres)
     )
-    pre_by_formal = {str(i.id)[len(PRE) :]: i for i in pres}
+    pre_by_formal = {str(i.id)[len(PRE_PREFIX) :]: i for i in pres}
     probabilities = []
     for item in formal:
         p = _option_probability(item, formal_space, multi=multi)
@@ -101,7 +105,7 @@ def _semantic_type(key: str) -> str:
     return head if head and tail.isdigit() else key.lower()
 
 
-def _guess_mic(item: Item, classes: list[str], rng: random.Random) -> str:
+def _guess_mic(classes: list[str], rng: random.Random) -> str:
     chosen = rng.sample(classes, min(len(classes), rng.randint(1, 3)))
     return json.dumps({c: str(rng.randint(1, 5)) for c in chosen})
 
@@ -114,7 +118,7 @@ def _guess_retrieval(item: Item, candidates: Mapping[int, int], rng: random.Rand
     return "[" + ", ".join(str(p) for p in picks) + "]"
 
 
-def _guess_avl(item: Item, classes: list[str], rng: random.Random) -> str:
+def _guess_avl(classes: list[str], rng: random.Random) -> str:
     kind = _semantic_type(rng.choice(classes))
     return repr({f"{kind}_1": _box(rng)})
 
@@ -128,22 +132,17 @@ def _guess_avlg(item: Item, rng: random.Random) -> str:
 def monte_carlo_chance(
     items: Sequence[Item],
     guess: Callable[[Item, random.Random], str],
-    score: Callable[[list[Item]], Any],
-    *,
-    seed: int = 0,
-    rounds: int = MONTE_CARLO_ROUNDS,
+    score: Callable[[list[Item]], TaskScore],
 ) -> float:
-    """Mean headline (0–100) of ``rounds`` runs of ``score`` on random answers from ``guess``."""
+    """Mean headline (0–100) of :data:`MONTE_CARLO_ROUNDS` runs of ``score`` on random answers from ``guess``
+    (seed 0)."""
     if not items:
         return 0.0
-    rng = random.Random(seed)
+    rng = random.Random(0)
     total = 0.0
-    for _ in range(rounds):
-        guessed = [
-            Item(i.index, i.id, i.answer, guess(i, rng), i.options, i.question_text, i.task) for i in items
-        ]
-        total += float(score(guessed).headline)
-    return 100.0 * total / rounds
+    for _ in range(MONTE_CARLO_ROUNDS):
+        total += float(score([replace(i, predict=guess(i, rng)) for i in items]).headline)
+    return 100.0 * total / MONTE_CARLO_ROUNDS
 
 
 def full_match_chance(items: Sequence[Item], **_: Any) -> float:
@@ -161,61 +160,36 @@ def caption_chance(items: Sequence[Item], **_: Any) -> float:
     return 0.0
 
 
-def mic_chance(
-    items: Sequence[Item], *, task: str = "", seed: int = 0, rounds: int = MONTE_CARLO_ROUNDS, **_: Any
-) -> float:
+def mic_chance(items: Sequence[Item], *, task: str = "", **_: Any) -> float:
     """Multi-instance counting: the reference score of random class/count guesses (Monte Carlo, 0-100)."""
-    from avibench.level_metrics.multi_instance import multi_instance
-
     classes = _classes(items)
     return monte_carlo_chance(
         items,
-        lambda i, r: _guess_mic(i, classes, r),
-        lambda xs: multi_instance(xs, profile=REFERENCE, task=task or "AMIC"),
-        seed=seed,
-        rounds=rounds,
+        lambda _item, rng: _guess_mic(classes, rng),
+        lambda guessed: multi_instance(guessed, profile=REFERENCE, task=task or "AMIC"),
     )
 
 
 def retrieval_chance(
-    items: Sequence[Item],
-    *,
-    candidates: Mapping[int, int] | None = None,
-    seed: int = 0,
-    rounds: int = MONTE_CARLO_ROUNDS,
-    **_: Any,
+    items: Sequence[Item], *, candidates: Mapping[int, int] | None = None, **_: Any
 ) -> float:
     """Retrieval: random index subsets; ``candidates`` gives each entry's number of candidate media by index
     (without it the guesser draws from the indices the ground truth implies)."""
-    from avibench.level_metrics.retrieval import retrieval
-
     return monte_carlo_chance(
         items,
-        lambda i, r: _guess_retrieval(i, candidates or {}, r),
-        lambda xs: retrieval(xs, profile=REFERENCE),
-        seed=seed,
-        rounds=rounds,
+        lambda item, rng: _guess_retrieval(item, candidates or {}, rng),
+        lambda guessed: retrieval(guessed, profile=REFERENCE),
     )
 
 
-def avl_chance(items: Sequence[Item], *, seed: int = 0, rounds: int = MONTE_CARLO_ROUNDS, **_: Any) -> float:
+def avl_chance(items: Sequence[Item], **_: Any) -> float:
     """Localisation: one random box of a random class."""
-    from avibench.level_metrics.avl import avl
-
     classes = _classes(items)
     return monte_carlo_chance(
-        items,
-        lambda i, r: _guess_avl(i, classes, r),
-        lambda xs: avl(xs, profile=REFERENCE, image_sizes=None),
-        seed=seed,
-        rounds=rounds,
+        items, lambda _item, rng: _guess_avl(classes, rng), lambda guessed: avl(guessed, profile=REFERENCE)
     )
 
 
-def avlg_chance(items: Sequence[Item], *, seed: int = 0, rounds: int = MONTE_CARLO_ROUNDS, **_: Any) -> float:
+def avlg_chance(items: Sequence[Item], **_: Any) -> float:
     """Grounding over frames: each frame a random box or none."""
-    from avibench.level_metrics.avlg import avlg
-
-    return monte_carlo_chance(
-        items, _guess_avlg, lambda xs: avlg(xs, profile=REFERENCE, image_sizes=None), seed=seed, rounds=rounds
-    )
+    return monte_carlo_chance(items, _guess_avlg, lambda guessed: avlg(guessed, profile=REFERENCE))

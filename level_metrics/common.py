@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from avibench.level_metrics.profile import ScoringProfile
-from avibench.level_metrics.types import Item
+from avibench.level_metrics.types import Item, TaskScore
 
 END_OF_TEXT = "<|endoftext|>"
 _NON_WORD = re.compile(r"[^\w\s]")
@@ -77,6 +77,27 @@ def scored_items(items: Sequence[Item], profile: ScoringProfile) -> list[Item]:
     if profile.missing_counts_as_wrong:
         return list(items)
     return [item for item in items if item.predict is not None]
+
+
+def per_item(items: Sequence[Item], profile: ScoringProfile, record: Callable[[Item], Any]) -> list[Any]:
+    """``record(item)`` for each item the scorer iterates (:func:`scored_items`), ``None`` for the others; aligned
+    with ``items``."""
+    considered = {id(item) for item in scored_items(items, profile)}
+    return [record(item) if id(item) in considered else None for item in items]
+
+
+def from_records(
+    records: Sequence[Any],
+    columns: Callable[[Sequence[Any]], Mapping[str, Column]],
+    total: Callable[[dict[str, np.ndarray], Notes], TaskScore],
+    notes: Notes,
+    sample: Callable[[Any], float | None] = lambda record: record[0],
+) -> TaskScore:
+    """A task's score from its items' records (``None``: left out): the ``total`` of the kept records' ``columns``,
+    with each item's own ``sample`` score."""
+    result = total(repeated(columns([r for r in records if r is not None])), notes)
+    result.per_sample = [None if r is None else sample(r) for r in records]
+    return result
 
 
 def python_round5(value: float) -> float:

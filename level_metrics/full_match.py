@@ -16,11 +16,11 @@ from avibench.level_metrics.common import (
     column,
     entry_key,
     first_integer,
+    from_records,
     is_invalid_pre,
     key_id,
     prediction_text,
     python_round5,
-    repeated,
     scored_items,
     strip_punctuation_lower,
 )
@@ -97,15 +97,16 @@ def avsqa_sample(item: Item, text: str, profile: ScoringProfile, notes: Notes) -
 
 def accuracy_records(
     items: Sequence[Item],
-    *,
     profile: ScoringProfile,
     score_sample: SampleScorer,
+    *,
     clean: bool,
     skip_invalid_pre: bool,
-    notes: Notes,
+    notes: Notes | None,
 ) -> list[float | None]:
     """Each item's score after double-confirm zeroing by failed pre-questions (``None``: not a scored formal
     entry), aligned with ``items``."""
+    notes = notes or Notes()
     invalid_pre = {str(item.id) for item in items if is_invalid_pre(item)} if skip_invalid_pre else set()
     recorded: dict[str, int] = {}
     position_of: dict[str, int] = {}
@@ -174,14 +175,8 @@ def full_match_records(
     items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
 ) -> list[float | None]:
     """Full-match: each item's score after double-confirm (see :func:`accuracy_records`)."""
-    return accuracy_records(
-        items,
-        profile=get_profile(profile),
-        score_sample=full_match_sample,
-        clean=True,
-        skip_invalid_pre=True,
-        notes=notes or Notes(),
-    )
+    profile = get_profile(profile)
+    return accuracy_records(items, profile, full_match_sample, clean=True, skip_invalid_pre=True, notes=notes)
 
 
 def avsqa_records(
@@ -189,14 +184,8 @@ def avsqa_records(
 ) -> list[float | None]:
     """AVSQA: each item's score after double-confirm (see :func:`accuracy_records`)."""
     profile = get_profile(profile)
-    return accuracy_records(
-        items,
-        profile=profile,
-        score_sample=avsqa_sample,
-        clean=False,
-        skip_invalid_pre=profile.avsqa_skip_invalid_pre,
-        notes=notes or Notes(),
-    )
+    skip = profile.avsqa_skip_invalid_pre
+    return accuracy_records(items, profile, avsqa_sample, clean=False, skip_invalid_pre=skip, notes=notes)
 
 
 def full_match(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
@@ -212,6 +201,4 @@ def avsqa(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
 
 
 def _accuracy(per_sample: list[float | None], notes: Notes) -> TaskScore:
-    result = accuracy_total(repeated(accuracy_columns([s for s in per_sample if s is not None])), notes)
-    result.per_sample = per_sample
-    return result
+    return from_records(per_sample, accuracy_columns, accuracy_total, notes, sample=float)

@@ -20,10 +20,11 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     finite_or_zero,
+    from_records,
     mean,
+    per_item,
     prediction_text,
     python_round5,
-    repeated,
     scored_items,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
@@ -161,8 +162,7 @@ def mic_records(
     if task not in MISSING_CLASS_ERROR:
         raise ValueError(f"multi_instance task must be AMIC or VMIC, got {task!r}")
     notes = notes or Notes()
-    considered = {id(item) for item in scored_items(items, profile)}
-    return [_record(task, item, profile, notes) if id(item) in considered else None for item in items]
+    return per_item(items, profile, lambda item: _record(task, item, profile, notes))
 
 
 def _record(task: MicTask, item: Item, profile: ScoringProfile, notes: Notes) -> MicRecord | None:
@@ -211,10 +211,7 @@ def multi_instance(items: Sequence[Item], *, profile: ScoringProfile | str, task
     notes = Notes()
     records = mic_records(items, profile=profile, task=task, notes=notes)
     considered = bool(scored_items(items, get_profile(profile)))
-    kept = [r for r in records if r is not None]
-    result = mic_total(repeated(mic_columns(kept)), notes, considered=considered)
-    result.per_sample = [None if r is None else r[0] for r in records]
-    return result
+    return from_records(records, mic_columns, lambda c, n: mic_total(c, n, considered=considered), notes)
 
 
 def mic_columns(records: Sequence[MicRecord]) -> dict[str, Column]:

@@ -18,10 +18,10 @@ from avibench.level_metrics.common import (
     Column,
     Notes,
     column,
+    from_records,
     mean,
+    per_item,
     prediction_text,
-    repeated,
-    scored_items,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
@@ -95,8 +95,7 @@ def retrieval_records(
     """Each item's (F1, hit@1, hit@3, ranked indices), aligned with ``items`` (``None``: left out)."""
     profile = get_profile(profile)
     notes = notes or Notes()
-    considered = {id(item) for item in scored_items(items, profile)}
-    return [_record(item, profile, notes) if id(item) in considered else None for item in items]
+    return per_item(items, profile, lambda item: _record(item, profile, notes))
 
 
 def _record(item: Item, profile: ScoringProfile, notes: Notes) -> RetrievalRecord | None:
@@ -123,10 +122,7 @@ def retrieval(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskSc
     """Retrieval score ``{"Recall@1", "Recall@3", "F1_score", "Average"}``."""
     notes = Notes()
     records = retrieval_records(items, profile=profile, notes=notes)
-    kept = [r for r in records if r is not None]
-    result = retrieval_total(repeated(retrieval_columns(kept)), get_profile(profile), notes)
-    result.per_sample = [None if r is None else r[0] for r in records]
-    return result
+    return from_records(records, retrieval_columns, lambda c, n: retrieval_total(c, profile, n), notes)
 
 
 def retrieval_columns(records: Sequence[RetrievalRecord]) -> dict[str, Column]:

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from avibench.level_metrics.common import PRE_PREFIX
-from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item
 
 
@@ -18,28 +17,8 @@ def tag_id(entry_id: object, tag: str) -> str:
     return f"{tag}-{text}"
 
 
-def pool_vsqa(
-    items_i: Sequence[Item],
-    items_v: Sequence[Item],
-    *,
-    profile: ScoringProfile | str,
-    raw_predictions: tuple[Sequence[str | None], Sequence[str | None]] | None = None,
-) -> list[Item]:
-    """The VSQA_I entries then the VSQA_V entries, ids re-tagged, positions renumbered.
-
-    ``raw_predictions`` are the two halves' prediction arrays as read from reference-format files (``None`` for a
-    null slot), lengths as in the files. With ``vsqa_pool_by_position`` they are concatenated and paired with the
-    pooled entries by position, as the reference does, so a half of the wrong length shifts the other half's
-    predictions. Otherwise (or without raw arrays) each entry keeps the prediction already paired with it.
-    """
-    profile = get_profile(profile)
+def pool_vsqa(items_i: Sequence[Item], items_v: Sequence[Item]) -> list[Item]:
+    """The VSQA_I entries then the VSQA_V entries, ids re-tagged, positions renumbered, each with the prediction
+    already paired with it (the reference's pairing by position across the two files is the prediction reader's)."""
     halves = [(item, "I") for item in items_i] + [(item, "V") for item in items_v]
-    if profile.vsqa_pool_by_position and raw_predictions is not None:
-        predictions = [*raw_predictions[0], *raw_predictions[1]]
-    else:
-        predictions = [item.predict for item, _ in halves]
-    pooled = []
-    for position, (item, tag) in enumerate(halves):
-        predict = predictions[position] if position < len(predictions) else None
-        pooled.append(replace(item, index=position, id=tag_id(item.id, tag), predict=predict))
-    return pooled
+    return [replace(item, index=k, id=tag_id(item.id, tag)) for k, (item, tag) in enumerate(halves)]

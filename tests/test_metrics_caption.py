@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from test_metrics_helpers import make_items
 
-from avibench.level_metrics import REFERENCE, STRICT, caption, fense_from_components
+from avibench.benchmarks.avibench.fense import fense_summary
+from avibench.level_metrics import REFERENCE, STRICT, caption
 
 
 class RecordingFense:
@@ -16,20 +17,16 @@ class RecordingFense:
 
     def __call__(self, candidates: list[str], mult_refs: list[list[str]]) -> dict:
         self.calls.append((candidates, mult_refs))
-        return fense_from_components(
-            [0.8] * len(candidates), [0.95 if "bad" in c else 0.1 for c in candidates]
-        )
+        return fense_summary([(0.8, 1.0 if "bad" in c else 0.0) for c in candidates])
 
 
-def test_fense_from_components() -> None:
-    result = fense_from_components([0.8, 0.5], [0.95, 0.9])
-    # Only 0.95 exceeds 0.9: fense_i = [0.8 * 0.1, 0.5] -> mean 0.29; fer 0.5; sim 0.65.
+def test_fense_summary() -> None:
+    result = fense_summary([(0.8, 1.0), (0.5, 0.0)])
+    # The first caption has a fluency error: fense_i = [0.8 * 0.1, 0.5] -> mean 0.29; fer 0.5; sim 0.65.
     assert result["fense_per_candidate"] == pytest.approx([0.08, 0.5])
     assert result["fense"] == pytest.approx(0.29)
     assert result["fer"] == 0.5 and result["sbert_sim"] == pytest.approx(0.65)
-    assert fense_from_components([], [])["fense"] == 0.0
-    with pytest.raises(ValueError):
-        fense_from_components([0.1], [])
+    assert fense_summary([])["fense"] == 0.0
 
 
 def test_skipping_and_references() -> None:

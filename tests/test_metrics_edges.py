@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from test_metrics_helpers import make_items
 
+from avibench.benchmarks.avibench.fense import fense_summary
 from avibench.benchmarks.avibench.metric_kinds import score_task
-from avibench.level_metrics import REFERENCE, STRICT, caption, fense_from_components
+from avibench.level_metrics import REFERENCE, STRICT, caption
 
 DOG = {"bbox": {"dog_1": [10, 20, 30, 40]}, "original_wh": [100, 100]}
 FRAMES = {"bbox": {"frame_0": [10, 20, 30, 40], "frame_1": None}, "original_wh": [100, 100]}
@@ -37,7 +38,7 @@ def test_empty_prediction(metric: str, task: str, answer, reference: float, stri
 
 def test_empty_caption_skipped_or_zero() -> None:
     def fense(candidates, refs):
-        return fense_from_components([1.0] * len(candidates), [0.0] * len(candidates))
+        return fense_summary([(1.0, 0.0)] * len(candidates))
 
     items = make_items("AVC", [("0", ["a dog"], ""), ("1", ["a dog"], "a dog")])
     assert caption(items, profile=REFERENCE, fense_fn=fense).value["fense"] == 1.0

@@ -7,13 +7,13 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from avibench.benchmarks.avibench.fense import fense_summary
 from avibench.benchmarks.avibench.metric_kinds import score_task
 from avibench.level_metrics import (
     REFERENCE,
     STRICT,
     Item,
     TaskScore,
-    fense_from_components,
     pool_vsqa,
 )
 
@@ -66,7 +66,7 @@ IDS = st.sampled_from(["0", "1", "pre_0", "pre_1", "a#b", "pre_"])
 
 
 def _fense(candidates: list[str], refs: list[list[str]]) -> dict:
-    return fense_from_components([0.5] * len(candidates), [0.95] * len(candidates))
+    return fense_summary([(0.5, 1.0)] * len(candidates))
 
 
 def _items(draw, metric: str) -> list[Item]:
@@ -106,8 +106,7 @@ def test_scorers_never_raise(data, metric: str) -> None:
 def test_vsqa_pooling_never_raises(data) -> None:
     half_i = _items(data.draw, "full_match")
     half_v = _items(data.draw, "full_match")
-    raw = (data.draw(st.lists(PREDICTIONS, max_size=8)), data.draw(st.lists(PREDICTIONS, max_size=8)))
+    pooled = pool_vsqa(half_i, half_v)
+    assert len(pooled) == len(half_i) + len(half_v)
     for profile in (REFERENCE, STRICT):
-        pooled = pool_vsqa(half_i, half_v, profile=profile, raw_predictions=raw)
-        assert len(pooled) == len(half_i) + len(half_v)
         _check(score_task("full_match", pooled, profile=profile), pooled)

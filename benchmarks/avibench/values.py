@@ -191,7 +191,7 @@ def official_score(task: str, values: Sequence[Mapping[str, Any]], profile: str)
     scoring = get_profile(profile)
     if task == POOLED:
         halves = [[i for i in _items(values) if i.task == half] for half in VSQA_HALVES]
-        return metric_kind("full_match").score(pool_vsqa(*halves, profile=scoring), profile=scoring)
+        return metric_kind("full_match").score(pool_vsqa(*halves), profile=scoring)
     kind = metric_kind(AVIBENCH.task(task).metric)
     available = {"task": task, "image_sizes": _sizes(values), "fense_fn": _replay(values)}
     return kind.score(_items(values), profile=scoring, **{need: available[need] for need in kind.needs})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,26 +38,21 @@ class TaskContext:
     folder: Path
     rng: np.random.Generator
 
-    def _rel(self, kind: str, name: str) -> tuple[Path, str]:
-        return self.folder / "input" / kind / name, f"./input/{kind}/{name}"
+    def _write(self, kind: str, name: str, write: Callable[..., None], *media: Any) -> str:
+        """Write ``input/<kind>/<name>`` with ``write(path, *media)``; returns the entry's relative path."""
+        write(self.folder / "input" / kind / name, *media)
+        return f"./input/{kind}/{name}"
 
     def wav(self, name: str, signal: np.ndarray) -> str:
-        """Write ``input/wavs/<name>``; returns the entry's relative path."""
-        path, rel = self._rel("wavs", name)
-        write_wav(path, signal)
-        return rel
+        return self._write("wavs", name, write_wav, signal)
 
     def image(self, name: str, img: Image.Image) -> str:
-        """Write ``input/images/<name>`` (png or jpg by suffix; ``name`` may hold a subfolder)."""
-        path, rel = self._rel("images", name)
-        write_image(path, img)
-        return rel
+        """png or jpg by suffix; ``name`` may hold a subfolder."""
+        return self._write("images", name, write_image, img)
 
     def video(self, name: str, frames: Sequence[np.ndarray], audio: np.ndarray) -> str:
-        """Write ``input/videos/<name>`` (mp4 with an audio track)."""
-        path, rel = self._rel("videos", name)
-        write_mp4(path, frames, audio)
-        return rel
+        """An mp4 with an audio track."""
+        return self._write("videos", name, write_mp4, frames, audio)
 
     def pick(self, items: Sequence[Any], k: int | None = None) -> Any:
         """One item (``k`` None) or ``k`` distinct items, drawn from this task's random stream."""
@@ -118,9 +113,12 @@ def pre_entry(formal: dict[str, Any], text: str | None, answer: Any = "yes") -> 
     """The double-confirm pre-question of a formal entry: same media, a perception check, id ``pre_<id>``.
 
     The options key is ``options_yes_no`` in every double-confirm task, as in the reference data; AVSQA
-    defines no such key, so there it reaches the model as the literal key name.
+    defines no such key, so there it reaches the model as the literal key name. The reference data holds invalid
+    "common" pre slots (null text), which the scorer skips.
     """
     inp = formal["input"]
+    if formal["subtask"] == "common":
+        text = None
     return {
         "id": f"pre_{formal['id']}",
         "task": formal["task"],
@@ -139,3 +137,27 @@ class Group:
 
     def __len__(self) -> int:
         return len(self.formal) + len(self.pre)
+
+
+Question = dict[str, Any]
+"""The keyword arguments of :func:`entry` besides the context and id: a question's text, answer and media."""
+
+
+def walk(
+    ctx: TaskContext,
+    plan: Iterable[Any],
+    make: Callable[[TaskContext, str, Any], Question | list[Question]],
+    *,
+    check: str | None = None,
+    **fixed: Any,
+) -> list[Group]:
+    """One group per step of ``plan``, under ids 00000, 00001, ...: ``make(ctx, sid, step)`` writes the step's
+    media and gives its question, or the questions asked of them under one id; ``fixed`` fields are the same in
+    every question. With a ``check``, the first question gets its double-confirm pre-question."""
+    groups = []
+    for k, step in enumerate(plan):
+        sid = sample_id(k)
+        made = make(ctx, sid, step)
+        formals = [entry(ctx, sid, **fixed, **q) for q in (made if isinstance(made, list) else [made])]
+        groups.append(Group(formals, [pre_entry(formals[0], check)] if check else []))
+    return groups

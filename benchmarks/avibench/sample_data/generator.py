@@ -7,7 +7,6 @@ media files, so the full-size dataset costs little more disk or time than the de
 
 from __future__ import annotations
 
-import copy
 import json
 import shutil
 import zlib
@@ -39,15 +38,8 @@ BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
 
 def renumbered(group: Group, new_id: str) -> Group:
     """A copy of ``group`` under another id (its pre-questions become ``pre_<new_id>``); media are shared."""
-
-    def relabel(entry: dict[str, Any], sid: str) -> dict[str, Any]:
-        out = copy.deepcopy(entry)
-        out["id"] = sid
-        return out
-
     return Group(
-        [relabel(e, new_id) for e in group.formal],
-        [relabel(e, PRE_PREFIX + new_id) for e in group.pre],
+        [{**e, "id": new_id} for e in group.formal], [{**e, "id": PRE_PREFIX + new_id} for e in group.pre]
     )
 
 

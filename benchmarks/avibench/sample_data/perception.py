@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from avibench.benchmarks.avibench.sample_data.entries import (
-    Group,
-    TaskContext,
-    entry,
-    sample_id,
-    source_clip,
-)
+from avibench.benchmarks.avibench.sample_data.entries import Group, Question, TaskContext, source_clip, walk
 from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source, sources_in
-from avibench.kits.media import (
-    Box,
-    grid_cells,
-    picture,
-    timeline,
-    tone,
-)
+from avibench.kits.media import Box, grid_cells, picture, timeline, tone
 
 SAMPLES = 8
 EVENT_S, EVENT_GAP_S = 0.12, 0.08
@@ -36,54 +24,31 @@ def _counts_answer(counts: dict[Source, int]) -> dict[str, str]:
     return {s.name: str(n) for s, n in sorted(counts.items(), key=lambda item: item[0].name)}
 
 
-def build_amic(ctx: TaskContext) -> list[Group]:
+def _amic(ctx: TaskContext, sid: str, pool: tuple[Source, ...]) -> Question:
     """Each source sounds as separate tone events at its pitch; its count is the number of its events."""
-    pool = sources_in("AMIC", "amic_cls_list")
-    groups = []
-    for k in range(SAMPLES):
-        sid = sample_id(k)
-        counts = _class_counts(ctx, pool, 3, 2)
-        events = [s for s, n in counts.items() for _ in range(n)]
-        order = ctx.rng.permutation(len(events))
-        step = EVENT_S + EVENT_GAP_S
-        audio = timeline(
-            0.1 + step * len(events),
-            [(0.05 + step * i, tone(events[j].freq, EVENT_S, 0.5)) for i, j in enumerate(order)],
-        )
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_amic",
-            text="Which sound-emitting objects can you hear in the audio, and how many of each?",
-            options="amic_cls_list",
-            answer=_counts_answer(counts),
-            audio_list=[ctx.wav(f"{sid}.wav", audio)],
-        )
-        groups.append(Group([formal]))
-    return groups
+    counts = _class_counts(ctx, pool, 3, 2)
+    events = [s for s, n in counts.items() for _ in range(n)]
+    order = ctx.rng.permutation(len(events))
+    step = EVENT_S + EVENT_GAP_S
+    audio = timeline(
+        0.1 + step * len(events),
+        [(0.05 + step * i, tone(events[j].freq, EVENT_S, 0.5)) for i, j in enumerate(order)],
+    )
+    return {"answer": _counts_answer(counts), "audio_list": [ctx.wav(f"{sid}.wav", audio)]}
 
 
-def build_vmic(ctx: TaskContext) -> list[Group]:
+VMIC_CELLS = grid_cells(5, 4, 20, IMAGE_WH)
+
+
+def _vmic(ctx: TaskContext, sid: str, pool: tuple[Source, ...]) -> Question:
     """Each class is drawn as separate copies of its shape in its colour, one per grid cell."""
-    pool = sources_in("VMIC", "vmic_cls_list")
-    cells = grid_cells(5, 4, 20, IMAGE_WH)
-    groups = []
-    for k in range(SAMPLES):
-        sid = sample_id(k)
-        counts = _class_counts(ctx, pool, 3, 4)
-        boxes = iter(ctx.pick(cells, sum(counts.values())))
-        shapes = [(s.shape, next(boxes), s.colour) for s, n in counts.items() for _ in range(n)]
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_vmic",
-            text="Which objects are visible in the image, and how many of each?",
-            options="vmic_cls_list",
-            answer=_counts_answer(counts),
-            image_list=[ctx.image(f"{sid}.jpg", picture(IMAGE_WH, shapes))],
-        )
-        groups.append(Group([formal]))
-    return groups
+    counts = _class_counts(ctx, pool, 3, 4)
+    boxes = iter(ctx.pick(VMIC_CELLS, sum(counts.values())))
+    shapes = [(s.shape, next(boxes), s.colour) for s, n in counts.items() for _ in range(n)]
+    return {
+        "answer": _counts_answer(counts),
+        "image_list": [ctx.image(f"{sid}.jpg", picture(IMAGE_WH, shapes))],
+    }
 
 
 def _box_in_cell(ctx: TaskContext, cell: Box) -> Box:
@@ -94,66 +59,72 @@ def _box_in_cell(ctx: TaskContext, cell: Box) -> Box:
     return x + dx, y + dy, w, h
 
 
-def build_avl(ctx: TaskContext) -> list[Group]:
+AVL_CELLS = [(40 * c, 40 * r, 40, 40) for r in range(3) for c in range(4)]
+
+
+def _avl(ctx: TaskContext, sid: str, pool: tuple[Source, ...]) -> Question:
     """Sounding objects are drawn at their boxes and heard one after another; one silent object is drawn too."""
-    pool = sources_in("AVL", "avl_cls_list")
-    cells = [(40 * c, 40 * r, 40, 40) for r in range(3) for c in range(4)]
-    groups = []
-    for k in range(SAMPLES):
-        sid = sample_id(k)
-        n_classes = int(ctx.rng.integers(1, 3))
-        chosen = ctx.pick(pool, n_classes + 1)
-        sounding, silent = chosen[:n_classes], chosen[n_classes]
-        instances = [s for s in sounding for _ in range(int(ctx.rng.integers(1, 3)))]
-        *boxes, silent_box = (_box_in_cell(ctx, cell) for cell in ctx.pick(cells, len(instances) + 1))
-        placed = list(zip(instances, boxes, strict=True))
-        shapes = [(s.shape, box, s.colour) for s, box in placed] + [(silent.shape, silent_box, silent.colour)]
-        audio = timeline(
-            0.1 + 0.45 * n_classes, [(0.05 + 0.45 * i, tone(s.freq, 0.4)) for i, s in enumerate(sounding)]
-        )
-        bbox = {f"{s.name}_{i + 1}": list(box) for i, (s, box) in enumerate(placed)}
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_avl",
-            text="Locate every sound-emitting object in the image.",
-            answer={"bbox": bbox, "original_wh": list(IMAGE_WH)},
-            image_list=[ctx.image(f"{sid}.jpg", picture(IMAGE_WH, shapes))],
-            audio_list=[ctx.wav(f"{sid}.wav", audio)],
-        )
-        groups.append(Group([formal]))
-    return groups
+    n_classes = int(ctx.rng.integers(1, 3))
+    chosen = ctx.pick(pool, n_classes + 1)
+    sounding, silent = chosen[:n_classes], chosen[n_classes]
+    instances = [s for s in sounding for _ in range(int(ctx.rng.integers(1, 3)))]
+    *boxes, silent_box = (_box_in_cell(ctx, cell) for cell in ctx.pick(AVL_CELLS, len(instances) + 1))
+    placed = list(zip(instances, boxes, strict=True))
+    shapes = [(s.shape, box, s.colour) for s, box in placed] + [(silent.shape, silent_box, silent.colour)]
+    audio = timeline(
+        0.1 + 0.45 * n_classes, [(0.05 + 0.45 * i, tone(s.freq, 0.4)) for i, s in enumerate(sounding)]
+    )
+    return {
+        "answer": {
+            "bbox": {f"{s.name}_{i + 1}": list(box) for i, (s, box) in enumerate(placed)},
+            "original_wh": list(IMAGE_WH),
+        },
+        "image_list": [ctx.image(f"{sid}.jpg", picture(IMAGE_WH, shapes))],
+        "audio_list": [ctx.wav(f"{sid}.wav", audio)],
+    }
 
 
-def build_avm(ctx: TaskContext) -> list[Group]:
+def _avm(ctx: TaskContext, sid: str, answer: str) -> Question:
     """A shape blinks; its beeps fall on the frames where it shows ("yes") or where it is hidden ("no")."""
-    answers = ctx.rng.permutation(["yes", "no"] * (SAMPLES // 2))
-    groups = []
-    for k, answer in enumerate(answers):
-        sid = sample_id(k)
-        source = ctx.pick(SOURCES)
-        a = int(ctx.rng.integers(0, 4))
-        shown = {a, a + 1, a + 5, a + 6}
-        beeps = shown if answer == "yes" else {f + 2 for f in shown}
-        box = (int(ctx.rng.integers(10, 80)), int(ctx.rng.integers(10, 50)), 32, 32)
-        video, wav = source_clip(ctx, sid, source, box, shown, sorted(beeps))
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_avm",
-            text="Do the beeps in the audio sound exactly when the shape is shown in the video?",
-            options="avm_options_list",
-            answer=str(answer),
-            video=video,
-            audio_list=[wav],
-        )
-        groups.append(Group([formal]))
-    return groups
+    source = ctx.pick(SOURCES)
+    a = int(ctx.rng.integers(0, 4))
+    shown = {a, a + 1, a + 5, a + 6}
+    beeps = shown if answer == "yes" else {f + 2 for f in shown}
+    box = (int(ctx.rng.integers(10, 80)), int(ctx.rng.integers(10, 50)), 32, 32)
+    video, wav = source_clip(ctx, sid, source, box, shown, sorted(beeps))
+    return {"answer": str(answer), "video": video, "audio_list": [wav]}
 
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    "AMIC": build_amic,
-    "VMIC": build_vmic,
-    "AVL": build_avl,
-    "AVM": build_avm,
+    "AMIC": lambda ctx: walk(
+        ctx,
+        [sources_in("AMIC", "amic_cls_list")] * SAMPLES,
+        _amic,
+        prompt="prompt_amic",
+        text="Which sound-emitting objects can you hear in the audio, and how many of each?",
+        options="amic_cls_list",
+    ),
+    "VMIC": lambda ctx: walk(
+        ctx,
+        [sources_in("VMIC", "vmic_cls_list")] * SAMPLES,
+        _vmic,
+        prompt="prompt_vmic",
+        text="Which objects are visible in the image, and how many of each?",
+        options="vmic_cls_list",
+    ),
+    "AVL": lambda ctx: walk(
+        ctx,
+        [sources_in("AVL", "avl_cls_list")] * SAMPLES,
+        _avl,
+        prompt="prompt_avl",
+        text="Locate every sound-emitting object in the image.",
+    ),
+    "AVM": lambda ctx: walk(
+        ctx,
+        ctx.rng.permutation(["yes", "no"] * (SAMPLES // 2)),
+        _avm,
+        prompt="prompt_avm",
+        text="Do the beeps in the audio sound exactly when the shape is shown in the video?",
+        options="avm_options_list",
+    ),
 }

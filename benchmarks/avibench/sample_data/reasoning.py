@@ -7,19 +7,13 @@ from collections.abc import Callable
 from avibench.benchmarks.avibench.sample_data.entries import (
     CLIP_FRAMES,
     Group,
+    Question,
     TaskContext,
-    entry,
-    sample_id,
     source_clip,
+    walk,
 )
 from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source, sources_in
-from avibench.kits.media import (
-    VIDEO_WH,
-    Box,
-    frame_beeps,
-    lerp,
-    picture,
-)
+from avibench.kits.media import VIDEO_WH, Box, frame_beeps, lerp, picture
 
 SAMPLES = 8
 
@@ -37,51 +31,25 @@ def _yes_no(ctx: TaskContext) -> list[str]:
     return [str(a) for a in ctx.rng.permutation(["yes", "no"] * (SAMPLES // 2))]
 
 
-def build_avh(ctx: TaskContext) -> list[Group]:
+def _avh(ctx: TaskContext, sid: str, answer: str) -> Question:
     """Asks whether a named shape is visible while the beeps sound; for "no" a different shape is drawn."""
-    groups = []
-    for k, answer in enumerate(_yes_no(ctx)):
-        sid = sample_id(k)
-        asked, drawn = ctx.pick(SOURCES, 2)
-        if answer == "yes":
-            drawn = asked
-        a = int(ctx.rng.integers(1, 5))
-        video, wav = source_clip(ctx, sid, drawn, _random_box(ctx), set(range(a, a + 6)), [a + 1, a + 4])
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_avh",
-            text=f"While the beeps sound, is {asked.described} visible in the video?",
-            options="avh_options_list",
-            answer=answer,
-            video=video,
-            audio_list=[wav],
-        )
-        groups.append(Group([formal]))
-    return groups
+    asked, drawn = ctx.pick(SOURCES, 2)
+    if answer == "yes":
+        drawn = asked
+    a = int(ctx.rng.integers(1, 5))
+    video, wav = source_clip(ctx, sid, drawn, _random_box(ctx), set(range(a, a + 6)), [a + 1, a + 4])
+    text = f"While the beeps sound, is {asked.described} visible in the video?"
+    return {"text": text, "answer": answer, "video": video, "audio_list": [wav]}
 
 
-def build_vah(ctx: TaskContext) -> list[Group]:
+def _vah(ctx: TaskContext, sid: str, answer: str) -> Question:
     """Asks whether a beep sounds while the shape is visible; for "no" the beeps fall after it has gone."""
-    groups = []
-    for k, answer in enumerate(_yes_no(ctx)):
-        sid = sample_id(k)
-        source = ctx.pick(SOURCES)
-        a = int(ctx.rng.integers(0, 2))
-        beeps = [a + 1, a + 3] if answer == "yes" else [a + 7, a + 9]
-        video, wav = source_clip(ctx, sid, source, _random_box(ctx), set(range(a, a + 5)), beeps)
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_vah",
-            text=f"The video shows {source.described}. Do you hear a beep while it is visible?",
-            options="vah_options_list",
-            answer=answer,
-            video=video,
-            audio_list=[wav],
-        )
-        groups.append(Group([formal]))
-    return groups
+    source = ctx.pick(SOURCES)
+    a = int(ctx.rng.integers(0, 2))
+    beeps = [a + 1, a + 3] if answer == "yes" else [a + 7, a + 9]
+    video, wav = source_clip(ctx, sid, source, _random_box(ctx), set(range(a, a + 5)), beeps)
+    text = f"The video shows {source.described}. Do you hear a beep while it is visible?"
+    return {"text": text, "answer": answer, "video": video, "audio_list": [wav]}
 
 
 AVQA_QUESTIONS: dict[str, tuple[str, str | None]] = {  # kind -> text, options (None: a numeric answer)
@@ -101,7 +69,7 @@ AVQA_PLAN = (
     (("count",), False),
     (("instrument",), False),
 )
-LEAKY_PROMPT_SAMPLE = 3  # this sample carries the undefined pseudo-key "prompt_avqa", sent verbatim
+LEAKY_PROMPT_SAMPLE = "00003"  # this sample carries the undefined pseudo-key "prompt_avqa", sent verbatim
 
 
 def _avqa_answer(kind: str, source: Source, beeps: list[int]) -> str:
@@ -109,31 +77,24 @@ def _avqa_answer(kind: str, source: Source, beeps: list[int]) -> str:
     return answers.get(kind, "yes" if beeps else "no")
 
 
-def build_avqa(ctx: TaskContext) -> list[Group]:
+def _avqa(ctx: TaskContext, sid: str, step: tuple[tuple[str, ...], bool]) -> list[Question]:
     """A clip of one instrument's shape; its tone sounds a counted number of times (never in a silent clip)."""
-    pool = sources_in("AVQA", "avqa_cls_list")
-    groups = []
-    for k, (kinds, silent) in enumerate(AVQA_PLAN):
-        sid = sample_id(k)
-        source = ctx.pick(pool)
-        beeps = [] if silent else [1 + 3 * i for i in range(int(ctx.rng.integers(1, 5)))]
-        video, wav = source_clip(ctx, sid, source, _random_box(ctx), set(range(CLIP_FRAMES)), beeps)
-        prompt = {"prompt": "prompt_avqa"} if k == LEAKY_PROMPT_SAMPLE else {}
-        formals = [
-            entry(
-                ctx,
-                sid,
-                **prompt,
-                text=AVQA_QUESTIONS[kind][0],
-                options=AVQA_QUESTIONS[kind][1],
-                answer=_avqa_answer(kind, source, beeps),
-                video=video,
-                audio_list=[wav],
-            )
-            for kind in kinds
-        ]
-        groups.append(Group(formals))
-    return groups
+    kinds, silent = step
+    source = ctx.pick(sources_in("AVQA", "avqa_cls_list"))
+    beeps = [] if silent else [1 + 3 * i for i in range(int(ctx.rng.integers(1, 5)))]
+    video, wav = source_clip(ctx, sid, source, _random_box(ctx), set(range(CLIP_FRAMES)), beeps)
+    prompt = {"prompt": "prompt_avqa"} if sid == LEAKY_PROMPT_SAMPLE else {}
+    return [
+        {
+            **prompt,
+            "text": AVQA_QUESTIONS[kind][0],
+            "options": AVQA_QUESTIONS[kind][1],
+            "answer": _avqa_answer(kind, source, beeps),
+            "video": video,
+            "audio_list": [wav],
+        }
+        for kind in kinds
+    ]
 
 
 AVLG_FRAMES = 10
@@ -144,55 +105,41 @@ AVLG_TEXTS = (
 )
 
 
-def build_avlg(ctx: TaskContext) -> list[Group]:
+def _avlg(ctx: TaskContext, sid: str, n_null: int) -> list[Question]:
     """The sounding object moves across 10 frames and is heard only while drawn; a silent object stays still."""
-    pool = sources_in("AVL", "avl_cls_list")
-    groups = []
-    for k, n_null in enumerate(AVLG_PLAN):
-        sid = sample_id(k)
-        source, still = ctx.pick(pool, 2)
-        size = 2 * int(ctx.rng.integers(12, 16))
-        x0, x1 = (int(v) for v in ctx.rng.integers(2, VIDEO_WH[0] - size - 2, size=2))
-        y0, y1 = (int(v) for v in ctx.rng.integers(2, 66 - size, size=2))
-        start = int(ctx.rng.integers(0, AVLG_FRAMES - n_null + 1))
-        hidden = set(range(start, start + n_null))
-        boxes: list[Box | None] = [
-            None if f in hidden else (*lerp((x0, y0), (x1, y1), f / (AVLG_FRAMES - 1)), size, size)
-            for f in range(AVLG_FRAMES)
-        ]
-        still_box = (int(ctx.rng.integers(4, 100)), 70, 22, 22)
-        images = []
-        for f, box in enumerate(boxes):
-            shapes = [(still.shape, still_box, still.colour)]
-            if box is not None:
-                shapes.append((source.shape, box, source.colour))
-            images.append(ctx.image(f"{sid}/{f}.jpg", picture(VIDEO_WH, shapes)))
-        audio = frame_beeps(source.freq, [f for f, box in enumerate(boxes) if box is not None], AVLG_FRAMES)
-        answer = {
-            "bbox": {f"frame_{f}": None if box is None else list(box) for f, box in enumerate(boxes)},
-            "original_wh": list(VIDEO_WH),
-        }
-        texts = AVLG_TEXTS if k == 0 else AVLG_TEXTS[:1]
-        wav = ctx.wav(f"{sid}.wav", audio)
-        formals = [
-            entry(
-                ctx,
-                sid,
-                prompt="prompt_avlg",
-                text=t.format(name=source.name),
-                answer=answer,
-                image_list=images,
-                audio_list=[wav],
-            )
-            for t in texts
-        ]
-        groups.append(Group(formals))
-    return groups
+    source, still = ctx.pick(sources_in("AVL", "avl_cls_list"), 2)
+    size = 2 * int(ctx.rng.integers(12, 16))
+    x0, x1 = (int(v) for v in ctx.rng.integers(2, VIDEO_WH[0] - size - 2, size=2))
+    y0, y1 = (int(v) for v in ctx.rng.integers(2, 66 - size, size=2))
+    start = int(ctx.rng.integers(0, AVLG_FRAMES - n_null + 1))
+    hidden = set(range(start, start + n_null))
+    boxes: list[Box | None] = [
+        None if f in hidden else (*lerp((x0, y0), (x1, y1), f / (AVLG_FRAMES - 1)), size, size)
+        for f in range(AVLG_FRAMES)
+    ]
+    still_box = (int(ctx.rng.integers(4, 100)), 70, 22, 22)
+    images = []
+    for f, box in enumerate(boxes):
+        shapes = [(still.shape, still_box, still.colour)]
+        if box is not None:
+            shapes.append((source.shape, box, source.colour))
+        images.append(ctx.image(f"{sid}/{f}.jpg", picture(VIDEO_WH, shapes)))
+    audio = frame_beeps(source.freq, [f for f, box in enumerate(boxes) if box is not None], AVLG_FRAMES)
+    answer = {
+        "bbox": {f"frame_{f}": None if box is None else list(box) for f, box in enumerate(boxes)},
+        "original_wh": list(VIDEO_WH),
+    }
+    wav = ctx.wav(f"{sid}.wav", audio)
+    texts = AVLG_TEXTS if sid == "00000" else AVLG_TEXTS[:1]
+    return [
+        {"text": t.format(name=source.name), "answer": answer, "image_list": images, "audio_list": [wav]}
+        for t in texts
+    ]
 
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    "AVH": build_avh,
-    "VAH": build_vah,
-    "AVQA": build_avqa,
-    "AVLG": build_avlg,
+    "AVH": lambda ctx: walk(ctx, _yes_no(ctx), _avh, prompt="prompt_avh", options="avh_options_list"),
+    "VAH": lambda ctx: walk(ctx, _yes_no(ctx), _vah, prompt="prompt_vah", options="vah_options_list"),
+    "AVQA": lambda ctx: walk(ctx, AVQA_PLAN, _avqa),
+    "AVLG": lambda ctx: walk(ctx, AVLG_PLAN, _avlg, prompt="prompt_avlg"),
 }

@@ -13,10 +13,9 @@ from avibench.benchmarks.avibench.sample_data.entries import (
     HEAR_CHECK,
     SEE_CHECK,
     Group,
+    Question,
     TaskContext,
-    entry,
-    pre_entry,
-    sample_id,
+    walk,
 )
 from avibench.benchmarks.avibench.sample_data.vocab import COLOURS
 from avibench.kits.media import (
@@ -39,72 +38,61 @@ from avibench.kits.media import (
 
 # ---- ASQA: loudness, order, clarity, beat counting on 16 kHz wavs --------------------------------------------
 
-QAItem = tuple[np.ndarray, str, Any, str, str | None]  # audio, text, options, answer, subtask
 
-
-def _asqa_volume(ctx: TaskContext) -> QAItem:
+def _asqa_volume(ctx: TaskContext) -> tuple[np.ndarray, str]:
     answer = ctx.pick(["first", "last"])
     freq = ctx.pick([440.0, 660.0, 880.0])
     loud, soft = tone(freq, 0.3, 0.6), tone(freq, 0.3, 0.12)
     first, last = (loud, soft) if answer == "first" else (soft, loud)
-    audio = timeline(1.0, [(0.1, first), (0.6, last)])
-    return (
-        audio,
-        "Two beeps play one after the other. Which one is louder?",
-        "options_sound_volume",
-        answer,
-        None,
-    )
+    return timeline(1.0, [(0.1, first), (0.6, last)]), answer
 
 
-def _asqa_order(ctx: TaskContext) -> QAItem:
+def _asqa_order(ctx: TaskContext) -> tuple[np.ndarray, str]:
     answer = ctx.pick(["sound", "noise"])
     sound, hiss = tone(ctx.pick([330.0, 550.0]), 0.35, 0.5), noise(ctx.rng, 0.35, 0.5)
     first, last = (sound, hiss) if answer == "sound" else (hiss, sound)
-    audio = timeline(1.0, [(0.1, first), (0.55, last)])
-    text = "The audio holds a pitched sound and a burst of noise. Which comes first?"
-    return audio, text, "options_sound_order", answer, None
+    return timeline(1.0, [(0.1, first), (0.55, last)]), answer
 
 
-def _asqa_clarity(ctx: TaskContext) -> QAItem:
+def _asqa_clarity(ctx: TaskContext) -> tuple[np.ndarray, str]:
     answer = ctx.pick(["first", "last"])
     freq = ctx.pick([440.0, 660.0])
     clean = tone(freq, 0.3, 0.4)
     muddy = tone(freq, 0.3, 0.15) + noise(ctx.rng, 0.3, 0.6)
     first, last = (clean, muddy) if answer == "first" else (muddy, clean)
-    audio = timeline(1.0, [(0.1, first), (0.6, last)])
-    return (
-        audio,
+    return timeline(1.0, [(0.1, first), (0.6, last)]), answer
+
+
+def _asqa_beats(ctx: TaskContext) -> tuple[np.ndarray, str]:
+    count = int(ctx.rng.integers(2, 7))
+    return timeline(0.2 + 0.18 * count, [(0.1 + 0.18 * k, click()) for k in range(count)]), str(count)
+
+
+VOLUME = (_asqa_volume, "Two beeps play one after the other. Which one is louder?", "options_sound_volume")
+ASQA_PLAN = (  # audio and answer, text, options, subtask
+    (*VOLUME, None),
+    (
+        _asqa_order,
+        "The audio holds a pitched sound and a burst of noise. Which comes first?",
+        "options_sound_order",
+        None,
+    ),
+    (
+        _asqa_clarity,
         "Two tones play one after the other. Which one is clearer?",
         "options_sound_clarity",
-        answer,
         None,
-    )
+    ),
+    (_asqa_beats, "How many beats do you hear?", None, "beats_counting"),
+    (*VOLUME, None),
+)
 
 
-def _asqa_beats(ctx: TaskContext) -> QAItem:
-    count = int(ctx.rng.integers(2, 7))
-    audio = timeline(0.2 + 0.18 * count, [(0.1 + 0.18 * k, click()) for k in range(count)])
-    return audio, "How many beats do you hear?", None, str(count), "beats_counting"
-
-
-def build_asqa(ctx: TaskContext) -> list[Group]:
-    makers = (_asqa_volume, _asqa_order, _asqa_clarity, _asqa_beats, _asqa_volume)
-    groups = []
-    for k, make in enumerate(makers):
-        sid = sample_id(k)
-        audio, text, options, answer, subtask = make(ctx)
-        formal = entry(
-            ctx,
-            sid,
-            text=text,
-            options=options,
-            answer=answer,
-            subtask=subtask,
-            audio_list=[ctx.wav(f"{sid}.wav", audio)],
-        )
-        groups.append(Group([formal], [pre_entry(formal, HEAR_CHECK)]))
-    return groups
+def _asqa(ctx: TaskContext, sid: str, step: tuple[Any, str, str | None, str | None]) -> Question:
+    make, text, options, subtask = step
+    audio, answer = make(ctx)
+    wav = ctx.wav(f"{sid}.wav", audio)
+    return {"text": text, "options": options, "answer": answer, "subtask": subtask, "audio_list": [wav]}
 
 
 # ---- VSQA_I: colour, position, solids, counting on still images ------------------------------------------------
@@ -175,20 +163,10 @@ def _vsqa_common(ctx: TaskContext) -> VSQAImage:
     return shapes, "Is there a red circle in the image?", "get_yes_no", answer, "common"
 
 
-def build_vsqa_i(ctx: TaskContext) -> list[Group]:
-    makers = (_vsqa_colour, _vsqa_position, _vsqa_solid, _vsqa_count, _vsqa_common)
-    groups = []
-    for k, make in enumerate(makers):
-        sid = sample_id(k)
-        shapes, text, options, answer, subtask = make(ctx)
-        image = ctx.image(f"{sid}.jpg", picture(VIDEO_WH, shapes))
-        formal = entry(
-            ctx, sid, text=text, options=options, answer=answer, subtask=subtask, image_list=[image]
-        )
-        # The reference data holds invalid "common" pre slots (null text); the scorer skips them.
-        check = None if subtask == "common" else SEE_CHECK
-        groups.append(Group([formal], [pre_entry(formal, check)]))
-    return groups
+def _vsqa_i(ctx: TaskContext, sid: str, make: Callable[[TaskContext], VSQAImage]) -> Question:
+    shapes, text, options, answer, subtask = make(ctx)
+    image = ctx.image(f"{sid}.jpg", picture(VIDEO_WH, shapes))
+    return {"text": text, "options": options, "answer": answer, "subtask": subtask, "image_list": [image]}
 
 
 # ---- VSQA_V: shape, movement, moving object, counting on silent clips -------------------------------------------
@@ -252,15 +230,10 @@ def _clip_count(ctx: TaskContext) -> VSQAClip:
     return (lambda k: [("circle", box, COLOURS["magenta"]) for box in boxes]), [question]
 
 
-def build_vsqa_v(ctx: TaskContext) -> list[Group]:
-    groups = []
-    for k, make in enumerate((_clip_shape, _clip_movement, _clip_moving_object, _clip_count)):
-        sid = sample_id(k)
-        shapes_at, questions = make(ctx)
-        video = ctx.video(f"{sid}.mp4", render_frames(CLIP_FRAMES, shapes_at), silence(CLIP_FRAMES / FPS))
-        formals = [entry(ctx, sid, text=t, options=o, answer=a, video=video) for t, o, a in questions]
-        groups.append(Group(formals, [pre_entry(formals[0], SEE_CHECK)]))
-    return groups
+def _vsqa_v(ctx: TaskContext, sid: str, make: Callable[[TaskContext], VSQAClip]) -> list[Question]:
+    shapes_at, questions = make(ctx)
+    video = ctx.video(f"{sid}.mp4", render_frames(CLIP_FRAMES, shapes_at), silence(CLIP_FRAMES / FPS))
+    return [{"text": t, "options": o, "answer": a, "video": video} for t, o, a in questions]
 
 
 # ---- AVSQA: which objects sound; sounding objects hop while their beeps play ------------------------------------
@@ -294,36 +267,29 @@ def _avsqa_scene(ctx: TaskContext, sid: str, n_sounding: int) -> tuple[list[tupl
     return objects, video, wav
 
 
-def build_avsqa(ctx: TaskContext) -> list[Group]:
-    order = {kind: i for i, kind in enumerate(AVSQA_KINDS)}
-    plan = (("object", 1), ("object", 2), ("color", 1), ("object", 1))
-    groups = []
-    for k, (asked, n_sounding) in enumerate(plan):
-        sid = sample_id(k)
-        objects, video, wav = _avsqa_scene(ctx, sid, n_sounding)
-        if asked == "object":
-            text = "Which objects make a sound?"
-            answer = ";".join(sorted((kind for kind, _ in objects), key=order.__getitem__))
-        else:
-            text = "What is the colour of the object that makes a sound?"
-            answer = objects[0][1]
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_avsqa",
-            text=text,
-            options=f"avsqa_options_list_{asked}",
-            answer=answer,
-            video=video,
-            audio_list=[wav],
-        )
-        groups.append(Group([formal], [pre_entry(formal, HEAR_CHECK)]))
-    return groups
+AVSQA_PLAN = (("object", 1), ("object", 2), ("color", 1), ("object", 1))  # what is asked, sounding objects
+
+
+def _avsqa(ctx: TaskContext, sid: str, step: tuple[str, int]) -> Question:
+    asked, n_sounding = step
+    objects, video, wav = _avsqa_scene(ctx, sid, n_sounding)
+    if asked == "object":
+        text = "Which objects make a sound?"
+        answer = ";".join(sorted((kind for kind, _ in objects), key=AVSQA_KINDS.index))
+    else:
+        text = "What is the colour of the object that makes a sound?"
+        answer = objects[0][1]
+    options = f"avsqa_options_list_{asked}"
+    return {"text": text, "options": options, "answer": answer, "video": video, "audio_list": [wav]}
 
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    "ASQA": build_asqa,
-    "VSQA_I": build_vsqa_i,
-    "VSQA_V": build_vsqa_v,
-    "AVSQA": build_avsqa,
+    "ASQA": lambda ctx: walk(ctx, ASQA_PLAN, _asqa, check=HEAR_CHECK),
+    "VSQA_I": lambda ctx: walk(
+        ctx, (_vsqa_colour, _vsqa_position, _vsqa_solid, _vsqa_count, _vsqa_common), _vsqa_i, check=SEE_CHECK
+    ),
+    "VSQA_V": lambda ctx: walk(
+        ctx, (_clip_shape, _clip_movement, _clip_moving_object, _clip_count), _vsqa_v, check=SEE_CHECK
+    ),
+    "AVSQA": lambda ctx: walk(ctx, AVSQA_PLAN, _avsqa, check=HEAR_CHECK, prompt="prompt_avsqa"),
 }

@@ -6,24 +6,10 @@ from collections.abc import Callable
 
 from PIL import Image
 
-from avibench.benchmarks.avibench.sample_data.entries import (
-    CLIP_FRAMES,
-    Group,
-    TaskContext,
-    entry,
-    sample_id,
-)
+from avibench.benchmarks.avibench.sample_data.entries import CLIP_FRAMES, Group, Question, TaskContext, walk
 from avibench.benchmarks.avibench.sample_data.vocab import SOURCES, Source
-from avibench.kits.media import (
-    Shape,
-    frame_beeps,
-    lerp,
-    picture,
-    render_frames,
-    tone,
-)
+from avibench.kits.media import Shape, frame_beeps, lerp, picture, render_frames, tone
 
-SAMPLES = 8
 CANDIDATES = 5
 THUMB_WH = (64, 64)
 # Matching candidates per sample. Never 0: the reference scorer gives R@1 = R@3 = 0 to a correct empty answer,
@@ -31,11 +17,12 @@ THUMB_WH = (64, 64)
 MATCHES = (2, 1, 2, 1, 3, 1, 2, 1)
 
 
-def _candidates(ctx: TaskContext, target: Source, n_match: int) -> tuple[list[Source], list[int]]:
-    """``CANDIDATES`` sources of which exactly ``n_match`` (at random places) are ``target``."""
+def _candidates(ctx: TaskContext, n_match: int) -> tuple[Source, list[Source], list[int]]:
+    """A target source and ``CANDIDATES`` sources of which exactly ``n_match`` (at random places) are it."""
+    target = ctx.pick(SOURCES)
     others = [s for s in SOURCES if s != target]
     hits = sorted(int(i) for i in ctx.rng.choice(CANDIDATES, size=n_match, replace=False))
-    return [target if i in hits else ctx.pick(others) for i in range(CANDIDATES)], hits
+    return target, [target if i in hits else ctx.pick(others) for i in range(CANDIDATES)], hits
 
 
 def _thumb(ctx: TaskContext, source: Source) -> Image.Image:
@@ -43,46 +30,22 @@ def _thumb(ctx: TaskContext, source: Source) -> Image.Image:
     return picture(THUMB_WH, [(source.shape, (x, y, 36, 36), source.colour)])
 
 
-def build_avr(ctx: TaskContext) -> list[Group]:
+def _avr(ctx: TaskContext, sid: str, n_match: int) -> Question:
     """Reference: one source's tone. Candidates: images; the GT ones show that source's shape and colour."""
-    groups = []
-    for k, n_match in enumerate(MATCHES):
-        sid = sample_id(k)
-        target = ctx.pick(SOURCES)
-        candidates, hits = _candidates(ctx, target, n_match)
-        images = [ctx.image(f"{sid}_{i:02d}.png", _thumb(ctx, s)) for i, s in enumerate(candidates)]
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_avr",
-            text="Which images show the object that makes the sound in the audio?",
-            answer=hits,
-            audio_list=[ctx.wav(f"{sid}.wav", tone(target.freq, 0.8))],
-            image_list=images,
-        )
-        groups.append(Group([formal]))
-    return groups
+    target, candidates, hits = _candidates(ctx, n_match)
+    images = [ctx.image(f"{sid}_{i:02d}.png", _thumb(ctx, s)) for i, s in enumerate(candidates)]
+    return {
+        "answer": hits,
+        "audio_list": [ctx.wav(f"{sid}.wav", tone(target.freq, 0.8))],
+        "image_list": images,
+    }
 
 
-def build_var(ctx: TaskContext) -> list[Group]:
+def _var(ctx: TaskContext, sid: str, n_match: int) -> Question:
     """Reference: an image of one source. Candidates: wavs; the GT ones are that source's tone."""
-    groups = []
-    for k, n_match in enumerate(MATCHES):
-        sid = sample_id(k)
-        target = ctx.pick(SOURCES)
-        candidates, hits = _candidates(ctx, target, n_match)
-        wavs = [ctx.wav(f"{sid}_{i:02d}.wav", tone(s.freq, 0.5)) for i, s in enumerate(candidates)]
-        formal = entry(
-            ctx,
-            sid,
-            prompt="prompt_var",
-            text="Which sounds in the list are made by the object in the image?",
-            answer=hits,
-            image_list=[ctx.image(f"{sid}.png", _thumb(ctx, target))],
-            audio_list=wavs,
-        )
-        groups.append(Group([formal]))
-    return groups
+    target, candidates, hits = _candidates(ctx, n_match)
+    wavs = [ctx.wav(f"{sid}_{i:02d}.wav", tone(s.freq, 0.5)) for i, s in enumerate(candidates)]
+    return {"answer": hits, "image_list": [ctx.image(f"{sid}.png", _thumb(ctx, target))], "audio_list": wavs}
 
 
 Point = tuple[int, int]
@@ -102,38 +65,41 @@ CAPTIONS = (
 )
 
 
-def build_avc(ctx: TaskContext) -> list[Group]:
+def _avc(ctx: TaskContext, sid: str, k: int) -> Question:
     """A source's shape moves in one direction while its tone beeps a few times; the captions say so."""
-    groups = []
-    for k in range(6):
-        sid = sample_id(k)
-        source = ctx.pick(SOURCES)
-        direction = ctx.pick(list(DIRECTIONS))
-        start, end = DIRECTIONS[direction]
-        times = int(ctx.rng.integers(2, 5))
-        beeps = [1 + 3 * i for i in range(times)]
+    source = ctx.pick(SOURCES)
+    direction = ctx.pick(list(DIRECTIONS))
+    start, end = DIRECTIONS[direction]
+    times = int(ctx.rng.integers(2, 5))
 
-        def shapes_at(f: int, s: Source = source, a: Point = start, b: Point = end) -> list[Shape]:
-            return [(s.shape, (*lerp(a, b, f / (CLIP_FRAMES - 1)), 28, 28), s.colour)]
+    def shapes_at(f: int) -> list[Shape]:
+        return [(source.shape, (*lerp(start, end, f / (CLIP_FRAMES - 1)), 28, 28), source.colour)]
 
-        audio = frame_beeps(source.freq, beeps, CLIP_FRAMES)
-        count, thing = NUMBER_WORDS[times], source.described
-        words = {"object": thing, "Object": thing.capitalize(), "direction": direction, "times": count}
-        refs = [c.format(**words, Times=count.capitalize()) for c in CAPTIONS]
-        formal = entry(
-            ctx,
-            sid,
-            text="Describe what you see and hear in the clip.",
-            answer=refs[: 3 + k % 3],
-            video=ctx.video(f"{sid}.mp4", render_frames(CLIP_FRAMES, shapes_at), audio),
-            audio_list=[ctx.wav(f"{sid}.wav", audio)],
-        )
-        groups.append(Group([formal]))
-    return groups
+    audio = frame_beeps(source.freq, [1 + 3 * i for i in range(times)], CLIP_FRAMES)
+    count, thing = NUMBER_WORDS[times], source.described
+    words = {"object": thing, "Object": thing.capitalize(), "direction": direction, "times": count}
+    refs = [c.format(**words, Times=count.capitalize()) for c in CAPTIONS]
+    return {
+        "answer": refs[: 3 + k % 3],
+        "video": ctx.video(f"{sid}.mp4", render_frames(CLIP_FRAMES, shapes_at), audio),
+        "audio_list": [ctx.wav(f"{sid}.wav", audio)],
+    }
 
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    "AVR": build_avr,
-    "VAR": build_var,
-    "AVC": build_avc,
+    "AVR": lambda ctx: walk(
+        ctx,
+        MATCHES,
+        _avr,
+        prompt="prompt_avr",
+        text="Which images show the object that makes the sound in the audio?",
+    ),
+    "VAR": lambda ctx: walk(
+        ctx,
+        MATCHES,
+        _var,
+        prompt="prompt_var",
+        text="Which sounds in the list are made by the object in the image?",
+    ),
+    "AVC": lambda ctx: walk(ctx, range(6), _avc, text="Describe what you see and hear in the clip."),
 }

@@ -59,12 +59,8 @@ SOURCES: tuple[Source, ...] = (
 )
 
 
-def class_list(task: str, key: str) -> list[str]:
-    """A task's class or option list from the prompt definitions (``class_list("AMIC", "amic_cls_list")``)."""
-    return list(constants_for(task)[key])
-
-
 def sources_in(task: str, key: str) -> tuple[Source, ...]:
-    """The vocabulary sources whose name is in the given class list of the task."""
-    names = set(class_list(task, key))
+    """The vocabulary sources whose name is in the given class list of the task's prompt definitions
+    (``sources_in("AMIC", "amic_cls_list")``)."""
+    names = set(constants_for(task)[key])
     return tuple(s for s in SOURCES if s.name in names)
