@@ -142,7 +142,9 @@ def _punctuation_only(token: str) -> bool:
 def tokens(text: str, language: str, normaliser: Normaliser = "whisper") -> list[str]:
     """Steps 1-3: the tokens a transcript is scored on (characters for Chinese, words otherwise)."""
     normalised = normalise(strip_special_tokens(text, language), language, normaliser)
-    if callable(normaliser) and language == "en":  # a leaderboard's normaliser alone: its words, split as jiwer does
+    if (
+        callable(normaliser) and language == "en"
+    ):  # a leaderboard's normaliser alone: its words, split as jiwer does
         return normalised.split()
     words = [w for w in normalised.lower().split(" ") if w and not _punctuation_only(w)]
     kept = " ".join(words).split()
