@@ -50,8 +50,8 @@ def test_listing_sample_layout_and_validation(data: Path, tmp_path: Path) -> Non
     listing = invoke(["benchmarks"])
     assert "voicebench: VoiceBench" in listing.stdout
     assert invoke(["validate-data", str(data), "--benchmark", "voicebench"]).code == 0
-    assert sorted(p.stem for p in (data / "sd-qa").glob("*.jsonl")) == sorted(layout.SD_QA_SPLITS)
-    assert sorted(p.stem for p in (data / "mmsu").glob("*.jsonl")) == sorted(layout.MMSU_SPLITS)
+    assert sorted(p.stem for p in (data / "sd-qa").glob("*.jsonl")) == sorted(layout.BY_NAME["sd-qa"].splits)
+    assert sorted(p.stem for p in (data / "mmsu").glob("*.jsonl")) == sorted(layout.BY_NAME["mmsu"].splits)
     row = json.loads((data / "bbh" / "test.jsonl").read_text().splitlines()[0])
     audio, rate = sf.read(data / "bbh" / row["audio"])
     assert rate == 16000 and len(audio) > rate * 0.3 and abs(audio).max() > 0.1

@@ -112,10 +112,7 @@ class VoiceBench(Benchmark):
                 Problem(str(root), "no VoiceBench subset folder with split files (<subset>/<split>.jsonl)")
             ]
         return [
-            Problem(str(path), message, index, name)
-            for task in tasks
-            if task in present
-            for path, index, name, message in layout.validate(root, layout.BY_NAME[task.name])
+            p for task in tasks if task in present for p in layout.validate(root, layout.BY_NAME[task.name])
         ]
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
