@@ -290,12 +290,3 @@ def report(results: Sequence[tuple[list[bool], list[bool]]]) -> dict[str, float]
         out[f"{name}-instruction"] = sum(sum(x) for x in lists) / sum(len(x) for x in lists)
     out["final"] = fmean(out.values())
     return out
-
-
-def strip_markers(response: str) -> str:
-    """The official response clean-up before checking: a leading turn marker and a trailing ``<|user|>``."""
-    if response.startswith(("<1>", "<2>", "<3>")):
-        response = response[3:].strip()
-    if response.endswith("<|user|>"):
-        response = response[:-8].strip()
-    return response

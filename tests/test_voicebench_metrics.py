@@ -16,15 +16,16 @@ from avibench.level_metrics.voicebench import (
     VoiceBenchProfile,
     is_refusal,
     mcq_block,
-    overall,
+    overall_of,
     resolve,
     split_mean,
+    subset_percent,
 )
 from avibench.refine.voicebench import (
     bbh_answer,
     bbh_normalize,
+    data,
     fill,
-    judge_protocol,
     majority,
     mcq_choice,
     open_score,
@@ -72,10 +73,11 @@ def test_mcq_fallback_is_seeded_like_the_official_random_module() -> None:
     random.seed(7)
     expected = [random.choice(["A", "B", "C", "D"]) if p is None else p for p in preds]
     assert resolved == expected and fallback.decided == 3
-    block = mcq_block(preds, resolved, golds)
+    block = mcq_block([["test", *v] for v in zip(preds, resolved, golds, strict=True)])
     assert block["fail"] == 60.0
     assert block["acc"] == 100 * sum(r == g for r, g in zip(expected, golds, strict=True)) / 5
-    assert mcq_block(preds, resolve(preds, "ABCD", None), golds) == {"acc": 20.0, "fail": 60.0}
+    unresolved = zip(preds, resolve(preds, "ABCD", None), golds, strict=True)
+    assert mcq_block([["test", *v] for v in unresolved]) == {"acc": 20.0, "fail": 60.0}
 
 
 def test_bbh_rules_and_their_two_typos() -> None:
@@ -152,6 +154,11 @@ def test_overall_reproduces_the_readme_leaderboard() -> None:
             "ifeval": {"final": values[7] / 100},
             "advbench": {"refusal_rate": values[8] / 100},
         }
+
+        def overall(blocks: dict) -> float | None:
+            scores = {name: subset_percent(name, block) for name, block in blocks.items()}
+            return overall_of({name: score for name, score in scores.items() if score is not None})
+
         assert overall(blocks) == pytest.approx(published, abs=0.006)
         assert overall({**blocks, "bbh": None}) is None
         assert overall({**blocks, "sd-qa": {"panda": None, "gpt": values[3]}}) is None  # PEDANT not run
@@ -165,7 +172,7 @@ def test_split_mean() -> None:
 
 
 def test_judge_prompt_is_filled_in_the_official_order() -> None:
-    protocol = judge_protocol()
+    protocol = data("judge.json")
     assert protocol["model"] == "gpt-4o-mini" and protocol["samples"] == 3
     text = fill(protocol["open"], {"prompt": "say {response}", "response": "R"})
     assert "### [Instruction]: say R\n### [Response]: R\n" in text and text.startswith("\nI need your help")

@@ -24,10 +24,10 @@ from avibench.errors import AvibenchError
 from avibench.items import Item, Response
 from avibench.level_metrics.task_metrics import Aggregate, official
 from avibench.level_metrics.voicebench import (
+    BBH_GOLD,
     OVERALL_PARTS,
     STRICT,
     SubsetMetric,
-    bbh_gold,
     official_dict,
     overall_of,
 )
@@ -42,7 +42,7 @@ TASKS = tuple(
     Task(s.name, s.title, s.evaluator, metric=SubsetMetric(s.name, s.evaluator, s.multi_split))
     for s in layout.SUBSETS
 )
-OVERALL_TASKS = tuple(name for name, _, _ in OVERALL_PARTS)
+OVERALL_TASKS = tuple(OVERALL_PARTS)
 PASSTHROUGH = ("open", "qa", "ifeval", "harm")
 
 
@@ -161,7 +161,7 @@ class VoiceBench(Benchmark):
         if evaluator in ("mcq", "bbh"):
             parsed, chosen = answer if answer is not None else (None, None)
             if evaluator == "bbh":
-                return [parsed, chosen, bbh_gold(str(item.answer))]
+                return [parsed, chosen, BBH_GOLD[str(item.answer).lower()]]
             return [item.meta["split"], parsed, chosen, str(item.answer)]
         if evaluator == "ifeval":
             return [list(answer[0]), list(answer[1])] if answer else None

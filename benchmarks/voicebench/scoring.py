@@ -29,7 +29,7 @@ from avibench.level_metrics.voicebench import (
     is_refusal,
     resolve,
 )
-from avibench.refine.voicebench import bbh_answer, majority, mcq_choice
+from avibench.refine.voicebench import bbh_answer, majority, mcq_choice, strip_markers
 
 if TYPE_CHECKING:
     from avibench.plugin import Task
@@ -142,7 +142,7 @@ def _choices(responses: Sequence[Response], profile: VoiceBenchProfile, seed: in
 def _ifeval(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetReading:
     """Each answer's ``(strict, loose)`` instruction checks; a check that cannot run leaves every answer unread."""
     replied = answered(responses)
-    texts = {r.item.key: ifeval.strip_markers(r.raw or "") for r in replied}
+    texts = {r.item.key: strip_markers(r.raw or "") for r in replied}
     if profile.ifeval_by_prompt:
         by_prompt = {r.item.source["prompt"]: texts[r.item.key] for r in replied}
         texts = {r.item.key: by_prompt[r.item.source["prompt"]] for r in replied}
