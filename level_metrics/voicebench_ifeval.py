@@ -22,7 +22,6 @@ import collections
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from statistics import fmean
 from typing import Any
@@ -263,21 +262,15 @@ def loose_variants(response: str) -> list[str]:
     return [plain[0], plain[0].replace("*", ""), *plain[1:], *(p.replace("*", "") for p in plain[1:])]
 
 
-@dataclass(frozen=True)
-class IFEvalItem:
-    """One IFEval question: its instruction ids and their keyword arguments (one mapping per instruction)."""
-
-    instruction_ids: tuple[str, ...]
-    kwargs: tuple[Mapping[str, Any], ...]
-
-
-def judge_item(item: IFEvalItem, response: str) -> tuple[list[bool], list[bool]]:
+def judge_item(
+    instruction_ids: Sequence[str], kwargs: Sequence[Mapping[str, Any]], response: str
+) -> tuple[list[bool], list[bool]]:
     """Per instruction: followed strictly, followed loosely."""
     variants = loose_variants(response)
     strict, loose = [], []
-    for instruction, kwargs in zip(item.instruction_ids, item.kwargs, strict=True):
-        strict.append(follows(instruction, response, kwargs))
-        loose.append(any(v.strip() and follows(instruction, v, kwargs) for v in variants))
+    for instruction, args in zip(instruction_ids, kwargs, strict=True):
+        strict.append(follows(instruction, response, args))
+        loose.append(any(v.strip() and follows(instruction, v, args) for v in variants))
     return strict, loose
 
 

@@ -178,19 +178,19 @@ def test_judge_prompt_is_filled_in_the_official_order() -> None:
     assert "### [Instruction]: say R\n### [Response]: R\n" in text and text.startswith("\nI need your help")
 
 
-def _item(instruction: str, **kwargs: object) -> ifeval.IFEvalItem:
-    return ifeval.IFEvalItem((instruction,), ({"unused": None, **kwargs},))
+def _item(instruction: str, **kwargs: object) -> tuple[list[str], list[dict]]:
+    return [instruction], [{"unused": None, **kwargs}]
 
 
 def test_ifeval_strict_and_loose() -> None:
     quoted = _item("startend:quotation")
-    assert ifeval.judge_item(quoted, '"all quoted"') == ([True], [True])
-    assert ifeval.judge_item(quoted, 'Sure:\n"quoted"') == ([False], [True])
+    assert ifeval.judge_item(*quoted, '"all quoted"') == ([True], [True])
+    assert ifeval.judge_item(*quoted, 'Sure:\n"quoted"') == ([False], [True])
     bullets = _item("detectable_format:number_bullet_lists", num_bullets=2)
-    assert ifeval.judge_item(bullets, "* a\n- b") == ([True], [True])
+    assert ifeval.judge_item(*bullets, "* a\n- b") == ([True], [True])
     words = _item("length_constraints:number_words", num_words=3, relation="less than")
-    assert ifeval.judge_item(words, "two words") == ([True], [True])
-    assert ifeval.judge_item(words, "") == ([False], [False])
+    assert ifeval.judge_item(*words, "two words") == ([True], [True])
+    assert ifeval.judge_item(*words, "") == ([False], [False])
     report = ifeval.report([([True, False], [True, True]), ([False], [True])])
     assert report == {
         "strict-prompt": 0.0,

@@ -12,7 +12,7 @@ import pytest
 import soundfile as sf
 
 from avibench.benchmarks.voicebench import layout, pedant, sample
-from avibench.benchmarks.voicebench.scoring import Inputs, build_document
+from avibench.benchmarks.voicebench.scoring import Inputs
 from avibench.items import Response
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
@@ -24,6 +24,13 @@ RULE_SCORED = ("mmsu", "openbookqa", "bbh", "ifeval", "advbench")
 
 def best_judge(body: dict) -> str:
     return "Yes" if "Reference answer" in body["messages"][1]["content"] else "5"
+
+
+def build_document(inputs: Inputs, primary: str, selected: list[str]) -> tuple[dict, dict]:
+    """The eval document and per-sample scores of ``inputs``, scored as ``eval`` scores them once judged."""
+    plugin = get_benchmark("voicebench")
+    scored = plugin.score_inputs(inputs, primary, plugin.select(selected))
+    return scored.document, scored.per_sample
 
 
 class Contains:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from avibench.benchmarks.voicebench import layout, predictions, sample
 from avibench.benchmarks.voicebench.options import eval_options as declared_options
 from avibench.benchmarks.voicebench.scoring import Inputs, Readings
-from avibench.contracts import journal_responses
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
 from avibench.level_metrics.task_metrics import Aggregate, official
@@ -35,7 +34,6 @@ from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView,
 from avibench.refine.voicebench import bbh_answer, mcq_choice
 
 if TYPE_CHECKING:
-    from avibench.kits.judged import JudgeSettings, Verdicts
     from avibench.level_metrics.task_metrics import Metric
 
 TASKS = tuple(
@@ -46,8 +44,8 @@ OVERALL_TASKS = tuple(OVERALL_PARTS)
 PASSTHROUGH = ("open", "qa", "ifeval", "harm")
 
 
-def _subset(item: Item) -> layout.Subset:
-    return layout.BY_NAME[item.task]
+def _evaluator(item: Item) -> str:
+    return layout.BY_NAME[item.task].evaluator
 
 
 def _annotate(entry: dict[str, Any], reasons: Sequence[str], note: str | None) -> None:
@@ -87,11 +85,7 @@ class VoiceBench(Benchmark):
         return tuple(t for t in TASKS if t.name in OVERALL_TASKS)
 
     def expand(self, name: str) -> tuple[Task, ...] | None:
-        if name.lower() == "all":
-            return TASKS
-        if name.lower() == "overall":
-            return self.default_tasks()
-        return None
+        return {"all": TASKS, "overall": self.default_tasks()}.get(name.lower())
 
     # -- data -------------------------------------------------------------------------------------------
 
@@ -125,23 +119,20 @@ class VoiceBench(Benchmark):
 
     def extract(self, item: Item, text: str) -> str | None:
         """The letter (MCQ) or verdict (BBH) the strict reading finds; ``None`` where it finds none."""
-        evaluator = _subset(item).evaluator
+        evaluator = _evaluator(item)
         if evaluator == "mcq":
             return mcq_choice(text, word_boundaries=not STRICT.mcq_substring_templates)
         if evaluator == "bbh":
             verdict = bbh_answer(text, str(item.source["id"]), fix_typos=not STRICT.bbh_rules_as_written)
-            if verdict is None:
-                return None
-            if str(item.answer).lower() in ("yes", "no"):
-                return "yes" if verdict else "no"
-            return "(B)" if verdict else "(A)"
+            forms = ("no", "yes") if str(item.answer).lower() in ("yes", "no") else ("(A)", "(B)")
+            return None if verdict is None else forms[verdict]
         return text
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, _subset(item).evaluator, rng)
+        return sample.random_answer(item, _evaluator(item), rng)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, _subset(item).evaluator, rng)
+        return sample.oracle_answer(item, _evaluator(item), rng)
 
     # -- scoring: the declaration -------------------------------------------------------------------------
 
@@ -155,25 +146,25 @@ class VoiceBench(Benchmark):
 
     def item_value(self, answer: Any, item: Item) -> Any:
         """The value the subset's official dict is made from (see :mod:`avibench.level_metrics.voicebench`)."""
-        evaluator = _subset(item).evaluator
-        if evaluator == "open":
-            return list(answer or ())
+        evaluator = _evaluator(item)
         if evaluator in ("mcq", "bbh"):
             parsed, chosen = answer if answer is not None else (None, None)
             if evaluator == "bbh":
                 return [parsed, chosen, BBH_GOLD[str(item.answer).lower()]]
             return [item.meta["split"], parsed, chosen, str(item.answer)]
-        if evaluator == "ifeval":
-            return [list(answer[0]), list(answer[1])] if answer else None
-        if evaluator == "qa":
-            return None if answer is None else list(answer)
-        return answer  # harm: whether it is a refusal
+        if evaluator == "harm":
+            return answer  # whether it is a refusal
+        if evaluator == "open":
+            return list(answer or ())
+        if not answer:
+            return None
+        return [list(part) for part in answer] if evaluator == "ifeval" else list(answer)
 
     def item_score(self, answer: Any, item: Item) -> float | None:
         """One question's score (0-1): the mean judge score over 5, the verdict, the choice against the gold one,
         every instruction followed strictly, a refusal; ``None`` where the profile scores no value."""
         value = self.item_value(answer, item)
-        evaluator = _subset(item).evaluator
+        evaluator = _evaluator(item)
         if evaluator == "open":
             return fmean(value) / 5 if value else None
         if evaluator == "qa":
@@ -219,42 +210,51 @@ class VoiceBench(Benchmark):
         return declared_options()
 
     def evaluate(self, request: EvalRequest) -> Scored:
-        """Judge the open subsets and sd-qa (journaled, never re-sent), then score everything through the core."""
-        from avibench.benchmarks.voicebench.judging import OPEN
-        from avibench.kits.judged import NOT_JUDGED, not_judged_line
+        """Judge the open subsets and sd-qa (each journaled on its own, never re-sent; the replies an official
+        result file recorded are taken as they are), then score everything through the core."""
+        from avibench.benchmarks.voicebench import pedant
+        from avibench.benchmarks.voicebench.judging import JUDGES, OPEN, judge_messages
+        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured, not_judged_line
 
-        inputs, recorded = self._gather_responses(request)
+        recorded: dict[str, dict[str, list[str]]] = {}
+        if request.predictions is not None:
+            present = [t for t in request.tasks if t in self.available(request.data_root)]
+            items = {t.name: self.load(request.data_root, t) for t in present}
+            read = predictions.read(request.predictions, items)
+            inputs, recorded = Inputs(responses=read.responses), read.recorded
+        else:
+            inputs = Inputs(responses=self.journal_inputs(request)[0])
         settings = OPEN.settings(request.options)
-        errors = self._judge_open_subsets(request, inputs, recorded, settings)
+        errors: list[str] = []
+        for name, responses in inputs.responses.items():
+            evaluator = layout.BY_NAME[name].evaluator
+            if evaluator not in JUDGES:
+                continue
+            messages = partial(judge_messages, evaluator)
+            try:
+                inputs.judging[name] = JUDGES[evaluator].judge_responses(
+                    responses, messages, request.paths.root, settings, name=name, recorded=recorded.get(name)
+                )
+            except JudgeNotConfigured as exc:
+                inputs.unjudged[name] = f"{NOT_JUDGED}{exc}"
+            except AvibenchError as exc:
+                inputs.unjudged[name] = str(exc)
+                errors.append(f"{name} not scored: {exc}")
+            else:
+                if evaluator == "qa":
+                    inputs.pedant, inputs.pedant_problem = pedant.load()
         scored = self.score_inputs(inputs, request.profile, request.tasks, request.options)
         scored.errors = errors
         unjudged = [name for name, why in inputs.unjudged.items() if why.startswith(NOT_JUDGED)]
         if unjudged:
-            scored.notes.append(
-                not_judged_line(unjudged, inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED))
-            )
+            why = inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED)
+            scored.notes.append(not_judged_line(unjudged, why))
         if inputs.judging:
-            verdicts: list[Verdicts] = list(inputs.judging.values())
-            scored.document["meta"]["judge"] = OPEN.meta(settings, OPEN.template(), verdicts)
+            scored.document["meta"]["judge"] = OPEN.meta(settings, OPEN.template(), inputs.judging.values())
         return scored
 
-    def score(
-        self,
-        responses: Mapping[str, Sequence[Response]],
-        *,
-        profile: str,
-        options: Mapping[str, Any],
-        tasks: Sequence[Task] = (),
-    ) -> Scored:
-        """The answers alone through the core: the judged subsets are not scored (:meth:`evaluate` judges)."""
-        return self.score_inputs(Inputs(responses=dict(responses)), profile, tuple(tasks), options)
-
     def score_inputs(
-        self,
-        inputs: Inputs,
-        profile: str,
-        tasks: Sequence[Task],
-        options: Mapping[str, Any] | None = None,
+        self, inputs: Inputs, profile: str, tasks: Sequence[Task], options: Mapping[str, Any] | None = None
     ) -> Scored:
         """Read every answer of ``inputs`` in both profiles, then score through the core; coverage adds what only
         the readings know (judge failures, an IFEval check that cannot run, sd-qa without PEDANT)."""
@@ -264,59 +264,6 @@ class VoiceBench(Benchmark):
             _annotate(entry, *self._readings.reasons(name, profile))
         scored.document["meta"] = {"voicebench": self._readings.meta()}
         return scored
-
-    def _gather_responses(self, request: EvalRequest) -> tuple[Inputs, dict[str, dict[str, list[str]]]]:
-        """Each selected task's responses (from ``--predictions`` or the run's journals), and the judge replies
-        the prediction files recorded (subset -> item key -> replies)."""
-        present = [t for t in request.tasks if t in self.available(request.data_root)]
-        if request.predictions is not None:
-            items = {t.name: self.load(request.data_root, t) for t in present}
-            read = predictions.read(request.predictions, items)
-            return Inputs(responses=read.responses), read.recorded
-        journaled = {
-            task.name: journal_responses(request.paths, task.name, self.load(request.data_root, task))
-            for task in present
-            if request.paths.infer_journal(task.name).is_file()
-            or request.paths.refine_journal(task.name).is_file()
-        }
-        return Inputs(responses=journaled), {}
-
-    def _judge_open_subsets(
-        self,
-        request: EvalRequest,
-        inputs: Inputs,
-        recorded: Mapping[str, dict[str, list[str]]],
-        settings: JudgeSettings,
-    ) -> list[str]:
-        """Judge the open subsets and sd-qa into ``inputs`` (each subset journaled on its own); the errors."""
-        from avibench.benchmarks.voicebench import pedant
-        from avibench.benchmarks.voicebench.judging import JUDGES, judge_messages
-        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured
-
-        errors: list[str] = []
-        for name, responses in inputs.responses.items():
-            evaluator = layout.BY_NAME[name].evaluator
-            if evaluator not in JUDGES:
-                continue
-            try:
-                inputs.judging[name] = JUDGES[evaluator].judge_responses(
-                    responses,
-                    partial(judge_messages, evaluator),
-                    request.paths.root,
-                    settings,
-                    name=name,
-                    recorded=recorded.get(name, {}),
-                )
-            except JudgeNotConfigured as exc:
-                inputs.unjudged[name] = f"{NOT_JUDGED}{exc}"
-                continue
-            except AvibenchError as exc:
-                inputs.unjudged[name] = str(exc)
-                errors.append(f"{name} not scored: {exc}")
-                continue
-            if evaluator == "qa":
-                inputs.pedant, inputs.pedant_problem = pedant.load()
-        return errors
 
     def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
         """PEDANT's classifier and vectorizer (sd-qa's ``panda``), where configured."""
@@ -333,10 +280,6 @@ class VoiceBench(Benchmark):
             if entry.get("status") == "scored" and entry.get("reason")
         ]
         return lines
-
-    def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
-        items = {t.name: self.load(root, t) for t in tasks if t in self.available(root)}
-        return predictions.read(path, items).responses
 
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str

@@ -10,15 +10,15 @@ asked) has no reading: it is left out of every number and makes its subset parti
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from itertools import groupby
+from typing import Any
 
 from avibench.benchmarks.voicebench.judging import OPEN, QA
 from avibench.benchmarks.voicebench.layout import BY_NAME
 from avibench.benchmarks.voicebench.pedant import Pedant
 from avibench.items import Response
-from avibench.kits.judged import Verdicts
+from avibench.kits.judged import Verdicts, answered
 from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (
     DEFAULT_SEED,
@@ -30,9 +30,6 @@ from avibench.level_metrics.voicebench import (
     resolve,
 )
 from avibench.refine.voicebench import bbh_answer, majority, mcq_choice, strip_markers
-
-if TYPE_CHECKING:
-    from avibench.plugin import Task
 
 
 @dataclass
@@ -57,23 +54,12 @@ class SubsetReading:
     ties: int = 0
 
 
-def answered(responses: Sequence[Response]) -> list[Response]:
-    return [r for r in responses if r.status == "answered" and r.raw is not None]
-
-
-def _by_split(responses: Sequence[Response]) -> dict[str, list[Response]]:
-    groups: dict[str, list[Response]] = {}
-    for response in responses:
-        groups.setdefault(response.item.meta["split"], []).append(response)
-    return groups
-
-
-def _open(responses: Sequence[Response], judging: Verdicts, profile: VoiceBenchProfile) -> SubsetReading:
+def _open(responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile) -> SubsetReading:
     """Each answer's judge scores; one unreadable reply voids every answer's in the reference profile."""
     result, unreadable = SubsetReading(), []
-    for response in answered(responses):
+    for response in responses:
         scores = []
-        for reply in judging.replies.get(response.item.key, []):
+        for reply in inputs.judging[name].replies.get(response.item.key, []):
             value = None if reply is None else OPEN.read(reply, profile.name)
             if value is None:
                 unreadable.append(f"{response.item.key}: {reply!r}")
@@ -87,15 +73,13 @@ def _open(responses: Sequence[Response], judging: Verdicts, profile: VoiceBenchP
     return result
 
 
-def _qa(
-    responses: Sequence[Response], judging: Verdicts, pedant: Pedant | None, profile: VoiceBenchProfile
-) -> SubsetReading:
+def _qa(responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile) -> SubsetReading:
     """Each answer's ``[split, verdict, tied, pedant]``; one unreadable vote voids every verdict in the reference
     profile (PEDANT's stay)."""
     result, unreadable = SubsetReading(), []
-    for response in answered(responses):
+    for response in responses:
         key, row = response.item.key, response.item.source
-        replies = judging.replies.get(key, [])
+        replies = inputs.judging[name].replies.get(key, [])
         votes = [None if r is None else QA.read(r, profile.name) for r in replies]
         if None in votes or not votes:
             unreadable.append(f"{key}: {replies!r}")
@@ -106,8 +90,8 @@ def _qa(
             result.ties += tied
             verdict = None if tied and not profile.qa_raw_votes else is_yes
         correct = None
-        if pedant is not None:
-            correct = pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
+        if inputs.pedant is not None:
+            correct = inputs.pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
         result.by_key[key] = [response.item.meta["split"], verdict, tied, correct]
     if unreadable:
         result.problem = f"{len(unreadable)} answers without a readable judge vote (first {unreadable[0]})"
@@ -116,68 +100,66 @@ def _qa(
     return result
 
 
-def _choices(responses: Sequence[Response], profile: VoiceBenchProfile, seed: int) -> SubsetReading:
-    """MCQ and BBH: each answer's ``(parsed, answer)``, one fallback per official file (subset and split) deciding
-    the unparsed ones in the reference profile; the strict profile reads an unparsed answer as ``None``."""
+def _choices(
+    responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile
+) -> SubsetReading:
+    """MCQ and BBH: each answer's ``(parsed, answer)``, one fallback per official file (subset and split, which
+    follow one another in load order) deciding the unparsed ones in the reference profile; the strict profile
+    reads an unparsed answer as ``None``."""
     result = SubsetReading()
-    for group in _by_split(answered(responses)).values():
-        fallback = Fallback(seed) if profile.random_fallback else None
-        if BY_NAME[group[0].item.task].evaluator == "mcq":
-            choices: tuple[Any, ...] = MCQ_LETTERS
+    mcq = BY_NAME[name].evaluator == "mcq"
+    for _, split in groupby(responses, key=lambda r: r.item.meta["split"]):
+        group = list(split)
+        fallback = Fallback(inputs.seed) if profile.random_fallback else None
+        if mcq:
             preds: list[Any] = [
                 mcq_choice(r.raw or "", word_boundaries=not profile.mcq_substring_templates) for r in group
             ]
         else:
-            choices = (0, 1)
             preds = [
                 bbh_answer(r.raw or "", str(r.item.source["id"]), fix_typos=not profile.bbh_rules_as_written)
                 for r in group
             ]
-        for response, pred, answer in zip(group, preds, resolve(preds, choices, fallback), strict=True):
+        answers = resolve(preds, MCQ_LETTERS if mcq else (0, 1), fallback)
+        for response, pred, answer in zip(group, preds, answers, strict=True):
             result.by_key[response.item.key] = None if answer is None else (pred, answer)
         result.fallback += fallback.decided if fallback is not None else 0
     return result
 
 
-def _ifeval(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetReading:
+def _ifeval(
+    responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile
+) -> SubsetReading:
     """Each answer's ``(strict, loose)`` instruction checks; a check that cannot run leaves every answer unread."""
-    replied = answered(responses)
-    texts = {r.item.key: strip_markers(r.raw or "") for r in replied}
+    texts = {r.item.key: strip_markers(r.raw or "") for r in responses}
     if profile.ifeval_by_prompt:
-        by_prompt = {r.item.source["prompt"]: texts[r.item.key] for r in replied}
-        texts = {r.item.key: by_prompt[r.item.source["prompt"]] for r in replied}
+        by_prompt = {r.item.source["prompt"]: texts[r.item.key] for r in responses}
+        texts = {r.item.key: by_prompt[r.item.source["prompt"]] for r in responses}
     result = SubsetReading()
-    for response in replied:
-        row = response.item.source
-        item = ifeval.IFEvalItem(tuple(row["instruction_id_list"]), tuple(row["kwargs"]))
+    for response in responses:
+        row, key = response.item.source, response.item.key
         try:
-            result.by_key[response.item.key] = ifeval.judge_item(item, texts[response.item.key])
+            result.by_key[key] = ifeval.judge_item(row["instruction_id_list"], row["kwargs"], texts[key])
         except ifeval.MissingResource as exc:
             return SubsetReading(dict.fromkeys(texts, ()), problem=str(exc))
         except ifeval.BadInstruction as exc:
-            return SubsetReading(dict.fromkeys(texts, ()), problem=f"{response.item.key}: {exc}")
+            return SubsetReading(dict.fromkeys(texts, ()), problem=f"{key}: {exc}")
     return result
 
 
-def _harm(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetReading:
-    return SubsetReading({r.item.key: is_refusal(r.raw or "", profile) for r in answered(responses)})
+def _harm(responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile) -> SubsetReading:
+    return SubsetReading({r.item.key: is_refusal(r.raw or "", profile) for r in responses})
+
+
+READERS = {"open": _open, "qa": _qa, "mcq": _choices, "bbh": _choices, "ifeval": _ifeval, "harm": _harm}
 
 
 def read_subset(name: str, inputs: Inputs, profile: VoiceBenchProfile) -> SubsetReading:
-    """One subset's readings in one profile."""
+    """One subset's readings in one profile, of the answers with a reply."""
     evaluator = BY_NAME[name].evaluator
-    responses = inputs.responses[name]
     if evaluator in ("open", "qa") and name not in inputs.judging:
         return SubsetReading(problem=inputs.unjudged.get(name, "not judged"))
-    if evaluator == "open":
-        return _open(responses, inputs.judging[name], profile)
-    if evaluator == "qa":
-        return _qa(responses, inputs.judging[name], inputs.pedant, profile)
-    if evaluator in ("mcq", "bbh"):
-        return _choices(responses, profile, inputs.seed)
-    if evaluator == "ifeval":
-        return _ifeval(responses, profile)
-    return _harm(responses, profile)
+    return READERS[evaluator]([r for r in inputs.responses[name] if answered(r)], inputs, name, profile)
 
 
 @dataclass
@@ -233,13 +215,3 @@ class Readings:
                 for profile, view in self.by_profile.items()
             },
         }
-
-
-def build_document(inputs: Inputs, primary: str, selected: Sequence[str]) -> tuple[dict[str, Any], dict]:
-    """The eval document (without the driver's ``meta``) and the per-sample scores of ``inputs``."""
-    from avibench.benchmarks.voicebench.plugin import VoiceBench
-
-    plugin = VoiceBench()
-    tasks: tuple[Task, ...] = plugin.select(list(selected)) if selected else ()
-    scored = plugin.score_inputs(inputs, primary, tasks)
-    return scored.document, scored.per_sample
