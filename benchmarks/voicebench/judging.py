@@ -10,7 +10,9 @@ leaves each of the answer's three replies not received (``None``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from avibench.benchmarks.voicebench.options import TEMPLATE_FILE
 from avibench.items import Response
@@ -18,20 +20,17 @@ from avibench.kits.judged import Judge
 from avibench.level_metrics.voicebench import PROFILES
 from avibench.refine.voicebench import fill, open_score, qa_verdict
 
+
+def _judge(parse: Callable[..., Any], switch: str, official: str) -> Judge:
+    """A judge whose reply parser takes the official reading where the profile's ``official`` switch is on."""
+    parsers = {name: partial(parse, **{switch: not getattr(p, official)}) for name, p in PROFILES.items()}
+    return Judge("voicebench", TEMPLATE_FILE, parsers=parsers, strip=True)
+
+
 #: The open subsets' judge: a 1-5 score, any number in the reference profile, 1-5 only in the strict one.
-OPEN = Judge(
-    "voicebench",
-    TEMPLATE_FILE,
-    parsers={name: partial(open_score, bounded=not p.judge_any_number) for name, p in PROFILES.items()},
-    strip=True,
-)
+OPEN = _judge(open_score, "bounded", "judge_any_number")
 #: sd-qa's judge: a vote, the raw reply in the reference profile, yes or no only in the strict one.
-QA = Judge(
-    "voicebench",
-    TEMPLATE_FILE,
-    parsers={name: partial(qa_verdict, yes_no_only=not p.qa_raw_votes) for name, p in PROFILES.items()},
-    strip=True,
-)
+QA = _judge(qa_verdict, "yes_no_only", "qa_raw_votes")
 JUDGES = {"open": OPEN, "qa": QA}
 
 

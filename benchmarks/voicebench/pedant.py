@@ -110,13 +110,10 @@ def model_files(env: Mapping[str, str] | None = None) -> list[Path]:
 
 def load(env: Mapping[str, str] | None = None) -> tuple[Pedant | None, str | None]:
     """``(pedant, None)``, or ``(None, why)`` when it is not configured or cannot be loaded."""
-    env = os.environ if env is None else env
-    folder = env.get(ENV_PEDANT)
-    if not folder:
-        return None, HELP
-    missing = [name for name in FILES if not (Path(folder) / name).is_file()]
-    if missing:
-        return None, f"{ENV_PEDANT}={folder} lacks {', '.join(missing)}; {HELP}"
+    folder = (os.environ if env is None else env).get(ENV_PEDANT)
+    missing = [name for name in FILES if not (Path(folder) / name).is_file()] if folder else []
+    if not folder or missing:
+        return None, f"{ENV_PEDANT}={folder} lacks {', '.join(missing)}; {HELP}" if missing else HELP
     try:
         from qa_metrics.pedant import PEDANT
     except ImportError:
@@ -124,11 +121,7 @@ def load(env: Mapping[str, str] | None = None) -> tuple[Pedant | None, str | Non
     model = PEDANT.__new__(PEDANT)
     try:
         model.model, model.tokenizer = load_pickles(Path(folder))
-    except (
-        Exception
-    ) as exc:  # a truncated or incompatible pickle is a setup problem, reported like a missing file
-        return (
-            None,
-            f"{ENV_PEDANT}={folder}: cannot load {' and '.join(FILES)} ({type(exc).__name__}: {exc}); {HELP}",
-        )
+    except Exception as exc:  # a truncated or incompatible pickle is a setup problem too
+        loading = f"cannot load {' and '.join(FILES)} ({type(exc).__name__}: {exc})"
+        return None, f"{ENV_PEDANT}={folder}: {loading}; {HELP}"
     return Pedant(model), None

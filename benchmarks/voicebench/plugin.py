@@ -220,8 +220,8 @@ class VoiceBench(Benchmark):
         if request.predictions is not None:
             present = [t for t in request.tasks if t in self.available(request.data_root)]
             items = {t.name: self.load(request.data_root, t) for t in present}
-            read = predictions.read(request.predictions, items)
-            inputs, recorded = Inputs(responses=read.responses), read.recorded
+            responses, recorded = predictions.read(request.predictions, items)
+            inputs = Inputs(responses=responses)
         else:
             inputs = Inputs(responses=self.journal_inputs(request)[0])
         settings = OPEN.settings(request.options)

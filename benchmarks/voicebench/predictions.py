@@ -10,7 +10,6 @@ scored as they are (no judge request). Rows are matched to the dataset by positi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +21,6 @@ from avibench.store import atomic_write_text
 
 RESULT_PREFIX = "result-"
 MODALITY = "audio"
-
-
-@dataclass
-class Predictions:
-    """Responses per subset, and the judge replies the files recorded (subset -> item key -> replies)."""
-
-    responses: dict[str, list[Response]] = field(default_factory=dict)
-    recorded: dict[str, dict[str, list[str]]] = field(default_factory=dict)
-    files: dict[str, list[str]] = field(default_factory=dict)
 
 
 def file_split(path: Path, subsets: Sequence[Subset]) -> tuple[Subset, str] | None:
@@ -86,41 +76,44 @@ def _match(source: Path | None, rows: list[dict], items: Sequence[Item]) -> list
     return matched
 
 
-def read(path: Path, items_by_subset: Mapping[str, Sequence[Item]]) -> Predictions:
-    """Responses for the subsets in ``items_by_subset`` from the official files under ``path``."""
+def _response(item: Item, row: dict | None) -> Response:
+    """A row's answer: none without a row, a failure without a response text."""
+    if row is None:
+        return Response(item, "missing")
+    if not isinstance(row.get("response"), str):
+        return Response(item, "failed", method="failed")
+    return Response(item, "answered", raw=row["response"], method="passthrough")
+
+
+def read(
+    path: Path, items_by_subset: Mapping[str, Sequence[Item]]
+) -> tuple[dict[str, list[Response]], dict[str, dict[str, list[str]]]]:
+    """Responses for the subsets in ``items_by_subset`` from the official files under ``path``, and the judge
+    replies the files recorded (subset -> item key -> replies)."""
     subsets = [BY_NAME[name] for name in items_by_subset]
     files = output_files(path, subsets)
-    out = Predictions()
+    out: dict[str, list[Response]] = {}
+    judged: dict[str, dict[str, list[str]]] = {}
     for subset in subsets:
-        items = items_by_subset[subset.name]
         mine = {split: p for (name, split), p in files.items() if name == subset.name}
         if not mine:
             continue
-        responses, recorded = [], {}
+        responses = out[subset.name] = []
+        recorded = judged[subset.name] = {}
         for split in subset.splits:
-            split_items = [i for i in items if i.meta["split"] == split]
+            split_items = [i for i in items_by_subset[subset.name] if i.meta["split"] == split]
             source = mine.get(split)
             rows = [row for _, row in read_rows(source)] if source is not None else []
-            matched = _match(source, rows, split_items)
-            for item, row in zip(split_items, matched, strict=True):
-                if row is None:
-                    responses.append(Response(item, "missing"))
+            for item, row in zip(split_items, _match(source, rows, split_items), strict=True):
+                responses.append(_response(item, row))
+                if row is None or responses[-1].status != "answered" or "score" not in row:
                     continue
-                text = row.get("response")
-                if not isinstance(text, str):
-                    responses.append(Response(item, "failed", method="failed"))
-                    continue
-                responses.append(Response(item, "answered", raw=text, method="passthrough"))
-                if "score" in row:
-                    if not isinstance(row["score"], list):
-                        raise DatasetError(
-                            source, "is not a list of judge replies", index=row["_line"], field="score"
-                        )
-                    recorded[item.key] = [str(s) for s in row["score"]]
-        out.responses[subset.name] = responses
-        out.recorded[subset.name] = recorded
-        out.files[subset.name] = [str(p) for p in mine.values()]
-    return out
+                if not isinstance(row["score"], list):
+                    raise DatasetError(
+                        source, "is not a list of judge replies", index=row["_line"], field="score"
+                    )
+                recorded[item.key] = [str(s) for s in row["score"]]
+    return out, judged
 
 
 def write(
