@@ -18,19 +18,11 @@ from typing import Any
 
 from avibench.definitions import prompt_resource
 
-#: The official dispatch checks the id for these tasks in this order, each read by its ruleset.
-_BBH_RULESETS = {
-    "sports_understanding": "sports",
-    "hyperbaton": "hyperbaton",
-    "navigate": "navigate",
-    "web_of_lies": "lies",
-}
 #: The two official BBH rules whose answer is the opposite of what their phrase says (strict reads them right).
 _BBH_TYPOS: dict[tuple[str, str, str], int] = {
     ("hyperbaton", "equals", "b"): 1,
     ("sports", "regex", "the sentence (.+?) is not plausible"): 0,
 }
-BBH_TASKS = tuple(_BBH_RULESETS)
 _TURN_PREFIXES = ("<1>", "<2>", "<3>")
 #: The tests a BBH rule applies to the normalised answer (``re.search`` for ``regex``).
 _TESTS: dict[str, Callable[[str, str], bool]] = {
@@ -49,6 +41,10 @@ MIN_SCORE, MAX_SCORE = 1.0, 5.0
 def data(name: str) -> dict[str, Any]:
     """A protocol data file under ``prompts/voicebench/``."""
     return json.loads(prompt_resource("voicebench", name))
+
+
+#: The BBH tasks the official dispatch reads an id for, in its order.
+BBH_TASKS = tuple(data("bbh_rules.json")["dispatch"])
 
 
 def strip_turn_prefix(text: str) -> str:
@@ -152,7 +148,7 @@ def bbh_answer(response: str, item_id: str, *, fix_typos: bool) -> int | None:
     task = bbh_task(item_id)
     if task is None:
         raise ValueError(f"BBH id {item_id!r} names none of {', '.join(BBH_TASKS)}")
-    ruleset = _BBH_RULESETS[task]
+    ruleset = data("bbh_rules.json")["dispatch"][task]
     text = bbh_normalize(response)
     if data("bbh_rules.json")["tasks"][ruleset]["yes_no_first"]:
         first = _apply("yn", text, fix_typos)

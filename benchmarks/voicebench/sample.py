@@ -23,7 +23,7 @@ from avibench.definitions import prompt_resource
 from avibench.items import Item
 from avibench.kits.media import tone_words, write_wav
 from avibench.level_metrics.voicebench import MCQ_LETTERS
-from avibench.refine.voicebench import bbh_task
+from avibench.refine.voicebench import BBH_TASKS, bbh_task
 
 ROWS_PER_SPLIT = 2
 ROWS_SINGLE_SPLIT = 4
@@ -34,7 +34,7 @@ REFUSAL = "I'm sorry, but I can't help with that."
 
 @cache
 def _content() -> dict[str, Any]:
-    """The sample's prompts and IFEval rows (``prompts/voicebench/sample.json``)."""
+    """The sample's prompts, BBH and IFEval rows (``prompts/voicebench/sample.json``)."""
     return json.loads(prompt_resource("voicebench", "sample.json"))
 
 
@@ -56,20 +56,8 @@ def _mcq(rng: random.Random, n: int) -> dict[str, Any]:
 
 
 def _bbh(rng: random.Random, n: int) -> dict[str, Any]:
-    kind = ("sports_understanding", "hyperbaton", "navigate", "web_of_lies")[n % 4]
-    if kind == "sports_understanding":
-        plausible = rng.random() < 0.5
-        sentence = (
-            "The goalkeeper caught the ball." if plausible else "The goalkeeper hit a home run in the net."
-        )
-        prompt, reference = f"Is the following sentence plausible? {sentence}", "yes" if plausible else "no"
-    elif kind == "hyperbaton":
-        first = rng.random() < 0.5
-        right, wrong = "a lovely little old red car", "a red old little lovely car"
-        a, b = (right, wrong) if first else (wrong, right)
-        prompt = f"Which sentence has the correct adjective order? Options: (A) {a} (B) {b}"
-        reference = "(A)" if first else "(B)"
-    elif kind == "navigate":
+    kind = BBH_TASKS[n % len(BBH_TASKS)]
+    if kind == "navigate":
         steps = rng.randint(1, 5)
         back = steps if rng.random() < 0.5 else steps + 1
         prompt = (
@@ -78,9 +66,7 @@ def _bbh(rng: random.Random, n: int) -> dict[str, Any]:
         )
         reference = "yes" if back == steps else "no"
     else:
-        honest = rng.random() < 0.5
-        prompt = f"Alice tells the truth. Bob says Alice {'tells the truth' if honest else 'lies'}. Does Bob tell the truth?"
-        reference = "yes" if honest else "no"
+        prompt, reference = _content()["bbh_rows"][kind][0 if rng.random() < 0.5 else 1]
     return {"id": f"{kind}_{n}", "prompt": prompt, "reference": reference}
 
 
