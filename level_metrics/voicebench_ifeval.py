@@ -84,21 +84,20 @@ def _compare(count: int, relation: str, threshold: int) -> bool:
     raise BadInstruction(f"relation {relation!r} is neither {LESS!r} nor {AT_LEAST!r}")
 
 
-def count_words(text: str) -> int:
-    return len(re.findall(r"\w+", text))
+def _parts(text: str, separator: str) -> list[str] | None:
+    """The non-empty parts of ``text`` between separators (a regex), or ``None`` when an inner one is empty
+    (an empty first or last part is dropped)."""
+    parts = re.split(separator, text)
+    if any(not part.strip() for part in parts[1:-1]):
+        return None
+    return [part for part in parts if part.strip()]
 
 
 def _paragraphs(text: str) -> bool | int:
-    """The number of ``***``-separated paragraphs, or ``False`` when an inner one is empty."""
-    parts = re.split(r"\s?\*\*\*\s?", text)
-    count = len(parts)
-    for index, part in enumerate(parts):
-        if not part.strip():
-            if index in (0, len(parts) - 1):
-                count -= 1
-            else:
-                return False
-    return count
+    """The number of ``***``-separated paragraphs, or ``False`` when an inner one is empty (officially, so a
+    count of 0 asked is then met)."""
+    parts = _parts(text, r"\s?\*\*\*\s?")
+    return False if parts is None else len(parts)
 
 
 def _first_word_ok(text: str, args: Mapping[str, Any]) -> bool:
@@ -149,15 +148,8 @@ def _json(text: str) -> bool:
 
 
 def _two_responses(text: str) -> bool:
-    parts = text.split("******")
-    valid = []
-    for index, part in enumerate(parts):
-        if not part.strip():
-            if index not in (0, len(parts) - 1):
-                return False
-        else:
-            valid.append(part)
-    return len(valid) == 2 and valid[0].strip() != valid[1].strip()
+    parts = _parts(text, re.escape("******"))
+    return parts is not None and len(parts) == 2 and parts[0].strip() != parts[1].strip()
 
 
 def _title(text: str) -> bool:
@@ -183,10 +175,10 @@ CHECKS: dict[str, Check] = {
             re.search(r"\b" + w + r"\b", t, flags=re.IGNORECASE) for w in sorted(set(a["forbidden_words"]))
         )
     ),
-    "keywords:letter_frequency": lambda t, a: (
-        collections.Counter(t.lower())[str(a["letter"]).strip().lower()] < int(a["let_frequency"])
-        if a["let_relation"] == LESS
-        else collections.Counter(t.lower())[str(a["letter"]).strip().lower()] >= int(a["let_frequency"])
+    "keywords:letter_frequency": lambda t, a: _compare(  # any relation but "less than" is "at least"
+        collections.Counter(t.lower())[str(a["letter"]).strip().lower()],
+        LESS if a["let_relation"] == LESS else AT_LEAST,
+        int(a["let_frequency"]),
     ),
     "language:response_language": lambda t, a: _language_is(t, str(a["language"])),
     "length_constraints:number_sentences": lambda t, a: _compare(
@@ -194,7 +186,7 @@ CHECKS: dict[str, Check] = {
     ),
     "length_constraints:number_paragraphs": lambda t, a: _paragraphs(t) == int(a["num_paragraphs"]),
     "length_constraints:number_words": lambda t, a: _compare(
-        count_words(t), a["relation"], int(a["num_words"])
+        len(re.findall(r"\w+", t)), a["relation"], int(a["num_words"])
     ),
     "length_constraints:nth_paragraph_first_word": _first_word_ok,
     "detectable_content:number_placeholders": lambda t, a: (

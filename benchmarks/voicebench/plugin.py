@@ -48,19 +48,6 @@ def _evaluator(item: Item) -> str:
     return layout.BY_NAME[item.task].evaluator
 
 
-def _annotate(entry: dict[str, Any], reasons: Sequence[str], note: str | None) -> None:
-    """A subset's coverage with what the readings know: a judge failure or a check that cannot run makes a
-    complete subset partial and says why first; a note (sd-qa without PEDANT) leaves it complete."""
-    if reasons:
-        gaps = entry["answered"] < entry["questions"]
-        unanswered = [f"{entry['failed']} failed, {entry['missing']} never asked"] if gaps else []
-        entry["reason"] = "; ".join([*reasons, *unanswered, *([note] if note else [])])
-        if entry["status"] == "scored":
-            entry["status"] = "partial"
-    elif note:
-        entry["reason"] = "; ".join(r for r in (entry["reason"], note) if r)
-
-
 class VoiceBench(Benchmark):
     """VoiceBench (Chen et al., 2024): spoken instructions to voice assistants, ten subsets."""
 
@@ -261,7 +248,7 @@ class VoiceBench(Benchmark):
         self._readings = Readings.of(inputs)
         scored = super().score(inputs.responses, profile=profile, options=options or {}, tasks=tasks)
         for name, entry in scored.document["coverage"].items():
-            _annotate(entry, *self._readings.reasons(name, profile))
+            self._readings.annotate(entry, name, profile)
         scored.document["meta"] = {"voicebench": self._readings.meta()}
         return scored
 

@@ -188,19 +188,22 @@ class Readings:
         """The splits the eval asked of a subset, in load order."""
         return tuple(dict.fromkeys(r.item.meta["split"] for r in self.inputs.responses.get(task, ())))
 
-    def reasons(self, task: str, profile: str) -> tuple[list[str], str | None]:
-        """Why a subset's score is short in a profile (failed judge requests, unreadable replies, an IFEval
-        check that cannot run), and a note beside the counts (sd-qa without PEDANT, which has no score)."""
-        reasons = []
+    def annotate(self, entry: dict[str, Any], task: str, profile: str) -> None:
+        """A subset's coverage entry with what the readings know: failed judge requests, unreadable replies or an
+        IFEval check that cannot run make a complete subset partial and come first in its reason; a note (sd-qa
+        without PEDANT, which then has no score) leaves it complete."""
         judging = self.inputs.judging.get(task)
-        if judging is not None and (failure := judging.failure()):
-            reasons.append(failure)
-        problem = self.by_profile[profile][task].problem
-        if problem:
-            reasons.append(problem)
+        reasons = [r for r in (judging and judging.failure(), self.by_profile[profile][task].problem) if r]
         qa = BY_NAME[task].evaluator == "qa"
         note = self.inputs.pedant_problem if qa and self.inputs.pedant is None else None
-        return reasons, note
+        if reasons:
+            gaps = entry["answered"] < entry["questions"]
+            unanswered = [f"{entry['failed']} failed, {entry['missing']} never asked"] if gaps else []
+            entry["reason"] = "; ".join([*reasons, *unanswered, *([note] if note else [])])
+            if entry["status"] == "scored":
+                entry["status"] = "partial"
+        elif note:
+            entry["reason"] = "; ".join(r for r in (entry["reason"], note) if r)
 
     def meta(self) -> dict[str, Any]:
         """``meta.voicebench``: the fallback's seed and guesses, and sd-qa's tied votes, per profile."""
