@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from functools import cache
 from statistics import fmean
 from typing import Any
@@ -118,26 +118,14 @@ STRICT = VoiceBenchProfile("strict", **{f.name: False for f in fields(VoiceBench
 PROFILES: dict[str, VoiceBenchProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 
 
-@dataclass
-class Fallback:
-    """The seeded stand-in for the official unseeded guess: one generator per official file (subset and split),
-    drawing as ``random.seed(seed)`` then the official ``random.choice`` calls would."""
-
-    seed: int = DEFAULT_SEED
-    decided: int = 0
-    rng: random.Random = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.rng = random.Random(self.seed)
-
-    def guess(self, choices: Sequence[Any]) -> Any:
-        self.decided += 1
-        return self.rng.choice(list(choices))
-
-
-def resolve(preds: Sequence[Any], choices: Sequence[Any], fallback: Fallback | None) -> list[Any]:
-    """The answers scored: an unparsed ``None`` becomes the fallback's guess, or stays ``None`` (wrong) without one."""
-    return [p if p is not None or fallback is None else fallback.guess(choices) for p in preds]
+def resolve(preds: Sequence[Any], choices: Sequence[Any], seed: int | None) -> tuple[list[Any], int]:
+    """The answers scored and how many were guessed: an unparsed ``None`` becomes a seeded stand-in for the
+    official unseeded guess, drawn as ``random.seed(seed)`` then the official ``random.choice`` calls would (one
+    generator per official file: subset and split), or stays ``None`` (wrong) when ``seed`` is ``None``."""
+    if seed is None:
+        return list(preds), 0
+    rng = random.Random(seed)
+    return [p if p is not None else rng.choice(list(choices)) for p in preds], sum(p is None for p in preds)
 
 
 @cache

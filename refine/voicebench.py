@@ -117,10 +117,7 @@ def mcq_choice(response: str, *, word_boundaries: bool) -> str | None:
 
 def bbh_task(item_id: str) -> str | None:
     """The BBH task an official id belongs to (the official dispatch order), or ``None``."""
-    for task in BBH_TASKS:
-        if task in item_id:
-            return task
-    return None
+    return next((task for task in BBH_TASKS if task in item_id), None)
 
 
 def bbh_normalize(response: str) -> str:

@@ -12,7 +12,6 @@ from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (
     REFERENCE,
     STRICT,
-    Fallback,
     VoiceBenchProfile,
     is_refusal,
     mcq_block,
@@ -68,15 +67,14 @@ def test_mcq_fallback_is_seeded_like_the_official_random_module() -> None:
 
     preds = [None, "A", None, None, "C"]
     golds = ["A", "A", "B", "C", "D"]
-    fallback = Fallback(7)
-    resolved = resolve(preds, ("A", "B", "C", "D"), fallback)
+    resolved, guessed = resolve(preds, ("A", "B", "C", "D"), 7)
     random.seed(7)
     expected = [random.choice(["A", "B", "C", "D"]) if p is None else p for p in preds]
-    assert resolved == expected and fallback.decided == 3
+    assert resolved == expected and guessed == 3
     block = mcq_block([["test", *v] for v in zip(preds, resolved, golds, strict=True)])
     assert block["fail"] == 60.0
     assert block["acc"] == 100 * sum(r == g for r, g in zip(expected, golds, strict=True)) / 5
-    unresolved = zip(preds, resolve(preds, "ABCD", None), golds, strict=True)
+    unresolved = zip(preds, resolve(preds, "ABCD", None)[0], golds, strict=True)
     assert mcq_block([["test", *v] for v in unresolved]) == {"acc": 20.0, "fail": 60.0}
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from avibench.benchmarks.voicebench.layout import SUBSETS, Subset
 from avibench.definitions import prompt_resource
 from avibench.items import Item
+from avibench.kits import records
 from avibench.kits.media import tone_words, write_wav
 from avibench.level_metrics.voicebench import MCQ_LETTERS
 from avibench.refine.voicebench import BBH_TASKS, bbh_task
@@ -92,31 +93,22 @@ ROW_MAKERS: dict[str, Callable[[random.Random, int], dict[str, Any]]] = {
 }
 
 
-def _rows(subset: Subset, per_split: int) -> int:
-    if subset.evaluator == "ifeval":
-        return max(per_split, len(_content()["ifeval_rows"]))
-    if subset.evaluator == "bbh":
-        return max(per_split, 8)
-    return per_split
-
-
 def generate(out: Path, subset: Subset, *, seed: int, full_size: bool) -> int:
-    """Write one subset's splits and audio under ``out``; returns the rows written."""
+    """Write one subset's splits and audio under ``out``; returns the rows written. BBH asks each task twice and
+    IFEval each of the sample's instructions once, at least."""
     rng = random.Random(f"{seed}-{subset.name}")
     base = FULL_ROWS if full_size else ROWS_PER_SPLIT if subset.multi_split else ROWS_SINGLE_SPLIT
-    per_split = _rows(subset, base)
+    least = {"ifeval": len(_content()["ifeval_rows"]), "bbh": 2 * len(BBH_TASKS)}.get(subset.evaluator, 0)
     written = 0
     for split in subset.splits:
-        lines = []
-        for n in range(per_split):
+        rows = []
+        for n in range(max(base, least)):
             row = ROW_MAKERS[subset.evaluator](rng, n)
             row["audio"] = f"audio/{split}/{n:04d}.wav"
             write_wav(subset.folder(out) / row["audio"], tone_words(row["prompt"], WORD_SECONDS))
-            lines.append(json.dumps(row, ensure_ascii=False))
-        path = subset.split_path(out, split)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        written += len(lines)
+            rows.append(row)
+        records.write_jsonl(subset.split_path(out, split), rows)
+        written += len(rows)
     return written
 
 

@@ -24,7 +24,6 @@ from avibench.level_metrics.voicebench import (
     DEFAULT_SEED,
     MCQ_LETTERS,
     PROFILES,
-    Fallback,
     VoiceBenchProfile,
     is_refusal,
     resolve,
@@ -110,7 +109,6 @@ def _choices(
     mcq = BY_NAME[name].evaluator == "mcq"
     for _, split in groupby(responses, key=lambda r: r.item.meta["split"]):
         group = list(split)
-        fallback = Fallback(inputs.seed) if profile.random_fallback else None
         if mcq:
             preds: list[Any] = [
                 mcq_choice(r.raw or "", word_boundaries=not profile.mcq_substring_templates) for r in group
@@ -120,10 +118,11 @@ def _choices(
                 bbh_answer(r.raw or "", str(r.item.source["id"]), fix_typos=not profile.bbh_rules_as_written)
                 for r in group
             ]
-        answers = resolve(preds, MCQ_LETTERS if mcq else (0, 1), fallback)
+        seed = inputs.seed if profile.random_fallback else None
+        answers, guessed = resolve(preds, MCQ_LETTERS if mcq else (0, 1), seed)
         for response, pred, answer in zip(group, preds, answers, strict=True):
             result.by_key[response.item.key] = None if answer is None else (pred, answer)
-        result.fallback += fallback.decided if fallback is not None else 0
+        result.fallback += guessed
     return result
 
 
