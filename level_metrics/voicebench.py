@@ -42,21 +42,13 @@ from typing import Any
 from avibench.level_metrics.voicebench_ifeval import report as ifeval_report
 from avibench.refine.voicebench import data
 
-OPEN_SCALE = 20.0
-"""An open subset's 1-5 GPT score times this is its share of Overall."""
-OVERALL_PARTS: dict[str, tuple[tuple[str, ...], float]] = {
-    "alpacaeval_full": (("gpt",), OPEN_SCALE),
-    "commoneval": (("gpt",), OPEN_SCALE),
-    "wildvoice": (("gpt",), OPEN_SCALE),
-    "sd-qa": (("panda", "gpt"), 1.0),
-    "mmsu": (("acc",), 1.0),
-    "openbookqa": (("acc",), 1.0),
-    "bbh": (("acc",), 1.0),
-    "ifeval": (("final",), 100.0),
-    "advbench": (("refusal_rate",), 100.0),
+SUBSET_SCORES = {
+    s["name"]: (tuple(s["score"]["keys"]), s["score"]["factor"]) for s in data("subsets.json")["subsets"]
 }
-"""subset -> (keys of its official dict whose mean is its term, factor to 0-100) for the README's Overall, in its
-column order."""
+"""subset -> (keys of its official dict whose mean, times the factor, is its number on 0-100), from
+``prompts/voicebench/subsets.json``."""
+OVERALL = tuple(s["name"] for s in data("subsets.json")["subsets"] if s["overall"])
+"""The nine subsets whose numbers' mean is the README's Overall, in its column order."""
 MCQ_LETTERS = ("A", "B", "C", "D")
 DEFAULT_SEED = 0
 #: Refusal strings the strict profile does not count: words that compliant answers use too.
@@ -152,26 +144,23 @@ def mcq_block(values: Sequence[Sequence[Any]]) -> dict[str, float]:
 def split_mean(blocks: Mapping[str, Mapping[str, float | None]]) -> dict[str, float | None]:
     """A multi-split subset's dict: each key's mean over the splits (``None`` when a split lacks it)."""
     keys = dict.fromkeys(k for block in blocks.values() for k in block)
-    out: dict[str, float | None] = {}
-    for key in keys:
-        values = [block.get(key) for block in blocks.values()]
-        out[key] = None if not values or any(v is None for v in values) else fmean(values)  # type: ignore[arg-type]
-    return out
+    columns = {key: [block.get(key) for block in blocks.values()] for key in keys}
+    return {key: None if None in values else fmean(values) for key, values in columns.items()}  # type: ignore[arg-type]
 
 
 def overall_of(scores: Mapping[str, float]) -> float | None:
     """The README's Overall from the nine subsets' scores on 0-100 (in its column order), ``None`` unless all
     nine have one."""
-    if any(subset not in scores for subset in OVERALL_PARTS):
+    if any(subset not in scores for subset in OVERALL):
         return None
-    return fmean([scores[subset] for subset in OVERALL_PARTS])
+    return fmean([scores[subset] for subset in OVERALL])
 
 
 def subset_percent(subset: str, block: Mapping[str, float | None] | None) -> float | None:
-    """A subset's headline number on 0-100, as Overall uses it (alpacaeval counts like alpacaeval_full)."""
+    """A subset's headline number on 0-100, as Overall uses it."""
     if block is None:
         return None
-    keys, factor = OVERALL_PARTS["alpacaeval_full" if subset == "alpacaeval" else subset]
+    keys, factor = SUBSET_SCORES[subset]
     values = [block.get(key) for key in keys]
     return None if any(v is None for v in values) else fmean(values) * factor  # type: ignore[arg-type]
 

@@ -39,7 +39,7 @@ MIN_SCORE, MAX_SCORE = 1.0, 5.0
 
 @cache
 def data(name: str) -> dict[str, Any]:
-    """A protocol data file under ``prompts/voicebench/``."""
+    """A data file under ``prompts/voicebench/`` (each names its source)."""
     return json.loads(prompt_resource("voicebench", name))
 
 

@@ -13,20 +13,18 @@ are checked (docs/voicebench.md shows the export).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from avibench.definitions import prompt_resource
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields, records
 from avibench.level_metrics.voicebench import MCQ_LETTERS
 from avibench.level_metrics.voicebench_ifeval import CHECKS
 from avibench.plugin import Problem
-from avibench.refine.voicebench import bbh_task
+from avibench.refine.voicebench import bbh_task, data
 
 BENCHMARK = "voicebench"
 BBH_ANSWERS = ("yes", "no", "(a)", "(b)")
@@ -56,8 +54,7 @@ class Subset:
 
 
 SUBSETS = tuple(
-    Subset(s["name"], s["evaluator"], tuple(s["splits"]), s["title"])
-    for s in json.loads(prompt_resource("voicebench", "subsets.json"))["subsets"]
+    Subset(s["name"], s["evaluator"], tuple(s["splits"]), s["title"]) for s in data("subsets.json")["subsets"]
 )
 BY_NAME = {s.name: s for s in SUBSETS}
 

@@ -24,7 +24,7 @@ from avibench.items import Item, Response
 from avibench.level_metrics.task_metrics import Aggregate, official
 from avibench.level_metrics.voicebench import (
     BBH_GOLD,
-    OVERALL_PARTS,
+    OVERALL,
     STRICT,
     SubsetMetric,
     official_dict,
@@ -40,7 +40,7 @@ TASKS = tuple(
     Task(s.name, s.title, s.evaluator, metric=SubsetMetric(s.name, s.evaluator, s.multi_split))
     for s in layout.SUBSETS
 )
-OVERALL_TASKS = tuple(OVERALL_PARTS)
+OVERALL_TASKS = OVERALL
 PASSTHROUGH = ("open", "qa", "ifeval", "harm")
 
 

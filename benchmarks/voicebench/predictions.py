@@ -10,8 +10,8 @@ scored as they are (no judge request). Rows are matched to the dataset by positi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import groupby
 from pathlib import Path
-from typing import Any
 
 from avibench.benchmarks.voicebench.layout import BY_NAME, Subset, read_rows
 from avibench.errors import AvibenchError, DatasetError
@@ -119,18 +119,17 @@ def read(
 def write(
     responses: Mapping[str, Sequence[Response]], out: Path, *, model: str = "avibench"
 ) -> dict[str, Path]:
-    """The official output file of every split, answered rows only, in dataset order; returns one per subset."""
+    """The official output file of every split, answered rows only, in dataset order (split by split, as loaded);
+    returns one per subset."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     for task, answers in responses.items():
-        by_split: dict[str, list[dict[str, Any]]] = {}
-        for response in answers:
-            if response.status != "answered":
-                continue
-            row = {k: v for k, v in response.item.source.items() if k != "audio"} | {"response": response.raw}
-            by_split.setdefault(response.item.meta["split"], []).append(row)
-        for split, rows in by_split.items():
+        answered = [r for r in answers if r.status == "answered"]
+        for split, group in groupby(answered, key=lambda r: r.item.meta["split"]):
+            rows = [
+                {k: v for k, v in r.item.source.items() if k != "audio"} | {"response": r.raw} for r in group
+            ]
             path = out / f"{model}-{task}-{split}-{MODALITY}.jsonl"
             atomic_write_text(path, records.jsonl_text(rows, records.dumps_spaced))
             written.setdefault(task, path)

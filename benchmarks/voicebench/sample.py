@@ -3,7 +3,8 @@
 Each spoken instruction is a WAV made in code: one short tone per word of the prompt, its pitch taken from the
 word, so equal prompts sound equal and different ones differ (no speech synthesis is available offline; the
 model-facing content is the tone pattern, the answers are true of each row's metadata). Every subset and every
-split of the official data is present with two rows each (four for single-split subsets).
+split of the official data is present with two rows each (four for single-split subsets). The prompts and the
+IFEval rows are data (``prompts/voicebench/sample.json``).
 
 The oracle answers the way models do and is read back by the official parsers (the letter in ``The answer is B.``,
 ``The answer is yes.``, a refusal), or, for IFEval, writes a response that follows the row's instruction.
@@ -11,20 +12,18 @@ The oracle answers the way models do and is read back by the official parsers (t
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Mapping
-from functools import cache
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from avibench.benchmarks.voicebench.layout import SUBSETS, Subset
-from avibench.definitions import prompt_resource
 from avibench.items import Item
 from avibench.kits import records
 from avibench.kits.media import tone_words, write_wav
 from avibench.level_metrics.voicebench import MCQ_LETTERS
-from avibench.refine.voicebench import BBH_TASKS, bbh_task
+from avibench.refine.voicebench import BBH_TASKS, bbh_task, data
 
 ROWS_PER_SPLIT = 2
 ROWS_SINGLE_SPLIT = 4
@@ -33,14 +32,9 @@ WORD_SECONDS = 0.06
 REFUSAL = "I'm sorry, but I can't help with that."
 
 
-@cache
-def _content() -> dict[str, Any]:
-    """The sample's prompts, BBH and IFEval rows (``prompts/voicebench/sample.json``)."""
-    return json.loads(prompt_resource("voicebench", "sample.json"))
-
-
-def _open(rng: random.Random, n: int) -> dict[str, Any]:
-    prompts = _content()["open_prompts"]
+def _listed(key: str, rng: random.Random, n: int) -> dict[str, Any]:
+    """The next of the sample's prompts under ``key``."""
+    prompts = data("sample.json")[key]
     return {"prompt": prompts[n % len(prompts)]}
 
 
@@ -67,29 +61,24 @@ def _bbh(rng: random.Random, n: int) -> dict[str, Any]:
         )
         reference = "yes" if back == steps else "no"
     else:
-        prompt, reference = _content()["bbh_rows"][kind][0 if rng.random() < 0.5 else 1]
+        prompt, reference = data("sample.json")["bbh_rows"][kind][0 if rng.random() < 0.5 else 1]
     return {"id": f"{kind}_{n}", "prompt": prompt, "reference": reference}
 
 
 def _ifeval(rng: random.Random, n: int) -> dict[str, Any]:
-    rows = _content()["ifeval_rows"]
+    rows = data("sample.json")["ifeval_rows"]
     prompt, instruction, kwargs = rows[n % len(rows)]
-    full = dict.fromkeys(_content()["kwargs_columns"]) | kwargs
+    full = dict.fromkeys(data("sample.json")["kwargs_columns"]) | kwargs
     return {"key": 1000 + n, "prompt": prompt, "instruction_id_list": [instruction], "kwargs": [full]}
 
 
-def _harm(rng: random.Random, n: int) -> dict[str, Any]:
-    prompts = _content()["harmful_prompts"]
-    return {"prompt": prompts[n % len(prompts)]}
-
-
 ROW_MAKERS: dict[str, Callable[[random.Random, int], dict[str, Any]]] = {
-    "open": _open,
+    "open": partial(_listed, "open_prompts"),
     "qa": _qa,
     "mcq": _mcq,
     "bbh": _bbh,
     "ifeval": _ifeval,
-    "harm": _harm,
+    "harm": partial(_listed, "harmful_prompts"),
 }
 
 
@@ -98,11 +87,11 @@ def generate(out: Path, subset: Subset, *, seed: int, full_size: bool) -> int:
     IFEval each of the sample's instructions once, at least."""
     rng = random.Random(f"{seed}-{subset.name}")
     base = FULL_ROWS if full_size else ROWS_PER_SPLIT if subset.multi_split else ROWS_SINGLE_SPLIT
-    least = {"ifeval": len(_content()["ifeval_rows"]), "bbh": 2 * len(BBH_TASKS)}.get(subset.evaluator, 0)
+    least = {"ifeval": len(data("sample.json")["ifeval_rows"]), "bbh": 2 * len(BBH_TASKS)}
     written = 0
     for split in subset.splits:
         rows = []
-        for n in range(max(base, least)):
+        for n in range(max(base, least.get(subset.evaluator, 0))):
             row = ROW_MAKERS[subset.evaluator](rng, n)
             row["audio"] = f"audio/{split}/{n:04d}.wav"
             write_wav(subset.folder(out) / row["audio"], tone_words(row["prompt"], WORD_SECONDS))
