@@ -7,13 +7,14 @@ split of the official data is present with two rows each (four for single-split 
 IFEval rows are data (``prompts/voicebench/sample.json``).
 
 The oracle answers the way models do and is read back by the official parsers (the letter in ``The answer is B.``,
-``The answer is yes.``, a refusal), or, for IFEval, writes a response that follows the row's instruction.
+``The answer is yes.``, a refusal), or, for the sample's IFEval rows, gives the response each holds that follows
+its instruction.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ def _bbh(rng: random.Random, n: int) -> dict[str, Any]:
 
 def _ifeval(rng: random.Random, n: int) -> dict[str, Any]:
     rows = data("sample.json")["ifeval_rows"]
-    prompt, instruction, kwargs = rows[n % len(rows)]
+    prompt, instruction, kwargs, _ = rows[n % len(rows)]
     full = dict.fromkeys(data("sample.json")["kwargs_columns"]) | kwargs
     return {"key": 1000 + n, "prompt": prompt, "instruction_id_list": [instruction], "kwargs": [full]}
 
@@ -108,56 +109,14 @@ def generate_all(out: Path, *, seed: int, full_size: bool) -> dict[str, int]:
 # -- baselines ------------------------------------------------------------------------------------------
 
 
-def _follow(instruction: str, kwargs: Mapping[str, Any]) -> str:
-    """A response that follows one instruction (of the families the sample uses)."""
-    a = {k: v for k, v in kwargs.items() if v}
-    less = a.get("relation") == "less than"
-    builders: dict[str, Callable[[], str]] = {
-        "keywords:existence": lambda: " and ".join(a["keywords"]) + " are both here",
-        "keywords:frequency": lambda: "fine" if less else " ".join([a["keyword"]] * int(a["frequency"])),
-        "keywords:forbidden_words": lambda: "It is vast and calm at dawn",
-        "keywords:letter_frequency": lambda: (
-            "42" if a["let_relation"] == "less than" else a["letter"] * int(a["let_frequency"])
-        ),
-        "length_constraints:number_words": lambda: "ok" if less else " ".join(["word"] * int(a["num_words"])),
-        "length_constraints:number_paragraphs": lambda: " *** ".join(["A part"] * int(a["num_paragraphs"])),
-        "length_constraints:nth_paragraph_first_word": lambda: "\n\n".join(
-            f"{a['first_word']} it ends" if i == int(a["nth_paragraph"]) else "A paragraph"
-            for i in range(1, int(a["num_paragraphs"]) + 1)
-        ),
-        "detectable_content:number_placeholders": lambda: " ".join(
-            f"[field {i}]" for i in range(int(a["num_placeholders"]))
-        ),
-        "detectable_content:postscript": lambda: f"Hello there\n{a['postscript_marker']} see you soon",
-        "detectable_format:number_bullet_lists": lambda: "\n".join(["* fruit"] * int(a["num_bullets"])),
-        "detectable_format:constrained_response": lambda: "My answer is yes.",
-        "detectable_format:number_highlighted_sections": lambda: " ".join(
-            f"*part {i}*" for i in range(int(a["num_highlights"]))
-        ),
-        "detectable_format:multiple_sections": lambda: "\n".join(
-            f"{a['section_spliter']} {i}\ntext" for i in range(1, int(a["num_sections"]) + 1)
-        ),
-        "detectable_format:json_format": lambda: '{"answer": "yes"}',
-        "detectable_format:title": lambda: "<<A short poem>>\nRoses bloom",
-        "combination:two_responses": lambda: "First answer\n******\nSecond answer",
-        "combination:repeat_prompt": lambda: f"{a['prompt_to_repeat']} Blue.",
-        "startend:end_checker": lambda: f"Here it is. {a['end_phrase']}",
-        "punctuation:no_comma": lambda: "A cat is soft and quiet",
-        "startend:quotation": lambda: '"A quoted reply"',
-    }
-    builder = builders.get(instruction)
-    return builder() if builder is not None else "I will do as asked."
-
-
 def oracle_answer(item: Item, evaluator: str, rng: random.Random) -> str:
     row = item.source
     if evaluator in ("mcq", "bbh", "qa"):
         reference = str(row["reference"])
         return f"The answer is {reference.upper() if reference.startswith('(') else reference}."
-    if evaluator == "ifeval":
-        return "\n".join(
-            _follow(i, k) for i, k in zip(row["instruction_id_list"], row["kwargs"], strict=True)
-        )
+    if evaluator == "ifeval":  # the response the sample holds for its row (another row is not followed)
+        followed = {prompt: text for prompt, _, _, text in data("sample.json")["ifeval_rows"]}
+        return followed.get(row["prompt"], "I will do as asked.")
     return REFUSAL if evaluator == "harm" else "Here is a short, direct answer to your question."
 
 
