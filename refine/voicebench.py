@@ -12,7 +12,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -191,11 +191,3 @@ def majority(votes: Sequence[str]) -> tuple[bool, bool]:
     top = max(counts.values())
     winners = [v for v in counts if counts[v] == top]
     return winners[0] == "yes", len(winners) > 1
-
-
-def fill(template: str, values: Mapping[str, str]) -> str:
-    """The official ``str.replace`` chain, in the given order (a ``{response}`` inside the prompt is replaced
-    too, as officially)."""
-    for name, value in values.items():
-        template = template.replace("{" + name + "}", value)
-    return template

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from avibench.benchmarks.voicebench.judging import judge_messages
+from avibench.items import Item, Response
 from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (
     REFERENCE,
@@ -24,7 +26,6 @@ from avibench.refine.voicebench import (
     bbh_answer,
     bbh_normalize,
     data,
-    fill,
     majority,
     mcq_choice,
     open_score,
@@ -172,7 +173,10 @@ def test_split_mean() -> None:
 def test_judge_prompt_is_filled_in_the_official_order() -> None:
     protocol = data("judge.json")
     assert protocol["model"] == "gpt-4o-mini" and protocol["samples"] == 3
-    text = fill(protocol["open"], {"prompt": "say {response}", "response": "R"})
+    item = Item("voicebench", "commoneval", "test-0000", (), source={"prompt": "say {response}"})
+    system, user = judge_messages("open", Response(item, "answered", raw="R"))
+    assert system == {"role": "system", "content": protocol["system"]}
+    text = user["content"]
     assert "### [Instruction]: say R\n### [Response]: R\n" in text and text.startswith("\nI need your help")
 
 

@@ -18,7 +18,7 @@ from avibench.benchmarks.voicebench.options import TEMPLATE_FILE
 from avibench.items import Response
 from avibench.kits.judged import Judge
 from avibench.level_metrics.voicebench import PROFILES
-from avibench.refine.voicebench import fill, open_score, qa_verdict
+from avibench.refine.voicebench import open_score, qa_verdict
 
 
 def _judge(parse: Callable[..., Any], switch: str, official: str) -> Judge:
@@ -42,5 +42,10 @@ def judge_messages(evaluator: str, response: Response, variant: str = "") -> lis
         values = {"prompt": row["prompt"], "reference": str(row["reference"]), "response": reply}
     else:
         values = {"prompt": row["prompt"], "response": reply}
-    content = fill(protocol[evaluator], values)
+    content = protocol[evaluator]
+    for (
+        name,
+        value,
+    ) in values.items():  # the official str.replace chain: a {response} in the prompt is filled too
+        content = content.replace("{" + name + "}", value)
     return [{"role": "system", "content": protocol["system"]}, {"role": "user", "content": content}]

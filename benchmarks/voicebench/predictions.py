@@ -21,6 +21,7 @@ from avibench.store import atomic_write_text
 
 RESULT_PREFIX = "result-"
 MODALITY = "audio"
+NAMING = "expected <model>-<subset>-<split>-<modality>.jsonl, optionally prefixed result-"
 
 
 def file_split(path: Path, subsets: Sequence[Subset]) -> tuple[Subset, str] | None:
@@ -43,10 +44,7 @@ def output_files(path: Path, subsets: Sequence[Subset]) -> dict[tuple[str, str],
         hit = file_split(candidate, subsets)
         if hit is None:
             if not path.is_dir():
-                raise AvibenchError(
-                    f"{candidate}: cannot tell subset and split from its name "
-                    "(expected <model>-<subset>-<split>-<modality>.jsonl, optionally prefixed result-)"
-                )
+                raise AvibenchError(f"{candidate}: cannot tell subset and split from its name ({NAMING})")
             continue
         key = (hit[0].name, hit[1])
         if key not in found or candidate.name.startswith(RESULT_PREFIX):
@@ -65,12 +63,8 @@ def _match(source: Path | None, rows: list[dict], items: Sequence[Item]) -> list
         while position < len(items) and items[position].source["prompt"] != row.get("prompt"):
             position += 1
         if position == len(items):
-            raise DatasetError(
-                source,
-                f"prompt {row.get('prompt')!r} is not the next question of the split",
-                index=line,
-                field="prompt",
-            )
+            message = f"prompt {row.get('prompt')!r} is not the next question of the split"
+            raise DatasetError(source, message, index=line, field="prompt")
         matched[position] = {**row, "_line": line}
         position += 1
     return matched
