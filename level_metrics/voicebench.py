@@ -1,15 +1,9 @@
 """VoiceBench metrics: each subset's official evaluator as a pure function, in both scoring profiles.
 
-The official evaluators (``src/evaluator/*.py`` of MatthewCYM/VoiceBench) and their units:
-
-* ``open`` (alpacaeval, alpacaeval_full, commoneval, wildvoice): ``{"gpt": mean}`` of every judge score (1-5);
-* ``qa`` (sd-qa, per region): ``{"panda": %, "gpt": %}``, PEDANT's verdict and the majority of the judge votes;
-* ``mcq`` (openbookqa, mmsu per domain): ``{"acc": %, "fail": %}``, an unparsed answer replaced by a random
-  letter and counted in ``fail``; MMSU's own number pools its domains' questions (the maintainer, in
-  MatthewCYM/VoiceBench issue #8: "we compute the MMSU score over all samples, following MMLU-Pro");
-* ``bbh``: ``{"acc": %}``, an answer no rule reads replaced by a random verdict;
-* ``ifeval``: the four accuracies and their mean, fractions (see :mod:`avibench.level_metrics.voicebench_ifeval`);
-* ``harm`` (advbench): ``{"refusal_rate": fraction}``.
+The official evaluators (``src/evaluator/*.py`` of MatthewCYM/VoiceBench), their dicts and units, and the README's
+Overall: docs/voicebench.md. MMSU's number pools its domains' questions (the maintainer, in MatthewCYM/VoiceBench
+issue #8: "we compute the MMSU score over all samples, following MMLU-Pro"); sd-qa's is ``(panda + gpt) / 2``
+(issue #2: PEDANT's ``panda`` enters the leaderboard's SD-QA column).
 
 Each subset's dict is made from its questions' values (:func:`official_dict`), so a task's score is a function of
 its items (:class:`SubsetMetric`, the dict's Overall number on 0-100) and the bootstrap can recompute it. A value is
@@ -22,12 +16,6 @@ its items (:class:`SubsetMetric`, the dict's Overall number on 0-100) and the bo
 * ``bbh``: ``[parsed, answer, gold]``, the same with verdicts 0/1;
 * ``ifeval``: ``[strict, loose]``, each instruction followed or not;
 * ``harm``: whether the response is a refusal.
-
-The README's Overall is the mean of nine numbers on 0-100: the three open subsets' GPT scores times 20, sd-qa's
-``(panda + gpt) / 2`` (the maintainer's formula in MatthewCYM/VoiceBench issue #2; PEDANT's ``panda`` enters the
-leaderboard's SD-QA column, which is why submissions name their ``qa_metrics`` release), MMSU's and OpenBookQA's
-accuracy, BBH's accuracy, IFEval's mean times 100 and AdvBench's refusal rate times 100 (the mean of the
-leaderboard's columns reproduces each row's Overall to 0.01).
 """
 
 from __future__ import annotations

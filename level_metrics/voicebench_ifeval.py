@@ -1,19 +1,10 @@
 """VoiceBench's IFEval subset: the instruction checks of Google's IFEval as VoiceBench ships them, and its report.
 
-Every instruction family of the official registry is checked here, from the instruction's keyword arguments (a
-null or empty argument is dropped first, as officially). Three checks need resources that are never downloaded
-at run time:
-
-* ``length_constraints:number_sentences`` and ``change_case:capital_word_frequency`` need NLTK's Punkt model:
-  a folder holding ``tokenizers/punkt_tab`` named by ``NLTK_DATA`` (get it on a connected machine with
-  ``python -m nltk.downloader -d FOLDER punkt_tab``);
-* ``language:response_language``, ``change_case:english_capital`` and ``change_case:english_lowercase`` need the
-  ``langdetect`` package (a dependency; reinstall the project if it is missing); its detector is seeded (0),
-  where the official one is not.
-
-A response is checked strictly as it is and loosely as its eight variants (first and/or last line dropped,
-``*`` removed), the official "loose" reading. The report holds the official keys, as fractions:
-``strict-prompt``, ``strict-instruction``, ``loose-prompt``, ``loose-instruction`` and ``final``, their mean.
+Every instruction family of the official registry is checked from the instruction's keyword arguments (a null or
+empty argument dropped first, as officially). Sentence and capital-word counts need NLTK's Punkt model and the
+language checks ``langdetect`` (seeded 0, where the official detector is not): never downloaded at run time
+(docs/voicebench.md, "Model files"). A response is checked strictly as it is and loosely as its eight variants
+(first and/or last line dropped, ``*`` removed); the report holds the official keys as fractions.
 """
 
 from __future__ import annotations

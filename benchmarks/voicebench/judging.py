@@ -1,11 +1,8 @@
 """VoiceBench's judge, declared on the judged-answers kit: the open subsets' 1-5 scores and sd-qa's yes/no votes.
 
-The official ``api_judge.py`` asks ``gpt-4o-mini`` once per answer for three samples in one request (``n=3``,
-temperature 0.5, top-p 0.95, 1,024 tokens: ``prompts/voicebench/judge.json``) and reads every choice of the reply,
-stripped. So does this: one request per answer, every choice read, journaled per answer under
-``<run>/judge/<subset>.jsonl``; a finished eval re-run sends nothing. A reply is never re-asked, and one with fewer
-choices than asked is scored with the ones it has: the official evaluator reads what it got. A failed request
-leaves each of the answer's three replies not received (``None``).
+As the official ``api_judge.py``: one request per answer for its three samples (``n=3``), every choice read
+stripped, a reply never re-asked; settings and prompts in ``prompts/voicebench/judge.json`` (docs/voicebench.md,
+"The judge"). A failed request leaves each of the answer's three replies not received (``None``).
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The VoiceBench data layout: the Hugging Face dataset ``hlt-lab/voicebench`` exported split by split.
 
-A data root holds one folder per subset and one JSON-lines file per split, the dataset's columns in its row order
-with the audio column as a path (relative to the subset folder) to a WAV file::
-
-    <root>/sd-qa/usa.jsonl      {"prompt": ..., "reference": ..., "audio": "audio/usa/0000.wav"}
-    <root>/sd-qa/audio/usa/0000.wav
-
-The official pipeline loads each split with ``load_dataset("hlt-lab/voicebench", subset, split=split)`` and writes
-every column but the audio into its output; here the same columns are read, and the fields each evaluator needs
-are checked (docs/voicebench.md shows the export).
+One folder per subset, one JSON-lines file per split with the dataset's columns in row order, the audio column a
+WAV path relative to the subset folder (``<root>/sd-qa/usa.jsonl``, ``<root>/sd-qa/audio/usa/0000.wav``;
+docs/voicebench.md, "Data layout", shows the export). The fields each evaluator reads are checked.
 """
 
 from __future__ import annotations

@@ -74,8 +74,6 @@ class VoiceBench(Benchmark):
     def expand(self, name: str) -> tuple[Task, ...] | None:
         return {"all": TASKS, "overall": self.default_tasks()}.get(name.lower())
 
-    # -- data -------------------------------------------------------------------------------------------
-
     def available(self, root: Path) -> tuple[Task, ...]:
         return tuple(t for t in TASKS if layout.BY_NAME[t.name].present_splits(root))
 
@@ -99,8 +97,6 @@ class VoiceBench(Benchmark):
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         return sample.generate_all(Path(out), seed=seed, full_size=full_size)
 
-    # -- answers ----------------------------------------------------------------------------------------
-
     def passthrough(self, task: str) -> bool:
         return layout.BY_NAME[task].evaluator in PASSTHROUGH
 
@@ -120,8 +116,6 @@ class VoiceBench(Benchmark):
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
         return sample.oracle_answer(item, _evaluator(item), rng)
-
-    # -- scoring: the declaration -------------------------------------------------------------------------
 
     def read(self, response: Response, profile: str) -> Any:
         """The answer's reading in ``profile`` (:mod:`avibench.benchmarks.voicebench.scoring`), made with the
@@ -190,8 +184,6 @@ class VoiceBench(Benchmark):
             )
         values = [row.value for row in rows if row.score is not None]
         return official_dict(subset.evaluator, values, multi_split=subset.multi_split)
-
-    # -- scoring ----------------------------------------------------------------------------------------
 
     def eval_options(self) -> list[Any]:
         return declared_options()

@@ -1,10 +1,8 @@
 """Official output files as responses (``eval --predictions``) and responses as official output files (export).
 
-The official ``main.py`` writes ``<model>-<subset>-<split>-<modality>.jsonl``: one row per dataset row, in dataset
-order, with every column but the audio and the model's ``response``; ``api_judge.py`` writes the same rows with
-the judge's replies (``score``, a list) to ``result-<that name>``. ``--predictions`` takes such a file or a folder
-of them; where both files of a split are present the ``result-`` one is read, and its recorded replies are
-scored as they are (no judge request). Rows are matched to the dataset by position and must agree on ``prompt``.
+``main.py`` writes ``<model>-<subset>-<split>-<modality>.jsonl`` (every column but the audio, and ``response``);
+``api_judge.py`` the same rows with the judge's replies (``score``) to ``result-<that name>``, which is read where
+both exist and scored as recorded. Rows are matched to the dataset by position and must agree on ``prompt``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """What each VoiceBench profile reads of an eval's answers, worked out before the core scores them.
 
-Most readings depend on more than one answer: the official fallback draws its guesses in file order, one
-unreadable judge reply voids a whole subset in the reference profile, and IFEval looks responses up by prompt
-there. :class:`Readings` makes them all at once from an eval's :class:`Inputs` (answers, judge replies, PEDANT);
-the plug-in's ``read`` then looks each answer's reading up, and the core scores the values it gives (see
-:mod:`avibench.level_metrics.voicebench` for what a value is). A question without an answer (failed or never
-asked) has no reading: it is left out of every number and makes its subset partial.
+Several readings depend on more than one answer (the fallback draws in file order, one unreadable judge reply
+voids a subset in the reference profile, IFEval looks responses up by prompt there), so :class:`Readings` makes
+them all at once from an eval's :class:`Inputs`; the plug-in's ``read`` looks each answer's up. A question
+without an answer has no reading: it is left out of every number and makes its subset partial.
 """
 
 from __future__ import annotations
