@@ -101,21 +101,13 @@ def _first_word_ok(text: str, args: Mapping[str, Any]) -> bool:
     if not paragraph:
         return False
     word = paragraph.split()[0].strip().lstrip("'").lstrip('"')
-    first = ""
-    for letter in word:
-        if letter in {".", ",", "?", "!", "'", '"'}:
-            break
-        first += letter.lower()
+    first = "".join(letter.lower() for letter in re.split(r"[.,?!'\"]", word, maxsplit=1)[0])
     return count == int(args["num_paragraphs"]) and first == str(args["first_word"]).lower()
 
 
 def _postscript(text: str, marker: str) -> bool:
-    if marker == "P.P.S":
-        pattern = r"\s*p\.\s?p\.\s?s.*$"
-    elif marker == "P.S.":
-        pattern = r"\s*p\.\s?s\..*$"
-    else:
-        pattern = r"\s*" + marker.lower() + r".*$"
+    official = {"P.P.S": r"\s*p\.\s?p\.\s?s.*$", "P.S.": r"\s*p\.\s?s\..*$"}
+    pattern = official.get(marker, r"\s*" + marker.lower() + r".*$")
     return bool(re.findall(pattern, text.lower(), flags=re.MULTILINE))
 
 
@@ -238,11 +230,8 @@ def follows(instruction: str, response: str, kwargs: Mapping[str, Any]) -> bool:
 def loose_variants(response: str) -> list[str]:
     """The official loose reading's eight versions of a response."""
     lines = response.split("\n")
-    first = "\n".join(lines[1:]).strip()
-    last = "\n".join(lines[:-1]).strip()
-    both = "\n".join(lines[1:-1]).strip()
-    plain = [response, first, last, both]
-    return [plain[0], plain[0].replace("*", ""), *plain[1:], *(p.replace("*", "") for p in plain[1:])]
+    plain = [response, *("\n".join(kept).strip() for kept in (lines[1:], lines[:-1], lines[1:-1]))]
+    return [*plain, *(text.replace("*", "") for text in plain)]
 
 
 def judge_item(

@@ -86,9 +86,8 @@ def _qa(responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenc
             is_yes, tied = majority(valid)
             result.ties += tied
             verdict = None if tied and not profile.qa_raw_votes else is_yes
-        correct = None
-        if inputs.pedant is not None:
-            correct = inputs.pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
+        pedant = inputs.pedant
+        correct = pedant and pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
         result.by_key[key] = [response.item.meta["split"], verdict, tied, correct]
     if unreadable:
         result.problem = f"{len(unreadable)} answers without a readable judge vote (first {unreadable[0]})"
@@ -168,13 +167,10 @@ class Readings:
 
     @classmethod
     def of(cls, inputs: Inputs) -> Readings:
-        return cls(
-            inputs,
-            {
-                name: {task: read_subset(task, inputs, profile) for task in inputs.responses}
-                for name, profile in PROFILES.items()
-            },
-        )
+        read = {
+            name: {t: read_subset(t, inputs, p) for t in inputs.responses} for name, p in PROFILES.items()
+        }
+        return cls(inputs, read)
 
     def reading(self, response: Response, profile: str) -> Any:
         """The answer's reading (``None``: no answer, no judging, or a choice the strict profile cannot read)."""
