@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from avibench.benchmarks.voicebench.judging import judge_messages
+from avibench.benchmarks.voicebench.scoring import judge_messages
 from avibench.items import Item, Response
 from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (

@@ -17,9 +17,8 @@ import pytest
 from pinned_responses import digest, seeded_response
 
 from avibench.benchmarks.voicebench import layout, pedant, sample
-from avibench.benchmarks.voicebench.judging import OPEN
 from avibench.benchmarks.voicebench.pedant import Pedant
-from avibench.benchmarks.voicebench.scoring import Inputs
+from avibench.benchmarks.voicebench.scoring import OPEN, Inputs
 from avibench.contracts import RunPaths
 from avibench.items import Item, Response
 from avibench.kits.judged import Verdicts

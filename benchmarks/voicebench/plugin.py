@@ -192,7 +192,7 @@ class VoiceBench(Benchmark):
         """Judge the open subsets and sd-qa (each journaled on its own, never re-sent; the replies an official
         result file recorded are taken as they are), then score everything through the core."""
         from avibench.benchmarks.voicebench import pedant
-        from avibench.benchmarks.voicebench.judging import JUDGES, OPEN, judge_messages
+        from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, judge_messages
         from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured, not_judged_line
 
         recorded: dict[str, dict[str, list[str]]] = {}

@@ -1,4 +1,9 @@
-"""What each VoiceBench profile reads of an eval's answers, worked out before the core scores them.
+"""What each VoiceBench profile reads of an eval's answers and judge replies, worked out before the core scores.
+
+The judge is declared on the judged-answers kit as the official ``api_judge.py`` asks it: one request per answer
+for its three samples (``n=3``), every choice read stripped, a reply never re-asked, a failed request leaving the
+three replies not received (``None``); settings and prompts in ``prompts/voicebench/judge.json``
+(docs/voicebench.md, "The judge").
 
 Several readings depend on more than one answer (the fallback draws in file order, one unreadable judge reply
 voids a subset in the reference profile, IFEval looks responses up by prompt there), so :class:`Readings` makes
@@ -8,15 +13,17 @@ without an answer has no reading: it is left out of every number and makes its s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import groupby
 from typing import Any
 
-from avibench.benchmarks.voicebench.judging import OPEN, QA
 from avibench.benchmarks.voicebench.layout import BY_NAME
+from avibench.benchmarks.voicebench.options import TEMPLATE_FILE
 from avibench.benchmarks.voicebench.pedant import Pedant
 from avibench.items import Response
-from avibench.kits.judged import Verdicts, answered
+from avibench.kits.judged import Judge, Verdicts, answered
 from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (
     DEFAULT_SEED,
@@ -26,7 +33,35 @@ from avibench.level_metrics.voicebench import (
     is_refusal,
     resolve,
 )
-from avibench.refine.voicebench import bbh_answer, majority, mcq_choice, strip_markers
+from avibench.refine.voicebench import bbh_answer, majority, mcq_choice, open_score, qa_verdict, strip_markers
+
+
+def _judge(parse: Callable[..., Any], switch: str, official: str) -> Judge:
+    """A judge whose reply parser takes the official reading where the profile's ``official`` switch is on."""
+    parsers = {name: partial(parse, **{switch: not getattr(p, official)}) for name, p in PROFILES.items()}
+    return Judge("voicebench", TEMPLATE_FILE, parsers=parsers, strip=True)
+
+
+#: The open subsets' judge: a 1-5 score, any number in the reference profile, 1-5 only in the strict one.
+OPEN = _judge(open_score, "bounded", "judge_any_number")
+#: sd-qa's judge: a vote, the raw reply in the reference profile, yes or no only in the strict one.
+QA = _judge(qa_verdict, "yes_no_only", "qa_raw_votes")
+JUDGES = {"open": OPEN, "qa": QA}
+
+
+def judge_messages(evaluator: str, response: Response, variant: str = "") -> list[dict[str, str]]:
+    """The official request (one per answer: no ``variant``): the system message and the open or reference-based
+    prompt, filled as the official ``str.replace`` chain does (prompt, then reference, then response, so a
+    ``{response}`` inside the prompt is filled too)."""
+    protocol, row, reply = OPEN.protocol, response.item.source, response.raw or ""
+    if evaluator == "qa":
+        values = {"prompt": row["prompt"], "reference": str(row["reference"]), "response": reply}
+    else:
+        values = {"prompt": row["prompt"], "response": reply}
+    content = protocol[evaluator]
+    for name, value in values.items():
+        content = content.replace("{" + name + "}", value)
+    return [{"role": "system", "content": protocol["system"]}, {"role": "user", "content": content}]
 
 
 @dataclass
