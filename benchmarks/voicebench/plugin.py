@@ -40,8 +40,6 @@ TASKS = tuple(
     Task(s.name, s.title, s.evaluator, metric=SubsetMetric(s.name, s.evaluator, s.multi_split))
     for s in layout.SUBSETS
 )
-OVERALL_TASKS = OVERALL
-PASSTHROUGH = ("open", "qa", "ifeval", "harm")
 
 
 def _evaluator(item: Item) -> str:
@@ -56,8 +54,8 @@ class VoiceBench(Benchmark):
     download_root: ClassVar[Path] = Path("data/voicebench")
     sample_root: ClassVar[Path] = Path("data/voicebench-sample")
     aggregates: ClassVar[Mapping[str, Aggregate]] = {
-        "overall": official(overall_of, *OVERALL_TASKS),
-        "headline": official(overall_of, *OVERALL_TASKS),  # the same number, under the name pages read
+        "overall": official(overall_of, *OVERALL),
+        "headline": official(overall_of, *OVERALL),  # the same number, under the name pages read
     }
     #: the official evaluators print full floats
     score_digits: ClassVar[int | None] = None
@@ -69,7 +67,7 @@ class VoiceBench(Benchmark):
         return TASKS
 
     def default_tasks(self) -> tuple[Task, ...]:
-        return tuple(t for t in TASKS if t.name in OVERALL_TASKS)
+        return tuple(t for t in TASKS if t.name in OVERALL)
 
     def expand(self, name: str) -> tuple[Task, ...] | None:
         return {"all": TASKS, "overall": self.default_tasks()}.get(name.lower())
@@ -98,7 +96,7 @@ class VoiceBench(Benchmark):
         return sample.generate_all(Path(out), seed=seed, full_size=full_size)
 
     def passthrough(self, task: str) -> bool:
-        return layout.BY_NAME[task].evaluator in PASSTHROUGH
+        return layout.BY_NAME[task].evaluator not in ("mcq", "bbh")  # the others are read whole
 
     def extract(self, item: Item, text: str) -> str | None:
         """The letter (MCQ) or verdict (BBH) the strict reading finds; ``None`` where it finds none."""
@@ -165,23 +163,20 @@ class VoiceBench(Benchmark):
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """Each selected subset's official dict (``None``: not scored) and ``overall``."""
-        document: dict[str, Any] = {name: self._official_dict(name, view) for name in view.tasks}
+        readings = self._readings or Readings.of(Inputs())
+        document: dict[str, Any] = {name: self._official_dict(name, view, readings) for name in view.tasks}
         document["overall"] = view.numbers.get("overall")
         return document
 
-    def _official_dict(self, name: str, view: ScoredView) -> dict[str, Any] | None:
+    def _official_dict(self, name: str, view: ScoredView, readings: Readings) -> dict[str, Any] | None:
         rows = view.rows.get(name)
         subset = layout.BY_NAME[name]
-        inputs = self._readings.inputs if self._readings is not None else Inputs()
+        inputs = readings.inputs
         if rows is None or (subset.evaluator in ("open", "qa") and name not in inputs.judging):
             return None
         if subset.evaluator == "qa":  # PEDANT reads every answer, the judge's verdicts only some
-            return official_dict(
-                "qa",
-                [row.value for row in rows if row.value is not None],
-                splits=tuple(dict.fromkeys(row.response.item.meta["split"] for row in rows)),
-                pedant=inputs.pedant is not None,
-            )
+            values = [row.value for row in rows if row.value is not None]
+            return official_dict("qa", values, splits=readings.splits(name), pedant=inputs.pedant is not None)
         values = [row.value for row in rows if row.score is not None]
         return official_dict(subset.evaluator, values, multi_split=subset.multi_split)
 
@@ -251,14 +246,14 @@ class VoiceBench(Benchmark):
         return pedant.model_files()
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
-        lines = super().summary_lines(document)
-        coverage = document.get("coverage", {})
-        lines += [
-            f"note: {name}: {entry['reason']}"
-            for name, entry in coverage.items()
-            if entry.get("status") == "scored" and entry.get("reason")
+        """The task scores, then a note for each scored subset whose coverage gives a reason."""
+        coverage = document.get("coverage", {}).items()
+        notes = [
+            f"note: {n}: {e['reason']}"
+            for n, e in coverage
+            if e.get("status") == "scored" and e.get("reason")
         ]
-        return lines
+        return super().summary_lines(document) + notes
 
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
