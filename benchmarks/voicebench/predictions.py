@@ -22,14 +22,14 @@ MODALITY = "audio"
 NAMING = "expected <model>-<subset>-<split>-<modality>.jsonl, optionally prefixed result-"
 
 
-def file_split(path: Path, subsets: Sequence[Subset]) -> tuple[Subset, str] | None:
+def file_split(path: Path, subsets: Sequence[Subset]) -> tuple[str, str] | None:
     """The (subset, split) an official output file name stands for, or ``None``."""
     stem = path.name.removesuffix(".jsonl").removeprefix(RESULT_PREFIX)
     for subset in sorted(subsets, key=lambda s: -len(s.name)):
         for split in subset.splits:
             for modality in ("audio", "text", "ttft"):
                 if stem.endswith(f"-{subset.name}-{split}-{modality}"):
-                    return subset, split
+                    return subset.name, split
     return None
 
 
@@ -39,12 +39,11 @@ def output_files(path: Path, subsets: Sequence[Subset]) -> dict[tuple[str, str],
     candidates = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     found: dict[tuple[str, str], Path] = {}
     for candidate in candidates:
-        hit = file_split(candidate, subsets)
-        if hit is None:
+        key = file_split(candidate, subsets)
+        if key is None:
             if not path.is_dir():
                 raise AvibenchError(f"{candidate}: cannot tell subset and split from its name ({NAMING})")
             continue
-        key = (hit[0].name, hit[1])
         if key not in found or candidate.name.startswith(RESULT_PREFIX):
             found[key] = candidate
     if not found:
