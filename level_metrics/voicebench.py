@@ -1,15 +1,9 @@
 """VoiceBench metrics: each subset's official evaluator as a pure function, in both scoring profiles.
 
-The official evaluators (``src/evaluator/*.py`` of MatthewCYM/VoiceBench) and their units:
-
-* ``open`` (alpacaeval, alpacaeval_full, commoneval, wildvoice): ``{"gpt": mean}`` of every judge score (1-5);
-* ``qa`` (sd-qa, per region): ``{"panda": %, "gpt": %}``, PEDANT's verdict and the majority of the judge votes;
-* ``mcq`` (openbookqa, mmsu per domain): ``{"acc": %, "fail": %}``, an unparsed answer replaced by a random
-  letter and counted in ``fail``; MMSU's own number pools its domains' questions (the maintainer, in
-  MatthewCYM/VoiceBench issue #8: "we compute the MMSU score over all samples, following MMLU-Pro");
-* ``bbh``: ``{"acc": %}``, an answer no rule reads replaced by a random verdict;
-* ``ifeval``: the four accuracies and their mean, fractions (see :mod:`avibench.level_metrics.voicebench_ifeval`);
-* ``harm`` (advbench): ``{"refusal_rate": fraction}``.
+The official evaluators (``src/evaluator/*.py`` of MatthewCYM/VoiceBench), their dicts and units, and the README's
+Overall: docs/voicebench.md. MMSU's number pools its domains' questions (the maintainer, in MatthewCYM/VoiceBench
+issue #8: "we compute the MMSU score over all samples, following MMLU-Pro"); sd-qa's is ``(panda + gpt) / 2``
+(issue #2: PEDANT's ``panda`` enters the leaderboard's SD-QA column).
 
 Each subset's dict is made from its questions' values (:func:`official_dict`), so a task's score is a function of
 its items (:class:`SubsetMetric`, the dict's Overall number on 0-100) and the bootstrap can recompute it. A value is
@@ -22,44 +16,33 @@ its items (:class:`SubsetMetric`, the dict's Overall number on 0-100) and the bo
 * ``bbh``: ``[parsed, answer, gold]``, the same with verdicts 0/1;
 * ``ifeval``: ``[strict, loose]``, each instruction followed or not;
 * ``harm``: whether the response is a refusal.
-
-The README's Overall is the mean of nine numbers on 0-100: the three open subsets' GPT scores times 20, sd-qa's
-``(panda + gpt) / 2`` (the maintainer's formula in MatthewCYM/VoiceBench issue #2; PEDANT's ``panda`` enters the
-leaderboard's SD-QA column, which is why submissions name their ``qa_metrics`` release), MMSU's and OpenBookQA's
-accuracy, BBH's accuracy, IFEval's mean times 100 and AdvBench's refusal rate times 100 (the mean of the
-leaderboard's columns reproduces each row's Overall to 0.01).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
+from functools import cache
 from statistics import fmean
 from typing import Any
 
 from avibench.level_metrics.voicebench_ifeval import report as ifeval_report
-from avibench.refine.voicebench import refusal_strings
+from avibench.refine.voicebench import data
 
-OPEN_SCALE = 20.0
-"""An open subset's 1-5 GPT score times this is its share of Overall."""
-OVERALL_PARTS: tuple[tuple[str, tuple[str, ...], float], ...] = (
-    ("alpacaeval_full", ("gpt",), OPEN_SCALE),
-    ("commoneval", ("gpt",), OPEN_SCALE),
-    ("wildvoice", ("gpt",), OPEN_SCALE),
-    ("sd-qa", ("panda", "gpt"), 1.0),
-    ("mmsu", ("acc",), 1.0),
-    ("openbookqa", ("acc",), 1.0),
-    ("bbh", ("acc",), 1.0),
-    ("ifeval", ("final",), 100.0),
-    ("advbench", ("refusal_rate",), 100.0),
-)
-"""(subset, keys of its official dict whose mean is its term, factor to 0-100) for the README's Overall, in its
-column order."""
+SUBSET_SCORES = {
+    s["name"]: (tuple(s["score"]["keys"]), s["score"]["factor"]) for s in data("subsets.json")["subsets"]
+}
+"""subset -> (keys of its official dict whose mean, times the factor, is its number on 0-100), from
+``prompts/voicebench/subsets.json``."""
+OVERALL = tuple(s["name"] for s in data("subsets.json")["subsets"] if s["overall"])
+"""The nine subsets whose numbers' mean is the README's Overall, in its column order."""
 MCQ_LETTERS = ("A", "B", "C", "D")
 DEFAULT_SEED = 0
 #: Refusal strings the strict profile does not count: words that compliant answers use too.
 LOOSE_REFUSALS = frozenset({"sorry", "illegal"})
+#: The official BBH gold mapping.
+BBH_GOLD = {"yes": 1, "no": 0, "(a)": 0, "(b)": 1}
 
 
 @dataclass(frozen=True)
@@ -110,134 +93,64 @@ class VoiceBenchProfile:
 
 
 REFERENCE = VoiceBenchProfile("reference")
-STRICT = VoiceBenchProfile(
-    "strict",
-    random_fallback=False,
-    mcq_substring_templates=False,
-    bbh_rules_as_written=False,
-    judge_any_number=False,
-    judge_failure_voids_subset=False,
-    qa_raw_votes=False,
-    broad_refusals=False,
-    ifeval_by_prompt=False,
-)
+#: Every switch off.
+STRICT = VoiceBenchProfile("strict", **{f.name: False for f in fields(VoiceBenchProfile) if f.name != "name"})
 PROFILES: dict[str, VoiceBenchProfile] = {p.name: p for p in (REFERENCE, STRICT)}
 
 
-@dataclass
-class Fallback:
-    """The seeded stand-in for the official unseeded guess: one generator per official file (subset and split),
-    drawing as ``random.seed(seed)`` then the official ``random.choice`` calls would."""
-
-    seed: int = DEFAULT_SEED
-    decided: int = 0
-    rng: random.Random = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.rng = random.Random(self.seed)
-
-    def guess(self, choices: Sequence[Any]) -> Any:
-        self.decided += 1
-        return self.rng.choice(list(choices))
+def resolve(preds: Sequence[Any], choices: Sequence[Any], seed: int | None) -> tuple[list[Any], int]:
+    """The answers scored and how many were guessed: an unparsed ``None`` becomes a seeded stand-in for the
+    official unseeded guess, drawn as ``random.seed(seed)`` then the official ``random.choice`` calls would (one
+    generator per official file: subset and split), or stays ``None`` (wrong) when ``seed`` is ``None``."""
+    if seed is None:
+        return list(preds), 0
+    rng = random.Random(seed)
+    return [p if p is not None else rng.choice(list(choices)) for p in preds], sum(p is None for p in preds)
 
 
-def mean_or_none(values: Sequence[float]) -> float | None:
-    return fmean(values) if values else None
-
-
-def open_block(scores: Sequence[float]) -> dict[str, float | None]:
-    """The official ``open`` evaluator: the mean of every judge score."""
-    return {"gpt": mean_or_none(scores)}
-
-
-def resolve(preds: Sequence[Any], choices: Sequence[Any], fallback: Fallback | None) -> list[Any]:
-    """The answers scored: an unparsed ``None`` becomes the fallback's guess, or stays ``None`` (wrong) without one."""
-    return [p if p is not None or fallback is None else fallback.guess(choices) for p in preds]
-
-
-def mcq_block(
-    preds: Sequence[str | None], resolved: Sequence[str | None], golds: Sequence[str]
-) -> dict[str, float]:
-    """The official ``mcq`` evaluator (percent): accuracy of the resolved answers, ``fail`` the unparsed share."""
-    correct = sum(p == g for p, g in zip(resolved, golds, strict=True))
-    unparsed = sum(p is None for p in preds)
-    return {"acc": 100 * correct / len(golds), "fail": 100 * unparsed / len(preds)}
-
-
-def bbh_gold(reference: str) -> int:
-    """The official gold mapping (``yes``/``(b)`` -> 1, ``no``/``(a)`` -> 0); ``KeyError`` for any other."""
-    return {"yes": 1, "no": 0, "(a)": 0, "(b)": 1}[reference.lower()]
-
-
-def bbh_block(resolved: Sequence[int | None], golds: Sequence[int]) -> dict[str, float]:
-    """The official ``bbh`` evaluator (percent)."""
-    correct = sum(p == g for p, g in zip(resolved, golds, strict=True))
-    return {"acc": 100 * correct / len(golds)}
-
-
-def qa_block(verdicts: Sequence[bool], pedant: Sequence[bool] | None) -> dict[str, float | None]:
-    """The official ``qa`` evaluator (percent); ``panda`` is ``None`` when PEDANT was not run or read nothing."""
-    return {
-        "panda": 100 * fmean(pedant) if pedant else None,
-        "gpt": 100 * fmean(verdicts) if verdicts else None,
-    }
-
-
-def refusal_list(profile: VoiceBenchProfile) -> tuple[str, ...]:
-    """The lowercased refusal strings a profile looks for."""
-    strings = [s.lower() for s in refusal_strings()]
-    if profile.broad_refusals:
-        return tuple(strings)
-    return tuple(s for s in strings if s not in LOOSE_REFUSALS)
+@cache
+def refusal_list(broad: bool) -> tuple[str, ...]:
+    """The lowercased refusal strings a profile looks for (``broad``: its ``broad_refusals``)."""
+    strings = tuple(s.lower() for s in data("refusal_strings.json")["strings"])
+    return strings if broad else tuple(s for s in strings if s not in LOOSE_REFUSALS)
 
 
 def is_refusal(response: str, profile: VoiceBenchProfile) -> bool:
     """The official ``evaluate_single``: an empty response or one containing a refusal string is safe."""
-    if not response.strip():
-        return True
     lowered = response.lower()
-    return any(s in lowered for s in refusal_list(profile))
+    return not response.strip() or any(s in lowered for s in refusal_list(profile.broad_refusals))
 
 
-def harm_block(refusals: Sequence[bool]) -> dict[str, float | None]:
-    """The official ``harm`` evaluator (a fraction)."""
-    return {"refusal_rate": fmean(refusals) if refusals else None}
+def mcq_block(values: Sequence[Sequence[Any]]) -> dict[str, float]:
+    """The official ``mcq`` evaluator (percent) of ``[split, parsed, answer, gold]`` values: accuracy of the
+    answers scored, ``fail`` the unparsed share."""
+    correct = sum(v[2] == v[3] for v in values)
+    unparsed = sum(v[1] is None for v in values)
+    return {"acc": 100 * correct / len(values), "fail": 100 * unparsed / len(values)}
 
 
 def split_mean(blocks: Mapping[str, Mapping[str, float | None]]) -> dict[str, float | None]:
     """A multi-split subset's dict: each key's mean over the splits (``None`` when a split lacks it)."""
     keys = dict.fromkeys(k for block in blocks.values() for k in block)
-    out: dict[str, float | None] = {}
-    for key in keys:
-        values = [block.get(key) for block in blocks.values()]
-        out[key] = None if not values or any(v is None for v in values) else fmean(values)  # type: ignore[arg-type]
-    return out
-
-
-def overall(blocks: Mapping[str, Mapping[str, float | None] | None]) -> float | None:
-    """The README's Overall over the nine subsets' official dicts (0-100), or ``None`` when any has no number."""
-    scores = {subset: subset_percent(subset, blocks.get(subset)) for subset, _, _ in OVERALL_PARTS}
-    return overall_of({k: v for k, v in scores.items() if v is not None})
+    columns = {key: [block.get(key) for block in blocks.values()] for key in keys}
+    return {key: None if None in values else fmean(values) for key, values in columns.items()}  # type: ignore[arg-type]
 
 
 def overall_of(scores: Mapping[str, float]) -> float | None:
     """The README's Overall from the nine subsets' scores on 0-100 (in its column order), ``None`` unless all
     nine have one."""
-    if any(subset not in scores for subset, _, _ in OVERALL_PARTS):
+    if any(subset not in scores for subset in OVERALL):
         return None
-    return fmean([scores[subset] for subset, _, _ in OVERALL_PARTS])
+    return fmean([scores[subset] for subset in OVERALL])
 
 
 def subset_percent(subset: str, block: Mapping[str, float | None] | None) -> float | None:
-    """A subset's headline number on 0-100, as Overall uses it (alpacaeval counts like alpacaeval_full)."""
+    """A subset's headline number on 0-100, as Overall uses it."""
     if block is None:
         return None
-    name = "alpacaeval_full" if subset == "alpacaeval" else subset
-    for part, keys, factor in OVERALL_PARTS:
-        if part == name:
-            values = [block.get(key) for key in keys]
-            return None if any(v is None for v in values) else fmean(values) * factor  # type: ignore[arg-type]
-    raise KeyError(subset)
+    keys, factor = SUBSET_SCORES[subset]
+    values = [block.get(key) for key in keys]
+    return None if any(v is None for v in values) else fmean(values) * factor  # type: ignore[arg-type]
 
 
 def _by_split(values: Sequence[Sequence[Any]], splits: Sequence[str] = ()) -> dict[str, list[Sequence[Any]]]:
@@ -248,32 +161,14 @@ def _by_split(values: Sequence[Sequence[Any]], splits: Sequence[str] = ()) -> di
     return groups
 
 
-def qa_dict(
-    values: Sequence[Sequence[Any]], splits: Sequence[str] = (), pedant: bool = False
-) -> dict[str, Any]:
-    """sd-qa's dict: each split's ``qa`` dict (its verdicts; ``panda`` over every value when ``pedant``), their
-    mean, and ``splits``. A split in ``splits`` without a verdict has no ``gpt``, and neither has the mean."""
-    blocks = {
-        split: qa_block(
-            [bool(v[1]) for v in group if v[1] is not None],
-            [bool(v[3]) for v in group] if pedant else None,
-        )
-        for split, group in _by_split(values, splits).items()
+def _qa_block(values: Sequence[Sequence[Any]], pedant: bool) -> dict[str, float | None]:
+    """The official ``qa`` evaluator (percent) of one split; ``panda`` is ``None`` when PEDANT was not run or read
+    nothing."""
+    verdicts = [bool(v[1]) for v in values if v[1] is not None]
+    return {
+        "panda": 100 * fmean([bool(v[3]) for v in values]) if pedant and values else None,
+        "gpt": 100 * fmean(verdicts) if verdicts else None,
     }
-    return {**split_mean(blocks), "splits": blocks}
-
-
-def _mcq_of(values: Sequence[Sequence[Any]]) -> dict[str, float]:
-    return mcq_block([v[1] for v in values], [v[2] for v in values], [str(v[3]) for v in values])
-
-
-def mcq_dict(values: Sequence[Sequence[Any]], multi_split: bool) -> dict[str, Any] | None:
-    """An MCQ subset's dict: each split's ``mcq`` dict, and for a multi-split subset (MMSU) the ``mcq`` dict of
-    all its questions pooled, over all samples as the maintainer computes it, and ``splits``."""
-    blocks = {split: _mcq_of(group) for split, group in _by_split(values).items()}
-    if not blocks:
-        return None
-    return {**_mcq_of(values), "splits": blocks} if multi_split else next(iter(blocks.values()))
 
 
 def official_dict(
@@ -284,20 +179,26 @@ def official_dict(
     splits: Sequence[str] = (),
     pedant: bool = False,
 ) -> dict[str, Any] | None:
-    """A subset's official dict from its scored questions' values (``None``: no question scored)."""
+    """A subset's official dict from its scored questions' values (``None``: no question scored). sd-qa's holds
+    each split's dict (its verdicts; ``panda`` over every value when ``pedant``), their mean, and ``splits``: a
+    split in ``splits`` without a verdict has no ``gpt``, and neither has the mean. MMSU's holds each split's
+    and, over all samples as the maintainer computes it, the dict of all its questions pooled."""
     if evaluator == "open":
-        return open_block([float(s) for v in values for s in v])
+        scores = [float(s) for v in values for s in v]
+        return {"gpt": fmean(scores) if scores else None}
     if evaluator == "qa":
-        return qa_dict(values, splits, pedant)
-    if evaluator == "mcq":
-        return mcq_dict(values, multi_split)
+        blocks = {split: _qa_block(group, pedant) for split, group in _by_split(values, splits).items()}
+        return {**split_mean(blocks), "splits": blocks}
     if not values:
         return None
+    if evaluator == "mcq":
+        blocks = {split: mcq_block(group) for split, group in _by_split(values).items()}
+        return {**mcq_block(values), "splits": blocks} if multi_split else blocks[values[0][0]]
     if evaluator == "bbh":
-        return bbh_block([v[1] for v in values], [int(v[2]) for v in values])
+        return {"acc": 100 * sum(v[1] == v[2] for v in values) / len(values)}
     if evaluator == "ifeval":
         return ifeval_report([(list(v[0]), list(v[1])) for v in values])
-    return harm_block([bool(v) for v in values])
+    return {"refusal_rate": fmean([bool(v) for v in values])}
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,10 @@
 """VoiceBench's IFEval subset: the instruction checks of Google's IFEval as VoiceBench ships them, and its report.
 
-Every instruction family of the official registry is checked here, from the instruction's keyword arguments (a
-null or empty argument is dropped first, as officially). Three checks need resources that are never downloaded
-at run time:
-
-* ``length_constraints:number_sentences`` and ``change_case:capital_word_frequency`` need NLTK's Punkt model:
-  a folder holding ``tokenizers/punkt_tab`` named by ``NLTK_DATA`` (get it on a connected machine with
-  ``python -m nltk.downloader -d FOLDER punkt_tab``);
-* ``language:response_language``, ``change_case:english_capital`` and ``change_case:english_lowercase`` need the
-  ``langdetect`` package (a dependency; reinstall the project if it is missing); its detector is seeded (0),
-  where the official one is not.
-
-A response is checked strictly as it is and loosely as its eight variants (first and/or last line dropped,
-``*`` removed), the official "loose" reading. The report holds the official keys, as fractions:
-``strict-prompt``, ``strict-instruction``, ``loose-prompt``, ``loose-instruction`` and ``final``, their mean.
+Every instruction family of the official registry is checked from the instruction's keyword arguments (a null or
+empty argument dropped first, as officially). Sentence and capital-word counts need NLTK's Punkt model and the
+language checks ``langdetect`` (seeded 0, where the official detector is not): never downloaded at run time
+(docs/voicebench.md, "Model files"). A response is checked strictly as it is and loosely as its eight variants
+(first and/or last line dropped, ``*`` removed); the report holds the official keys as fractions.
 """
 
 from __future__ import annotations
@@ -22,7 +13,6 @@ import collections
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from statistics import fmean
 from typing import Any
@@ -85,21 +75,20 @@ def _compare(count: int, relation: str, threshold: int) -> bool:
     raise BadInstruction(f"relation {relation!r} is neither {LESS!r} nor {AT_LEAST!r}")
 
 
-def count_words(text: str) -> int:
-    return len(re.findall(r"\w+", text))
+def _parts(text: str, separator: str) -> list[str] | None:
+    """The non-empty parts of ``text`` between separators (a regex), or ``None`` when an inner one is empty
+    (an empty first or last part is dropped)."""
+    parts = re.split(separator, text)
+    if any(not part.strip() for part in parts[1:-1]):
+        return None
+    return [part for part in parts if part.strip()]
 
 
 def _paragraphs(text: str) -> bool | int:
-    """The number of ``***``-separated paragraphs, or ``False`` when an inner one is empty."""
-    parts = re.split(r"\s?\*\*\*\s?", text)
-    count = len(parts)
-    for index, part in enumerate(parts):
-        if not part.strip():
-            if index in (0, len(parts) - 1):
-                count -= 1
-            else:
-                return False
-    return count
+    """The number of ``***``-separated paragraphs, or ``False`` when an inner one is empty (officially, so a
+    count of 0 asked is then met)."""
+    parts = _parts(text, r"\s?\*\*\*\s?")
+    return False if parts is None else len(parts)
 
 
 def _first_word_ok(text: str, args: Mapping[str, Any]) -> bool:
@@ -112,21 +101,13 @@ def _first_word_ok(text: str, args: Mapping[str, Any]) -> bool:
     if not paragraph:
         return False
     word = paragraph.split()[0].strip().lstrip("'").lstrip('"')
-    first = ""
-    for letter in word:
-        if letter in {".", ",", "?", "!", "'", '"'}:
-            break
-        first += letter.lower()
+    first = "".join(letter.lower() for letter in re.split(r"[.,?!'\"]", word, maxsplit=1)[0])
     return count == int(args["num_paragraphs"]) and first == str(args["first_word"]).lower()
 
 
 def _postscript(text: str, marker: str) -> bool:
-    if marker == "P.P.S":
-        pattern = r"\s*p\.\s?p\.\s?s.*$"
-    elif marker == "P.S.":
-        pattern = r"\s*p\.\s?s\..*$"
-    else:
-        pattern = r"\s*" + marker.lower() + r".*$"
+    official = {"P.P.S": r"\s*p\.\s?p\.\s?s.*$", "P.S.": r"\s*p\.\s?s\..*$"}
+    pattern = official.get(marker, r"\s*" + marker.lower() + r".*$")
     return bool(re.findall(pattern, text.lower(), flags=re.MULTILINE))
 
 
@@ -150,15 +131,8 @@ def _json(text: str) -> bool:
 
 
 def _two_responses(text: str) -> bool:
-    parts = text.split("******")
-    valid = []
-    for index, part in enumerate(parts):
-        if not part.strip():
-            if index not in (0, len(parts) - 1):
-                return False
-        else:
-            valid.append(part)
-    return len(valid) == 2 and valid[0].strip() != valid[1].strip()
+    parts = _parts(text, re.escape("******"))
+    return parts is not None and len(parts) == 2 and parts[0].strip() != parts[1].strip()
 
 
 def _title(text: str) -> bool:
@@ -184,10 +158,10 @@ CHECKS: dict[str, Check] = {
             re.search(r"\b" + w + r"\b", t, flags=re.IGNORECASE) for w in sorted(set(a["forbidden_words"]))
         )
     ),
-    "keywords:letter_frequency": lambda t, a: (
-        collections.Counter(t.lower())[str(a["letter"]).strip().lower()] < int(a["let_frequency"])
-        if a["let_relation"] == LESS
-        else collections.Counter(t.lower())[str(a["letter"]).strip().lower()] >= int(a["let_frequency"])
+    "keywords:letter_frequency": lambda t, a: _compare(  # any relation but "less than" is "at least"
+        collections.Counter(t.lower())[str(a["letter"]).strip().lower()],
+        LESS if a["let_relation"] == LESS else AT_LEAST,
+        int(a["let_frequency"]),
     ),
     "language:response_language": lambda t, a: _language_is(t, str(a["language"])),
     "length_constraints:number_sentences": lambda t, a: _compare(
@@ -195,7 +169,7 @@ CHECKS: dict[str, Check] = {
     ),
     "length_constraints:number_paragraphs": lambda t, a: _paragraphs(t) == int(a["num_paragraphs"]),
     "length_constraints:number_words": lambda t, a: _compare(
-        count_words(t), a["relation"], int(a["num_words"])
+        len(re.findall(r"\w+", t)), a["relation"], int(a["num_words"])
     ),
     "length_constraints:nth_paragraph_first_word": _first_word_ok,
     "detectable_content:number_placeholders": lambda t, a: (
@@ -256,28 +230,19 @@ def follows(instruction: str, response: str, kwargs: Mapping[str, Any]) -> bool:
 def loose_variants(response: str) -> list[str]:
     """The official loose reading's eight versions of a response."""
     lines = response.split("\n")
-    first = "\n".join(lines[1:]).strip()
-    last = "\n".join(lines[:-1]).strip()
-    both = "\n".join(lines[1:-1]).strip()
-    plain = [response, first, last, both]
-    return [plain[0], plain[0].replace("*", ""), *plain[1:], *(p.replace("*", "") for p in plain[1:])]
+    plain = [response, *("\n".join(kept).strip() for kept in (lines[1:], lines[:-1], lines[1:-1]))]
+    return [*plain, *(text.replace("*", "") for text in plain)]
 
 
-@dataclass(frozen=True)
-class IFEvalItem:
-    """One IFEval question: its instruction ids and their keyword arguments (one mapping per instruction)."""
-
-    instruction_ids: tuple[str, ...]
-    kwargs: tuple[Mapping[str, Any], ...]
-
-
-def judge_item(item: IFEvalItem, response: str) -> tuple[list[bool], list[bool]]:
+def judge_item(
+    instruction_ids: Sequence[str], kwargs: Sequence[Mapping[str, Any]], response: str
+) -> tuple[list[bool], list[bool]]:
     """Per instruction: followed strictly, followed loosely."""
     variants = loose_variants(response)
     strict, loose = [], []
-    for instruction, kwargs in zip(item.instruction_ids, item.kwargs, strict=True):
-        strict.append(follows(instruction, response, kwargs))
-        loose.append(any(v.strip() and follows(instruction, v, kwargs) for v in variants))
+    for instruction, args in zip(instruction_ids, kwargs, strict=True):
+        strict.append(follows(instruction, response, args))
+        loose.append(any(v.strip() and follows(instruction, v, args) for v in variants))
     return strict, loose
 
 
@@ -290,12 +255,3 @@ def report(results: Sequence[tuple[list[bool], list[bool]]]) -> dict[str, float]
         out[f"{name}-instruction"] = sum(sum(x) for x in lists) / sum(len(x) for x in lists)
     out["final"] = fmean(out.values())
     return out
-
-
-def strip_markers(response: str) -> str:
-    """The official response clean-up before checking: a leading turn marker and a trailing ``<|user|>``."""
-    if response.startswith(("<1>", "<2>", "<3>")):
-        response = response[3:].strip()
-    if response.endswith("<|user|>"):
-        response = response[:-8].strip()
-    return response

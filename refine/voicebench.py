@@ -11,50 +11,40 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 from avibench.definitions import prompt_resource
 
-BBH_TASKS = ("sports_understanding", "hyperbaton", "navigate", "web_of_lies")
-#: The official dispatch checks the id for these substrings in this order (``sports`` first).
-_BBH_RULESETS = {
-    "sports_understanding": "sports",
-    "hyperbaton": "hyperbaton",
-    "navigate": "navigate",
-    "web_of_lies": "lies",
-}
 #: The two official BBH rules whose answer is the opposite of what their phrase says (strict reads them right).
 _BBH_TYPOS: dict[tuple[str, str, str], int] = {
     ("hyperbaton", "equals", "b"): 1,
     ("sports", "regex", "the sentence (.+?) is not plausible"): 0,
 }
 _TURN_PREFIXES = ("<1>", "<2>", "<3>")
+#: The tests a BBH rule applies to the normalised answer (``re.search`` for ``regex``).
+_TESTS: dict[str, Callable[[str, str], bool]] = {
+    "contains": lambda phrase, text: phrase in text,
+    "equals": lambda phrase, text: text == phrase,
+    "startswith": lambda phrase, text: text.startswith(phrase),
+    "endswith": lambda phrase, text: text.endswith(phrase),
+    "regex": lambda phrase, text: re.search(phrase, text) is not None,
+}
 _ENCLOSING = frozenset("()[]*\"'")
 _RATING = re.compile(r"\[\[(\d+)\]\]")
 MIN_SCORE, MAX_SCORE = 1.0, 5.0
 
 
 @cache
-def _data(name: str) -> dict[str, Any]:
+def data(name: str) -> dict[str, Any]:
+    """A data file under ``prompts/voicebench/`` (each names its source)."""
     return json.loads(prompt_resource("voicebench", name))
 
 
-def mcq_table() -> dict[str, Any]:
-    return _data("mcq_templates.json")
-
-
-def bbh_table() -> dict[str, Any]:
-    return _data("bbh_rules.json")
-
-
-def judge_protocol() -> dict[str, Any]:
-    return _data("judge.json")
-
-
-def refusal_strings() -> tuple[str, ...]:
-    return tuple(_data("refusal_strings.json")["strings"])
+#: The BBH tasks the official dispatch reads an id for, in its order.
+BBH_TASKS = tuple(data("bbh_rules.json")["dispatch"])
 
 
 def strip_turn_prefix(text: str) -> str:
@@ -62,12 +52,18 @@ def strip_turn_prefix(text: str) -> str:
     return text[3:].strip() if text.startswith(_TURN_PREFIXES) else text
 
 
+def strip_markers(response: str) -> str:
+    """The official IFEval clean-up: a leading turn marker, then a trailing ``<|user|>``."""
+    response = strip_turn_prefix(response)
+    return response[:-8].strip() if response.endswith("<|user|>") else response
+
+
 @cache
 def _strict_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     """Each template and letter as a regex that only matches where the letter stands alone and the template
     starts at a word boundary (so ``is a,`` no longer matches inside ``this a,``); the letter is the ``choice``
     group."""
-    table = mcq_table()
+    table = data("mcq_templates.json")
     patterns = []
     for template in table["templates"]:
         for letter in table["letters"]:
@@ -98,7 +94,7 @@ def mcq_choice(response: str, *, word_boundaries: bool) -> str | None:
     templates in the official order; the strict reading needs the letter to stand alone (see
     :func:`_strict_patterns`). Both then accept a bare letter or a letter followed by ``. , : )``.
     """
-    table = mcq_table()
+    table = data("mcq_templates.json")
     text = strip_turn_prefix(response.lower())
     if word_boundaries:
         original = strip_turn_prefix(response)
@@ -121,10 +117,7 @@ def mcq_choice(response: str, *, word_boundaries: bool) -> str | None:
 
 def bbh_task(item_id: str) -> str | None:
     """The BBH task an official id belongs to (the official dispatch order), or ``None``."""
-    for task in BBH_TASKS:
-        if task in item_id:
-            return task
-    return None
+    return next((task for task in BBH_TASKS if task in item_id), None)
 
 
 def bbh_normalize(response: str) -> str:
@@ -138,24 +131,10 @@ def bbh_normalize(response: str) -> str:
     return " ".join(text.split())
 
 
-def _matches(test: str, phrase: str, text: str) -> bool:
-    if test == "contains":
-        return phrase in text
-    if test == "equals":
-        return text == phrase
-    if test == "startswith":
-        return text.startswith(phrase)
-    if test == "endswith":
-        return text.endswith(phrase)
-    if test == "regex":
-        return re.search(phrase, text) is not None
-    raise ValueError(f"bbh_rules.json: unknown test {test!r}")
-
-
 def _apply(ruleset: str, text: str, fix_typos: bool) -> int | str | None:
-    spec = bbh_table()["tasks"][ruleset]
+    spec = data("bbh_rules.json")["tasks"][ruleset]
     for test, phrase, answer in spec["rules"]:
-        if _matches(test, phrase, text):
+        if _TESTS[test](phrase, text):
             return _BBH_TYPOS.get((ruleset, test, phrase), answer) if fix_typos else answer
     return spec["otherwise"]
 
@@ -166,9 +145,9 @@ def bbh_answer(response: str, item_id: str, *, fix_typos: bool) -> int | None:
     task = bbh_task(item_id)
     if task is None:
         raise ValueError(f"BBH id {item_id!r} names none of {', '.join(BBH_TASKS)}")
-    ruleset = _BBH_RULESETS[task]
+    ruleset = data("bbh_rules.json")["dispatch"][task]
     text = bbh_normalize(response)
-    if bbh_table()["tasks"][ruleset]["yes_no_first"]:
+    if data("bbh_rules.json")["tasks"][ruleset]["yes_no_first"]:
         first = _apply("yn", text, fix_typos)
         if first is not None:
             return int(first)
@@ -208,17 +187,7 @@ def majority(votes: Sequence[str]) -> tuple[bool, bool]:
 
     The official ``max(set(votes), key=votes.count)`` picks among tied votes in set order, which changes with
     Python's string hash seed; here the tie goes to the vote seen first, and ties are counted."""
-    counts: dict[str, int] = {}
-    for vote in votes:
-        counts[vote] = counts.get(vote, 0) + 1
+    counts = Counter(votes)
     top = max(counts.values())
     winners = [v for v in counts if counts[v] == top]
     return winners[0] == "yes", len(winners) > 1
-
-
-def fill(template: str, values: Mapping[str, str]) -> str:
-    """The official ``str.replace`` chain, in the given order (a ``{response}`` inside the prompt is replaced
-    too, as officially)."""
-    for name, value in values.items():
-        template = template.replace("{" + name + "}", value)
-    return template

@@ -8,23 +8,24 @@ from pathlib import Path
 
 import pytest
 
+from avibench.benchmarks.voicebench.scoring import judge_messages
+from avibench.items import Item, Response
 from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (
     REFERENCE,
     STRICT,
-    Fallback,
     VoiceBenchProfile,
     is_refusal,
     mcq_block,
-    overall,
+    overall_of,
     resolve,
     split_mean,
+    subset_percent,
 )
 from avibench.refine.voicebench import (
     bbh_answer,
     bbh_normalize,
-    fill,
-    judge_protocol,
+    data,
     majority,
     mcq_choice,
     open_score,
@@ -67,15 +68,15 @@ def test_mcq_fallback_is_seeded_like_the_official_random_module() -> None:
 
     preds = [None, "A", None, None, "C"]
     golds = ["A", "A", "B", "C", "D"]
-    fallback = Fallback(7)
-    resolved = resolve(preds, ("A", "B", "C", "D"), fallback)
+    resolved, guessed = resolve(preds, ("A", "B", "C", "D"), 7)
     random.seed(7)
     expected = [random.choice(["A", "B", "C", "D"]) if p is None else p for p in preds]
-    assert resolved == expected and fallback.decided == 3
-    block = mcq_block(preds, resolved, golds)
+    assert resolved == expected and guessed == 3
+    block = mcq_block([["test", *v] for v in zip(preds, resolved, golds, strict=True)])
     assert block["fail"] == 60.0
     assert block["acc"] == 100 * sum(r == g for r, g in zip(expected, golds, strict=True)) / 5
-    assert mcq_block(preds, resolve(preds, "ABCD", None), golds) == {"acc": 20.0, "fail": 60.0}
+    unresolved = zip(preds, resolve(preds, "ABCD", None)[0], golds, strict=True)
+    assert mcq_block([["test", *v] for v in unresolved]) == {"acc": 20.0, "fail": 60.0}
 
 
 def test_bbh_rules_and_their_two_typos() -> None:
@@ -152,6 +153,11 @@ def test_overall_reproduces_the_readme_leaderboard() -> None:
             "ifeval": {"final": values[7] / 100},
             "advbench": {"refusal_rate": values[8] / 100},
         }
+
+        def overall(blocks: dict) -> float | None:
+            scores = {name: subset_percent(name, block) for name, block in blocks.items()}
+            return overall_of({name: score for name, score in scores.items() if score is not None})
+
         assert overall(blocks) == pytest.approx(published, abs=0.006)
         assert overall({**blocks, "bbh": None}) is None
         assert overall({**blocks, "sd-qa": {"panda": None, "gpt": values[3]}}) is None  # PEDANT not run
@@ -165,25 +171,28 @@ def test_split_mean() -> None:
 
 
 def test_judge_prompt_is_filled_in_the_official_order() -> None:
-    protocol = judge_protocol()
+    protocol = data("judge.json")
     assert protocol["model"] == "gpt-4o-mini" and protocol["samples"] == 3
-    text = fill(protocol["open"], {"prompt": "say {response}", "response": "R"})
+    item = Item("voicebench", "commoneval", "test-0000", (), source={"prompt": "say {response}"})
+    system, user = judge_messages("open", Response(item, "answered", raw="R"))
+    assert system == {"role": "system", "content": protocol["system"]}
+    text = user["content"]
     assert "### [Instruction]: say R\n### [Response]: R\n" in text and text.startswith("\nI need your help")
 
 
-def _item(instruction: str, **kwargs: object) -> ifeval.IFEvalItem:
-    return ifeval.IFEvalItem((instruction,), ({"unused": None, **kwargs},))
+def _item(instruction: str, **kwargs: object) -> tuple[list[str], list[dict]]:
+    return [instruction], [{"unused": None, **kwargs}]
 
 
 def test_ifeval_strict_and_loose() -> None:
     quoted = _item("startend:quotation")
-    assert ifeval.judge_item(quoted, '"all quoted"') == ([True], [True])
-    assert ifeval.judge_item(quoted, 'Sure:\n"quoted"') == ([False], [True])
+    assert ifeval.judge_item(*quoted, '"all quoted"') == ([True], [True])
+    assert ifeval.judge_item(*quoted, 'Sure:\n"quoted"') == ([False], [True])
     bullets = _item("detectable_format:number_bullet_lists", num_bullets=2)
-    assert ifeval.judge_item(bullets, "* a\n- b") == ([True], [True])
+    assert ifeval.judge_item(*bullets, "* a\n- b") == ([True], [True])
     words = _item("length_constraints:number_words", num_words=3, relation="less than")
-    assert ifeval.judge_item(words, "two words") == ([True], [True])
-    assert ifeval.judge_item(words, "") == ([False], [False])
+    assert ifeval.judge_item(*words, "two words") == ([True], [True])
+    assert ifeval.judge_item(*words, "") == ([False], [False])
     report = ifeval.report([([True, False], [True, True]), ([False], [True])])
     assert report == {
         "strict-prompt": 0.0,

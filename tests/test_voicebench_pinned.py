@@ -17,9 +17,8 @@ import pytest
 from pinned_responses import digest, seeded_response
 
 from avibench.benchmarks.voicebench import layout, pedant, sample
-from avibench.benchmarks.voicebench.judging import OPEN
 from avibench.benchmarks.voicebench.pedant import Pedant
-from avibench.benchmarks.voicebench.scoring import Inputs, build_document
+from avibench.benchmarks.voicebench.scoring import OPEN, Inputs
 from avibench.contracts import RunPaths
 from avibench.items import Item, Response
 from avibench.kits.judged import Verdicts
@@ -41,6 +40,13 @@ ADVERSARIAL = (
 )
 OPEN_REPLIES = ("5", "3", "[[4]]", "Rating: [[2]]", "7", "0", "1", "4.5")
 QA_REPLIES = ("Yes", "No", "Yes.", "no", "Maybe", "yes")
+
+
+def build_document(inputs: Inputs, primary: str, selected: list[str]) -> tuple[dict, dict]:
+    """The eval document and per-sample scores of ``inputs``, scored as ``eval`` scores them once judged."""
+    plugin = get_benchmark("voicebench")
+    scored = plugin.score_inputs(inputs, primary, plugin.select(selected))
+    return scored.document, scored.per_sample
 
 
 class Contains:

@@ -12,7 +12,7 @@ import pytest
 import soundfile as sf
 
 from avibench.benchmarks.voicebench import layout, pedant, sample
-from avibench.benchmarks.voicebench.scoring import Inputs, build_document
+from avibench.benchmarks.voicebench.scoring import Inputs
 from avibench.items import Response
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
@@ -24,6 +24,13 @@ RULE_SCORED = ("mmsu", "openbookqa", "bbh", "ifeval", "advbench")
 
 def best_judge(body: dict) -> str:
     return "Yes" if "Reference answer" in body["messages"][1]["content"] else "5"
+
+
+def build_document(inputs: Inputs, primary: str, selected: list[str]) -> tuple[dict, dict]:
+    """The eval document and per-sample scores of ``inputs``, scored as ``eval`` scores them once judged."""
+    plugin = get_benchmark("voicebench")
+    scored = plugin.score_inputs(inputs, primary, plugin.select(selected))
+    return scored.document, scored.per_sample
 
 
 class Contains:
@@ -50,8 +57,8 @@ def test_listing_sample_layout_and_validation(data: Path, tmp_path: Path) -> Non
     listing = invoke(["benchmarks"])
     assert "voicebench: VoiceBench" in listing.stdout
     assert invoke(["validate-data", str(data), "--benchmark", "voicebench"]).code == 0
-    assert sorted(p.stem for p in (data / "sd-qa").glob("*.jsonl")) == sorted(layout.SD_QA_SPLITS)
-    assert sorted(p.stem for p in (data / "mmsu").glob("*.jsonl")) == sorted(layout.MMSU_SPLITS)
+    assert sorted(p.stem for p in (data / "sd-qa").glob("*.jsonl")) == sorted(layout.BY_NAME["sd-qa"].splits)
+    assert sorted(p.stem for p in (data / "mmsu").glob("*.jsonl")) == sorted(layout.BY_NAME["mmsu"].splits)
     row = json.loads((data / "bbh" / "test.jsonl").read_text().splitlines()[0])
     audio, rate = sf.read(data / "bbh" / row["audio"])
     assert rate == 16000 and len(audio) > rate * 0.3 and abs(audio).max() > 0.1

@@ -1,18 +1,9 @@
 """PEDANT (``qa_metrics``), sd-qa's ``panda`` score, from model files on disk: never downloaded at run time.
 
-The official evaluator builds ``qa_metrics.pedant.PEDANT()``, which downloads two files on first use and keeps
-them as ``classifier/lr_classifier.pkl`` and ``classifier/tf-idf_vectorizer.pkl``. They are the extensionless
-``lr_classifier`` and ``tf-idf_vectorizer`` of the ``qa_metrics/classifier`` folder of
-github.com/zli12321/qa_metrics; the ``.pkl`` files beside them there are an older pair that does not fit
-together (its classifier expects 15 features more than its vectorizer and PEDANT's three F1 features make). Here the two files are read
-from the folder named by ``AVIBENCH_VOICEBENCH_PEDANT``, and the official ``evaluate`` runs on them.
-
-The files were pickled by scikit-learn 1.3. Later releases lack its training-loss classes (used only while
-training: unpickling gives them a stand-in) and read a vectorizer's term weights from another attribute
-(restored on load); prediction is then the official package's under scikit-learn 1.3.2. qa-metrics 0.2.17 pins scikit-learn 1.3.2, so it is
-installed without its dependencies (``make pedant``). Without the files sd-qa's ``panda`` is null, its GPT
-score is still computed, and the subset has no score (half of its term of Overall is ``panda``), reported with
-this message.
+The two files are read from the folder named by ``AVIBENCH_VOICEBENCH_PEDANT`` and the official ``evaluate`` runs
+on them; which files (the upstream ``.pkl`` pair beside them does not fit together), and how files pickled by
+scikit-learn 1.3 predict under later releases as they did: docs/voicebench.md, "Model files". Without them
+sd-qa's ``panda`` is null and the subset has no score (half of its term of Overall is ``panda``), said by :data:`HELP`.
 """
 
 from __future__ import annotations
@@ -110,13 +101,10 @@ def model_files(env: Mapping[str, str] | None = None) -> list[Path]:
 
 def load(env: Mapping[str, str] | None = None) -> tuple[Pedant | None, str | None]:
     """``(pedant, None)``, or ``(None, why)`` when it is not configured or cannot be loaded."""
-    env = os.environ if env is None else env
-    folder = env.get(ENV_PEDANT)
-    if not folder:
-        return None, HELP
-    missing = [name for name in FILES if not (Path(folder) / name).is_file()]
-    if missing:
-        return None, f"{ENV_PEDANT}={folder} lacks {', '.join(missing)}; {HELP}"
+    folder = (os.environ if env is None else env).get(ENV_PEDANT)
+    missing = [name for name in FILES if not (Path(folder) / name).is_file()] if folder else []
+    if not folder or missing:
+        return None, f"{ENV_PEDANT}={folder} lacks {', '.join(missing)}; {HELP}" if missing else HELP
     try:
         from qa_metrics.pedant import PEDANT
     except ImportError:
@@ -124,11 +112,7 @@ def load(env: Mapping[str, str] | None = None) -> tuple[Pedant | None, str | Non
     model = PEDANT.__new__(PEDANT)
     try:
         model.model, model.tokenizer = load_pickles(Path(folder))
-    except (
-        Exception
-    ) as exc:  # a truncated or incompatible pickle is a setup problem, reported like a missing file
-        return (
-            None,
-            f"{ENV_PEDANT}={folder}: cannot load {' and '.join(FILES)} ({type(exc).__name__}: {exc}); {HELP}",
-        )
+    except Exception as exc:  # a truncated or incompatible pickle is a setup problem too
+        loading = f"cannot load {' and '.join(FILES)} ({type(exc).__name__}: {exc})"
+        return None, f"{ENV_PEDANT}={folder}: {loading}; {HELP}"
     return Pedant(model), None

@@ -19,15 +19,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from avibench.benchmarks.voicebench import layout, predictions, sample
 from avibench.benchmarks.voicebench.options import eval_options as declared_options
 from avibench.benchmarks.voicebench.scoring import Inputs, Readings
-from avibench.contracts import journal_responses
 from avibench.errors import AvibenchError
 from avibench.items import Item, Response
 from avibench.level_metrics.task_metrics import Aggregate, official
 from avibench.level_metrics.voicebench import (
-    OVERALL_PARTS,
+    BBH_GOLD,
+    OVERALL,
     STRICT,
     SubsetMetric,
-    bbh_gold,
     official_dict,
     overall_of,
 )
@@ -35,32 +34,16 @@ from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView,
 from avibench.refine.voicebench import bbh_answer, mcq_choice
 
 if TYPE_CHECKING:
-    from avibench.kits.judged import JudgeSettings, Verdicts
     from avibench.level_metrics.task_metrics import Metric
 
 TASKS = tuple(
     Task(s.name, s.title, s.evaluator, metric=SubsetMetric(s.name, s.evaluator, s.multi_split))
     for s in layout.SUBSETS
 )
-OVERALL_TASKS = tuple(name for name, _, _ in OVERALL_PARTS)
-PASSTHROUGH = ("open", "qa", "ifeval", "harm")
 
 
-def _subset(item: Item) -> layout.Subset:
-    return layout.BY_NAME[item.task]
-
-
-def _annotate(entry: dict[str, Any], reasons: Sequence[str], note: str | None) -> None:
-    """A subset's coverage with what the readings know: a judge failure or a check that cannot run makes a
-    complete subset partial and says why first; a note (sd-qa without PEDANT) leaves it complete."""
-    if reasons:
-        gaps = entry["answered"] < entry["questions"]
-        unanswered = [f"{entry['failed']} failed, {entry['missing']} never asked"] if gaps else []
-        entry["reason"] = "; ".join([*reasons, *unanswered, *([note] if note else [])])
-        if entry["status"] == "scored":
-            entry["status"] = "partial"
-    elif note:
-        entry["reason"] = "; ".join(r for r in (entry["reason"], note) if r)
+def _evaluator(item: Item) -> str:
+    return layout.BY_NAME[item.task].evaluator
 
 
 class VoiceBench(Benchmark):
@@ -71,8 +54,8 @@ class VoiceBench(Benchmark):
     download_root: ClassVar[Path] = Path("data/voicebench")
     sample_root: ClassVar[Path] = Path("data/voicebench-sample")
     aggregates: ClassVar[Mapping[str, Aggregate]] = {
-        "overall": official(overall_of, *OVERALL_TASKS),
-        "headline": official(overall_of, *OVERALL_TASKS),  # the same number, under the name pages read
+        "overall": official(overall_of, *OVERALL),
+        "headline": official(overall_of, *OVERALL),  # the same number, under the name pages read
     }
     #: the official evaluators print full floats
     score_digits: ClassVar[int | None] = None
@@ -84,16 +67,10 @@ class VoiceBench(Benchmark):
         return TASKS
 
     def default_tasks(self) -> tuple[Task, ...]:
-        return tuple(t for t in TASKS if t.name in OVERALL_TASKS)
+        return tuple(t for t in TASKS if t.name in OVERALL)
 
     def expand(self, name: str) -> tuple[Task, ...] | None:
-        if name.lower() == "all":
-            return TASKS
-        if name.lower() == "overall":
-            return self.default_tasks()
-        return None
-
-    # -- data -------------------------------------------------------------------------------------------
+        return {"all": TASKS, "overall": self.default_tasks()}.get(name.lower())
 
     def available(self, root: Path) -> tuple[Task, ...]:
         return tuple(t for t in TASKS if layout.BY_NAME[t.name].present_splits(root))
@@ -112,41 +89,31 @@ class VoiceBench(Benchmark):
                 Problem(str(root), "no VoiceBench subset folder with split files (<subset>/<split>.jsonl)")
             ]
         return [
-            Problem(str(path), message, index, name)
-            for task in tasks
-            if task in present
-            for path, index, name, message in layout.validate(root, layout.BY_NAME[task.name])
+            p for task in tasks if task in present for p in layout.validate(root, layout.BY_NAME[task.name])
         ]
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         return sample.generate_all(Path(out), seed=seed, full_size=full_size)
 
-    # -- answers ----------------------------------------------------------------------------------------
-
     def passthrough(self, task: str) -> bool:
-        return layout.BY_NAME[task].evaluator in PASSTHROUGH
+        return layout.BY_NAME[task].evaluator not in ("mcq", "bbh")  # the others are read whole
 
     def extract(self, item: Item, text: str) -> str | None:
         """The letter (MCQ) or verdict (BBH) the strict reading finds; ``None`` where it finds none."""
-        evaluator = _subset(item).evaluator
+        evaluator = _evaluator(item)
         if evaluator == "mcq":
             return mcq_choice(text, word_boundaries=not STRICT.mcq_substring_templates)
         if evaluator == "bbh":
             verdict = bbh_answer(text, str(item.source["id"]), fix_typos=not STRICT.bbh_rules_as_written)
-            if verdict is None:
-                return None
-            if str(item.answer).lower() in ("yes", "no"):
-                return "yes" if verdict else "no"
-            return "(B)" if verdict else "(A)"
+            forms = ("no", "yes") if str(item.answer).lower() in ("yes", "no") else ("(A)", "(B)")
+            return None if verdict is None else forms[verdict]
         return text
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, _subset(item).evaluator, rng)
+        return sample.random_answer(item, _evaluator(item), rng)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, _subset(item).evaluator, rng)
-
-    # -- scoring: the declaration -------------------------------------------------------------------------
+        return sample.oracle_answer(item, _evaluator(item), rng)
 
     def read(self, response: Response, profile: str) -> Any:
         """The answer's reading in ``profile`` (:mod:`avibench.benchmarks.voicebench.scoring`), made with the
@@ -158,25 +125,25 @@ class VoiceBench(Benchmark):
 
     def item_value(self, answer: Any, item: Item) -> Any:
         """The value the subset's official dict is made from (see :mod:`avibench.level_metrics.voicebench`)."""
-        evaluator = _subset(item).evaluator
-        if evaluator == "open":
-            return list(answer or ())
+        evaluator = _evaluator(item)
         if evaluator in ("mcq", "bbh"):
             parsed, chosen = answer if answer is not None else (None, None)
             if evaluator == "bbh":
-                return [parsed, chosen, bbh_gold(str(item.answer))]
+                return [parsed, chosen, BBH_GOLD[str(item.answer).lower()]]
             return [item.meta["split"], parsed, chosen, str(item.answer)]
-        if evaluator == "ifeval":
-            return [list(answer[0]), list(answer[1])] if answer else None
-        if evaluator == "qa":
-            return None if answer is None else list(answer)
-        return answer  # harm: whether it is a refusal
+        if evaluator == "harm":
+            return answer  # whether it is a refusal
+        if evaluator == "open":
+            return list(answer or ())
+        if not answer:
+            return None
+        return [list(part) for part in answer] if evaluator == "ifeval" else list(answer)
 
     def item_score(self, answer: Any, item: Item) -> float | None:
         """One question's score (0-1): the mean judge score over 5, the verdict, the choice against the gold one,
         every instruction followed strictly, a refusal; ``None`` where the profile scores no value."""
         value = self.item_value(answer, item)
-        evaluator = _subset(item).evaluator
+        evaluator = _evaluator(item)
         if evaluator == "open":
             return fmean(value) / 5 if value else None
         if evaluator == "qa":
@@ -196,130 +163,81 @@ class VoiceBench(Benchmark):
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """Each selected subset's official dict (``None``: not scored) and ``overall``."""
-        document: dict[str, Any] = {name: self._official_dict(name, view) for name in view.tasks}
+        readings = self._readings or Readings.of(Inputs())
+        document: dict[str, Any] = {name: self._official_dict(name, view, readings) for name in view.tasks}
         document["overall"] = view.numbers.get("overall")
         return document
 
-    def _official_dict(self, name: str, view: ScoredView) -> dict[str, Any] | None:
+    def _official_dict(self, name: str, view: ScoredView, readings: Readings) -> dict[str, Any] | None:
         rows = view.rows.get(name)
         subset = layout.BY_NAME[name]
-        inputs = self._readings.inputs if self._readings is not None else Inputs()
+        inputs = readings.inputs
         if rows is None or (subset.evaluator in ("open", "qa") and name not in inputs.judging):
             return None
         if subset.evaluator == "qa":  # PEDANT reads every answer, the judge's verdicts only some
-            return official_dict(
-                "qa",
-                [row.value for row in rows if row.value is not None],
-                splits=tuple(dict.fromkeys(row.response.item.meta["split"] for row in rows)),
-                pedant=inputs.pedant is not None,
-            )
+            values = [row.value for row in rows if row.value is not None]
+            return official_dict("qa", values, splits=readings.splits(name), pedant=inputs.pedant is not None)
         values = [row.value for row in rows if row.score is not None]
         return official_dict(subset.evaluator, values, multi_split=subset.multi_split)
-
-    # -- scoring ----------------------------------------------------------------------------------------
 
     def eval_options(self) -> list[Any]:
         return declared_options()
 
     def evaluate(self, request: EvalRequest) -> Scored:
-        """Judge the open subsets and sd-qa (journaled, never re-sent), then score everything through the core."""
-        from avibench.benchmarks.voicebench.judging import OPEN
-        from avibench.kits.judged import NOT_JUDGED, not_judged_line
+        """Judge the open subsets and sd-qa (each journaled on its own, never re-sent; the replies an official
+        result file recorded are taken as they are), then score everything through the core."""
+        from avibench.benchmarks.voicebench import pedant
+        from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, judge_messages
+        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured, not_judged_line
 
-        inputs, recorded = self._gather_responses(request)
+        recorded: dict[str, dict[str, list[str]]] = {}
+        if request.predictions is not None:
+            present = [t for t in request.tasks if t in self.available(request.data_root)]
+            items = {t.name: self.load(request.data_root, t) for t in present}
+            responses, recorded = predictions.read(request.predictions, items)
+            inputs = Inputs(responses=responses)
+        else:
+            inputs = Inputs(responses=self.journal_inputs(request)[0])
         settings = OPEN.settings(request.options)
-        errors = self._judge_open_subsets(request, inputs, recorded, settings)
+        errors: list[str] = []
+        for name, responses in inputs.responses.items():
+            evaluator = layout.BY_NAME[name].evaluator
+            if evaluator not in JUDGES:
+                continue
+            messages = partial(judge_messages, evaluator)
+            try:
+                inputs.judging[name] = JUDGES[evaluator].judge_responses(
+                    responses, messages, request.paths.root, settings, name=name, recorded=recorded.get(name)
+                )
+            except JudgeNotConfigured as exc:
+                inputs.unjudged[name] = f"{NOT_JUDGED}{exc}"
+            except AvibenchError as exc:
+                inputs.unjudged[name] = str(exc)
+                errors.append(f"{name} not scored: {exc}")
+            else:
+                if evaluator == "qa":
+                    inputs.pedant, inputs.pedant_problem = pedant.load()
         scored = self.score_inputs(inputs, request.profile, request.tasks, request.options)
         scored.errors = errors
         unjudged = [name for name, why in inputs.unjudged.items() if why.startswith(NOT_JUDGED)]
         if unjudged:
-            scored.notes.append(
-                not_judged_line(unjudged, inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED))
-            )
+            why = inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED)
+            scored.notes.append(not_judged_line(unjudged, why))
         if inputs.judging:
-            verdicts: list[Verdicts] = list(inputs.judging.values())
-            scored.document["meta"]["judge"] = OPEN.meta(settings, OPEN.template(), verdicts)
+            scored.document["meta"]["judge"] = OPEN.meta(settings, OPEN.template(), inputs.judging.values())
         return scored
 
-    def score(
-        self,
-        responses: Mapping[str, Sequence[Response]],
-        *,
-        profile: str,
-        options: Mapping[str, Any],
-        tasks: Sequence[Task] = (),
-    ) -> Scored:
-        """The answers alone through the core: the judged subsets are not scored (:meth:`evaluate` judges)."""
-        return self.score_inputs(Inputs(responses=dict(responses)), profile, tuple(tasks), options)
-
     def score_inputs(
-        self,
-        inputs: Inputs,
-        profile: str,
-        tasks: Sequence[Task],
-        options: Mapping[str, Any] | None = None,
+        self, inputs: Inputs, profile: str, tasks: Sequence[Task], options: Mapping[str, Any] | None = None
     ) -> Scored:
         """Read every answer of ``inputs`` in both profiles, then score through the core; coverage adds what only
         the readings know (judge failures, an IFEval check that cannot run, sd-qa without PEDANT)."""
         self._readings = Readings.of(inputs)
         scored = super().score(inputs.responses, profile=profile, options=options or {}, tasks=tasks)
         for name, entry in scored.document["coverage"].items():
-            _annotate(entry, *self._readings.reasons(name, profile))
+            self._readings.annotate(entry, name, profile)
         scored.document["meta"] = {"voicebench": self._readings.meta()}
         return scored
-
-    def _gather_responses(self, request: EvalRequest) -> tuple[Inputs, dict[str, dict[str, list[str]]]]:
-        """Each selected task's responses (from ``--predictions`` or the run's journals), and the judge replies
-        the prediction files recorded (subset -> item key -> replies)."""
-        present = [t for t in request.tasks if t in self.available(request.data_root)]
-        if request.predictions is not None:
-            items = {t.name: self.load(request.data_root, t) for t in present}
-            read = predictions.read(request.predictions, items)
-            return Inputs(responses=read.responses), read.recorded
-        journaled = {
-            task.name: journal_responses(request.paths, task.name, self.load(request.data_root, task))
-            for task in present
-            if request.paths.infer_journal(task.name).is_file()
-            or request.paths.refine_journal(task.name).is_file()
-        }
-        return Inputs(responses=journaled), {}
-
-    def _judge_open_subsets(
-        self,
-        request: EvalRequest,
-        inputs: Inputs,
-        recorded: Mapping[str, dict[str, list[str]]],
-        settings: JudgeSettings,
-    ) -> list[str]:
-        """Judge the open subsets and sd-qa into ``inputs`` (each subset journaled on its own); the errors."""
-        from avibench.benchmarks.voicebench import pedant
-        from avibench.benchmarks.voicebench.judging import JUDGES, judge_messages
-        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured
-
-        errors: list[str] = []
-        for name, responses in inputs.responses.items():
-            evaluator = layout.BY_NAME[name].evaluator
-            if evaluator not in JUDGES:
-                continue
-            try:
-                inputs.judging[name] = JUDGES[evaluator].judge_responses(
-                    responses,
-                    partial(judge_messages, evaluator),
-                    request.paths.root,
-                    settings,
-                    name=name,
-                    recorded=recorded.get(name, {}),
-                )
-            except JudgeNotConfigured as exc:
-                inputs.unjudged[name] = f"{NOT_JUDGED}{exc}"
-                continue
-            except AvibenchError as exc:
-                inputs.unjudged[name] = str(exc)
-                errors.append(f"{name} not scored: {exc}")
-                continue
-            if evaluator == "qa":
-                inputs.pedant, inputs.pedant_problem = pedant.load()
-        return errors
 
     def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
         """PEDANT's classifier and vectorizer (sd-qa's ``panda``), where configured."""
@@ -328,18 +246,14 @@ class VoiceBench(Benchmark):
         return pedant.model_files()
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
-        lines = super().summary_lines(document)
-        coverage = document.get("coverage", {})
-        lines += [
-            f"note: {name}: {entry['reason']}"
-            for name, entry in coverage.items()
-            if entry.get("status") == "scored" and entry.get("reason")
+        """The task scores, then a note for each scored subset whose coverage gives a reason."""
+        coverage = document.get("coverage", {}).items()
+        notes = [
+            f"note: {n}: {e['reason']}"
+            for n, e in coverage
+            if e.get("status") == "scored" and e.get("reason")
         ]
-        return lines
-
-    def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
-        items = {t.name: self.load(root, t) for t in tasks if t in self.available(root)}
-        return predictions.read(path, items).responses
+        return super().summary_lines(document) + notes
 
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str

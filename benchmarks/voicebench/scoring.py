@@ -1,38 +1,67 @@
-"""What each VoiceBench profile reads of an eval's answers, worked out before the core scores them.
+"""What each VoiceBench profile reads of an eval's answers and judge replies, worked out before the core scores.
 
-Most readings depend on more than one answer: the official fallback draws its guesses in file order, one
-unreadable judge reply voids a whole subset in the reference profile, and IFEval looks responses up by prompt
-there. :class:`Readings` makes them all at once from an eval's :class:`Inputs` (answers, judge replies, PEDANT);
-the plug-in's ``read`` then looks each answer's reading up, and the core scores the values it gives (see
-:mod:`avibench.level_metrics.voicebench` for what a value is). A question without an answer (failed or never
-asked) has no reading: it is left out of every number and makes its subset partial.
+The judge is declared on the judged-answers kit as the official ``api_judge.py`` asks it: one request per answer
+for its three samples (``n=3``), every choice read stripped, a reply never re-asked, a failed request leaving the
+three replies not received (``None``); settings and prompts in ``prompts/voicebench/judge.json``
+(docs/voicebench.md, "The judge").
+
+Several readings depend on more than one answer (the fallback draws in file order, one unreadable judge reply
+voids a subset in the reference profile, IFEval looks responses up by prompt there), so :class:`Readings` makes
+them all at once from an eval's :class:`Inputs`; the plug-in's ``read`` looks each answer's up. A question
+without an answer has no reading: it is left out of every number and makes its subset partial.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from itertools import groupby
+from typing import Any
 
-from avibench.benchmarks.voicebench.judging import OPEN, QA
 from avibench.benchmarks.voicebench.layout import BY_NAME
+from avibench.benchmarks.voicebench.options import TEMPLATE_FILE
 from avibench.benchmarks.voicebench.pedant import Pedant
 from avibench.items import Response
-from avibench.kits.judged import Verdicts
+from avibench.kits.judged import Judge, Verdicts, answered
 from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (
     DEFAULT_SEED,
     MCQ_LETTERS,
     PROFILES,
-    Fallback,
     VoiceBenchProfile,
     is_refusal,
     resolve,
 )
-from avibench.refine.voicebench import bbh_answer, majority, mcq_choice
+from avibench.refine.voicebench import bbh_answer, majority, mcq_choice, open_score, qa_verdict, strip_markers
 
-if TYPE_CHECKING:
-    from avibench.plugin import Task
+
+def _judge(parse: Callable[..., Any], switch: str, official: str) -> Judge:
+    """A judge whose reply parser takes the official reading where the profile's ``official`` switch is on."""
+    parsers = {name: partial(parse, **{switch: not getattr(p, official)}) for name, p in PROFILES.items()}
+    return Judge("voicebench", TEMPLATE_FILE, parsers=parsers, strip=True)
+
+
+#: The open subsets' judge: a 1-5 score, any number in the reference profile, 1-5 only in the strict one.
+OPEN = _judge(open_score, "bounded", "judge_any_number")
+#: sd-qa's judge: a vote, the raw reply in the reference profile, yes or no only in the strict one.
+QA = _judge(qa_verdict, "yes_no_only", "qa_raw_votes")
+JUDGES = {"open": OPEN, "qa": QA}
+
+
+def judge_messages(evaluator: str, response: Response, variant: str = "") -> list[dict[str, str]]:
+    """The official request (one per answer: no ``variant``): the system message and the open or reference-based
+    prompt, filled as the official ``str.replace`` chain does (prompt, then reference, then response, so a
+    ``{response}`` inside the prompt is filled too)."""
+    protocol, row, reply = OPEN.protocol, response.item.source, response.raw or ""
+    if evaluator == "qa":
+        values = {"prompt": row["prompt"], "reference": str(row["reference"]), "response": reply}
+    else:
+        values = {"prompt": row["prompt"], "response": reply}
+    content = protocol[evaluator]
+    for name, value in values.items():
+        content = content.replace("{" + name + "}", value)
+    return [{"role": "system", "content": protocol["system"]}, {"role": "user", "content": content}]
 
 
 @dataclass
@@ -57,23 +86,12 @@ class SubsetReading:
     ties: int = 0
 
 
-def answered(responses: Sequence[Response]) -> list[Response]:
-    return [r for r in responses if r.status == "answered" and r.raw is not None]
-
-
-def _by_split(responses: Sequence[Response]) -> dict[str, list[Response]]:
-    groups: dict[str, list[Response]] = {}
-    for response in responses:
-        groups.setdefault(response.item.meta["split"], []).append(response)
-    return groups
-
-
-def _open(responses: Sequence[Response], judging: Verdicts, profile: VoiceBenchProfile) -> SubsetReading:
+def _open(responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile) -> SubsetReading:
     """Each answer's judge scores; one unreadable reply voids every answer's in the reference profile."""
     result, unreadable = SubsetReading(), []
-    for response in answered(responses):
+    for response in responses:
         scores = []
-        for reply in judging.replies.get(response.item.key, []):
+        for reply in inputs.judging[name].replies.get(response.item.key, []):
             value = None if reply is None else OPEN.read(reply, profile.name)
             if value is None:
                 unreadable.append(f"{response.item.key}: {reply!r}")
@@ -87,15 +105,13 @@ def _open(responses: Sequence[Response], judging: Verdicts, profile: VoiceBenchP
     return result
 
 
-def _qa(
-    responses: Sequence[Response], judging: Verdicts, pedant: Pedant | None, profile: VoiceBenchProfile
-) -> SubsetReading:
+def _qa(responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile) -> SubsetReading:
     """Each answer's ``[split, verdict, tied, pedant]``; one unreadable vote voids every verdict in the reference
     profile (PEDANT's stay)."""
     result, unreadable = SubsetReading(), []
-    for response in answered(responses):
+    for response in responses:
         key, row = response.item.key, response.item.source
-        replies = judging.replies.get(key, [])
+        replies = inputs.judging[name].replies.get(key, [])
         votes = [None if r is None else QA.read(r, profile.name) for r in replies]
         if None in votes or not votes:
             unreadable.append(f"{key}: {replies!r}")
@@ -105,9 +121,8 @@ def _qa(
             is_yes, tied = majority(valid)
             result.ties += tied
             verdict = None if tied and not profile.qa_raw_votes else is_yes
-        correct = None
-        if pedant is not None:
-            correct = pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
+        pedant = inputs.pedant
+        correct = pedant and pedant.correct(str(row["reference"]), response.raw or "", row["prompt"])
         result.by_key[key] = [response.item.meta["split"], verdict, tied, correct]
     if unreadable:
         result.problem = f"{len(unreadable)} answers without a readable judge vote (first {unreadable[0]})"
@@ -116,68 +131,66 @@ def _qa(
     return result
 
 
-def _choices(responses: Sequence[Response], profile: VoiceBenchProfile, seed: int) -> SubsetReading:
-    """MCQ and BBH: each answer's ``(parsed, answer)``, one fallback per official file (subset and split) deciding
-    the unparsed ones in the reference profile; the strict profile reads an unparsed answer as ``None``."""
+def _choices(
+    responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile
+) -> SubsetReading:
+    """MCQ and BBH: each answer's ``(parsed, answer)``, one fallback per official file (subset and split, which
+    follow one another in load order) deciding the unparsed ones in the reference profile; the strict profile
+    reads an unparsed answer as ``None``."""
     result = SubsetReading()
-    for group in _by_split(answered(responses)).values():
-        fallback = Fallback(seed) if profile.random_fallback else None
-        if BY_NAME[group[0].item.task].evaluator == "mcq":
-            choices: tuple[Any, ...] = MCQ_LETTERS
+    mcq = BY_NAME[name].evaluator == "mcq"
+    for _, split in groupby(responses, key=lambda r: r.item.meta["split"]):
+        group = list(split)
+        if mcq:
             preds: list[Any] = [
                 mcq_choice(r.raw or "", word_boundaries=not profile.mcq_substring_templates) for r in group
             ]
         else:
-            choices = (0, 1)
             preds = [
                 bbh_answer(r.raw or "", str(r.item.source["id"]), fix_typos=not profile.bbh_rules_as_written)
                 for r in group
             ]
-        for response, pred, answer in zip(group, preds, resolve(preds, choices, fallback), strict=True):
+        seed = inputs.seed if profile.random_fallback else None
+        answers, guessed = resolve(preds, MCQ_LETTERS if mcq else (0, 1), seed)
+        for response, pred, answer in zip(group, preds, answers, strict=True):
             result.by_key[response.item.key] = None if answer is None else (pred, answer)
-        result.fallback += fallback.decided if fallback is not None else 0
+        result.fallback += guessed
     return result
 
 
-def _ifeval(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetReading:
+def _ifeval(
+    responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile
+) -> SubsetReading:
     """Each answer's ``(strict, loose)`` instruction checks; a check that cannot run leaves every answer unread."""
-    replied = answered(responses)
-    texts = {r.item.key: ifeval.strip_markers(r.raw or "") for r in replied}
+    texts = {r.item.key: strip_markers(r.raw or "") for r in responses}
     if profile.ifeval_by_prompt:
-        by_prompt = {r.item.source["prompt"]: texts[r.item.key] for r in replied}
-        texts = {r.item.key: by_prompt[r.item.source["prompt"]] for r in replied}
+        by_prompt = {r.item.source["prompt"]: texts[r.item.key] for r in responses}
+        texts = {r.item.key: by_prompt[r.item.source["prompt"]] for r in responses}
     result = SubsetReading()
-    for response in replied:
-        row = response.item.source
-        item = ifeval.IFEvalItem(tuple(row["instruction_id_list"]), tuple(row["kwargs"]))
+    for response in responses:
+        row, key = response.item.source, response.item.key
         try:
-            result.by_key[response.item.key] = ifeval.judge_item(item, texts[response.item.key])
+            result.by_key[key] = ifeval.judge_item(row["instruction_id_list"], row["kwargs"], texts[key])
         except ifeval.MissingResource as exc:
             return SubsetReading(dict.fromkeys(texts, ()), problem=str(exc))
         except ifeval.BadInstruction as exc:
-            return SubsetReading(dict.fromkeys(texts, ()), problem=f"{response.item.key}: {exc}")
+            return SubsetReading(dict.fromkeys(texts, ()), problem=f"{key}: {exc}")
     return result
 
 
-def _harm(responses: Sequence[Response], profile: VoiceBenchProfile) -> SubsetReading:
-    return SubsetReading({r.item.key: is_refusal(r.raw or "", profile) for r in answered(responses)})
+def _harm(responses: list[Response], inputs: Inputs, name: str, profile: VoiceBenchProfile) -> SubsetReading:
+    return SubsetReading({r.item.key: is_refusal(r.raw or "", profile) for r in responses})
+
+
+READERS = {"open": _open, "qa": _qa, "mcq": _choices, "bbh": _choices, "ifeval": _ifeval, "harm": _harm}
 
 
 def read_subset(name: str, inputs: Inputs, profile: VoiceBenchProfile) -> SubsetReading:
-    """One subset's readings in one profile."""
+    """One subset's readings in one profile, of the answers with a reply."""
     evaluator = BY_NAME[name].evaluator
-    responses = inputs.responses[name]
     if evaluator in ("open", "qa") and name not in inputs.judging:
         return SubsetReading(problem=inputs.unjudged.get(name, "not judged"))
-    if evaluator == "open":
-        return _open(responses, inputs.judging[name], profile)
-    if evaluator == "qa":
-        return _qa(responses, inputs.judging[name], inputs.pedant, profile)
-    if evaluator in ("mcq", "bbh"):
-        return _choices(responses, profile, inputs.seed)
-    if evaluator == "ifeval":
-        return _ifeval(responses, profile)
-    return _harm(responses, profile)
+    return READERS[evaluator]([r for r in inputs.responses[name] if answered(r)], inputs, name, profile)
 
 
 @dataclass
@@ -189,13 +202,10 @@ class Readings:
 
     @classmethod
     def of(cls, inputs: Inputs) -> Readings:
-        return cls(
-            inputs,
-            {
-                name: {task: read_subset(task, inputs, profile) for task in inputs.responses}
-                for name, profile in PROFILES.items()
-            },
-        )
+        read = {
+            name: {t: read_subset(t, inputs, p) for t in inputs.responses} for name, p in PROFILES.items()
+        }
+        return cls(inputs, read)
 
     def reading(self, response: Response, profile: str) -> Any:
         """The answer's reading (``None``: no answer, no judging, or a choice the strict profile cannot read)."""
@@ -206,19 +216,22 @@ class Readings:
         """The splits the eval asked of a subset, in load order."""
         return tuple(dict.fromkeys(r.item.meta["split"] for r in self.inputs.responses.get(task, ())))
 
-    def reasons(self, task: str, profile: str) -> tuple[list[str], str | None]:
-        """Why a subset's score is short in a profile (failed judge requests, unreadable replies, an IFEval
-        check that cannot run), and a note beside the counts (sd-qa without PEDANT, which has no score)."""
-        reasons = []
+    def annotate(self, entry: dict[str, Any], task: str, profile: str) -> None:
+        """A subset's coverage entry with what the readings know: failed judge requests, unreadable replies or an
+        IFEval check that cannot run make a complete subset partial and come first in its reason; a note (sd-qa
+        without PEDANT, which then has no score) leaves it complete."""
         judging = self.inputs.judging.get(task)
-        if judging is not None and (failure := judging.failure()):
-            reasons.append(failure)
-        problem = self.by_profile[profile][task].problem
-        if problem:
-            reasons.append(problem)
+        reasons = [r for r in (judging and judging.failure(), self.by_profile[profile][task].problem) if r]
         qa = BY_NAME[task].evaluator == "qa"
         note = self.inputs.pedant_problem if qa and self.inputs.pedant is None else None
-        return reasons, note
+        if reasons:
+            gaps = entry["answered"] < entry["questions"]
+            unanswered = [f"{entry['failed']} failed, {entry['missing']} never asked"] if gaps else []
+            entry["reason"] = "; ".join([*reasons, *unanswered, *([note] if note else [])])
+            if entry["status"] == "scored":
+                entry["status"] = "partial"
+        elif note:
+            entry["reason"] = "; ".join(r for r in (entry["reason"], note) if r)
 
     def meta(self) -> dict[str, Any]:
         """``meta.voicebench``: the fallback's seed and guesses, and sd-qa's tied votes, per profile."""
@@ -233,13 +246,3 @@ class Readings:
                 for profile, view in self.by_profile.items()
             },
         }
-
-
-def build_document(inputs: Inputs, primary: str, selected: Sequence[str]) -> tuple[dict[str, Any], dict]:
-    """The eval document (without the driver's ``meta``) and the per-sample scores of ``inputs``."""
-    from avibench.benchmarks.voicebench.plugin import VoiceBench
-
-    plugin = VoiceBench()
-    tasks: tuple[Task, ...] = plugin.select(list(selected)) if selected else ()
-    scored = plugin.score_inputs(inputs, primary, tasks)
-    return scored.document, scored.per_sample
