@@ -4,29 +4,16 @@ blocks: one table per part (Foundation accuracy in %, Chat judge scores on 1-10)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import reduce
 from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from avibench.evaluate.board_runs import (
-    dataset_of,
-    run_origin,
-)
-from avibench.evaluate.document import (
-    Block,
-    Heading,
-    Paragraph,
-    Table,
-    as_dict,
-    as_number,
-    fmt_score,
-)
+from avibench.evaluate.board_runs import dataset_of, run_origin
+from avibench.evaluate.document import Block, Heading, Paragraph, Table, as_dict, as_number, fmt_score
 from avibench.evaluate.leaderboard import Board, BoardBlock, Ranked, Section
 from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import CATEGORIES, FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
-
-if TYPE_CHECKING:
-    pass
 
 FOUNDATION_COLUMNS = (*CATEGORIES, "average")
 CHAT_COLUMNS = ("speech", "sound", "music", "mixed", "average")
@@ -79,68 +66,43 @@ def _one_part(unpublished: list[str]) -> dict[str, Any]:
     }
 
 
-def _by_profile(document: Mapping[str, Any], profile: str) -> dict[str, Any]:
-    return as_dict(as_dict(as_dict(document.get("summary")).get("by_profile")).get(profile))
+def _views(document: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The reference and strict profiles' views (empty where absent)."""
+    by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
+    return tuple(as_dict(by_profile.get(p)) for p in ("reference", "strict"))
 
 
 def report_blocks(document: Mapping[str, Any]) -> list[Block]:
     """Foundation per task and category, Chat per category, in both profiles; then the judge's settings."""
-    reference, strict = _by_profile(document, "reference"), _by_profile(document, "strict")
+    views = _views(document)
+
+    def both(*path: str) -> list[str]:
+        """A value of both views, formatted: ``path`` is its keys."""
+        return [fmt_score(reduce(lambda node, key: as_dict(node).get(key), path, v)) for v in views]
+
     blocks: list[Block] = []
     if document.get("foundation") is not None:
-        ref, stc = as_dict(reference.get("foundation")), as_dict(strict.get("foundation"))
-        rows = [
-            [
-                t.label,
-                t.category,
-                fmt_score(as_dict(ref.get("tasks")).get(t.label)),
-                fmt_score(as_dict(stc.get("tasks")).get(t.label)),
-            ]
-            for t in FOUNDATION_TASKS
-        ]
-        rows += [
-            [
-                f"{c} (mean)",
-                "",
-                fmt_score(as_dict(ref.get("categories")).get(c)),
-                fmt_score(as_dict(stc.get("categories")).get(c)),
-            ]
-            for c in CATEGORIES
-        ]
+        rows = [[t.label, t.category, *both("foundation", "tasks", t.label)] for t in FOUNDATION_TASKS]
+        rows += [[f"{c} (mean)", "", *both("foundation", "categories", c)] for c in CATEGORIES]
         blocks += [
             Heading("Foundation: accuracy (%) per task"),
             Table(["Task", "Category", "Reference", "Strict"], rows, "llrr"),
         ]
-    chat = as_dict(document.get("chat"))
-    if chat:
-        categories = as_dict(chat.get("categories"))
-        ref, stc = as_dict(reference.get("chat")), as_dict(strict.get("chat"))
+    categories = as_dict(as_dict(document.get("chat")).get("categories"))
+    if document.get("chat"):
         rows = []
         for name in CHAT_CATEGORIES:
             row = as_dict(categories.get(name))
-            rows.append(
-                [
-                    name,
-                    fmt_score(as_dict(ref.get("categories")).get(name)),
-                    fmt_score(as_dict(stc.get("categories")).get(name)),
-                    fmt_score(row.get("reference_score")),
-                    fmt_score(_percent(row.get("win_rate"))),
-                    str(row.get("n", "")),
-                    str(row.get("judge_failures", "")),
-                ]
-            )
-        for name in ("mixed", "average"):
-            rows.append([name, fmt_score(ref.get(name)), fmt_score(stc.get(name)), "", "", "", ""])
-        headers = [
-            "Category",
-            "Reference",
-            "Strict",
-            "Reference answer",
-            "Win rate (%)",
-            "Judged",
-            "Judge failures",
+            win = as_number(row.get("win_rate"))
+            scores = map(fmt_score, [row.get("reference_score"), None if win is None else 100 * win])
+            counts = [str(row.get(k, "")) for k in ("n", "judge_failures")]
+            rows.append([name, *both("chat", "categories", name), *scores, *counts])
+        rows += [[name, *both("chat", name), "", "", "", ""] for name in ("mixed", "average")]
+        headers = ["Category", "Reference", "Strict", "Reference answer", "Win rate (%)", "Judged"]
+        blocks += [
+            Heading("Chat: judge score (1–10) per category"),
+            Table([*headers, "Judge failures"], rows),
         ]
-        blocks += [Heading("Chat: judge score (1–10) per category"), Table(headers, rows)]
         judge = as_dict(as_dict(document.get("meta")).get("judge"))
         departures = judge.get("departures")
         departed = ", ".join(map(str, departures)) if isinstance(departures, list) and departures else "none"
@@ -156,15 +118,10 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
     return blocks
 
 
-def _percent(value: object) -> float | None:
-    number = as_number(value)
-    return None if number is None else 100 * number
-
-
 def run_row(label: str, document: Mapping[str, Any]) -> dict[str, Any]:
     """A selected run's primary-profile columns, shaped like the published rows."""
     summary = as_dict(document.get("summary"))
-    view = _by_profile(document, str(summary.get("profile")))
+    view = as_dict(as_dict(summary.get("by_profile")).get(str(summary.get("profile"))))
     foundation, chat = as_dict(view.get("foundation")), as_dict(view.get("chat"))
     meta = as_dict(document.get("meta"))
     return {
@@ -240,5 +197,3 @@ BOARD = Board(
     json_head=lambda title: {"benchmark": "airbench"},
     filter_label=None,
 )
-"""AIR-Bench's leaderboard: local runs beside the published Foundation and Chat tables, one table per part
-(Foundation accuracy in %, Chat judge scores on 1-10), each ranked on its own."""

@@ -12,10 +12,11 @@ import random
 from pathlib import Path
 from typing import Any
 
-from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, Section
+from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, OPTION_FIELDS, Section
 from avibench.items import Item
+from avibench.kits import multiple_choice as mc
 from avibench.kits.media import tone, write_audio
-from avibench.level_metrics.airbench import FOUNDATION_TASKS, LETTERS, gold_index
+from avibench.level_metrics.airbench import FOUNDATION_TASKS, LETTERS
 
 CLIP_SECONDS = 0.2
 
@@ -108,7 +109,7 @@ def _foundation_entry(rng: random.Random, task_name: str, dataset: str, number: 
     k = len(pool) if len(pool) == 2 else rng.choice((2, 3, 4, 4))
     options = rng.sample(pool, k)
     entry: dict[str, Any] = {"path": f"{task_name}_{number:06d}.wav", "question": question}
-    entry.update(zip(("choice_a", "choice_b", "choice_c", "choice_d"), options, strict=False))
+    entry.update(zip(OPTION_FIELDS, options, strict=False))
     entry.update(
         {"answer_gt": rng.choice(options), "task_name": task_name, "dataset_name": dataset, "uniq_id": number}
     )
@@ -177,7 +178,7 @@ def oracle_answer(item: Item, rng: random.Random) -> str:
     """The right answer: the gold letter in one of :data:`ORACLE_PHRASES` for Foundation, the reference answer
     for Chat."""
     if item.task == "foundation":
-        letter = LETTERS[gold_index(item.options, item.answer)]
+        letter = LETTERS[mc.gold_index(item.options, item.answer)]
         return rng.choice(ORACLE_PHRASES).format(letter=letter, text=item.answer)
     return str(item.answer)
 
