@@ -182,44 +182,38 @@ def answer_score(replies: Mapping[str, str | None], profile: AirBenchProfile = R
 
 
 def _chat_tally(profile: AirBenchProfile) -> Callable[[Mapping[str, Any]], dict[Hashable, float]]:
-    """One answer's tally in ``profile``: per judge order its model score (reference, which averages each order
-    over its parsed replies), or its mean over both orders when both parsed (strict, per item; an unanswered
-    question counts 0 where missing answers count as wrong)."""
+    """One answer's tally in ``profile``, keyed by category and judge order: per order its model score
+    (reference, which averages each order over its parsed replies), or under ``both`` its mean over both orders
+    when both parsed (strict, per item; an unanswered question counts 0 where missing answers count as wrong)."""
 
     def tally(value: Mapping[str, Any]) -> dict[Hashable, float]:
         category = chat_category(value["task_name"])
         if value["replies"] is None:
             counted = profile.judge_orders_per_item and profile.missing_counts_as_wrong
-            return {("items", category): 1.0} if counted else {}
-        parsed = parsed_pairs(value["replies"], profile)
-        if profile.judge_orders_per_item:
-            if len(parsed) < len(ORDERS):
-                return {}
-            return {("model", category): fmean(parsed[o][0] for o in ORDERS), ("items", category): 1.0}
-        out: dict[Hashable, float] = {}
-        for order, (model, _) in parsed.items():
-            out[("model", category, order)] = float(model)
-            out[("items", category, order)] = 1.0
-        return out
+            return {("items", category, "both"): 1.0} if counted else {}
+        pairs = parsed_pairs(value["replies"], profile)
+        if not profile.judge_orders_per_item:
+            scored = {order: float(model) for order, (model, _) in pairs.items()}
+        else:
+            scored = {"both": fmean(m for m, _ in pairs.values())} if len(pairs) == len(ORDERS) else {}
+        return {
+            (k, category, o): v for o, model in scored.items() for k, v in (("model", model), ("items", 1.0))
+        }
 
     return tally
 
 
-def _chat_finish(profile: AirBenchProfile) -> Callable[[Mapping[Hashable, float]], float | None]:
-    """The Chat part's score from the summed tallies of ``profile`` (see :func:`_chat_tally`)."""
+def _chat_finish(totals: Mapping[Hashable, float]) -> float | None:
+    """The Chat part's score from summed tallies (see :func:`_chat_tally`): per category the mean of its orders'
+    (or its ``both``) mean model scores."""
 
-    def share(totals: Mapping[Hashable, float], *key: str) -> float | None:
+    def share(*key: str) -> float | None:
         n = totals.get(("items", *key), 0.0)
         return totals.get(("model", *key), 0.0) / n if n else None
 
-    def finish(totals: Mapping[Hashable, float]) -> float | None:
-        if profile.judge_orders_per_item:
-            return part_score({c: share(totals, c) for c in CHAT_CATEGORIES})
-        return part_score(
-            {c: _mean([m for o in ORDERS if (m := share(totals, c, o)) is not None]) for c in CHAT_CATEGORIES}
-        )
-
-    return finish
+    return part_score(
+        {c: _mean([s for o in (*ORDERS, "both") if (s := share(c, o)) is not None]) for c in CHAT_CATEGORIES}
+    )
 
 
 def chat_metric(
@@ -227,7 +221,7 @@ def chat_metric(
 ) -> Callable[[Sequence[Mapping[str, Any]]], float | None]:
     """The Chat part's metric in ``profile`` (:func:`judged_score`), with its tallies for the bootstrap."""
 
-    @tallied(_chat_tally(profile), _chat_finish(profile))
+    @tallied(_chat_tally(profile), _chat_finish)
     def metric(values: Sequence[Mapping[str, Any]]) -> float | None:
         return judged_score(values, profile)
 
