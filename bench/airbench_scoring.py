@@ -42,7 +42,7 @@ def foundation_responses(rng: random.Random) -> list[Response]:
     responses = []
     for index, e in enumerate(foundation_entries(PER_SUBSET, seed=0)):
         options = tuple(e[f] for f in ("choice_a", "choice_b", "choice_c", "choice_d") if f in e)
-        meta = {"task_name": e["task_name"], "dataset_name": e["dataset_name"]}
+        meta = {"subset": f"{e['task_name']}_{e['dataset_name']}"}
         item = Item(
             "airbench", "foundation", str(index), (), e["answer_gt"], index=index, options=options, meta=meta
         )

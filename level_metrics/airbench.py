@@ -88,8 +88,9 @@ class FoundationTask:
         return tuple(f"{self.name}_{d}" for d in self.datasets)
 
 
-#: The task tables (``prompts/airbench/tasks.yaml``): Foundation's in leaderboard order, Chat's categories.
-TASK_TABLES = yaml.safe_load(prompt_resource("airbench", "tasks.yaml"))
+#: The official layout (``prompts/airbench/layout.yaml``): the task tables (Foundation's in leaderboard order,
+#: Chat's categories) and each part's meta and result files.
+TASK_TABLES = yaml.safe_load(prompt_resource("airbench", "layout.yaml"))
 FOUNDATION_TASKS = tuple(FoundationTask(n, lab, c, tuple(d)) for n, lab, c, d in TASK_TABLES["foundation"])
 TASKS_BY_NAME: dict[str, FoundationTask] = {t.name: t for t in FOUNDATION_TASKS}
 #: Each Foundation subset's task (every bootstrap resample pools its subsets' counts by task).
@@ -98,12 +99,6 @@ CATEGORIES = ("speech", "sound", "music")
 
 
 # ---- answer extraction ---------------------------------------------------------------------------------------
-
-
-def official_letter(response: str) -> str | None:
-    """The official rule: the first character, else the second-to-last, if it is ``A``-``D``; else ``None``."""
-    index = mc.official_choice(response, LETTERS, OFFICIAL_RULES, letters=LETTERS)
-    return None if index is None else LETTERS[index]
 
 
 def strict_choice(raw: str, options: Sequence[str]) -> int | None:
@@ -126,47 +121,35 @@ def choose(response: str, options: Sequence[str], profile: AirBenchProfile) -> i
 # ---- aggregation ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class SubsetScore:
-    """Counts of one subset: ``n`` is the accuracy denominator, ``failed`` the unparseable answers."""
-
-    correct: int = 0
-    n: int = 0
-    failed: int = 0
-    missing: int = 0
-
-    @property
-    def accuracy(self) -> float | None:
-        """``correct / n`` (0-1); ``None`` when nothing entered the denominator (the official scorer crashes)."""
-        return self.correct / self.n if self.n else None
-
-
 Verdict = Literal["correct", "wrong", "unparsed", "missing"]
+Counts = Mapping[str, Mapping[str, float]]
+"""``{correct, n}`` per subset (``n``: the accuracy denominator)."""
 
 
 def foundation_block(verdicts: Iterable[tuple[str, Verdict]], profile: AirBenchProfile = REFERENCE) -> dict:
     """The Foundation score block of each question's ``(subset, verdict)``: per subset ``{correct, n,
-    accuracy}`` (in order of first appearance), ``fail_num`` and ``total_sum``. The strict profile adds
-    ``missing`` (answers that never came), which the official output cannot show."""
+    accuracy}`` (in order of first appearance; accuracy 0-1, ``None`` when nothing entered the denominator, where
+    the official scorer crashes), ``fail_num`` (the unparseable answers) and ``total_sum``. The strict profile
+    adds ``missing`` (answers that never came), which the official output cannot show."""
     counted = {
         "missing": profile.missing_counts_as_wrong,
         "unparsed": not profile.unparsed_leaves_denominator,
     }
-    scores: dict[str, SubsetScore] = {}
+    tasks: dict[str, dict[str, Any]] = {}
+    outcomes: Counter[str] = Counter()
     for subset, outcome in verdicts:
-        score = scores.setdefault(subset, SubsetScore())
-        score.missing += outcome == "missing"
-        score.failed += outcome == "unparsed"
-        score.n += counted.get(outcome, True)
-        score.correct += outcome == "correct"
-    block: dict = {
-        "tasks": {k: {"correct": s.correct, "n": s.n, "accuracy": s.accuracy} for k, s in scores.items()},
-        "fail_num": sum(s.failed for s in scores.values()),
-        "total_sum": sum(s.n for s in scores.values()),
+        cell = tasks.setdefault(subset, {"correct": 0, "n": 0})
+        cell["n"] += int(counted.get(outcome, True))
+        cell["correct"] += int(outcome == "correct")
+        outcomes[outcome] += 1
+    for cell in tasks.values():
+        cell["accuracy"] = cell["correct"] / cell["n"] if cell["n"] else None
+    block = {
+        "tasks": tasks,
+        "fail_num": outcomes["unparsed"],
+        "total_sum": sum(c["n"] for c in tasks.values()),
     }
-    if profile.missing_counts_as_wrong:
-        block["missing"] = sum(s.missing for s in scores.values())
-    return block
+    return block | ({"missing": outcomes["missing"]} if profile.missing_counts_as_wrong else {})
 
 
 def _subset_tally(value: Sequence[str | float]) -> dict[Hashable, float]:
@@ -176,7 +159,7 @@ def _subset_tally(value: Sequence[str | float]) -> dict[Hashable, float]:
 
 def _average_from_totals(totals: Mapping[Hashable, float]) -> float | None:
     subsets = {name[1] for name, n in totals.items() if name[0] == "n" and n}  # type: ignore[index]
-    counts = {s: SubsetScore(int(totals.get(("correct", s), 0)), int(totals[("n", s)])) for s in subsets}
+    counts = {s: {"correct": totals.get(("correct", s), 0.0), "n": totals[("n", s)]} for s in subsets}
     categories = [v for v in summarize(task_accuracy(counts))["categories"].values() if v is not None]
     return fmean(categories) * 100 if categories else None
 
@@ -191,17 +174,17 @@ def foundation_average(scored: Sequence[Sequence[str | float]]) -> float | None:
     return _average_from_totals(totals)
 
 
-def task_accuracy(scores: Mapping[str, SubsetScore]) -> dict[str, float]:
+def task_accuracy(counts: Counts) -> dict[str, float]:
     """Accuracy (0-1) per task, pooling the counts of its subsets; tasks with an empty denominator are left out."""
-    pooled: dict[str, SubsetScore] = {}
-    for subset, score in scores.items():
+    pooled: dict[str, Counter[str]] = {}
+    for subset, cell in counts.items():
         if subset not in TASK_OF_SUBSET:
             raise ValueError(f"{subset!r} is not an AIR-Bench Foundation subset")
-        total = pooled.setdefault(TASK_OF_SUBSET[subset].name, SubsetScore())
-        total.correct += score.correct
-        total.n += score.n
+        pooled.setdefault(TASK_OF_SUBSET[subset].name, Counter()).update(correct=cell["correct"], n=cell["n"])
     return {
-        t.name: pooled[t.name].accuracy for t in FOUNDATION_TASKS if t.name in pooled and pooled[t.name].n
+        t.name: pooled[t.name]["correct"] / pooled[t.name]["n"]
+        for t in FOUNDATION_TASKS
+        if pooled.get(t.name, {}).get("n")
     }
 
 
@@ -227,8 +210,7 @@ def summarize(by_task: Mapping[str, float]) -> dict:
 def leaderboard_view(block: Mapping[str, Any]) -> dict:
     """The leaderboard view on 0-100 of a Foundation block: accuracy per task (by its leaderboard label) and per
     category (``None`` when the category has no task)."""
-    counts = {k: SubsetScore(correct=v["correct"], n=v["n"]) for k, v in block["tasks"].items()}
-    view = summarize(task_accuracy(counts))
+    view = summarize(task_accuracy(block["tasks"]))
     return {
         "tasks": {TASKS_BY_NAME[k].label: 100 * v for k, v in view["tasks"].items()},
         "categories": {k: None if v is None else v * 100 for k, v in view["categories"].items()},

@@ -99,31 +99,32 @@ def _order_row(judged: list[tuple[int, int]]) -> dict[str, Any]:
     }
 
 
-def _category_row(
-    pairs: list[Pairs], judged: int, failures: int, missing: int, profile: AirBenchProfile
-) -> dict:
-    """One category: scores on the judge's 1-10 scale, ``win_rate`` 0-1 (``None`` when nothing was scored).
+def _category_row(values: list[Mapping[str, Any]], profile: AirBenchProfile) -> dict:
+    """One category's row from its Chat values: scores on the judge's 1-10 scale, ``win_rate`` 0-1 (``None``
+    when nothing was scored).
 
     Reference: the two orders' means averaged (an order with no parsed reply is left out). Strict: an item counts
     when both orders parsed, as the mean of the two, and a missing answer scores 0 (``n`` counts it)."""
+    answered = [v["replies"] for v in values if v["replies"] is not None]
+    pairs = [parsed_pairs(replies, profile) for replies in answered]
+    counted_missing = (len(values) - len(answered)) if profile.missing_counts_as_wrong else 0
     orders = {o: _order_row([p[o] for p in pairs if o in p]) for o in ORDERS}
     if profile.judge_orders_per_item:
         complete = [p for p in pairs if len(p) == len(ORDERS)]
-        model = [fmean(p[o][0] for o in ORDERS) for p in complete]
-        wins = [fmean(float(p[o][0] > p[o][1]) for o in ORDERS) for p in complete]
-        if profile.missing_counts_as_wrong:
-            model += [0.0] * missing
-            wins += [0.0] * missing
-        score, win = _mean(model), _mean(wins)
-        reference = _mean([fmean(p[o][1] for o in ORDERS) for p in complete])
+        model = [fmean(p[o][0] for o in ORDERS) for p in complete] + [0.0] * counted_missing
+        win = _mean(
+            [fmean(float(p[o][0] > p[o][1]) for o in ORDERS) for p in complete] + [0.0] * counted_missing
+        )
+        score, reference = _mean(model), _mean([fmean(p[o][1] for o in ORDERS) for p in complete])
     else:
         score, reference, win = (
             _mean([v for o in orders.values() if (v := o[key]) is not None])
             for key in ("score", "reference_score", "win_rate")
         )
-    row = {"score": score, "reference_score": reference, "win_rate": win}
-    row |= {"n": judged + (missing if profile.missing_counts_as_wrong else 0), "judge_failures": failures}
-    return row | {"orders": orders} | ({"missing": missing} if profile.missing_counts_as_wrong else {})
+    row = {"score": score, "reference_score": reference, "win_rate": win, "orders": orders}
+    row["n"] = sum(bool(replies) for replies in answered) + counted_missing
+    row["judge_failures"] = sum(len(replies) - len(p) for replies, p in zip(answered, pairs, strict=True))
+    return row | ({"missing": len(values) - len(answered)} if profile.missing_counts_as_wrong else {})
 
 
 def category_rows(
@@ -133,19 +134,10 @@ def category_rows(
     ``{n, score, reference_score, win_rate}``) from the Chat values; the strict profile adds ``missing``
     (unanswered items, scored 0). ``n`` counts the answers sent to the judge (plus, when missing answers count,
     the unanswered ones); ``judge_failures`` the judgements without scores over both orders."""
-    groups: dict[str, dict[str, Any]] = {
-        c: {"pairs": [], "judged": 0, "failures": 0, "missing": 0} for c in CHAT_CATEGORIES
-    }
+    groups: dict[str, list[Mapping[str, Any]]] = {c: [] for c in CHAT_CATEGORIES}
     for value in values:
-        group = groups[chat_category(value["task_name"])]
-        if value["replies"] is None:
-            group["missing"] += 1
-            continue
-        pairs = parsed_pairs(value["replies"], profile)
-        group["pairs"].append(pairs)
-        group["judged"] += bool(value["replies"])
-        group["failures"] += len(value["replies"]) - len(pairs)
-    return {c: _category_row(**g, profile=profile) for c, g in groups.items()}
+        groups[chat_category(value["task_name"])].append(value)
+    return {c: _category_row(group, profile) for c, group in groups.items()}
 
 
 def chat_block(values: Iterable[Mapping[str, Any]], profile: AirBenchProfile = REFERENCE) -> dict:

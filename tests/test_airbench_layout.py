@@ -195,7 +195,7 @@ def test_foundation_results_round_trip(pristine: Path, tmp_path: Path) -> None:
     path = tmp_path / FOUNDATION_SECTION.result_file
     rows = [predictions.result_row(i, a) for i, a in zip(items, answers, strict=True)]
     records.write_jsonl(path, rows[:-1])  # the last question never answered: absent from the file
-    read = [row for _, row in predictions.numbered_results(path, FOUNDATION_SECTION)]
+    read = records.read_records(path)
     assert list(read[0]) == list(FOUNDATION_SECTION.result_fields) and read == rows[:-1]
     two = next(r for r in read if r["choice_c"] is None)
     assert two["choice_d"] is None
@@ -233,5 +233,5 @@ def test_bad_result_lines(pristine: Path, tmp_path: Path, line: str, message: st
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps(row) + "\n" + line + "\n")
     with pytest.raises(DatasetError) as caught:
-        predictions.numbered_results(path, FOUNDATION_SECTION)
+        predictions.responses_from_results(path, "foundation", _foundation(pristine), pristine)
     assert str(caught.value) == f"{path} {message}"

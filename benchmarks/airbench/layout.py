@@ -21,7 +21,7 @@ from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import multiple_choice as mc
 from avibench.kits import records
-from avibench.level_metrics.airbench import LETTERS, TASKS_BY_NAME
+from avibench.level_metrics.airbench import LETTERS, TASK_TABLES, TASKS_BY_NAME
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORY_OF_TASK
 
 OPTION_FIELDS = ("choice_a", "choice_b", "choice_c", "choice_d")
@@ -39,11 +39,11 @@ class Section:
 
     task: str
     name: str
-    text_fields: tuple[str, ...]
+    text_fields: Sequence[str]
     tasks: Collection[str]
     result_file: str
-    result_fields: tuple[str, ...]
-    matched_fields: tuple[str, ...]
+    result_fields: Sequence[str]
+    matched_fields: Sequence[str]
 
     def meta_path(self, root: Path) -> Path:
         return Path(root) / self.name / f"{self.name}_meta.json"
@@ -55,26 +55,12 @@ class Section:
         return Path(root) / self.name / relative
 
 
-FOUNDATION_SECTION = Section(
-    "foundation",
-    "Foundation",
-    ("path", "question", "task_name", "dataset_name"),
-    TASKS_BY_NAME,
-    "Foundation_result_modelx.jsonl",
-    ("path", "question", *OPTION_FIELDS, "answer_gt", "task_name", "dataset_name", "response", "uniq_id"),
-    ("task_name", "dataset_name", "answer_gt", *OPTION_FIELDS),
-)
-CHAT_SECTION = Section(
-    "chat",
-    "Chat",
-    ("path", "question", "answer_gt", "task_name", "dataset_name", "meta_info"),
-    CHAT_CATEGORY_OF_TASK,
-    "Chat_result_modelx.jsonl",
-    ("meta_info", "question", "answer_gt", "path", "task_name", "dataset_name", "response", "uniq_id"),
-    ("task_name", "dataset_name", "answer_gt"),
-)
-#: The sections by task name.
-SECTIONS = {s.task: s for s in (FOUNDATION_SECTION, CHAT_SECTION)}
+#: The sections by task name, as ``prompts/airbench/layout.yaml`` declares them.
+SECTIONS = {
+    task: Section(task, tasks=known, **TASK_TABLES["sections"][task])
+    for task, known in (("foundation", TASKS_BY_NAME), ("chat", CHAT_CATEGORY_OF_TASK))
+}
+FOUNDATION_SECTION, CHAT_SECTION = SECTIONS["foundation"], SECTIONS["chat"]
 
 
 @cache
@@ -112,80 +98,63 @@ def entry_options(entry: Entry) -> tuple[str, ...]:
     return tuple(str(entry[f]) for f in OPTION_FIELDS if entry.get(f) is not None)
 
 
-def option_problems(path: Path, index: int, entry: Entry) -> list[DatasetError]:
+Found = list[tuple[str | None, str]]
+"""Problems of one entry, each as (field, message)."""
+
+
+def option_problems(entry: Entry) -> Found:
     """Problems of a Foundation entry's options and ``answer_gt`` (which must equal one of them)."""
     present = [f for f in OPTION_FIELDS if entry.get(f) is not None]
-    problems = [
-        DatasetError(path, "must be a string or number", index=index, field=f)
-        for f in present
-        if not _is_value(entry[f])
-    ]
-    problems += [
-        DatasetError(path, "is missing", index=index, field=f) for f in OPTION_FIELDS[:2] if f not in present
-    ]
+    found: Found = [(f, "must be a string or number") for f in present if not _is_value(entry[f])]
+    found += [(f, "is missing") for f in OPTION_FIELDS[:2] if f not in present]
     if present != list(OPTION_FIELDS[: len(present)]):
-        problems.append(
-            DatasetError(path, "options must fill choice_a, choice_b, ... without gaps", index=index)
-        )
+        found.append((None, "options must fill choice_a, choice_b, ... without gaps"))
     answer = entry.get("answer_gt")
     if answer is None or not _is_value(answer):
-        problems.append(
-            DatasetError(path, "is missing or not a string or number", index=index, field="answer_gt")
-        )
+        found.append(("answer_gt", "is missing or not a string or number"))
     elif not any(entry[f] == answer for f in present):
-        problems.append(
-            DatasetError(path, f"{answer!r} is not one of the choices", index=index, field="answer_gt")
-        )
-    return problems
+        found.append(("answer_gt", f"{answer!r} is not one of the choices"))
+    return found
 
 
-def _entry_problems(
-    section: Section, root: Path, index: int, entry: Any, check_audio: bool
-) -> list[DatasetError]:
-    path = section.meta_path(root)
+def _entry_problems(section: Section, root: Path, entry: Any, check_audio: bool) -> Found:
     if not isinstance(entry, Mapping):
-        return [DatasetError(path, "is not a JSON object", index=index)]
-    problems = [
-        DatasetError(path, "is missing or not a string", index=index, field=f)
-        for f in section.text_fields
-        if not isinstance(entry.get(f), str)
+        return [(None, "is not a JSON object")]
+    found: Found = [
+        (f, "is missing or not a string") for f in section.text_fields if not isinstance(entry.get(f), str)
     ]
     if not isinstance(entry.get("uniq_id"), str | int) or isinstance(entry.get("uniq_id"), bool):
-        problems.append(
-            DatasetError(path, "is missing or not a string or integer", index=index, field="uniq_id")
-        )
-    if problems:
-        return problems
+        found.append(("uniq_id", "is missing or not a string or integer"))
+    if found:
+        return found
     if entry["task_name"] not in section.tasks:
-        message = f"{entry['task_name']!r} is not an AIR-Bench {section.name} task"
-        problems.append(DatasetError(path, message, index=index, field="task_name"))
+        found.append(("task_name", f"{entry['task_name']!r} is not an AIR-Bench {section.name} task"))
     if section is FOUNDATION_SECTION:
-        problems += option_problems(path, index, entry)
-    if check_audio and not section.audio_path(root, entry).is_file():
-        audio = section.audio_path(root, entry)
-        problems.append(DatasetError(path, f"audio file {audio} does not exist", index=index, field="path"))
-    return problems
+        found += option_problems(entry)
+    audio = section.audio_path(root, entry)
+    if check_audio and not audio.is_file():
+        found.append(("path", f"audio file {audio} does not exist"))
+    return found
 
 
 def checked(section: Section, root: Path, check_audio: bool = True) -> tuple[list[Any], list[DatasetError]]:
     """The section's entries and every problem of its meta file and audio (each naming the file, entry and
-    field), in entry order."""
+    field), in entry order; an entry repeating an earlier ``uniq_id`` is one."""
+    path = section.meta_path(root)
     try:
-        entries = records.read_records(section.meta_path(root))
+        entries = records.read_records(path)
     except DatasetError as exc:
         return [], [exc]
     problems: list[DatasetError] = []
     first_index: dict[str, int] = {}
     for index, entry in enumerate(entries):
-        entry_problems = _entry_problems(section, root, index, entry, check_audio)
-        problems += entry_problems
-        if entry_problems:
-            continue
-        uid = str(entry["uniq_id"])
-        if uid in first_index:
-            message = f"{uid!r} repeats entry {first_index[uid]}"
-            problems.append(DatasetError(section.meta_path(root), message, index=index, field="uniq_id"))
-        first_index.setdefault(uid, index)
+        found = _entry_problems(section, root, entry, check_audio)
+        if not found:
+            uid = str(entry["uniq_id"])
+            if uid in first_index:
+                found = [("uniq_id", f"{uid!r} repeats entry {first_index[uid]}")]
+            first_index.setdefault(uid, index)
+        problems += [DatasetError(path, message, index=index, field=field) for field, message in found]
     return entries, problems
 
 
@@ -195,6 +164,7 @@ def _item(section: Section, root: Path, index: int, entry: Entry, template: str)
         options = entry_options(entry)
         text, answer = foundation_prompt(entry["question"], options, template), str(entry["answer_gt"])
         task = TASKS_BY_NAME[entry["task_name"]]
+        # the official scorer's key of a question: <task_name>_<dataset_name>
         meta |= {"subset": f"{task.name}_{entry['dataset_name']}", "category": task.category}
     else:
         options, text, answer, template = (), entry["question"], entry["answer_gt"], "question"

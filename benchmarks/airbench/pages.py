@@ -25,8 +25,9 @@ def _by_model(table: str, columns: tuple[str, ...]) -> dict[str, dict[str, float
 
 def published_rows() -> list[dict[str, Any]]:
     """One row per published model: ``tasks`` on 0-100 (Foundation %, Chat x 10), ``headline`` their mean, and
-    the published columns of each part (``foundation`` in %, ``chat`` on 1-10); a headline of one part (the
-    model published the other nowhere) is marked ``incomplete``."""
+    the published columns of each part (``foundation`` in %, ``chat`` on 1-10). A headline of one part (the
+    model published the other nowhere) is marked in the shape of eval.json's ``summary.incomplete``, so the pages
+    badge it as they badge a run's."""
     by_task = _by_model("foundation_by_task", ("average",))
     by_category = _by_model("foundation_by_category", FOUNDATION_COLUMNS)
     chats = _by_model("chat", CHAT_COLUMNS)
@@ -37,33 +38,22 @@ def published_rows() -> list[dict[str, Any]]:
         if foundation["average"] is None and model in by_task:
             foundation["average"] = by_task[model]["average"]
         chat = chats.get(model, dict.fromkeys(CHAT_COLUMNS))
-        tasks = {
-            "foundation": foundation["average"],
-            "chat": None if chat["average"] is None else 10 * chat["average"],
-        }
+        tasks = {"foundation": foundation["average"], "chat": chat["average"] and 10 * chat["average"]}
         present = [v for v in tasks.values() if v is not None]
         unpublished = [part for part, v in tasks.items() if v is None]
-        rows.append(
-            {
-                "model": model,
-                "tasks": tasks,
-                "headline": fmean(present) if present else None,
-                "source": source,
-                "foundation": foundation,
-                "chat": chat,
-                **({"incomplete": _one_part(unpublished)} if present and unpublished else {}),
+        row = {
+            "model": model,
+            "tasks": tasks,
+            "headline": fmean(present) if present else None,
+            "source": source,
+        }
+        rows.append(row | {"foundation": foundation, "chat": chat})
+        if present and unpublished:
+            rows[-1]["incomplete"] = {
+                "tasks": {part: {"text": "not published"} for part in unpublished},
+                "numbers": {"headline": {"tasks": unpublished}},
             }
-        )
     return rows
-
-
-def _one_part(unpublished: list[str]) -> dict[str, Any]:
-    """The mark of a published headline that rests on one part (the other was never published), in the shape of
-    eval.json's ``summary.incomplete``, so the pages badge it as they badge a run's."""
-    return {
-        "tasks": {part: {"text": "not published"} for part in unpublished},
-        "numbers": {"headline": {"tasks": unpublished}},
-    }
 
 
 def _views(document: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:

@@ -18,7 +18,6 @@ then rest on fewer judgements than the answers asked for.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import cache
@@ -26,7 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from avibench.benchmarks.airbench import layout, predictions, sample
+from avibench.benchmarks.airbench import layout, pages, predictions, sample
 from avibench.benchmarks.airbench.layout import SECTIONS, foundation_prompt
 from avibench.benchmarks.airbench.options import eval_options as declared_options
 from avibench.contracts import RunPaths, latest_read_only
@@ -77,11 +76,6 @@ FULL_PER_SUBSET = {FOUNDATION.name: 760, CHAT.name: 200}
 @cache
 def _refine_template() -> str:
     return prompt_resource("airbench", "refine.txt")
-
-
-def subset(meta: Mapping[str, Any]) -> str:
-    """The official scorer's key of a Foundation question: ``<task_name>_<dataset_name>``."""
-    return f"{meta['task_name']}_{meta['dataset_name']}"
 
 
 def _verdict(row: ScoredRow) -> Verdict:
@@ -180,11 +174,8 @@ class AIRBench(Benchmark):
         question = foundation_prompt(item.source["question"], item.options, CLEAN_TEMPLATE)
         return _refine_template().format(question=question, response=raw)
 
-    def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, rng)
-
-    def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, rng)
+    random_answer = staticmethod(sample.random_answer)
+    oracle_answer = staticmethod(sample.oracle_answer)
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 
@@ -226,7 +217,7 @@ class AIRBench(Benchmark):
                 "task_name": item.meta["task_name"],
                 "replies": None if answer is None else answer["replies"],
             }
-        return (subset(item.meta), self.item_score(answer, item))
+        return (item.meta["subset"], self.item_score(answer, item))
 
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """Chat's metric reads the judge replies with the profile's parser and combines them its way."""
@@ -240,7 +231,9 @@ class AIRBench(Benchmark):
         profile = PROFILES[view.profile]
         blocks: dict[str, Any] = dict.fromkeys(SECTIONS)
         if FOUNDATION.name in view.rows:
-            verdicts = ((subset(row.response.item.meta), _verdict(row)) for row in view.rows[FOUNDATION.name])
+            verdicts = (
+                (row.response.item.meta["subset"], _verdict(row)) for row in view.rows[FOUNDATION.name]
+            )
             blocks[FOUNDATION.name] = foundation_block(verdicts, profile)
         if CHAT.name in view.rows:
             values = [self.item_value(row.answer, row.response.item) for row in view.rows[CHAT.name]]
@@ -332,24 +325,15 @@ class AIRBench(Benchmark):
             if t.name in files
         }
 
-    def write_predictions(
-        self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
-    ) -> dict[str, Path]:
-        return predictions.write_predictions(responses, out, stage=stage)
+    write_predictions = staticmethod(predictions.write_predictions)
 
     # -- pages ------------------------------------------------------------------------------------------
 
     def published(self) -> list[dict[str, Any]]:
-        from avibench.benchmarks.airbench.pages import published_rows
-
-        return published_rows()
+        return pages.published_rows()
 
     def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
-        from avibench.benchmarks.airbench.pages import report_blocks
-
-        return report_blocks(document)
+        return pages.report_blocks(document)
 
     def leaderboard(self) -> Any:
-        from avibench.benchmarks.airbench.pages import BOARD
-
-        return BOARD
+        return pages.BOARD

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from avibench.benchmarks.airbench.layout import FOUNDATION_SECTION, SECTIONS, Section, option_problems
+from avibench.benchmarks.airbench.layout import FOUNDATION_SECTION, SECTIONS, option_problems
 from avibench.errors import AvibenchError, DatasetError
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
@@ -47,50 +47,44 @@ def prediction_files(path: Path) -> dict[str, Path]:
     )
 
 
-def numbered_results(path: Path, section: Section) -> list[tuple[int, dict[str, Any]]]:
-    """The rows of a result file of ``section`` with their line numbers (entries are numbered from line 1).
-
-    Every field the official writer puts in a row must be there; ``response`` may be ``null`` (no answer). A
-    Foundation ``answer_gt`` must equal one of the choices (the official scorer aborts otherwise).
-    """
-
-    def invalid(number: int, why: str) -> None:
-        raise DatasetError(path, f"is not JSON ({why})", index=number + 1)
-
-    rows = []
-    for line, row in records.jsonl_rows(path, on_error=invalid):
-        number = line + 1
-        if not isinstance(row, dict):
-            raise DatasetError(path, "is not a JSON object", index=number)
-        for field in section.result_fields:
-            if field not in row:
-                raise DatasetError(path, "is missing", index=number, field=field)
-        if row["response"] is not None and not isinstance(row["response"], str):
-            raise DatasetError(path, "must be a string or null", index=number, field="response")
-        for problem in option_problems(path, number, row) if section is FOUNDATION_SECTION else []:
-            raise problem
-        rows.append((number, row))
-    return rows
-
-
 def responses_from_results(path: Path, task: str, items: Sequence[Item], root: Path) -> list[Response]:
-    """One response per loaded item (in load order) from a result file; raises DatasetError on a bad row."""
+    """One response per loaded item (in load order) from a result file of ``task``.
+
+    A row must hold every field the official writer puts in it (``response`` may be ``null``: no answer), name a
+    question of the meta file once and agree with its entry; a Foundation ``answer_gt`` must equal one of the
+    choices (the official scorer aborts otherwise). The first bad row raises DatasetError naming its line (entries
+    are numbered from line 1) and field.
+    """
     section = SECTIONS[task]
     meta = section.meta_path(root)
     by_id = {item.item_id: item for item in items}
     rows: dict[str, tuple[int, dict]] = {}
-    for number, row in numbered_results(path, section):
-        uid = str(row["uniq_id"])
-        if uid in rows:
-            raise DatasetError(path, f"{uid!r} repeats line {rows[uid][0]}", index=number, field="uniq_id")
+
+    def invalid(number: int, why: str) -> None:
+        raise DatasetError(path, f"is not JSON ({why})", index=number + 1)
+
+    for line, row in records.jsonl_rows(path, on_error=invalid):
+        if not isinstance(row, dict):
+            raise DatasetError(path, "is not a JSON object", index=line + 1)
+        found = [(f, "is missing") for f in section.result_fields if f not in row]
+        if not isinstance(row.get("response"), str | None):
+            found.append(("response", "must be a string or null"))
+        found += option_problems(row) if section is FOUNDATION_SECTION else []
+        uid = str(row.get("uniq_id"))
         item = by_id.get(uid)
-        if item is None:
-            raise DatasetError(path, f"{uid!r} is not a question of {meta}", index=number, field="uniq_id")
-        for field in section.matched_fields:
-            if row.get(field) != item.source.get(field):
-                message = f"{row.get(field)!r} differs from {item.source.get(field)!r} in {meta}"
-                raise DatasetError(path, message, index=number, field=field)
-        rows[uid] = (number, row)
+        if uid in rows:
+            found.append(("uniq_id", f"{uid!r} repeats line {rows[uid][0]}"))
+        elif item is None:
+            found.append(("uniq_id", f"{uid!r} is not a question of {meta}"))
+        else:
+            found += [
+                (f, f"{row.get(f)!r} differs from {item.source.get(f)!r} in {meta}")
+                for f in section.matched_fields
+                if row.get(f) != item.source.get(f)
+            ]
+        for field, message in found[:1]:
+            raise DatasetError(path, message, index=line + 1, field=field)
+        rows[uid] = (line + 1, row)
     responses = []
     for item in items:
         text = rows[item.item_id][1]["response"] if item.item_id in rows else None

@@ -173,6 +173,4 @@ def oracle_answer(item: Item, rng: random.Random) -> str:
 
 def random_answer(item: Item, rng: random.Random) -> str:
     """A uniform guess among the real option letters for Foundation; a stock sentence for Chat."""
-    if item.task == "foundation":
-        return rng.choice(LETTERS[: len(item.options)])
-    return rng.choice(RANDOM_REPLIES)
+    return mc.random_reply(item.options, rng) if item.task == "foundation" else rng.choice(RANDOM_REPLIES)
