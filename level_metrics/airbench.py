@@ -122,8 +122,6 @@ def choose(response: str, options: Sequence[str], profile: AirBenchProfile) -> i
 
 
 Verdict = Literal["correct", "wrong", "unparsed", "missing"]
-Counts = Mapping[str, Mapping[str, float]]
-"""``{correct, n}`` per subset (``n``: the accuracy denominator)."""
 
 
 def foundation_block(verdicts: Iterable[tuple[str, Verdict]], profile: AirBenchProfile = REFERENCE) -> dict:
@@ -174,8 +172,9 @@ def foundation_average(scored: Sequence[Sequence[str | float]]) -> float | None:
     return _average_from_totals(totals)
 
 
-def task_accuracy(counts: Counts) -> dict[str, float]:
-    """Accuracy (0-1) per task, pooling the counts of its subsets; tasks with an empty denominator are left out."""
+def task_accuracy(counts: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Accuracy (0-1) per task, pooling the ``{correct, n}`` counts of its subsets (``n``: the accuracy
+    denominator); tasks with an empty denominator are left out."""
     pooled: dict[str, Counter[str]] = {}
     for subset, cell in counts.items():
         if subset not in TASK_OF_SUBSET:

@@ -56,15 +56,10 @@ def published_rows() -> list[dict[str, Any]]:
     return rows
 
 
-def _views(document: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
-    """The reference and strict profiles' views (empty where absent)."""
-    by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
-    return tuple(as_dict(by_profile.get(p)) for p in ("reference", "strict"))
-
-
 def report_blocks(document: Mapping[str, Any]) -> list[Block]:
     """Foundation per task and category, Chat per category, in both profiles; then the judge's settings."""
-    views = _views(document)
+    by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
+    views = [as_dict(by_profile.get(p)) for p in ("reference", "strict")]  # empty where absent
 
     def both(*path: str) -> list[str]:
         """A value of both views, formatted: ``path`` is its keys."""
@@ -138,19 +133,13 @@ def _part_block(part: str, columns: tuple[str, ...], heading: str, note: str) ->
     """One part's table, ranked on its own; the heading and note above the ranked table only."""
 
     def render(section: Section) -> list[Block]:
-        table = Table(
-            ["#", "Name", "Origin", *(c.capitalize() for c in columns)],
-            [
-                [
-                    str(i),
-                    r["model"],
-                    r.get("origin") or f"published ({r['source']})",
-                    *(fmt_score(r[part].get(c)) for c in columns),
-                ]
-                for i, r in enumerate(_ranked_part(section.rows, part, columns), start=1)
-            ],
-            align="rll" + "r" * len(columns),
-        )
+        def cells(rank: int, r: Mapping[str, Any]) -> list[str]:
+            origin = r.get("origin") or f"published ({r['source']})"
+            return [str(rank), r["model"], origin, *(fmt_score(r[part].get(c)) for c in columns)]
+
+        ranked = enumerate(_ranked_part(section.rows, part, columns), start=1)
+        headers = ["#", "Name", "Origin", *(c.capitalize() for c in columns)]
+        table = Table(headers, [cells(i, r) for i, r in ranked], align="rll" + "r" * len(columns))
         return [table] if section.apart else [Heading(heading), Paragraph(note), table]
 
     def data(rows: Ranked) -> list[dict[str, Any]]:

@@ -92,11 +92,9 @@ def leaderboard_views(official: Mapping[str, Any]) -> dict[str, Any]:
     views: dict[str, Any] = {}
     if official.get("foundation") is not None:
         views["foundation"] = leaderboard_view(official["foundation"])
-    chat = official.get("chat")
-    if chat is not None:
-        views["chat"] = {k: chat[k] for k in ("mixed", "average")} | {
-            "categories": {c: v["score"] for c, v in chat["categories"].items()}
-        }
+    if (chat := official.get("chat")) is not None:
+        categories = {c: v["score"] for c, v in chat["categories"].items()}
+        views["chat"] = {"mixed": chat["mixed"], "average": chat["average"], "categories": categories}
     return views
 
 
@@ -310,11 +308,8 @@ class AIRBench(Benchmark):
         """The Foundation prompt template recorded by infer (``None`` for official result files)."""
         if request.predictions is not None:
             return None
-        found = {
-            r.get("params", {}).get("template")
-            for r in latest_read_only(request.paths.infer_journal(FOUNDATION.name)).values()
-        }
-        found.discard(None)
+        journal = latest_read_only(request.paths.infer_journal(FOUNDATION.name))
+        found = {r.get("params", {}).get("template") for r in journal.values()} - {None}
         return ",".join(sorted(found)) or None
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
