@@ -50,9 +50,8 @@ def judge_messages(
     reference = str(item.answer)
     first, second = (reference, response) if order == "reference_first" else (response, reference)
     content = template.text
-    for placeholder, value in zip(
-        PLACEHOLDERS, (item.meta["meta_info"], item.text, first, second), strict=True
-    ):
+    values = (item.meta["meta_info"], item.text, first, second)
+    for placeholder, value in zip(PLACEHOLDERS, values, strict=True):
         content = content.replace(placeholder, value)
     return [{"role": "user", "content": content}]
 
@@ -83,6 +82,5 @@ def chat_coverage(
     part ``partial`` with its reason after the core's."""
     unread = {split_key(key)[0] for key, _ in verdicts.unreadable(JUDGE.parsers[profile.name])}
     failures = sum(c["judge_failures"] for c in block["categories"].values())
-    return JUDGE.coverage(
-        {**cover, "unparsed": len(unread), "judge_failures": failures}, verdicts, profile.name
-    )
+    counts = {**cover, "unparsed": len(unread), "judge_failures": failures}
+    return JUDGE.coverage(counts, verdicts, profile.name)

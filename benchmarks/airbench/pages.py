@@ -108,16 +108,14 @@ def run_row(label: str, document: Mapping[str, Any]) -> dict[str, Any]:
     summary = as_dict(document.get("summary"))
     view = as_dict(as_dict(summary.get("by_profile")).get(str(summary.get("profile"))))
     foundation, chat = as_dict(view.get("foundation")), as_dict(view.get("chat"))
-    meta = as_dict(document.get("meta"))
+    meta, tasks = as_dict(document.get("meta")), as_dict(summary.get("tasks"))
     return {
         "model": label,
-        "tasks": as_dict(summary.get("tasks")),
+        "tasks": tasks,
         "origin": run_origin(meta, label, str(summary.get("profile"))),
         "dataset": dataset_of(meta),
-        "foundation": as_dict(foundation.get("categories"))
-        | {"average": as_dict(summary.get("tasks")).get("foundation")},
-        "chat": as_dict(chat.get("categories"))
-        | {"mixed": chat.get("mixed"), "average": chat.get("average")},
+        "foundation": as_dict(foundation.get("categories")) | {"average": tasks.get("foundation")},
+        "chat": as_dict(chat.get("categories")) | {k: chat.get(k) for k in ("mixed", "average")},
     }
 
 

@@ -78,12 +78,13 @@ def _refine_template() -> str:
     return prompt_resource("airbench", "refine.txt")
 
 
-def _verdict(row: ScoredRow) -> Verdict:
+def _subset_verdict(row: ScoredRow) -> tuple[str, Verdict]:
+    subset = row.response.item.meta["subset"]
     if row.response.status != "answered":
-        return "missing"
+        return subset, "missing"
     if row.answer is None:
-        return "unparsed"
-    return "correct" if row.score else "wrong"
+        return subset, "unparsed"
+    return subset, "correct" if row.score else "wrong"
 
 
 def leaderboard_views(official: Mapping[str, Any]) -> dict[str, Any]:
@@ -229,10 +230,9 @@ class AIRBench(Benchmark):
         profile = PROFILES[view.profile]
         blocks: dict[str, Any] = dict.fromkeys(SECTIONS)
         if FOUNDATION.name in view.rows:
-            verdicts = (
-                (row.response.item.meta["subset"], _verdict(row)) for row in view.rows[FOUNDATION.name]
+            blocks[FOUNDATION.name] = foundation_block(
+                map(_subset_verdict, view.rows[FOUNDATION.name]), profile
             )
-            blocks[FOUNDATION.name] = foundation_block(verdicts, profile)
         if CHAT.name in view.rows:
             values = [self.item_value(row.answer, row.response.item) for row in view.rows[CHAT.name]]
             blocks[CHAT.name] = chat_block(values, profile)
@@ -262,16 +262,20 @@ class AIRBench(Benchmark):
             }
         else:
             responses, absent = self.journal_inputs(request)
-        self._replies, judging, errors, notes = {}, None, [], []
-        if CHAT.name in responses:
+        self._replies = {}
+        chat = responses.get(CHAT.name)
+        judging = None
+        errors: list[str] = []
+        notes: list[str] = []
+        if chat is not None:
             try:
-                judging, self._replies = judge_chat(
-                    responses[CHAT.name], request.paths.root, settings, template
-                )
+                judging, self._replies = judge_chat(chat, request.paths.root, settings, template)
             except JudgeNotConfigured as exc:
-                notes, absent[CHAT.name] = [not_judged_line([CHAT.name], str(exc))], f"{NOT_JUDGED}{exc}"
+                notes.append(not_judged_line([CHAT.name], str(exc)))
+                absent[CHAT.name] = f"{NOT_JUDGED}{exc}"
             except AvibenchError as exc:
-                errors, absent[CHAT.name] = [f"chat not scored: {exc}"], str(exc)
+                errors.append(f"chat not scored: {exc}")
+                absent[CHAT.name] = str(exc)
         if judging is not None and judging.failed:
             errors.append(f"chat: {judging.failed} judge requests failed ({judging.first_error})")
         judged = {k: v for k, v in responses.items() if k != CHAT.name or judging is not None}
@@ -288,7 +292,7 @@ class AIRBench(Benchmark):
                 status = "not scored" if part in responses else "absent"
                 coverage[part] = {"status": status, "reason": absent.get(part, "not selected")}
         document["meta"] = {"template": self._template_used(request)}
-        if CHAT.name in responses:
+        if chat is not None:
             verdicts = [] if judging is None else [judging]
             document["meta"]["judge"] = JUDGE.meta(settings, template, verdicts, orders=list(ORDERS))
         return replace(scored, errors=errors, notes=notes)
