@@ -129,24 +129,18 @@ def foundation_block(verdicts: Iterable[tuple[str, Verdict]], profile: AirBenchP
     accuracy}`` (in order of first appearance; accuracy 0-1, ``None`` when nothing entered the denominator, where
     the official scorer crashes), ``fail_num`` (the unparseable answers) and ``total_sum``. The strict profile
     adds ``missing`` (answers that never came), which the official output cannot show."""
-    counted = {
-        "missing": profile.missing_counts_as_wrong,
-        "unparsed": not profile.unparsed_leaves_denominator,
-    }
+    in_n = {"missing": profile.missing_counts_as_wrong, "unparsed": not profile.unparsed_leaves_denominator}
     tasks: dict[str, dict[str, Any]] = {}
     outcomes: Counter[str] = Counter()
     for subset, outcome in verdicts:
         cell = tasks.setdefault(subset, {"correct": 0, "n": 0})
-        cell["n"] += int(counted.get(outcome, True))
+        cell["n"] += int(in_n.get(outcome, True))  # whether the outcome enters the denominator
         cell["correct"] += int(outcome == "correct")
         outcomes[outcome] += 1
     for cell in tasks.values():
         cell["accuracy"] = cell["correct"] / cell["n"] if cell["n"] else None
-    block = {
-        "tasks": tasks,
-        "fail_num": outcomes["unparsed"],
-        "total_sum": sum(c["n"] for c in tasks.values()),
-    }
+    total_sum = sum(c["n"] for c in tasks.values())
+    block = {"tasks": tasks, "fail_num": outcomes["unparsed"], "total_sum": total_sum}
     return block | ({"missing": outcomes["missing"]} if profile.missing_counts_as_wrong else {})
 
 

@@ -121,9 +121,10 @@ def _category_row(values: list[Mapping[str, Any]], profile: AirBenchProfile) -> 
             _mean([v for o in orders.values() if (v := o[key]) is not None])
             for key in ("score", "reference_score", "win_rate")
         )
-    row = {"score": score, "reference_score": reference, "win_rate": win, "orders": orders}
+    row = {"score": score, "reference_score": reference, "win_rate": win}
     row["n"] = sum(bool(replies) for replies in answered) + counted_missing
     row["judge_failures"] = sum(len(replies) - len(p) for replies, p in zip(answered, pairs, strict=True))
+    row["orders"] = orders
     return row | ({"missing": len(values) - len(answered)} if profile.missing_counts_as_wrong else {})
 
 
