@@ -90,8 +90,10 @@ class FoundationTask:
 
 #: The official layout (``prompts/airbench/layout.yaml``): the task tables (Foundation's in leaderboard order,
 #: Chat's categories) and each part's meta and result files.
-TASK_TABLES = yaml.safe_load(prompt_resource("airbench", "layout.yaml"))
-FOUNDATION_TASKS = tuple(FoundationTask(n, lab, c, tuple(d)) for n, lab, c, d in TASK_TABLES["foundation"])
+OFFICIAL_LAYOUT = yaml.safe_load(prompt_resource("airbench", "layout.yaml"))
+FOUNDATION_TASKS = tuple(
+    FoundationTask(n, lab, c, tuple(d)) for n, lab, c, d in OFFICIAL_LAYOUT["foundation"]
+)
 TASKS_BY_NAME: dict[str, FoundationTask] = {t.name: t for t in FOUNDATION_TASKS}
 #: Each Foundation subset's task (every bootstrap resample pools its subsets' counts by task).
 TASK_OF_SUBSET = {s: task for task in reversed(FOUNDATION_TASKS) for s in task.subsets}

@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any, Literal
 
-from avibench.level_metrics.airbench import REFERENCE, TASK_TABLES, AirBenchProfile
+from avibench.level_metrics.airbench import OFFICIAL_LAYOUT, REFERENCE, AirBenchProfile
 from avibench.level_metrics.task_metrics import tallied
 
 JudgeOrder = Literal["reference_first", "model_first"]
@@ -29,7 +29,7 @@ JUDGE_SCALE = 10
 #: The bottom of the scale the judge is asked for (the strict profile's parser rejects scores below it).
 JUDGE_MIN = 1
 
-CHAT_CATEGORY_OF_TASK: dict[str, str] = TASK_TABLES["chat"]
+CHAT_CATEGORY_OF_TASK: dict[str, str] = OFFICIAL_LAYOUT["chat"]
 CHAT_CATEGORIES = ("speech", "sound", "music", "speech_and_sound", "speech_and_music")
 MIXED = ("speech_and_sound", "speech_and_music")
 Pairs = dict[str, tuple[int, int]]

@@ -21,7 +21,7 @@ from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import multiple_choice as mc
 from avibench.kits import records
-from avibench.level_metrics.airbench import LETTERS, TASK_TABLES, TASKS_BY_NAME
+from avibench.level_metrics.airbench import LETTERS, OFFICIAL_LAYOUT, TASKS_BY_NAME
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORY_OF_TASK
 
 OPTION_FIELDS = ("choice_a", "choice_b", "choice_c", "choice_d")
@@ -57,7 +57,7 @@ class Section:
 
 #: The sections by task name, as ``prompts/airbench/layout.yaml`` declares them.
 SECTIONS = {
-    task: Section(task, tasks=known, **TASK_TABLES["sections"][task])
+    task: Section(task, tasks=known, **OFFICIAL_LAYOUT["sections"][task])
     for task, known in (("foundation", TASKS_BY_NAME), ("chat", CHAT_CATEGORY_OF_TASK))
 }
 FOUNDATION_SECTION, CHAT_SECTION = SECTIONS["foundation"], SECTIONS["chat"]
