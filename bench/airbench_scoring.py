@@ -16,15 +16,16 @@ import time
 
 from avibench.benchmarks.airbench.sample import chat_entries, foundation_entries
 from avibench.items import Item, Response
-from avibench.level_metrics.airbench import LETTERS, PROFILES, gold_index
-from avibench.level_metrics.airbench_chat import ORDERS, ChatJudgement, chat_block, score_chat
+from avibench.kits import multiple_choice as mc
+from avibench.level_metrics.airbench import LETTERS, PROFILES
+from avibench.level_metrics.airbench_chat import ORDERS, chat_block
 from avibench.plugin import get_benchmark
 
 PER_SUBSET = 760
 
 
 def _answer(rng: random.Random, options: tuple[str, ...], answer: str) -> str | None:
-    letter = LETTERS[gold_index(options, answer)]
+    letter = LETTERS[mc.gold_index(options, answer)]
     return rng.choice(
         (
             letter,
@@ -41,7 +42,7 @@ def foundation_responses(rng: random.Random) -> list[Response]:
     responses = []
     for index, e in enumerate(foundation_entries(PER_SUBSET, seed=0)):
         options = tuple(e[f] for f in ("choice_a", "choice_b", "choice_c", "choice_d") if f in e)
-        meta = {"task_name": e["task_name"], "dataset_name": e["dataset_name"]}
+        meta = {"subset": f"{e['task_name']}_{e['dataset_name']}"}
         item = Item(
             "airbench", "foundation", str(index), (), e["answer_gt"], index=index, options=options, meta=meta
         )
@@ -52,20 +53,22 @@ def foundation_responses(rng: random.Random) -> list[Response]:
     return responses
 
 
-def chat_judgements(rng: random.Random) -> list[ChatJudgement]:
-    judgements = []
+def chat_values(rng: random.Random) -> list[dict]:
+    """Each Chat item's value as eval scores it: its task name and judge replies by order."""
+    values = []
     for e in chat_entries(200, seed=0):
+        replies = {}
         for order in ORDERS:
-            reply = "n/a" if rng.random() < 0.02 else f"{rng.randint(1, 10)} {rng.randint(1, 10)}"
-            judgements.append(ChatJudgement(str(e["uniq_id"]), e["task_name"], order, reply))
-    return judgements
+            replies[order] = "n/a" if rng.random() < 0.02 else f"{rng.randint(1, 10)} {rng.randint(1, 10)}"
+        values.append({"task_name": e["task_name"], "replies": replies})
+    return values
 
 
 def main() -> None:
     rng = random.Random(0)
     responses = foundation_responses(rng)
-    judgements = chat_judgements(rng)
-    print(f"{len(responses)} Foundation answers, {len(judgements)} Chat judgements")
+    values = chat_values(rng)
+    print(f"{len(responses)} Foundation answers, {len(ORDERS) * len(values)} Chat judgements")
     plugin = get_benchmark("airbench")
     foundation = tuple(t for t in plugin.tasks() if t.name == "foundation")
     start = time.perf_counter()
@@ -83,7 +86,7 @@ def main() -> None:
     total = elapsed
     for profile in PROFILES.values():
         start = time.perf_counter()
-        chat = chat_block(score_chat(judgements, profile), profile)
+        chat = chat_block(values, profile)
         elapsed = time.perf_counter() - start
         total += elapsed
         print(f"{profile.name:9s} {elapsed:.3f} s  chat average {chat['average']:.3f}")

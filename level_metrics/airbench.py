@@ -9,11 +9,15 @@ average; the plain mean over the 19 tasks does not).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Literal
+from typing import Any, Literal
 
+import yaml
+
+from avibench.definitions import prompt_resource
 from avibench.kits import multiple_choice as mc
 from avibench.level_metrics.task_metrics import tallied
 
@@ -84,50 +88,19 @@ class FoundationTask:
         return tuple(f"{self.name}_{d}" for d in self.datasets)
 
 
-# Leaderboard order. The misspellings ("Recontion", "Reconition", "Classfication") are the data's own names.
-FOUNDATION_TASKS: tuple[FoundationTask, ...] = (
-    FoundationTask("Speech_Grounding", "Speech grounding", "speech", ("librispeech",)),
-    FoundationTask(
-        "Spoken_Language_Identification", "Spoken language identification", "speech", ("covost2",)
-    ),
-    FoundationTask(
-        "Speaker_Gender_Recognition", "Speaker gender recognition", "speech", ("common_voice_13_en", "meld")
-    ),
-    FoundationTask("Speaker_Emotion_Recontion", "Emotion recognition", "speech", ("iemocap", "meld")),
-    FoundationTask("Speaker_Age_Prediction", "Speaker age prediction", "speech", ("common_voice_13.0_en",)),
-    FoundationTask("Speech_Entity_Reconition", "Speech entity recognition", "speech", ("slurp",)),
-    FoundationTask("Speaker_Intent_Classification", "Intent classification", "speech", ("slurp",)),
-    FoundationTask("Speaker_Number_Verification", "Speaker number verification", "speech", ("voxceleb1",)),
-    FoundationTask("Synthesized_Voice_Detection", "Synthesized voice detection", "speech", ("fake_or_real",)),
-    FoundationTask("Audio_Grounding", "Audio grounding", "sound", ("AudioGrounding",)),
-    FoundationTask("vocal_sound_classification", "Vocal sound classification", "sound", ("VocalSound",)),
-    FoundationTask(
-        "Acoustic_Scene_Classification", "Acoustic scene classification", "sound", ("CochlScene", "TUT2017")
-    ),
-    FoundationTask("Sound_AQA", "Sound question answering", "sound", ("avqa", "clothoaqa")),
-    FoundationTask(
-        "Music_Instruments_Classfication",
-        "Music instruments classification",
-        "music",
-        ("MTJ-Jamendo", "nsynth"),
-    ),
-    FoundationTask("Music_Genre_Recognition", "Music genre classification", "music", ("MTJ-Jamendo", "fma")),
-    FoundationTask("Music_Midi_Pitch_Analysis", "Music note analysis-pitch", "music", ("nsynth",)),
-    FoundationTask("Music_Midi_Velocity_Analysis", "Music note analysis-velocity", "music", ("nsynth",)),
-    FoundationTask("Music_AQA", "Music question answering", "music", ("music_avqa",)),
-    FoundationTask("Music_Mood_Recognition", "Music emotion detection", "music", ("MTJ-Jamendo",)),
+#: The official layout (``prompts/airbench/layout.yaml``): the task tables (Foundation's in leaderboard order,
+#: Chat's categories) and each part's meta and result files.
+OFFICIAL_LAYOUT = yaml.safe_load(prompt_resource("airbench", "layout.yaml"))
+FOUNDATION_TASKS = tuple(
+    FoundationTask(n, lab, c, tuple(d)) for n, lab, c, d in OFFICIAL_LAYOUT["foundation"]
 )
 TASKS_BY_NAME: dict[str, FoundationTask] = {t.name: t for t in FOUNDATION_TASKS}
+#: Each Foundation subset's task (every bootstrap resample pools its subsets' counts by task).
+TASK_OF_SUBSET = {s: task for task in reversed(FOUNDATION_TASKS) for s in task.subsets}
 CATEGORIES = ("speech", "sound", "music")
 
 
 # ---- answer extraction ---------------------------------------------------------------------------------------
-
-
-def official_letter(response: str) -> str | None:
-    """The official rule: the first character, else the second-to-last, if it is ``A``-``D``; else ``None``."""
-    index = mc.official_choice(response, LETTERS, OFFICIAL_RULES, letters=LETTERS)
-    return None if index is None else LETTERS[index]
 
 
 def strict_choice(raw: str, options: Sequence[str]) -> int | None:
@@ -143,61 +116,34 @@ def strict_choice(raw: str, options: Sequence[str]) -> int | None:
 def choose(response: str, options: Sequence[str], profile: AirBenchProfile) -> int | None:
     """The chosen option index under ``profile``; the official rule may give an index past the real options."""
     if profile.first_or_penultimate:
-        letter = official_letter(response)
-        return None if letter is None else LETTERS.index(letter)
+        return mc.official_choice(response, LETTERS, OFFICIAL_RULES, letters=LETTERS)
     return strict_choice(response, options)
 
 
 # ---- aggregation ---------------------------------------------------------------------------------------------
 
 
-def gold_index(options: Sequence[str], answer: str) -> int:
-    """The index of the first option equal to ``answer`` (the official scorer aborts when there is none)."""
-    for i, option in enumerate(options):
-        if option == answer:
-            return i
-    raise ValueError(f"answer {answer!r} is not one of the options {list(options)!r}")
-
-
-@dataclass
-class SubsetScore:
-    """Counts of one subset: ``n`` is the accuracy denominator, ``failed`` the unparseable answers."""
-
-    correct: int = 0
-    n: int = 0
-    failed: int = 0
-    missing: int = 0
-
-    @property
-    def accuracy(self) -> float | None:
-        """``correct / n`` (0-1); ``None`` when nothing entered the denominator (the official scorer crashes)."""
-        return self.correct / self.n if self.n else None
-
-
 Verdict = Literal["correct", "wrong", "unparsed", "missing"]
 
 
-def counts_in_denominator(outcome: Verdict, profile: AirBenchProfile) -> bool:
-    """Whether an answer with this verdict enters its subset's accuracy denominator under ``profile``."""
-    if outcome == "missing":
-        return profile.missing_counts_as_wrong
-    if outcome == "unparsed":
-        return not profile.unparsed_leaves_denominator
-    return True
-
-
-def count_verdicts(
-    verdicts: Iterable[tuple[str, Verdict]], profile: AirBenchProfile
-) -> dict[str, SubsetScore]:
-    """Counts per subset from each question's ``(subset, verdict)``, in order of first appearance."""
-    scores: dict[str, SubsetScore] = {}
+def foundation_block(verdicts: Iterable[tuple[str, Verdict]], profile: AirBenchProfile = REFERENCE) -> dict:
+    """The Foundation score block of each question's ``(subset, verdict)``: per subset ``{correct, n,
+    accuracy}`` (in order of first appearance; accuracy 0-1, ``None`` when nothing entered the denominator, where
+    the official scorer crashes), ``fail_num`` (the unparseable answers) and ``total_sum``. The strict profile
+    adds ``missing`` (answers that never came), which the official output cannot show."""
+    in_n = {"missing": profile.missing_counts_as_wrong, "unparsed": not profile.unparsed_leaves_denominator}
+    tasks: dict[str, dict[str, Any]] = {}
+    outcomes: Counter[str] = Counter()
     for subset, outcome in verdicts:
-        score = scores.setdefault(subset, SubsetScore())
-        score.missing += outcome == "missing"
-        score.failed += outcome == "unparsed"
-        score.n += counts_in_denominator(outcome, profile)
-        score.correct += outcome == "correct"
-    return scores
+        cell = tasks.setdefault(subset, {"correct": 0, "n": 0})
+        cell["n"] += int(in_n.get(outcome, True))  # whether the outcome enters the denominator
+        cell["correct"] += int(outcome == "correct")
+        outcomes[outcome] += 1
+    for cell in tasks.values():
+        cell["accuracy"] = cell["correct"] / cell["n"] if cell["n"] else None
+    total_sum = sum(c["n"] for c in tasks.values())
+    block = {"tasks": tasks, "fail_num": outcomes["unparsed"], "total_sum": total_sum}
+    return block | ({"missing": outcomes["missing"]} if profile.missing_counts_as_wrong else {})
 
 
 def _subset_tally(value: Sequence[str | float]) -> dict[Hashable, float]:
@@ -205,67 +151,35 @@ def _subset_tally(value: Sequence[str | float]) -> dict[Hashable, float]:
     return {("n", str(subset)): 1.0, ("correct", str(subset)): float(int(score))}
 
 
-def _average_of(scores: Mapping[str, SubsetScore]) -> float | None:
-    categories = [v for v in summarize(task_accuracy(scores))["categories"].values() if v is not None]
-    return fmean(categories) * 100 if categories else None
-
-
 def _average_from_totals(totals: Mapping[Hashable, float]) -> float | None:
     subsets = {name[1] for name, n in totals.items() if name[0] == "n" and n}  # type: ignore[index]
-    return _average_of(
-        {s: SubsetScore(correct=int(totals.get(("correct", s), 0)), n=int(totals[("n", s)])) for s in subsets}
-    )
+    counts = {s: {"correct": totals.get(("correct", s), 0.0), "n": totals[("n", s)]} for s in subsets}
+    categories = [v for v in summarize(task_accuracy(counts))["categories"].values() if v is not None]
+    return fmean(categories) * 100 if categories else None
 
 
 @tallied(_subset_tally, _average_from_totals)
 def foundation_average(scored: Sequence[Sequence[str | float]]) -> float | None:
     """The Foundation leaderboard average (0-100) of the questions a profile scored, each ``(subset, score)``
     with score 1 or 0: the mean of the category means of the task accuracies (of the categories present)."""
-    scores: dict[str, SubsetScore] = {}
-    for subset, score in scored:
-        counts = scores.setdefault(str(subset), SubsetScore())
-        counts.n += 1
-        counts.correct += int(score)
-    return _average_of(scores)
+    totals: Counter[Hashable] = Counter()
+    for value in scored:
+        totals.update(_subset_tally(value))
+    return _average_from_totals(totals)
 
 
-def foundation_block(scores: Mapping[str, SubsetScore], profile: AirBenchProfile = REFERENCE) -> dict:
-    """The Foundation score block: per subset ``{correct, n, accuracy}``, ``fail_num`` and ``total_sum``.
-
-    The strict profile adds ``missing`` (answers that never came), which the official output cannot show.
-    """
-    block: dict = {
-        "tasks": {k: {"correct": s.correct, "n": s.n, "accuracy": s.accuracy} for k, s in scores.items()},
-        "fail_num": sum(s.failed for s in scores.values()),
-        "total_sum": sum(s.n for s in scores.values()),
-    }
-    if profile.missing_counts_as_wrong:
-        block["missing"] = sum(s.missing for s in scores.values())
-    return block
-
-
-#: Each Foundation subset's task (every bootstrap resample pools its subsets' counts by task).
-_TASK_OF_SUBSET: dict[str, FoundationTask] = {}
-
-
-def _task_of(subset: str) -> FoundationTask:
-    if not _TASK_OF_SUBSET:
-        _TASK_OF_SUBSET.update({s: task for task in reversed(FOUNDATION_TASKS) for s in task.subsets})
-    task = _TASK_OF_SUBSET.get(subset)
-    if task is None:
-        raise ValueError(f"{subset!r} is not an AIR-Bench Foundation subset")
-    return task
-
-
-def task_accuracy(scores: Mapping[str, SubsetScore]) -> dict[str, float]:
-    """Accuracy (0-1) per task, pooling the counts of its subsets; tasks with an empty denominator are left out."""
-    pooled: dict[str, SubsetScore] = {}
-    for subset, score in scores.items():
-        total = pooled.setdefault(_task_of(subset).name, SubsetScore())
-        total.correct += score.correct
-        total.n += score.n
+def task_accuracy(counts: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Accuracy (0-1) per task, pooling the ``{correct, n}`` counts of its subsets (``n``: the accuracy
+    denominator); tasks with an empty denominator are left out."""
+    pooled: dict[str, Counter[str]] = {}
+    for subset, cell in counts.items():
+        if subset not in TASK_OF_SUBSET:
+            raise ValueError(f"{subset!r} is not an AIR-Bench Foundation subset")
+        pooled.setdefault(TASK_OF_SUBSET[subset].name, Counter()).update(correct=cell["correct"], n=cell["n"])
     return {
-        t.name: pooled[t.name].accuracy for t in FOUNDATION_TASKS if t.name in pooled and pooled[t.name].n
+        t.name: pooled[t.name]["correct"] / pooled[t.name]["n"]
+        for t in FOUNDATION_TASKS
+        if pooled.get(t.name, {}).get("n")
     }
 
 
@@ -288,10 +202,10 @@ def summarize(by_task: Mapping[str, float]) -> dict:
     }
 
 
-def leaderboard_view(scores: Mapping[str, SubsetScore]) -> dict:
-    """The leaderboard view on 0-100: accuracy per task (by its leaderboard label) and per category (``None``
-    when the category has no task)."""
-    view = summarize(task_accuracy(scores))
+def leaderboard_view(block: Mapping[str, Any]) -> dict:
+    """The leaderboard view on 0-100 of a Foundation block: accuracy per task (by its leaderboard label) and per
+    category (``None`` when the category has no task)."""
+    view = summarize(task_accuracy(block["tasks"]))
     return {
         "tasks": {TASKS_BY_NAME[k].label: 100 * v for k, v in view["tasks"].items()},
         "categories": {k: None if v is None else v * 100 for k, v in view["categories"].items()},

@@ -8,7 +8,7 @@ from avibench.benchmarks.airbench.judging import judge_messages
 from avibench.items import Item, Part
 from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import REFERENCE, STRICT
-from avibench.level_metrics.airbench_chat import ChatJudgement, chat_block, parse_judge_reply, score_chat
+from avibench.level_metrics.airbench_chat import chat_block, parse_judge_reply
 
 
 @pytest.mark.parametrize(
@@ -113,10 +113,18 @@ def test_judge_messages_reject_unknown_order() -> None:
         judge_messages(ITEM, "x", "both")
 
 
-def _j(item: str, task: str, order: str, scores: tuple[int, int] | None) -> ChatJudgement:
+def _j(item: str, task: str, order: str, scores: tuple[int, int] | None) -> tuple[str, str, str, str]:
     """A judgement whose reply gives ``scores``, or (``None``) a reply without scores."""
     reply = "Both answers are fine." if scores is None else f"{scores[0]} {scores[1]}"
-    return ChatJudgement(item, task, order, reply)
+    return item, task, order, reply
+
+
+def _values(judgements: list[tuple[str, str, str, str]], missing: list[str] = ()) -> list[dict]:
+    """The Chat values of the judged items (replies by order) and of the unanswered ones (``missing`` task names)."""
+    by_item: dict[str, dict] = {}
+    for item, task, order, reply in judgements:
+        by_item.setdefault(item, {"task_name": task, "replies": {}})["replies"][order] = reply
+    return [*by_item.values(), *({"task_name": task, "replies": None} for task in missing)]
 
 
 FIXTURE = [
@@ -139,7 +147,7 @@ MISSING = ["speech_QA"]
 
 
 def test_reference_chat_block() -> None:
-    block = chat_block(score_chat(FIXTURE, REFERENCE, MISSING), REFERENCE)
+    block = chat_block(_values(FIXTURE, MISSING), REFERENCE)
     speech = block["categories"]["speech"]
     assert speech == {
         "score": pytest.approx((19 / 3 + 5.5) / 2),
@@ -173,7 +181,7 @@ def test_reference_chat_block() -> None:
 
 
 def test_strict_chat_block() -> None:
-    block = chat_block(score_chat(FIXTURE, STRICT, MISSING), STRICT)
+    block = chat_block(_values(FIXTURE, MISSING), STRICT)
     speech = block["categories"]["speech"]
     assert {k: v for k, v in speech.items() if k != "orders"} == {
         "score": pytest.approx(4.0),
@@ -187,14 +195,14 @@ def test_strict_chat_block() -> None:
 
 
 def test_empty_category_gives_no_average() -> None:
-    block = chat_block(score_chat(FIXTURE[:6], REFERENCE))
+    block = chat_block(_values(FIXTURE[:6]))
     assert block["categories"]["music"]["score"] is None
     assert block["mixed"] is None and block["average"] is None
 
 
 def test_unknown_task_name_is_an_error() -> None:
     with pytest.raises(ValueError, match="not an AIR-Bench Chat task"):
-        score_chat([_j("x", "speech_qa", "reference_first", (1, 2))])
+        chat_block(_values([_j("x", "speech_qa", "reference_first", (1, 2))]))
 
 
 def test_published_chat_average_is_mean_of_four() -> None:

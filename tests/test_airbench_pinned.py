@@ -20,7 +20,8 @@ import pytest
 from pinned_responses import digest, seeded_response
 
 from avibench.benchmarks.airbench import sample
-from avibench.benchmarks.airbench.results import CHAT_RESULT_FILE, FOUNDATION_RESULT_FILE, result_row
+from avibench.benchmarks.airbench.layout import SECTIONS
+from avibench.benchmarks.airbench.predictions import result_row
 from avibench.contracts import RunPaths
 from avibench.items import Item, Response
 from avibench.plugin import Benchmark, EvalRequest, get_benchmark
@@ -114,9 +115,11 @@ def _write_results(out: Path, responses: dict[str, list[Response]]) -> Path:
     """The official result files: an answered question with its raw answer, a failed one with a null response,
     a missing one left out."""
     out.mkdir(parents=True, exist_ok=True)
-    for task, name in (("foundation", FOUNDATION_RESULT_FILE), ("chat", CHAT_RESULT_FILE)):
+    for task, section in SECTIONS.items():
         rows = [result_row(r.item, r.raw) for r in responses[task] if r.status != "missing"]
-        (out / name).write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+        (out / section.result_file).write_text(
+            "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
+        )
     return out
 
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from avibench.benchmarks.airbench import sample
-from avibench.benchmarks.airbench.layout import FOUNDATION_SECTION, load_foundation
+from avibench.benchmarks.airbench.layout import FOUNDATION_SECTION, load
 from avibench.level_metrics.airbench import summarize
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
 from avibench.testing.fake_openai import FakeOpenAIServer
@@ -154,7 +154,7 @@ def test_random_is_near_chance_and_chat_scores_follow_the_judge(tmp_path: Path) 
     judge = FakeOpenAIServer(responder=fixed_judge)
     with judge.run_in_thread():
         doc = pipeline(root, tmp_path / "out", "random", judge)
-    items = load_foundation(root)
+    items = load(FOUNDATION_SECTION, root)
     assert len(items) == 200
     by_task: dict[str, list[float]] = {}
     for item in items:

@@ -15,7 +15,7 @@ from statistics import fmean
 
 import pytest
 
-from avibench.benchmarks.airbench.layout import load_chat, load_foundation
+from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, load
 from avibench.level_metrics.airbench import LETTERS, summarize
 from avibench.level_metrics.starbench import chance_block
 from avibench.plugin import get_benchmark
@@ -101,8 +101,8 @@ def viewer_rows(out: Path, bench: str, label: str) -> list[dict]:
 def test_airbench_oracle_and_random_every_question_scored_with_intervals(
     air_data: Path, tmp_path: Path
 ) -> None:
-    foundation = load_foundation(air_data)
-    chat = load_chat(air_data)
+    foundation = load(FOUNDATION_SECTION, air_data)
+    chat = load(CHAT_SECTION, air_data)
     doc, samples = run("airbench", air_data, tmp_path, "oracle")
     assert len(samples) == len(foundation) + len(chat) == 70
     assert all(set(row["scores"]) == PROFILES for row in samples)
@@ -137,9 +137,9 @@ def test_airbench_oracle_and_random_every_question_scored_with_intervals(
 def test_airbench_left_out_answers_are_none_where_the_profile_drops_them(
     air_data: Path, tmp_path: Path
 ) -> None:
-    first = load_foundation(air_data)[0]
+    first = load(FOUNDATION_SECTION, air_data)[0]
     wrong = next(i for i, o in enumerate(first.options) if o != first.answer)
-    dropped_chat = load_chat(air_data)[0].key
+    dropped_chat = load(CHAT_SECTION, air_data)[0].key
 
     def edit(infer: Path) -> None:
         # "the answer is B" has no letter where the official rule looks (first or second-to-last character)

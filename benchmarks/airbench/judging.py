@@ -12,12 +12,15 @@ never scored as a number. Replies are journaled per (item, order) under ``<run>/
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import partial
+from pathlib import Path
+from typing import Any
 
 from avibench.benchmarks.airbench.options import TEMPLATE_FILE
-from avibench.items import Item
-from avibench.kits.judged import Judge, JudgeTemplate, split_key
-from avibench.level_metrics.airbench import PROFILES
+from avibench.items import Item, Response
+from avibench.kits.judged import Judge, JudgeSettings, JudgeTemplate, Verdicts, split_key
+from avibench.level_metrics.airbench import PROFILES, AirBenchProfile
 from avibench.level_metrics.airbench_chat import ORDERS, parse_judge_reply
 
 #: The placeholders, in the order they are replaced (one after the other, as the official script does).
@@ -47,17 +50,37 @@ def judge_messages(
     reference = str(item.answer)
     first, second = (reference, response) if order == "reference_first" else (response, reference)
     content = template.text
-    for placeholder, value in zip(
-        PLACEHOLDERS, (item.meta["meta_info"], item.text, first, second), strict=True
-    ):
+    values = (item.meta["meta_info"], item.text, first, second)
+    for placeholder, value in zip(PLACEHOLDERS, values, strict=True):
         content = content.replace(placeholder, value)
     return [{"role": "user", "content": content}]
 
 
-def replies_by_order(replies: dict[str, list[str | None]]) -> dict[str, dict[str, str | None]]:
-    """Each judged answer's reply by order (``None``: the request got no reply), keyed by item key."""
-    out: dict[str, dict[str, str | None]] = {}
-    for key, (reply,) in replies.items():
+def judge_chat(
+    responses: Sequence[Response], run_root: Path, settings: JudgeSettings, template: JudgeTemplate
+) -> tuple[Verdicts, dict[str, dict[str, str | None]]]:
+    """Every answered Chat question judged in both orders (from the judge journal where already judged), and
+    each judged answer's reply by order (``None``: the request got no reply), keyed by item key. Raises
+    JudgeNotConfigured without a judge key, AvibenchError when the judge cannot run."""
+
+    def messages(response: Response, order: str) -> list[dict[str, str]]:
+        return judge_messages(response.item, response.raw or "", order, template)
+
+    verdicts = JUDGE.judge_responses(responses, messages, run_root, settings, variants=ORDERS)
+    by_order: dict[str, dict[str, str | None]] = {}
+    for key, (reply,) in verdicts.replies.items():
         item_key, order = split_key(key)
-        out.setdefault(item_key, {})[order] = reply
-    return out
+        by_order.setdefault(item_key, {})[order] = reply
+    return verdicts, by_order
+
+
+def chat_coverage(
+    cover: Mapping[str, Any], block: Mapping[str, Any], verdicts: Verdicts, profile: AirBenchProfile
+) -> dict[str, Any]:
+    """The core's Chat coverage with the judge's account: ``unparsed`` counts the answers whose judgements the
+    profile cannot all read, ``judge_failures`` the judgements without scores, and a judge problem makes the
+    part ``partial`` with its reason after the core's."""
+    unread = {split_key(key)[0] for key, _ in verdicts.unreadable(JUDGE.parsers[profile.name])}
+    failures = sum(c["judge_failures"] for c in block["categories"].values())
+    counts = {**cover, "unparsed": len(unread), "judge_failures": failures}
+    return JUDGE.coverage(counts, verdicts, profile.name)

@@ -1,4 +1,5 @@
-"""The AIR-Bench data layout: loading ``Foundation/`` and ``Chat/`` into items, and validating them.
+"""The AIR-Bench data layout: loading ``Foundation/`` and ``Chat/`` into items, validating them, and the Foundation
+prompt (rendered from the templates shipped as data, ``prompts/airbench/foundation.yaml``).
 
 A data root holds ``Foundation/Foundation_meta.json`` and/or ``Chat/Chat_meta.json`` (JSON lists), with the audio
 of an entry at ``<section>/<task_name>_<dataset_name>/<path>``. Audio_Grounding audio is stored as ``.flac`` while
@@ -7,34 +8,42 @@ its entries name ``.wav`` files: the last three characters of its path become ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from avibench.benchmarks.airbench.prompt import DEFAULT_TEMPLATE, foundation_prompt
+import yaml
+
+from avibench.definitions import prompt_resource
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
+from avibench.kits import multiple_choice as mc
 from avibench.kits import records
-from avibench.level_metrics.airbench import TASKS_BY_NAME
+from avibench.level_metrics.airbench import LETTERS, OFFICIAL_LAYOUT, TASKS_BY_NAME
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORY_OF_TASK
 
-BENCHMARK = "airbench"
-FOUNDATION = "Foundation"
-CHAT = "Chat"
 OPTION_FIELDS = ("choice_a", "choice_b", "choice_c", "choice_d")
 GROUNDING_TASK = "Audio_Grounding"
+DEFAULT_TEMPLATE = "air-official"
 
 Entry = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
 class Section:
-    """One half of AIR-Bench: its folder, required text fields and known task names."""
+    """One half of AIR-Bench: its task, folder, required text fields and known task names, and its official
+    result file (``eval --predictions``, ``export``): name, fields in the official writer's order, and the
+    fields a result row must share with its meta entry."""
 
+    task: str
     name: str
-    text_fields: tuple[str, ...]
-    tasks: frozenset[str]
+    text_fields: Sequence[str]
+    tasks: Collection[str]
+    result_file: str
+    result_fields: Sequence[str]
+    matched_fields: Sequence[str]
 
     def meta_path(self, root: Path) -> Path:
         return Path(root) / self.name / f"{self.name}_meta.json"
@@ -46,20 +55,37 @@ class Section:
         return Path(root) / self.name / relative
 
 
-FOUNDATION_SECTION = Section(
-    FOUNDATION, ("path", "question", "task_name", "dataset_name"), frozenset(TASKS_BY_NAME)
-)
-CHAT_SECTION = Section(
-    CHAT,
-    ("path", "question", "answer_gt", "task_name", "dataset_name", "meta_info"),
-    frozenset(CHAT_CATEGORY_OF_TASK),
-)
-SECTIONS = (FOUNDATION_SECTION, CHAT_SECTION)
+#: The sections by task name, as ``prompts/airbench/layout.yaml`` declares them.
+SECTIONS = {
+    task: Section(task, tasks=known, **OFFICIAL_LAYOUT["sections"][task])
+    for task, known in (("foundation", TASKS_BY_NAME), ("chat", CHAT_CATEGORY_OF_TASK))
+}
+FOUNDATION_SECTION, CHAT_SECTION = SECTIONS["foundation"], SECTIONS["chat"]
 
 
-def sections_present(root: Path) -> tuple[str, ...]:
-    """The sections whose meta file exists under ``root`` (either alone is a valid data root)."""
-    return tuple(s.name for s in SECTIONS if s.meta_path(root).is_file())
+@cache
+def foundation_templates() -> dict[str, dict]:
+    return yaml.safe_load(prompt_resource("airbench", "foundation.yaml"))
+
+
+def _letters_and(letters: Sequence[str]) -> str:
+    if len(letters) == 2:
+        return f"{letters[0]} and {letters[1]}"
+    return ", ".join(letters[:-1]) + f", and {letters[-1]}"
+
+
+def foundation_prompt(question: str, options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:
+    """The instruction, the question and the lettered options, as one text."""
+    templates = foundation_templates()
+    if template not in templates:
+        raise KeyError(f"unknown AIR-Bench template {template!r}; known templates: {', '.join(templates)}")
+    spec = templates[template]
+    shown = list(options) + ["None"] * (len(LETTERS) - len(options)) if spec["pad_options"] else list(options)
+    letters = LETTERS[: len(shown)]
+    instruction = spec["instruction"].format(
+        letters_and=_letters_and(letters), letters_or=" or ".join(letters)
+    )
+    return "\n".join([instruction, question, mc.lettered(shown, letters=LETTERS)])
 
 
 def _is_value(value: Any) -> bool:
@@ -72,161 +98,96 @@ def entry_options(entry: Entry) -> tuple[str, ...]:
     return tuple(str(entry[f]) for f in OPTION_FIELDS if entry.get(f) is not None)
 
 
-def option_problems(path: Path, index: int, entry: Entry) -> list[DatasetError]:
+Found = list[tuple[str | None, str]]
+"""Problems of one entry, each as (field, message)."""
+
+
+def option_problems(entry: Entry) -> Found:
     """Problems of a Foundation entry's options and ``answer_gt`` (which must equal one of them)."""
     present = [f for f in OPTION_FIELDS if entry.get(f) is not None]
-    problems = [
-        DatasetError(path, "must be a string or number", index=index, field=f)
-        for f in present
-        if not _is_value(entry[f])
-    ]
-    for required in OPTION_FIELDS[:2]:
-        if required not in present:
-            problems.append(DatasetError(path, "is missing", index=index, field=required))
+    found: Found = [(f, "must be a string or number") for f in present if not _is_value(entry[f])]
+    found += [(f, "is missing") for f in OPTION_FIELDS[:2] if f not in present]
     if present != list(OPTION_FIELDS[: len(present)]):
-        problems.append(
-            DatasetError(path, "options must fill choice_a, choice_b, ... without gaps", index=index)
-        )
+        found.append((None, "options must fill choice_a, choice_b, ... without gaps"))
     answer = entry.get("answer_gt")
     if answer is None or not _is_value(answer):
-        problems.append(
-            DatasetError(path, "is missing or not a string or number", index=index, field="answer_gt")
-        )
+        found.append(("answer_gt", "is missing or not a string or number"))
     elif not any(entry[f] == answer for f in present):
-        problems.append(
-            DatasetError(path, f"{answer!r} is not one of the choices", index=index, field="answer_gt")
-        )
-    return problems
+        found.append(("answer_gt", f"{answer!r} is not one of the choices"))
+    return found
 
 
-def _entry_problems(
-    section: Section, root: Path, index: int, entry: Any, check_audio: bool
-) -> list[DatasetError]:
-    path = section.meta_path(root)
+def _entry_problems(section: Section, root: Path, entry: Any, check_audio: bool) -> Found:
     if not isinstance(entry, Mapping):
-        return [DatasetError(path, "is not a JSON object", index=index)]
-    problems = [
-        DatasetError(path, "is missing or not a string", index=index, field=f)
-        for f in section.text_fields
-        if not isinstance(entry.get(f), str)
+        return [(None, "is not a JSON object")]
+    found: Found = [
+        (f, "is missing or not a string") for f in section.text_fields if not isinstance(entry.get(f), str)
     ]
     if not isinstance(entry.get("uniq_id"), str | int) or isinstance(entry.get("uniq_id"), bool):
-        problems.append(
-            DatasetError(path, "is missing or not a string or integer", index=index, field="uniq_id")
-        )
-    if problems:
-        return problems
+        found.append(("uniq_id", "is missing or not a string or integer"))
+    if found:
+        return found
     if entry["task_name"] not in section.tasks:
-        problems.append(
-            DatasetError(
-                path,
-                f"{entry['task_name']!r} is not an AIR-Bench {section.name} task",
-                index=index,
-                field="task_name",
-            )
-        )
+        found.append(("task_name", f"{entry['task_name']!r} is not an AIR-Bench {section.name} task"))
     if section is FOUNDATION_SECTION:
-        problems += option_problems(path, index, entry)
-    if check_audio and not section.audio_path(root, entry).is_file():
-        audio = section.audio_path(root, entry)
-        problems.append(DatasetError(path, f"audio file {audio} does not exist", index=index, field="path"))
-    return problems
+        found += option_problems(entry)
+    audio = section.audio_path(root, entry)
+    if check_audio and not audio.is_file():
+        found.append(("path", f"audio file {audio} does not exist"))
+    return found
 
 
-def _read_meta(section: Section, root: Path) -> list[Any]:
-    return records.read_records(section.meta_path(root))
-
-
-def _checked(section: Section, root: Path, check_audio: bool) -> tuple[list[Any], list[DatasetError]]:
-    """The section's entries and every problem of its meta file and audio, in entry order."""
+def checked(section: Section, root: Path, check_audio: bool = True) -> tuple[list[Any], list[DatasetError]]:
+    """The section's entries and every problem of its meta file and audio (each naming the file, entry and
+    field), in entry order; an entry repeating an earlier ``uniq_id`` is one."""
+    path = section.meta_path(root)
     try:
-        entries = _read_meta(section, root)
+        entries = records.read_records(path)
     except DatasetError as exc:
         return [], [exc]
     problems: list[DatasetError] = []
     first_index: dict[str, int] = {}
     for index, entry in enumerate(entries):
-        entry_problems = _entry_problems(section, root, index, entry, check_audio)
-        problems += entry_problems
-        if entry_problems:
-            continue
-        uid = str(entry["uniq_id"])
-        if uid in first_index:
-            message = f"{uid!r} repeats entry {first_index[uid]}"
-            problems.append(DatasetError(section.meta_path(root), message, index=index, field="uniq_id"))
-        first_index.setdefault(uid, index)
+        found = _entry_problems(section, root, entry, check_audio)
+        if not found:
+            uid = str(entry["uniq_id"])
+            if uid in first_index:
+                found = [("uniq_id", f"{uid!r} repeats entry {first_index[uid]}")]
+            first_index.setdefault(uid, index)
+        problems += [DatasetError(path, message, index=index, field=field) for field, message in found]
     return entries, problems
 
 
-def validate_section(section: Section, root: Path, check_audio: bool = True) -> list[DatasetError]:
-    """Every problem of one section's meta file and audio, each naming the file, entry and field."""
-    return _checked(section, root, check_audio)[1]
-
-
-def validate(root: Path, check_audio: bool = True) -> list[DatasetError]:
-    """Problems of every section present; a root with neither section is one problem."""
-    present = sections_present(root)
-    if not present:
-        message = f"holds neither {FOUNDATION_SECTION.meta_path('.')} nor {CHAT_SECTION.meta_path('.')}"
-        return [DatasetError(root, message)]
-    return [p for s in SECTIONS if s.name in present for p in validate_section(s, root, check_audio)]
-
-
-def foundation_item(entry: Entry, index: int, audio: Path, template: str = DEFAULT_TEMPLATE) -> Item:
-    options = entry_options(entry)
-    task = TASKS_BY_NAME[entry["task_name"]]
+def _item(section: Section, root: Path, index: int, entry: Entry, template: str) -> Item:
+    meta = {"task_name": entry["task_name"], "dataset_name": entry["dataset_name"]}
+    if section is FOUNDATION_SECTION:
+        options = entry_options(entry)
+        text, answer = foundation_prompt(entry["question"], options, template), str(entry["answer_gt"])
+        task = TASKS_BY_NAME[entry["task_name"]]
+        # the official scorer's key of a question: <task_name>_<dataset_name>
+        meta |= {"subset": f"{task.name}_{entry['dataset_name']}", "category": task.category}
+    else:
+        options, text, answer, template = (), entry["question"], entry["answer_gt"], "question"
+        meta |= {"category": CHAT_CATEGORY_OF_TASK[entry["task_name"]], "meta_info": entry["meta_info"]}
     return Item(
-        benchmark=BENCHMARK,
-        task="foundation",
+        benchmark="airbench",
+        task=section.task,
         item_id=str(entry["uniq_id"]),
-        parts=(Part.audio(audio), Part.text(foundation_prompt(entry["question"], options, template))),
-        answer=str(entry["answer_gt"]),
+        parts=(Part.audio(section.audio_path(root, entry)), Part.text(text)),
+        answer=answer,
         index=index,
         options=options,
         template=template,
-        meta={
-            "task_name": task.name,
-            "dataset_name": entry["dataset_name"],
-            "subset": f"{task.name}_{entry['dataset_name']}",
-            "category": task.category,
-        },
+        meta=meta,
         source=entry,
     )
 
 
-def chat_item(entry: Entry, index: int, audio: Path) -> Item:
-    return Item(
-        benchmark=BENCHMARK,
-        task="chat",
-        item_id=str(entry["uniq_id"]),
-        parts=(Part.audio(audio), Part.text(entry["question"])),
-        answer=entry["answer_gt"],
-        index=index,
-        template="question",
-        meta={
-            "task_name": entry["task_name"],
-            "dataset_name": entry["dataset_name"],
-            "category": CHAT_CATEGORY_OF_TASK[entry["task_name"]],
-            "meta_info": entry["meta_info"],
-        },
-        source=entry,
-    )
-
-
-def _load(
-    section: Section, root: Path, check_audio: bool, build: Callable[[Entry, int, Path], Item]
+def load(
+    section: Section, root: Path, template: str = DEFAULT_TEMPLATE, check_audio: bool = True
 ) -> list[Item]:
-    entries, problems = _checked(section, root, check_audio)
+    """The section's items in file order; raises the first validation problem as a :class:`DatasetError`."""
+    entries, problems = checked(section, root, check_audio)
     if problems:
         raise problems[0]
-    return [build(e, i, section.audio_path(root, e)) for i, e in enumerate(entries)]
-
-
-def load_foundation(root: Path, template: str = DEFAULT_TEMPLATE, check_audio: bool = True) -> list[Item]:
-    """The Foundation items in file order; raises the first validation problem as a :class:`DatasetError`."""
-    return _load(FOUNDATION_SECTION, root, check_audio, lambda e, i, a: foundation_item(e, i, a, template))
-
-
-def load_chat(root: Path, check_audio: bool = True) -> list[Item]:
-    """The Chat items in file order; raises the first validation problem as a :class:`DatasetError`."""
-    return _load(CHAT_SECTION, root, check_audio, chat_item)
+    return [_item(section, root, i, e, template) for i, e in enumerate(entries)]

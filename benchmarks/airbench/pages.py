@@ -4,29 +4,16 @@ blocks: one table per part (Foundation accuracy in %, Chat judge scores on 1-10)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import reduce
 from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from avibench.evaluate.board_runs import (
-    dataset_of,
-    run_origin,
-)
-from avibench.evaluate.document import (
-    Block,
-    Heading,
-    Paragraph,
-    Table,
-    as_dict,
-    as_number,
-    fmt_score,
-)
+from avibench.evaluate.board_runs import dataset_of, run_origin
+from avibench.evaluate.document import Block, Heading, Paragraph, Table, as_dict, as_number, fmt_score
 from avibench.evaluate.leaderboard import Board, BoardBlock, Ranked, Section
 from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import CATEGORIES, FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
-
-if TYPE_CHECKING:
-    pass
 
 FOUNDATION_COLUMNS = (*CATEGORIES, "average")
 CHAT_COLUMNS = ("speech", "sound", "music", "mixed", "average")
@@ -38,8 +25,9 @@ def _by_model(table: str, columns: tuple[str, ...]) -> dict[str, dict[str, float
 
 def published_rows() -> list[dict[str, Any]]:
     """One row per published model: ``tasks`` on 0-100 (Foundation %, Chat x 10), ``headline`` their mean, and
-    the published columns of each part (``foundation`` in %, ``chat`` on 1-10); a headline of one part (the
-    model published the other nowhere) is marked ``incomplete``."""
+    the published columns of each part (``foundation`` in %, ``chat`` on 1-10). A headline of one part (the
+    model published the other nowhere) is marked in the shape of eval.json's ``summary.incomplete``, so the pages
+    badge it as they badge a run's."""
     by_task = _by_model("foundation_by_task", ("average",))
     by_category = _by_model("foundation_by_category", FOUNDATION_COLUMNS)
     chats = _by_model("chat", CHAT_COLUMNS)
@@ -50,97 +38,56 @@ def published_rows() -> list[dict[str, Any]]:
         if foundation["average"] is None and model in by_task:
             foundation["average"] = by_task[model]["average"]
         chat = chats.get(model, dict.fromkeys(CHAT_COLUMNS))
-        tasks = {
-            "foundation": foundation["average"],
-            "chat": None if chat["average"] is None else 10 * chat["average"],
-        }
+        tasks = {"foundation": foundation["average"], "chat": chat["average"] and 10 * chat["average"]}
         present = [v for v in tasks.values() if v is not None]
         unpublished = [part for part, v in tasks.items() if v is None]
-        rows.append(
-            {
-                "model": model,
-                "tasks": tasks,
-                "headline": fmean(present) if present else None,
-                "source": source,
-                "foundation": foundation,
-                "chat": chat,
-                **({"incomplete": _one_part(unpublished)} if present and unpublished else {}),
+        row = {
+            "model": model,
+            "tasks": tasks,
+            "headline": fmean(present) if present else None,
+            "source": source,
+        }
+        rows.append(row | {"foundation": foundation, "chat": chat})
+        if present and unpublished:
+            rows[-1]["incomplete"] = {
+                "tasks": {part: {"text": "not published"} for part in unpublished},
+                "numbers": {"headline": {"tasks": unpublished}},
             }
-        )
     return rows
-
-
-def _one_part(unpublished: list[str]) -> dict[str, Any]:
-    """The mark of a published headline that rests on one part (the other was never published), in the shape of
-    eval.json's ``summary.incomplete``, so the pages badge it as they badge a run's."""
-    return {
-        "tasks": {part: {"text": "not published"} for part in unpublished},
-        "numbers": {"headline": {"tasks": unpublished}},
-    }
-
-
-def _by_profile(document: Mapping[str, Any], profile: str) -> dict[str, Any]:
-    return as_dict(as_dict(as_dict(document.get("summary")).get("by_profile")).get(profile))
 
 
 def report_blocks(document: Mapping[str, Any]) -> list[Block]:
     """Foundation per task and category, Chat per category, in both profiles; then the judge's settings."""
-    reference, strict = _by_profile(document, "reference"), _by_profile(document, "strict")
+    by_profile = as_dict(as_dict(document.get("summary")).get("by_profile"))
+    views = [as_dict(by_profile.get(p)) for p in ("reference", "strict")]  # empty where absent
+
+    def both(*path: str) -> list[str]:
+        """A value of both views, formatted: ``path`` is its keys."""
+        return [fmt_score(reduce(lambda node, key: as_dict(node).get(key), path, v)) for v in views]
+
     blocks: list[Block] = []
     if document.get("foundation") is not None:
-        ref, stc = as_dict(reference.get("foundation")), as_dict(strict.get("foundation"))
-        rows = [
-            [
-                t.label,
-                t.category,
-                fmt_score(as_dict(ref.get("tasks")).get(t.label)),
-                fmt_score(as_dict(stc.get("tasks")).get(t.label)),
-            ]
-            for t in FOUNDATION_TASKS
-        ]
-        rows += [
-            [
-                f"{c} (mean)",
-                "",
-                fmt_score(as_dict(ref.get("categories")).get(c)),
-                fmt_score(as_dict(stc.get("categories")).get(c)),
-            ]
-            for c in CATEGORIES
-        ]
+        rows = [[t.label, t.category, *both("foundation", "tasks", t.label)] for t in FOUNDATION_TASKS]
+        rows += [[f"{c} (mean)", "", *both("foundation", "categories", c)] for c in CATEGORIES]
         blocks += [
             Heading("Foundation: accuracy (%) per task"),
             Table(["Task", "Category", "Reference", "Strict"], rows, "llrr"),
         ]
-    chat = as_dict(document.get("chat"))
-    if chat:
-        categories = as_dict(chat.get("categories"))
-        ref, stc = as_dict(reference.get("chat")), as_dict(strict.get("chat"))
+    categories = as_dict(as_dict(document.get("chat")).get("categories"))
+    if document.get("chat"):
         rows = []
         for name in CHAT_CATEGORIES:
             row = as_dict(categories.get(name))
-            rows.append(
-                [
-                    name,
-                    fmt_score(as_dict(ref.get("categories")).get(name)),
-                    fmt_score(as_dict(stc.get("categories")).get(name)),
-                    fmt_score(row.get("reference_score")),
-                    fmt_score(_percent(row.get("win_rate"))),
-                    str(row.get("n", "")),
-                    str(row.get("judge_failures", "")),
-                ]
-            )
-        for name in ("mixed", "average"):
-            rows.append([name, fmt_score(ref.get(name)), fmt_score(stc.get(name)), "", "", "", ""])
-        headers = [
-            "Category",
-            "Reference",
-            "Strict",
-            "Reference answer",
-            "Win rate (%)",
-            "Judged",
-            "Judge failures",
+            win = as_number(row.get("win_rate"))
+            scores = map(fmt_score, [row.get("reference_score"), None if win is None else 100 * win])
+            counts = [str(row.get(k, "")) for k in ("n", "judge_failures")]
+            rows.append([name, *both("chat", "categories", name), *scores, *counts])
+        rows += [[name, *both("chat", name), "", "", "", ""] for name in ("mixed", "average")]
+        headers = ["Category", "Reference", "Strict", "Reference answer", "Win rate (%)", "Judged"]
+        blocks += [
+            Heading("Chat: judge score (1–10) per category"),
+            Table([*headers, "Judge failures"], rows),
         ]
-        blocks += [Heading("Chat: judge score (1–10) per category"), Table(headers, rows)]
         judge = as_dict(as_dict(document.get("meta")).get("judge"))
         departures = judge.get("departures")
         departed = ", ".join(map(str, departures)) if isinstance(departures, list) and departures else "none"
@@ -156,26 +103,19 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
     return blocks
 
 
-def _percent(value: object) -> float | None:
-    number = as_number(value)
-    return None if number is None else 100 * number
-
-
 def run_row(label: str, document: Mapping[str, Any]) -> dict[str, Any]:
     """A selected run's primary-profile columns, shaped like the published rows."""
     summary = as_dict(document.get("summary"))
-    view = _by_profile(document, str(summary.get("profile")))
+    view = as_dict(as_dict(summary.get("by_profile")).get(str(summary.get("profile"))))
     foundation, chat = as_dict(view.get("foundation")), as_dict(view.get("chat"))
-    meta = as_dict(document.get("meta"))
+    meta, tasks = as_dict(document.get("meta")), as_dict(summary.get("tasks"))
     return {
         "model": label,
-        "tasks": as_dict(summary.get("tasks")),
+        "tasks": tasks,
         "origin": run_origin(meta, label, str(summary.get("profile"))),
         "dataset": dataset_of(meta),
-        "foundation": as_dict(foundation.get("categories"))
-        | {"average": as_dict(summary.get("tasks")).get("foundation")},
-        "chat": as_dict(chat.get("categories"))
-        | {"mixed": chat.get("mixed"), "average": chat.get("average")},
+        "foundation": as_dict(foundation.get("categories")) | {"average": tasks.get("foundation")},
+        "chat": as_dict(chat.get("categories")) | {k: chat.get(k) for k in ("mixed", "average")},
     }
 
 
@@ -191,19 +131,13 @@ def _part_block(part: str, columns: tuple[str, ...], heading: str, note: str) ->
     """One part's table, ranked on its own; the heading and note above the ranked table only."""
 
     def render(section: Section) -> list[Block]:
-        table = Table(
-            ["#", "Name", "Origin", *(c.capitalize() for c in columns)],
-            [
-                [
-                    str(i),
-                    r["model"],
-                    r.get("origin") or f"published ({r['source']})",
-                    *(fmt_score(r[part].get(c)) for c in columns),
-                ]
-                for i, r in enumerate(_ranked_part(section.rows, part, columns), start=1)
-            ],
-            align="rll" + "r" * len(columns),
-        )
+        def cells(rank: int, r: Mapping[str, Any]) -> list[str]:
+            origin = r.get("origin") or f"published ({r['source']})"
+            return [str(rank), r["model"], origin, *(fmt_score(r[part].get(c)) for c in columns)]
+
+        ranked = enumerate(_ranked_part(section.rows, part, columns), start=1)
+        headers = ["#", "Name", "Origin", *(c.capitalize() for c in columns)]
+        table = Table(headers, [cells(i, r) for i, r in ranked], align="rll" + "r" * len(columns))
         return [table] if section.apart else [Heading(heading), Paragraph(note), table]
 
     def data(rows: Ranked) -> list[dict[str, Any]]:
@@ -240,5 +174,3 @@ BOARD = Board(
     json_head=lambda title: {"benchmark": "airbench"},
     filter_label=None,
 )
-"""AIR-Bench's leaderboard: local runs beside the published Foundation and Chat tables, one table per part
-(Foundation accuracy in %, Chat judge scores on 1-10), each ranked on its own."""

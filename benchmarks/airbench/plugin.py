@@ -6,40 +6,46 @@ prompt (or ``air-clean``: only the real options); refine reads the chosen option
 extractor, then the LLM fallback. Chat answers pass through refine unchanged and are scored by a pairwise LLM
 judge at eval time (``--judge-model``, ``--judge-base-url``, ``--judge-concurrency``; key from ``JUDGE_API_KEY``
 or ``OPENAI_API_KEY``).
+
+The eval document's top level holds the official scorers' output in the primary profile: ``foundation`` (per
+``<task_name>_<dataset_name>`` subset ``{correct, n, accuracy}`` with accuracy 0-1, ``fail_num``, ``total_sum``)
+and ``chat`` (per category ``{score, reference_score, win_rate, n, judge_failures, orders}`` on the judge's 1-10
+scale, ``orders`` holding each judge order's own figures, then ``mixed`` and ``average``); a part without data is
+``null``. Each profile's view adds the leaderboard views of both parts. Chat is ``partial`` in ``coverage`` (eval
+exits 3 unless ``--allow-partial``) when a judgement gives no scores or a judge request got no reply: its numbers
+then rest on fewer judgements than the answers asked for.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from avibench.benchmarks.airbench import layout, predictions, sample
+from avibench.benchmarks.airbench import layout, pages, predictions, sample
+from avibench.benchmarks.airbench.layout import SECTIONS, foundation_prompt
 from avibench.benchmarks.airbench.options import eval_options as declared_options
-from avibench.benchmarks.airbench.prompt import DEFAULT_TEMPLATE, foundation_prompt, foundation_templates
-from avibench.benchmarks.airbench.scoring import (
-    PARTS,
-    chat_coverage,
-    chat_official,
-    foundation_official,
-    leaderboard_views,
-    subset,
-)
 from avibench.contracts import RunPaths, latest_read_only
 from avibench.definitions import prompt_resource
 from avibench.errors import AvibenchError
 from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
-from avibench.level_metrics.airbench import PROFILES, choose, foundation_average, gold_index, strict_choice
-from avibench.level_metrics.airbench_chat import ORDERS, answer_score, chat_metric
+from avibench.kits import multiple_choice as mc
+from avibench.level_metrics.airbench import (
+    PROFILES,
+    Verdict,
+    choose,
+    foundation_average,
+    foundation_block,
+    leaderboard_view,
+    strict_choice,
+)
+from avibench.level_metrics.airbench_chat import ORDERS, answer_score, chat_block, chat_metric
 from avibench.level_metrics.task_metrics import Aggregate, Metric, mean_of_tasks
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
-
-if TYPE_CHECKING:
-    from avibench.kits.judged import JudgeSettings, JudgeTemplate, Verdicts
+from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredRow, ScoredView, Task
 
 #: The leaderboard average of the Foundation tasks (0-100), the mean of the speech, sound and music means of the
 #: task accuracies (of the categories present).
@@ -57,7 +63,6 @@ CHAT = Task(
     "chat",
     metric=chat_metric(PROFILES["reference"]),
 )
-SECTIONS = {FOUNDATION.name: layout.FOUNDATION_SECTION, CHAT.name: layout.CHAT_SECTION}
 #: Loaded items per version of a task's metadata file, root and template (see :meth:`AIRBench.load`).
 _ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
 
@@ -73,12 +78,33 @@ def _refine_template() -> str:
     return prompt_resource("airbench", "refine.txt")
 
 
+def _subset_verdict(row: ScoredRow) -> tuple[str, Verdict]:
+    subset = row.response.item.meta["subset"]
+    if row.response.status != "answered":
+        return subset, "missing"
+    if row.answer is None:
+        return subset, "unparsed"
+    return subset, "correct" if row.score else "wrong"
+
+
+def leaderboard_views(official: Mapping[str, Any]) -> dict[str, Any]:
+    """The leaderboard views of one profile's official blocks: Foundation per task label and category (0-100),
+    Chat per category with ``mixed`` and ``average`` (1-10); a part without a block has none."""
+    views: dict[str, Any] = {}
+    if official.get("foundation") is not None:
+        views["foundation"] = leaderboard_view(official["foundation"])
+    if (chat := official.get("chat")) is not None:
+        categories = {c: v["score"] for c, v in chat["categories"].items()}
+        views["chat"] = {"mixed": chat["mixed"], "average": chat["average"], "categories": categories}
+    return views
+
+
 class AIRBench(Benchmark):
     """AIR-Bench (ACL 2024): Foundation and Chat."""
 
     name: ClassVar[str] = "airbench"
     title: ClassVar[str] = "AIR-Bench"
-    templates: ClassVar[tuple[str, ...]] = tuple(foundation_templates())
+    templates: ClassVar[tuple[str, ...]] = tuple(layout.foundation_templates())
     download_root: ClassVar[Path] = Path("data/airbench")
     sample_root: ClassVar[Path] = Path("data/airbench-sample")
     #: The headline is the mean of the parts scored: a convenience for ranking runs, not a published quantity
@@ -104,35 +130,31 @@ class AIRBench(Benchmark):
         """The task's items; audio is not checked here (``validate-data`` does; infer records a missing file).
         Built once per version of the task's metadata file (eval loads a task for scoring, completeness and
         per-sample rows)."""
-        chosen = template or DEFAULT_TEMPLATE
+        chosen = template or layout.DEFAULT_TEMPLATE
+        section = SECTIONS[task.name]
         return items_per_version(
             _ITEMS,
-            SECTIONS[task.name].meta_path(root),
+            section.meta_path(root),
             (str(root), task.name, chosen),
-            lambda: (
-                layout.load_foundation(root, chosen, check_audio=False)
-                if task.name == FOUNDATION.name
-                else layout.load_chat(root, check_audio=False)
-            ),
+            lambda: layout.load(section, root, chosen, check_audio=False),
         )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         present = self.available(root)
         if not present:
-            return [Problem(str(p.path), p.message) for p in layout.validate(root)]
+            paths = " nor ".join(str(s.meta_path(Path("."))) for s in SECTIONS.values())
+            return [Problem(str(root), f"holds neither {paths}")]
         return [
             Problem(p.path, p.message, p.index, p.field)
             for task in tasks
             if task in present
-            for p in layout.validate_section(SECTIONS[task.name], root)
+            for p in layout.checked(SECTIONS[task.name], root)[1]
         ]
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         for task in self.tasks():
             per_subset = FULL_PER_SUBSET[task.name] if full_size else SAMPLE_PER_SUBSET
-            sample.generate(
-                out, per_subset=per_subset, seed=seed, foundation=task is FOUNDATION, chat=task is CHAT
-            )
+            sample.generate(out, per_subset, seed, foundation=task is FOUNDATION, chat=task is CHAT)
         return {t.name: len(self.load(out, t)) for t in self.tasks()}
 
     # -- answers ----------------------------------------------------------------------------------------
@@ -151,11 +173,8 @@ class AIRBench(Benchmark):
         question = foundation_prompt(item.source["question"], item.options, CLEAN_TEMPLATE)
         return _refine_template().format(question=question, response=raw)
 
-    def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, rng)
-
-    def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, rng)
+    random_answer = staticmethod(sample.random_answer)
+    oracle_answer = staticmethod(sample.oracle_answer)
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 
@@ -176,7 +195,7 @@ class AIRBench(Benchmark):
         if PROFILES[profile].first_or_penultimate:
             return choose(response.raw or "", item.options, PROFILES[profile])
         if response.refined is not None:
-            return gold_index(item.options, response.refined)
+            return mc.gold_index(item.options, response.refined)
         return strict_choice(response.raw or "", item.options)
 
     def item_score(self, answer: Any, item: Item) -> float | None:
@@ -187,7 +206,7 @@ class AIRBench(Benchmark):
             return 0.0
         if item.task == CHAT.name:
             return answer_score(answer["replies"], PROFILES[answer["profile"]])
-        return float(answer == gold_index(item.options, item.answer))
+        return float(answer == mc.gold_index(item.options, item.answer))
 
     def item_value(self, answer: Any, item: Item) -> Any:
         """A Foundation question's ``(subset, score)``; a Chat question's ``task_name`` and judge replies
@@ -197,7 +216,7 @@ class AIRBench(Benchmark):
                 "task_name": item.meta["task_name"],
                 "replies": None if answer is None else answer["replies"],
             }
-        return (subset(item.meta), self.item_score(answer, item))
+        return (item.meta["subset"], self.item_score(answer, item))
 
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """Chat's metric reads the judge replies with the profile's parser and combines them its way."""
@@ -206,28 +225,20 @@ class AIRBench(Benchmark):
         return super().metric_of(task, profile)
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
-        """The official blocks of the parts scored, ``null`` for the others."""
+        """The official blocks of the parts scored (``fail_num``: the answers the profile cannot read; Chat: each
+        answer's judgements as read, unanswered ones apart), ``null`` for the others."""
         profile = PROFILES[view.profile]
-        blocks: dict[str, Any] = dict.fromkeys(PARTS)
+        blocks: dict[str, Any] = dict.fromkeys(SECTIONS)
         if FOUNDATION.name in view.rows:
-            blocks[FOUNDATION.name] = foundation_official(view.rows[FOUNDATION.name], profile)
+            blocks[FOUNDATION.name] = foundation_block(
+                map(_subset_verdict, view.rows[FOUNDATION.name]), profile
+            )
         if CHAT.name in view.rows:
-            blocks[CHAT.name] = chat_official(view.rows[CHAT.name], profile)
+            values = [self.item_value(row.answer, row.response.item) for row in view.rows[CHAT.name]]
+            blocks[CHAT.name] = chat_block(values, profile)
         return blocks
 
     # -- scoring: the judge and the files -------------------------------------------------------------------
-
-    def _inputs(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
-        """The responses of every selected task that has some, and why the others have none."""
-        absent: dict[str, str] = {}
-        if request.predictions is not None:
-            responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
-            for task in request.tasks:
-                if task.name not in responses:
-                    name = predictions.TASK_FILES[task.name][1]
-                    absent[task.name] = f"no {name} in {request.predictions}"
-            return responses, absent
-        return self.journal_inputs(request)
 
     def eval_options(self) -> list[Any]:
         return declared_options()
@@ -235,16 +246,36 @@ class AIRBench(Benchmark):
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the Chat answers (from the judge journal where already judged), then score through the core;
         Chat's coverage adds the judge's account, and a part the core could not score (no data, no answers, no
-        judge) keeps a coverage entry saying why."""
-        from avibench.benchmarks.airbench.judging import JUDGE
-        from avibench.kits.judged import NOT_JUDGED, not_judged_line
+        judge) keeps a coverage entry saying why. Without a judge key Chat is not judged (a note), rather than
+        failed (an error)."""
+        from avibench.benchmarks.airbench.judging import JUDGE, chat_coverage, judge_chat
+        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured, not_judged_line
 
         template = JUDGE.template(request.options.get("judge_template"))
-        responses, absent = self._inputs(request)
         settings = JUDGE.settings(request.options)
-        judging, unjudged, configured = self._judge(responses, request, settings, template)
-        errors = [] if unjudged is None or not configured else [f"chat not scored: {unjudged}"]
-        notes = [] if unjudged is None or configured else [not_judged_line([CHAT.name], unjudged)]
+        if request.predictions is not None:
+            responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
+            absent = {
+                t.name: f"no {SECTIONS[t.name].result_file} in {request.predictions}"
+                for t in request.tasks
+                if t.name not in responses
+            }
+        else:
+            responses, absent = self.journal_inputs(request)
+        self._replies = {}
+        chat = responses.get(CHAT.name)
+        judging = None
+        errors: list[str] = []
+        notes: list[str] = []
+        if chat is not None:
+            try:
+                judging, self._replies = judge_chat(chat, request.paths.root, settings, template)
+            except JudgeNotConfigured as exc:
+                notes.append(not_judged_line([CHAT.name], str(exc)))
+                absent[CHAT.name] = f"{NOT_JUDGED}{exc}"
+            except AvibenchError as exc:
+                errors.append(f"chat not scored: {exc}")
+                absent[CHAT.name] = str(exc)
         if judging is not None and judging.failed:
             errors.append(f"chat: {judging.failed} judge requests failed ({judging.first_error})")
         judged = {k: v for k, v in responses.items() if k != CHAT.name or judging is not None}
@@ -256,56 +287,21 @@ class AIRBench(Benchmark):
         if judging is not None:
             primary = PROFILES[request.profile]
             coverage[CHAT.name] = chat_coverage(coverage[CHAT.name], document[CHAT.name], judging, primary)
-        elif unjudged is not None:
-            absent[CHAT.name] = unjudged if configured else f"{NOT_JUDGED}{unjudged}"
-        for part in PARTS:
+        for part in SECTIONS:
             if part not in coverage:
                 status = "not scored" if part in responses else "absent"
                 coverage[part] = {"status": status, "reason": absent.get(part, "not selected")}
         document["meta"] = {"template": self._template_used(request)}
-        if CHAT.name in responses:
+        if chat is not None:
             verdicts = [] if judging is None else [judging]
             document["meta"]["judge"] = JUDGE.meta(settings, template, verdicts, orders=list(ORDERS))
-        return Scored(
-            document=document, errors=errors, per_sample=scored.per_sample, values=scored.values, notes=notes
-        )
-
-    def _judge(
-        self,
-        responses: Mapping[str, Sequence[Response]],
-        request: EvalRequest,
-        settings: JudgeSettings,
-        template: JudgeTemplate,
-    ) -> tuple[Verdicts | None, str | None, bool]:
-        """The Chat judgements (``None``: no Chat answers, or the judge could not run), why the judge could not
-        run, and whether it was configured (``False``: no judge key, so Chat is not judged rather than failed);
-        the replies are kept for :meth:`read`. Every answered Chat question is judged in both orders."""
-        from avibench.benchmarks.airbench.judging import JUDGE, judge_messages, replies_by_order
-        from avibench.kits.judged import JudgeNotConfigured
-
-        self._replies = {}
-        if CHAT.name not in responses:
-            return None, None, True
-
-        def messages(response: Response, order: str) -> list[dict[str, str]]:
-            return judge_messages(response.item, response.raw or "", order, template)
-
-        try:
-            judging = JUDGE.judge_responses(
-                responses[CHAT.name], messages, request.paths.root, settings, variants=ORDERS
-            )
-        except JudgeNotConfigured as exc:
-            return None, str(exc), False
-        except AvibenchError as exc:
-            return None, str(exc), True
-        self._replies = replies_by_order(judging.replies)
-        return judging, None, True
+        return replace(scored, errors=errors, notes=notes)
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The task scores, then why a part that was scored is partial (judge failures quote the judge)."""
         lines = super().summary_lines(document)
         coverage = document.get("coverage") or {}
-        for part in (FOUNDATION.name, CHAT.name):
+        for part in SECTIONS:
             cover = coverage.get(part) or {}
             if cover.get("status") == "partial" and cover.get("reason"):
                 lines.append(f"{part}: partial: {cover['reason']}")
@@ -316,11 +312,8 @@ class AIRBench(Benchmark):
         """The Foundation prompt template recorded by infer (``None`` for official result files)."""
         if request.predictions is not None:
             return None
-        found = {
-            r.get("params", {}).get("template")
-            for r in latest_read_only(request.paths.infer_journal(FOUNDATION.name)).values()
-        }
-        found.discard(None)
+        journal = latest_read_only(request.paths.infer_journal(FOUNDATION.name))
+        found = {r.get("params", {}).get("template") for r in journal.values()} - {None}
         return ",".join(sorted(found)) or None
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
@@ -331,24 +324,15 @@ class AIRBench(Benchmark):
             if t.name in files
         }
 
-    def write_predictions(
-        self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
-    ) -> dict[str, Path]:
-        return predictions.write_predictions(responses, out, stage=stage)
+    write_predictions = staticmethod(predictions.write_predictions)
 
     # -- pages ------------------------------------------------------------------------------------------
 
     def published(self) -> list[dict[str, Any]]:
-        from avibench.benchmarks.airbench.pages import published_rows
-
-        return published_rows()
+        return pages.published_rows()
 
     def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
-        from avibench.benchmarks.airbench.pages import report_blocks
-
-        return report_blocks(document)
+        return pages.report_blocks(document)
 
     def leaderboard(self) -> Any:
-        from avibench.benchmarks.airbench.pages import BOARD
-
-        return BOARD
+        return pages.BOARD

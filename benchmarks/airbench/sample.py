@@ -12,79 +12,68 @@ import random
 from pathlib import Path
 from typing import Any
 
-from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, Section
+from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, OPTION_FIELDS, Section
 from avibench.items import Item
+from avibench.kits import multiple_choice as mc
 from avibench.kits.media import tone, write_audio
-from avibench.level_metrics.airbench import FOUNDATION_TASKS, LETTERS, gold_index
+from avibench.level_metrics.airbench import FOUNDATION_TASKS, LETTERS
 
 CLIP_SECONDS = 0.2
 
-# Per task: the question and the pool its options are drawn from (a two-word pool makes two-option questions).
-FOUNDATION_POOLS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "Speech_Grounding": (
-        "When is the word 'river' spoken?",
-        ("[0.12, 0.48]", "[0.50, 0.91]", "[1.02, 1.40]", "[1.55, 1.90]", "[2.10, 2.44]"),
-    ),
-    "Spoken_Language_Identification": (
-        "Which language is spoken?",
-        ("English", "German", "French", "Spanish", "Chinese", "Japanese"),
-    ),
-    "Speaker_Gender_Recognition": ("What is the gender of the speaker?", ("male", "female")),
-    "Speaker_Emotion_Recontion": (
-        "What emotion does the speaker express?",
-        ("happy", "sad", "angry", "neutral", "surprised"),
-    ),
+#: Per task: the question asked, and the pool its options are drawn from (a two-word pool makes two-option
+#: questions).
+QUESTIONS = {
+    "Speech_Grounding": "When is the word 'river' spoken?",
+    "Spoken_Language_Identification": "Which language is spoken?",
+    "Speaker_Gender_Recognition": "What is the gender of the speaker?",
+    "Speaker_Emotion_Recontion": "What emotion does the speaker express?",
+    "Speaker_Age_Prediction": "How old is the speaker?",
+    "Speech_Entity_Reconition": "Which place is mentioned?",
+    "Speaker_Intent_Classification": "What does the speaker want?",
+    "Speaker_Number_Verification": "How many speakers are there?",
+    "Synthesized_Voice_Detection": "Is this voice real or synthesized?",
+    "Audio_Grounding": "When does the dog bark?",
+    "vocal_sound_classification": "Which vocal sound is heard?",
+    "Acoustic_Scene_Classification": "Where was this recorded?",
+    "Sound_AQA": "What makes the loudest sound?",
+    "Music_Instruments_Classfication": "Which instrument is playing?",
+    "Music_Genre_Recognition": "What is the genre of this music?",
+    "Music_Midi_Pitch_Analysis": "What is the MIDI pitch of the note?",
+    "Music_Midi_Velocity_Analysis": "What is the MIDI velocity of the note?",
+    "Music_AQA": "Which instrument starts first?",
+    "Music_Mood_Recognition": "What mood does this music convey?",
+}
+OPTION_POOLS = {
+    "Speech_Grounding": ("[0.12, 0.48]", "[0.50, 0.91]", "[1.02, 1.40]", "[1.55, 1.90]", "[2.10, 2.44]"),
+    "Spoken_Language_Identification": ("English", "German", "French", "Spanish", "Chinese", "Japanese"),
+    "Speaker_Gender_Recognition": ("male", "female"),
+    "Speaker_Emotion_Recontion": ("happy", "sad", "angry", "neutral", "surprised"),
     "Speaker_Age_Prediction": (
-        "How old is the speaker?",
-        ("teens to twenties", "thirties to forties", "fifties to sixties", "seventies and above"),
+        "teens to twenties",
+        "thirties to forties",
+        "fifties to sixties",
+        "seventies and above",
     ),
-    "Speech_Entity_Reconition": (
-        "Which place is mentioned?",
-        ("Paris", "the kitchen", "the office", "London", "the station"),
-    ),
+    "Speech_Entity_Reconition": ("Paris", "the kitchen", "the office", "London", "the station"),
     "Speaker_Intent_Classification": (
-        "What does the speaker want?",
-        ("set an alarm", "play music", "check the weather", "order food", "call a friend"),
+        "set an alarm",
+        "play music",
+        "check the weather",
+        "order food",
+        "call a friend",
     ),
-    "Speaker_Number_Verification": ("How many speakers are there?", ("1", "2", "3", "4", "5")),
-    "Synthesized_Voice_Detection": ("Is this voice real or synthesized?", ("real", "fake")),
-    "Audio_Grounding": (
-        "When does the dog bark?",
-        ("[0.0, 1.2]", "[1.5, 2.8]", "[3.1, 4.0]", "[4.2, 5.9]", "[6.3, 7.7]"),
-    ),
-    "vocal_sound_classification": (
-        "Which vocal sound is heard?",
-        ("cough", "laughter", "sneeze", "sigh", "sniff", "throat clearing"),
-    ),
-    "Acoustic_Scene_Classification": (
-        "Where was this recorded?",
-        ("a bus", "a park", "a restaurant", "a metro station", "a street"),
-    ),
-    "Sound_AQA": ("What makes the loudest sound?", ("a dog", "a car", "rain", "a bell", "a door")),
-    "Music_Instruments_Classfication": (
-        "Which instrument is playing?",
-        ("piano", "guitar", "violin", "flute", "drums", "organ"),
-    ),
-    "Music_Genre_Recognition": (
-        "What is the genre of this music?",
-        ("rock", "jazz", "classical", "hip-hop", "pop", "folk"),
-    ),
-    "Music_Midi_Pitch_Analysis": (
-        "What is the MIDI pitch of the note?",
-        ("48", "55", "60", "64", "67", "72"),
-    ),
-    "Music_Midi_Velocity_Analysis": (
-        "What is the MIDI velocity of the note?",
-        ("25", "50", "75", "100", "127"),
-    ),
-    "Music_AQA": (
-        "Which instrument starts first?",
-        ("the piano", "the drums", "the bass", "the singer", "the trumpet"),
-    ),
-    "Music_Mood_Recognition": (
-        "What mood does this music convey?",
-        ("calm", "energetic", "sad", "happy", "dark", "romantic"),
-    ),
+    "Speaker_Number_Verification": ("1", "2", "3", "4", "5"),
+    "Synthesized_Voice_Detection": ("real", "fake"),
+    "Audio_Grounding": ("[0.0, 1.2]", "[1.5, 2.8]", "[3.1, 4.0]", "[4.2, 5.9]", "[6.3, 7.7]"),
+    "vocal_sound_classification": ("cough", "laughter", "sneeze", "sigh", "sniff", "throat clearing"),
+    "Acoustic_Scene_Classification": ("a bus", "a park", "a restaurant", "a metro station", "a street"),
+    "Sound_AQA": ("a dog", "a car", "rain", "a bell", "a door"),
+    "Music_Instruments_Classfication": ("piano", "guitar", "violin", "flute", "drums", "organ"),
+    "Music_Genre_Recognition": ("rock", "jazz", "classical", "hip-hop", "pop", "folk"),
+    "Music_Midi_Pitch_Analysis": ("48", "55", "60", "64", "67", "72"),
+    "Music_Midi_Velocity_Analysis": ("25", "50", "75", "100", "127"),
+    "Music_AQA": ("the piano", "the drums", "the bass", "the singer", "the trumpet"),
+    "Music_Mood_Recognition": ("calm", "energetic", "sad", "happy", "dark", "romantic"),
 }
 
 CHAT_FOLDERS: tuple[tuple[str, str], ...] = (
@@ -104,11 +93,11 @@ RANDOM_REPLIES = ("I am not sure.", "It sounds pleasant.", "There is some noise.
 
 
 def _foundation_entry(rng: random.Random, task_name: str, dataset: str, number: int) -> dict[str, Any]:
-    question, pool = FOUNDATION_POOLS[task_name]
+    question, pool = QUESTIONS[task_name], OPTION_POOLS[task_name]
     k = len(pool) if len(pool) == 2 else rng.choice((2, 3, 4, 4))
     options = rng.sample(pool, k)
     entry: dict[str, Any] = {"path": f"{task_name}_{number:06d}.wav", "question": question}
-    entry.update(zip(("choice_a", "choice_b", "choice_c", "choice_d"), options, strict=False))
+    entry.update(zip(OPTION_FIELDS, options, strict=False))
     entry.update(
         {"answer_gt": rng.choice(options), "task_name": task_name, "dataset_name": dataset, "uniq_id": number}
     )
@@ -177,13 +166,11 @@ def oracle_answer(item: Item, rng: random.Random) -> str:
     """The right answer: the gold letter in one of :data:`ORACLE_PHRASES` for Foundation, the reference answer
     for Chat."""
     if item.task == "foundation":
-        letter = LETTERS[gold_index(item.options, item.answer)]
+        letter = LETTERS[mc.gold_index(item.options, item.answer)]
         return rng.choice(ORACLE_PHRASES).format(letter=letter, text=item.answer)
     return str(item.answer)
 
 
 def random_answer(item: Item, rng: random.Random) -> str:
     """A uniform guess among the real option letters for Foundation; a stock sentence for Chat."""
-    if item.task == "foundation":
-        return rng.choice(LETTERS[: len(item.options)])
-    return rng.choice(RANDOM_REPLIES)
+    return mc.random_reply(item.options, rng) if item.task == "foundation" else rng.choice(RANDOM_REPLIES)
