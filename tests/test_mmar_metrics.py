@@ -8,17 +8,8 @@ from typing import Any
 
 import pytest
 
-from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE
 from avibench.items import Item, Response
-from avibench.level_metrics.mmar import (
-    MMAR_CATEGORIES,
-    MMAR_MODALITIES,
-    REFERENCE,
-    STRICT,
-    get_profile,
-    official_tokens,
-    token_set_match,
-)
+from avibench.level_metrics.mmar import MMAR_CATEGORIES, MMAR_MODALITIES, official_tokens, token_set_match
 from avibench.plugin import get_benchmark
 
 SPEAKER = ["Man", "Woman", "Child", "Robot"]
@@ -120,7 +111,7 @@ def _scored(rows: list[dict[str, Any]], bench: str = "mmar") -> dict[str, Any]:
             answer=row["answer"],
             index=index,
             options=row["choices"],
-            template=DEFAULT_TEMPLATE,
+            template="mmar-official",
             meta=row["groups"],
         )
         chosen, choices = row["chosen"], row["choices"]
@@ -171,13 +162,6 @@ def test_strict_scores_the_extracted_option(row: dict[str, Any], reference: floa
 
 def test_empty_string_prediction_is_scored_not_skipped() -> None:
     assert _total([_row(""), _row("Man")], "reference") == {"accuracy": 50.0, "n": 2}
-
-
-def test_get_profile() -> None:
-    assert get_profile("strict") is STRICT
-    assert get_profile(REFERENCE) is REFERENCE
-    with pytest.raises(KeyError, match="reference, strict"):
-        get_profile("lenient")
 
 
 # Aggregation -------------------------------------------------------------------------------------------------------

@@ -16,24 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import soundfile as sf
-
-from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, build_prompt
+from avibench import definitions
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields as checks
+from avibench.kits import multiple_choice as mc
 from avibench.kits import records
-from avibench.level_metrics.mmar import (
-    MMAR_BREAKDOWNS,
-    MMAR_CATEGORIES,
-    MMAR_MODALITIES,
-    MMAU_BREAKDOWNS,
-    MMAU_DIFFICULTIES,
-    MMAU_TASKS,
-    Breakdown,
-    official_tokens,
-)
+from avibench.level_metrics import mmar as metrics
 from avibench.plugin import Problem
+
+CATALOGUE = definitions.template_catalogue("mmar.yaml")
+TEMPLATES: tuple[str, ...] = definitions.template_ids(CATALOGUE)
+"""The template ids, the default (recommended) one first."""
 
 
 def _category(value: Any) -> str | None:
@@ -45,14 +39,11 @@ def _category(value: Any) -> str | None:
     )
 
 
-_RUBRIC_KEYS = ("name", "scoring_point", "note", "choices")
-
-
 def _rubric(value: Any) -> str | None:
     if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
         return "must be a list of objects"
     for k, point in enumerate(value):
-        missing = [key for key in _RUBRIC_KEYS if key not in point]
+        missing = [key for key in ("name", "scoring_point", "note", "choices") if key not in point]
         if missing:
             return f"point {k} lacks {', '.join(missing)}"
         if not isinstance(point["choices"], list) or not all(
@@ -77,20 +68,17 @@ class Layout:
     """Required fields, in the official key order."""
     optional: Mapping[str, checks.Check]
     """Fields a record may lack (added in a later data version)."""
-    breakdowns: tuple[Breakdown, ...]
+    breakdowns: Mapping[str, tuple[str, ...]]
     prediction_key: str
-    legacy_prediction_key: str
-    """The prediction key of older official scorers (MMAR) or of the README (MMAU), read only when no record has
-    :attr:`prediction_key`."""
+    """The key of the official scorer's prediction; the older ``model_prediction`` (of older MMAR scorers, of
+    MMAU's README) is read only when no record has it."""
     annotations: tuple[str, ...] = ()
     """Large annotation fields kept out of ``Item.meta`` (they stay in ``Item.source``)."""
 
     def meta_path(self, root: Path) -> Path:
         """The question file present under ``root`` (the current one when none is)."""
-        for name in self.meta_files:
-            if (root / name).is_file():
-                return root / name
-        return root / self.meta_files[0]
+        found = [Path(root) / name for name in self.meta_files if (Path(root) / name).is_file()]
+        return (found or [Path(root) / self.meta_files[0]])[0]
 
     def audio_path(self, root: Path, record: Mapping[str, Any]) -> Path:
         named = root / str(record[self.audio_field])
@@ -98,6 +86,11 @@ class Layout:
             return named
         fallback = root / self.audio_fallback.format(id=record["id"])
         return fallback if fallback.is_file() else named
+
+    def scoring_fields(self) -> dict[str, checks.Check]:
+        """The fields the official scorer reads from every record (a record without one crashes it)."""
+        wanted = ("answer", "choices", *(name for name, fixed in self.breakdowns.items() if fixed))
+        return {name: self.fields[name] for name in wanted}
 
 
 MMAR = Layout(
@@ -112,8 +105,8 @@ MMAR = Layout(
         "question": checks.text,
         "choices": checks.choices,
         "answer": checks.text,
-        "modality": checks.one_of(MMAR_MODALITIES),
-        "category": checks.one_of(MMAR_CATEGORIES),
+        "modality": checks.one_of(metrics.MMAR_MODALITIES),
+        "category": checks.one_of(metrics.MMAR_CATEGORIES),
         "sub-category": checks.text,
         "language": checks.optional_string,
         "source": checks.string,
@@ -121,9 +114,8 @@ MMAR = Layout(
         "timestamp": checks.string,
     },
     optional={"thinking": checks.string, "cue": checks.strings, "rubric": _rubric},
-    breakdowns=MMAR_BREAKDOWNS,
+    breakdowns=metrics.MMAR_BREAKDOWNS,
     prediction_key="answer_prediction",
-    legacy_prediction_key="model_prediction",
     annotations=("thinking", "cue", "rubric"),
 )
 MMAU = Layout(
@@ -139,23 +131,16 @@ MMAU = Layout(
         "choices": checks.choices,
         "answer": checks.text,
         "dataset": checks.string,
-        "task": checks.one_of(MMAU_TASKS),
+        "task": checks.one_of(metrics.MMAU_TASKS),
         "split": checks.string,
         "category": _category,
         "sub-category": checks.text,
-        "difficulty": checks.one_of(MMAU_DIFFICULTIES),
+        "difficulty": checks.one_of(metrics.MMAU_DIFFICULTIES),
     },
     optional={},
-    breakdowns=MMAU_BREAKDOWNS,
+    breakdowns=metrics.MMAU_BREAKDOWNS,
     prediction_key="model_output",
-    legacy_prediction_key="model_prediction",
 )
-LAYOUTS: dict[str, Layout] = {layout.benchmark: layout for layout in (MMAR, MMAU)}
-
-
-def read_records(path: Path) -> list[Any]:
-    """The entries of a JSON list or, for a ``.jsonl`` file, of one JSON value per non-blank line."""
-    return records.read_records(path, otherwise="json")
 
 
 def record_problems(
@@ -175,27 +160,20 @@ def _answer_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Itera
     choices = record["choices"]
     if len(set(choices)) < len(choices):
         yield Problem(str(path), "repeats a choice", index, "choices", "warning")
-    gold = official_tokens(record["answer"])
-    twins = [c for c in choices if c != record["answer"] and official_tokens(c) == gold]
+    gold = metrics.official_tokens(record["answer"])
+    twins = [c for c in choices if c != record["answer"] and metrics.official_tokens(c) == gold]
     if twins:
         message = f"the official match also accepts {twins[0]!r} (same words as the answer in another order)"
         yield Problem(str(path), message, index, "answer", "warning")
 
 
 def audio_problem(path: Path) -> str | None:
-    """``None`` when the file exists and its first samples decode (libsndfile, else FFmpeg), else why not."""
+    """``None`` when the file exists and its first samples decode (FFmpeg, through PyAV), else why not."""
+    import av
+
     if not path.is_file():
         return f"audio file {path} does not exist"
     try:
-        with sf.SoundFile(path) as fh:
-            if fh.frames > 0 and len(fh.read(1024)) > 0:
-                return None
-            return f"audio file {path} holds no samples"
-    except (sf.LibsndfileError, RuntimeError, OSError):
-        pass
-    try:
-        import av
-
         with av.open(str(path)) as container:
             next(container.decode(audio=0))
         return None
@@ -205,17 +183,17 @@ def audio_problem(path: Path) -> str | None:
         return f"audio file {path} does not decode ({type(exc).__name__})"
 
 
-def validate(root: Path, layout: Layout, *, decode_audio: bool = True) -> list[Problem]:
+def validate(root: Path, layout: Layout) -> list[Problem]:
     """Every problem of a benchmark's data under ``root``: fields, answers, ids, audio; each names file, entry
     and field. Warnings mark what the official scorer accepts but scores oddly."""
     path = layout.meta_path(root)
     try:
-        records = read_records(path)
+        rows = records.read_rows(path, otherwise="json")
     except DatasetError as exc:
         return [Problem(exc.path, exc.message, exc.index, exc.field)]
     problems: list[Problem] = []
     first: dict[str, int] = {}
-    for index, record in enumerate(records):
+    for index, record in rows:
         found = list(record_problems(layout, path, index, record))
         problems += found
         if found:
@@ -224,50 +202,49 @@ def validate(root: Path, layout: Layout, *, decode_audio: bool = True) -> list[P
         if record["id"] in first:
             problems.append(Problem(str(path), f"repeats the id of entry {first[record['id']]}", index, "id"))
         first.setdefault(record["id"], index)
-        audio = layout.audio_path(root, record)
-        message = (
-            audio_problem(audio) if decode_audio else None if audio.is_file() else f"{audio} does not exist"
-        )
+        message = audio_problem(layout.audio_path(root, record))
         if message:
             problems.append(Problem(str(path), message, index, layout.audio_field))
     return problems
 
 
-def _item(layout: Layout, root: Path, index: int, record: Mapping[str, Any], template: str) -> Item:
-    choices = tuple(record["choices"])
-    skip = {"choices", "answer", *layout.annotations}
-    return Item(
-        benchmark=layout.benchmark,
-        task=layout.task,
-        item_id=str(record["id"]),
-        parts=(
-            Part.audio(layout.audio_path(root, record)),
-            Part.text(build_prompt(record["question"], choices, template)),
-        ),
-        answer=record["answer"],
-        index=index,
-        options=choices,
-        template=template,
-        meta={k: v for k, v in record.items() if k not in skip},
-        source=record,
-    )
+def shown_letters(template: str, n_choices: int) -> tuple[str, ...]:
+    """The letters a template shows beside ``n_choices`` choices (empty when it shows none)."""
+    letters = definitions.template_fields(CATALOGUE, template, "MMAR/MMAU")["letters"]
+    return mc.letters_for(n_choices) if letters else ()
 
 
-def load(root: Path, layout: Layout, template: str = DEFAULT_TEMPLATE) -> list[Item]:
+def build_prompt(question: str, choices: tuple[str, ...], template: str) -> str:
+    """The user message for one question."""
+    spec = definitions.template_fields(CATALOGUE, template, "MMAR/MMAU")
+    return spec["text"].format(question=question, choices=mc.lettered(choices, line=spec["choice"]))
+
+
+def load(root: Path, layout: Layout, template: str) -> list[Item]:
     """Every question as an :class:`Item` (the audio, then the prompt), in file order; raises DatasetError for the
-    first record that cannot be asked or scored (use :func:`validate` for the full list and the audio check)."""
+    first record that cannot be asked or scored (:func:`validate` lists them all, and checks the audio)."""
     path = layout.meta_path(root)
     items = []
-    for index, record in enumerate(read_records(path)):
-        problem = next(record_problems(layout, path, index, record), None)
-        if problem is not None:
-            raise DatasetError(problem.path, problem.message, index=problem.index, field=problem.field)
-        items.append(_item(layout, root, index, record, template))
+    for index, record in records.read_rows(path, otherwise="json"):
+        checks.raise_first(record_problems(layout, path, index, record))
+        choices = tuple(record["choices"])
+        skip = {"choices", "answer", *layout.annotations}
+        prompt = build_prompt(record["question"], choices, template)
+        items.append(
+            Item(
+                benchmark=layout.benchmark,
+                task=layout.task,
+                item_id=str(record["id"]),
+                parts=(Part.audio(layout.audio_path(root, record)), Part.text(prompt)),
+                answer=record["answer"],
+                index=index,
+                options=choices,
+                template=template,
+                meta={k: v for k, v in record.items() if k not in skip},
+                source=record,
+            )
+        )
     return items
-
-
-def data_files(root: Path, layout: Layout) -> tuple[Path, ...]:
-    return (layout.meta_path(root),)
 
 
 def fingerprint(path: Path) -> str:
@@ -281,8 +258,3 @@ KNOWN_VERSIONS: dict[str, str] = {
     "7240ecca11b252c7": "MMAR-meta.json of ddlBoJack/MMAR 6249700 (2025-05-11, the original release)",
     "9f18fda99f8dbc2b": "mmau-test-mini.json of Sakshi113/MMAU f0a4a97 (2025-08-09, MMAU-v05.15.25)",
 }
-
-
-def known_version(path: Path) -> str | None:
-    """Which official release a question file is, or ``None`` for a modified or unknown file."""
-    return KNOWN_VERSIONS.get(fingerprint(path))

@@ -1,4 +1,4 @@
-"""A small, deterministic MMAR and MMAU test-mini in the official layouts, with real audio, and the baselines.
+"""A small, deterministic MMAR and MMAU test-mini in the official layouts, with real audio.
 
 Every question is about its own audio and its answer is true of it by construction: how many tones sound, which of
 two tones is louder or higher, whether the pitch goes up or down, and whether the clip is speech-like (a voiced
@@ -19,18 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from avibench.benchmarks.mmar.layout import MMAR, MMAU, Layout
-from avibench.benchmarks.mmar.prompt import shown_letters
-from avibench.items import Item
-from avibench.kits import multiple_choice as mc
+from avibench.benchmarks.mmar.layout import Layout
 from avibench.kits.media import SR, timeline, tone, write_wav
-from avibench.level_metrics.mmar import (
-    MMAR_CATEGORIES,
-    MMAR_MODALITIES,
-    MMAU_DIFFICULTIES,
-    MMAU_TASKS,
-    token_set_match,
-)
+from avibench.level_metrics.mmar import MMAR_CATEGORIES, MMAR_MODALITIES, MMAU_DIFFICULTIES, MMAU_TASKS
 
 SMALL_SIZE = 30
 FULL_SIZE = 1000
@@ -194,64 +185,23 @@ def mmau_records(
     return out
 
 
-def _write(root: Path, layout: Layout, pairs: list[tuple[dict[str, Any], Question]]) -> int:
+RECORDS: dict[str, Callable[..., list[tuple[dict[str, Any], Question]]]] = {
+    "mmar": mmar_records,
+    "mmau": mmau_records,
+}
+
+
+def generate(root: Path, layout: Layout, *, seed: int = 0, full_size: bool = False) -> int:
+    """Write the sample of ``layout``'s benchmark under ``root``; returns the number of questions."""
+    size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
+    pairs = RECORDS[layout.benchmark](size, seed, unit)
     for record, question in pairs:
-        write_wav(root / record[layout.audio_field], question.audio)
-    records = [record for record, _ in pairs]
-    meta = root / layout.meta_files[0]
+        write_wav(Path(root) / record[layout.audio_field], question.audio)
+    rows = [record for record, _ in pairs]
+    meta = Path(root) / layout.meta_files[0]
     meta.parent.mkdir(parents=True, exist_ok=True)
     if meta.suffix == ".jsonl":  # as upstream: one record per line, no trailing newline
-        meta.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
+        meta.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
     else:
-        meta.write_text(json.dumps(records, ensure_ascii=False, indent=4), encoding="utf-8")
-    return len(records)
-
-
-def generate_mmar(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
-    """Write the MMAR sample under ``root``; returns the number of questions."""
-    size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
-    return _write(Path(root), MMAR, mmar_records(size, seed, unit))
-
-
-def generate_mmau(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
-    """Write the MMAU test-mini sample under ``root``; returns the number of questions."""
-    size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
-    return _write(Path(root), MMAU, mmau_records(size, seed, unit))
-
-
-# Baselines ---------------------------------------------------------------------------------------------------------
-
-
-def random_answer(item: Item, rng: random.Random) -> str:
-    """A uniform guess among the question's choices, answered with the choice's text."""
-    return mc.random_reply(item.options, rng, form="text")
-
-
-ORACLE_STYLES: tuple[str, ...] = (
-    "{t}",
-    "{t}.",
-    "The answer is {t}.",
-    "**Answer:** {t}",
-    "Based on the audio, the answer is {t}.",
-    "<think>I listened to the whole clip and compared it with each option.</think>\n{t}",
-    "I choose {t}.",
-)
-LETTERED_STYLES: tuple[str, ...] = ("({l}) {t}", "{l}. {t}", "The answer is ({l}) {t}.")
-
-
-def oracle_answer(item: Item, rng: random.Random) -> str:
-    """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both the
-    official token-set match and the strict extractor score correct for this question (the bare answer at worst)."""
-    letters = shown_letters(item.template, len(item.options)) if item.template else ()
-    gold = item.options.index(item.answer)
-
-    def right(reply: str) -> bool:
-        chosen = mc.strict_choice(reply, item.options, letters)
-        return (
-            chosen is not None
-            and item.options[chosen] == item.answer
-            and token_set_match(item.answer, reply, item.options)
-        )
-
-    styles = ORACLE_STYLES + (LETTERED_STYLES if letters else ())
-    return mc.oracle_reply(gold, item.options, rng, styles, right)
+        meta.write_text(json.dumps(rows, ensure_ascii=False, indent=4), encoding="utf-8")
+    return len(rows)
