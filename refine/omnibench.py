@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from avibench.kits import multiple_choice as mc
-from avibench.level_metrics.omnibench import LETTERS
 
 #: The official parser needs more words than this before it matches option texts.
 CONTENT_MIN_WORDS = 5
@@ -43,7 +42,7 @@ def official_letter(response: str, options: Sequence[str]) -> str | None:
     """The letter the official parser reads from ``response`` given the four ``options``; ``None`` for its
     "N/A" (nothing found)."""
     padded = f" {response} "
-    letters = LETTERS[: len(options)]
+    letters = mc.letters_for(options)
     bracketed = [c for c in letters if f"({c})" in padded]
     if bracketed:
         return _latest(bracketed, [padded.rfind(f"({c})") for c in bracketed])
@@ -62,4 +61,4 @@ def official_letter(response: str, options: Sequence[str]) -> str | None:
 
 def strict_choice(text: str | None, options: Sequence[str]) -> int | None:
     """The index of the option the reply commits to, or ``None`` (no reply, a hedge, a refusal, two options)."""
-    return mc.strict_choice(text, options, LETTERS[: len(options)], lowercase_letters=True)
+    return mc.strict_choice(text, options, lowercase_letters=True)

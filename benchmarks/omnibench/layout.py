@@ -15,15 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from avibench import definitions
-from avibench.definitions import template_catalogue, template_fields
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields, records
-from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
+from avibench.kits import multiple_choice as mc
+from avibench.level_metrics.omnibench import AUDIO_TYPES
 from avibench.plugin import Problem
 from avibench.refine.omnibench import official_letter
 
-BENCHMARK = "omnibench"
 TASK = "OmniBench"
 DATASET = Path("dataset") / "batch-5_1142_20240817.jsonl"
 AUDIO_DIR = Path("mm_data") / "audio"
@@ -32,35 +31,19 @@ IMAGE_DIR = Path("mm_data") / "image"
 OFFICIAL_COUNT = 1142
 #: Fields kept out of ``Item.meta`` (long annotations, and what the item holds elsewhere).
 _NOT_META = ("audio content", "image content", "options", "answer", "question")
+CATALOGUE = definitions.template_catalogue("omnibench.yaml")
+TEMPLATES: tuple[str, ...] = definitions.template_ids(CATALOGUE)
+"""The template ids, the official one first."""
 
 
-def template_ids() -> tuple[str, ...]:
-    """The template ids, the official one first."""
-    return definitions.template_ids(template_catalogue("omnibench.yaml"))
-
-
-DEFAULT_TEMPLATE: str = template_ids()[0]
-
-
-def option_lines(options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:
+def option_lines(options: Sequence[str], template: str = TEMPLATES[0]) -> str:
     """The options as the prompt shows them, one lettered line each."""
-    spec = _template(template)
-    return "\n".join(
-        spec["option"].format(letter=letter, text=text) for letter, text in zip(LETTERS, options, strict=True)
-    )
-
-
-def _template(template: str) -> dict[str, Any]:
-    return template_fields(template_catalogue("omnibench.yaml"), template, "OmniBench")
-
-
-def build_prompt(question: str, options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:
-    """The user message for one question."""
-    return _template(template)["text"].format(question=question, options=option_lines(options, template))
+    line = definitions.template_fields(CATALOGUE, template, "OmniBench")["option"]
+    return mc.lettered(options, line=line)
 
 
 def _options(value: Any) -> str | None:
-    if not isinstance(value, list) or len(value) != 4 or not all(isinstance(v, str) for v in value):
+    if fields.strings(value) or len(value) != 4:
         return "must be a list of four strings (the official scorer reads options A-D)"
     return None
 
@@ -82,11 +65,6 @@ CHECKS = {
 }
 
 
-def record_problems(path: Path, index: int, record: Any) -> Iterator[Problem]:
-    """What keeps one record from being asked or scored."""
-    return fields.problems(path, index, record, CHECKS)
-
-
 def _normalised(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -101,48 +79,41 @@ def gold_position(answer: str, options: Sequence[str]) -> int | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def read_dataset(path: Path) -> list[Any]:
-    """The records of the question file, one JSON value per non-blank line."""
-    return [record for _, record in records.jsonl_rows(path)]
-
-
 def audio_type(record: Mapping[str, Any]) -> str:
     """The audio type as the official scorer reads it (trimmed, lowercase)."""
     return str(record["audio type"]).strip().lower()
 
 
-def _item(root: Path, index: int, record: Mapping[str, Any], template: str) -> Item:
-    options = tuple(record["options"])
-    meta = {k: v for k, v in record.items() if k not in _NOT_META}
-    meta["audio type"] = audio_type(record)
-    return Item(
-        benchmark=BENCHMARK,
-        task=TASK,
-        item_id=str(index),
-        parts=(
-            Part.image(root / IMAGE_DIR / record["image_path"]),
-            Part.audio(root / AUDIO_DIR / record["audio_path"]),
-            Part.text(build_prompt(record["question"], options, template)),
-        ),
-        answer=record["answer"],
-        index=index,
-        options=options,
-        template=template,
-        meta=meta,
-        source=record,
-    )
-
-
-def load(root: Path, template: str = DEFAULT_TEMPLATE) -> list[Item]:
+def load(root: Path, template: str) -> list[Item]:
     """Every question as an :class:`Item` (image, audio, prompt) in file order; raises DatasetError for the first
     record that cannot be asked or scored."""
-    path = Path(root) / DATASET
+    path = root / DATASET
+    spec = definitions.template_fields(CATALOGUE, template, "OmniBench")
     items = []
-    for index, record in enumerate(read_dataset(path)):
-        problem = next(record_problems(path, index, record), None)
-        if problem is not None:
-            raise DatasetError(problem.path, problem.message, index=problem.index, field=problem.field)
-        items.append(_item(Path(root), index, record, template))
+    for index, record in enumerate(records.read_records(path)):
+        fields.require(path, index, record, CHECKS)
+        options = tuple(record["options"])
+        prompt = spec["text"].format(question=record["question"], options=option_lines(options, template))
+        meta = {k: v for k, v in record.items() if k not in _NOT_META}
+        meta["audio type"] = audio_type(record)
+        items.append(
+            Item(
+                benchmark="omnibench",
+                task=TASK,
+                item_id=str(index),
+                parts=(
+                    Part.image(root / IMAGE_DIR / record["image_path"]),
+                    Part.audio(root / AUDIO_DIR / record["audio_path"]),
+                    Part.text(prompt),
+                ),
+                answer=record["answer"],
+                index=index,
+                options=options,
+                template=template,
+                meta=meta,
+                source=record,
+            )
+        )
     return items
 
 
@@ -154,7 +125,7 @@ def _quirk_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Iterat
         message = "is not one of the options (the strict profile counts the question wrong)"
         yield Problem(str(path), message, index, "answer")
         return
-    position = LETTERS[found]
+    position = mc.LETTERS[found]
     if record["answer"] not in options:
         message = f"equals option {position} only up to case and spacing"
         yield Problem(str(path), message, index, "answer", "warning")
@@ -174,15 +145,14 @@ def _quirk_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Iterat
 def validate(root: Path) -> list[Problem]:
     """Every problem of the data under ``root``: fields, answers, media; warnings where the official scorer reads
     a gold answer as another letter or as none."""
-    root = Path(root)
     path = root / DATASET
     try:
-        records = read_dataset(path)
+        rows = records.read_records(path)
     except DatasetError as exc:
         return [Problem(exc.path, exc.message, exc.index, exc.field)]
     problems: list[Problem] = []
-    for index, record in enumerate(records):
-        found = list(record_problems(path, index, record))
+    for index, record in enumerate(rows):
+        found = list(fields.problems(path, index, record, CHECKS))
         problems += found
         if found:
             continue

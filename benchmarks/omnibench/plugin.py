@@ -4,7 +4,19 @@ The reference profile reproduces the official ``calculate_metrics.py`` (current 
 gold answer text parsed by the official letter parser, correct when the two letters (or two "N/A") agree, invalid
 when a question has no reply. The strict profile compares the strict extractor's choice with the answer's
 position. eval.json's top level is the official result for the primary profile (counts and fractions, by audio
-type; strict adds task types).
+type; strict adds task types). How the profiles differ:
+
+* the gold letter: the reference profile's is what the official parser reads from the gold answer's *text*, so an
+  answer such as "A man is answering" reads as A wherever it stands, and a short answer without a letter ("Two
+  beeps, a circle") reads as nothing; the strict profile's is the letter of the option equal to the answer;
+* the reply's letter: the official substring parser reads "A or B" and "not A, it is B" as B (the last letter), a
+  hedge or a refusal as whatever letter or option text it contains, and "b" or "**B**" as nothing; the strict
+  extractor leaves hedges, refusals and answers naming two options unparsed and reads bold and lowercase letters;
+* a reply read as nothing ("N/A"): the script compares the two parses as strings, so it is correct whenever the
+  gold answer also reads as nothing (the official script asserts this never happens, but its message reads a
+  field the dataset lacks, so run without asserts it scores them correct); the strict profile counts it wrong;
+* the breakdowns: the script's are by audio type only; the strict profile adds the task types (the paper's eight
+  categories), in the same shape.
 """
 
 from __future__ import annotations
@@ -19,32 +31,28 @@ from avibench.benchmarks.omnibench import layout, sample
 from avibench.benchmarks.omnibench.predictions import read_responses, write_responses
 from avibench.evaluate.document import Paragraph, as_dict
 from avibench.items import Item, Response
+from avibench.kits import multiple_choice as mc
+from avibench.kits import records
 from avibench.kits.pages import profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.kits.single_file import SingleFileBenchmark
-from avibench.level_metrics.omnibench import PROFILES, REFERENCE, STRICT, Record, official_result, verdict
+from avibench.level_metrics.omnibench import official_result
 from avibench.level_metrics.task_metrics import accuracy
-from avibench.plugin import (
-    SAMPLE_MARKER,
-    EvalRequest,
-    Problem,
-    Scored,
-    ScoredView,
-    Task,
-    sample_dataset,
-)
+from avibench.plugin import SAMPLE_MARKER, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
 from avibench.refine.omnibench import official_letter, strict_choice
 
 TASK = Task(layout.TASK, "OmniBench", "image+audio", metric=accuracy)
-
-
-def _correct_percent(cell: Mapping[str, Any]) -> float | None:
-    rate = cell.get("Correct Rate")
-    return None if rate is None else 100 * rate
-
-
-def _total(cell: Mapping[str, Any]) -> Any:
-    return cell.get("total")
+ORACLE_STYLES: tuple[str, ...] = (
+    "{t}",
+    "{l}",
+    "({l}) {t}",
+    "The answer is ({l}).",
+    "**{l}**",
+    "Answer: {l}",
+    "The correct answer is {l}. {t}",
+    "Based on the image and the audio, the answer is: {t}",
+    "<think>I counted the shapes and the sounds.</think>\n({l})",
+)
 
 
 class OmniBench(SingleFileBenchmark):
@@ -52,7 +60,7 @@ class OmniBench(SingleFileBenchmark):
 
     name: ClassVar[str] = "omnibench"
     title: ClassVar[str] = "OmniBench"
-    templates: ClassVar[tuple[str, ...]] = layout.template_ids()
+    templates: ClassVar[tuple[str, ...]] = layout.TEMPLATES
     download_root: ClassVar[Path] = Path("data/omnibench")
     sample_root: ClassVar[Path] = Path("data/omnibench-sample")
     single_task: ClassVar[Task] = TASK
@@ -62,7 +70,7 @@ class OmniBench(SingleFileBenchmark):
     reference_drops_unanswered: ClassVar[bool] = False
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
-        return layout.load(Path(root), template or layout.DEFAULT_TEMPLATE)
+        return layout.load(Path(root), template or self.templates[0])
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         path = Path(root) / layout.DATASET
@@ -76,8 +84,8 @@ class OmniBench(SingleFileBenchmark):
         if found is not None:
             return found
         path = Path(root) / layout.DATASET
-        records = layout.read_dataset(path) if path.is_file() else []
-        counts = Counter(layout.audio_type(r) for r in records if isinstance(r, dict) and "audio type" in r)
+        rows = records.read_records(path) if path.is_file() else []
+        counts = Counter(layout.audio_type(r) for r in rows if isinstance(r, dict) and "audio type" in r)
         release = published_table(self.name).facts["audio_type_counts"]
         if counts != Counter(release):
             why = f"{path} holds {dict(counts)} questions by audio type, the release {release}"
@@ -87,18 +95,33 @@ class OmniBench(SingleFileBenchmark):
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
         return {layout.TASK: sample.generate(Path(out), seed=seed, full_size=full_size)}
 
+    # -- answers ----------------------------------------------------------------------------------------
+
     def extract(self, item: Item, text: str) -> str | None:
         """The chosen option's text, or ``None`` when the reply does not commit to one option."""
         index = strict_choice(text, item.options)
         return None if index is None else item.options[index]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, rng)
+        """A uniform guess: one of the four letters, alone (both parsers read it)."""
+        return mc.random_reply(item.options, rng)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, rng)
+        """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both
+        the official parser (against the letter it reads from the answer text) and the strict extractor score
+        correct; the answer text itself at worst (which the official parser always scores correct)."""
+        gold = layout.gold_position(str(item.answer), item.options)
+        if gold is None:
+            return str(item.answer)
+        official_gold = official_letter(str(item.answer), item.options)
 
-    # -- scoring ----------------------------------------------------------------------------------------
+        def right(reply: str) -> bool:
+            return (
+                official_letter(reply, item.options) == official_gold
+                and strict_choice(reply, item.options) == gold
+            )
+
+        return mc.oracle_reply(gold, item.options, rng, ORACLE_STYLES, right, text=str(item.answer))
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 
@@ -109,26 +132,20 @@ class OmniBench(SingleFileBenchmark):
         if response.status != "answered" or response.raw is None:
             return None
         item = response.item
-        if PROFILES[profile].official_parser:
+        if profile == "reference":
             return official_letter(response.raw, item.options) or ""
         if response.method is not None:
             return item.options.index(response.refined) if response.refined in item.options else None
         return strict_choice(response.raw, item.options)
 
     def item_score(self, answer: str | int | None, item: Item) -> float:
-        """The official verdict of a letter (reference) or of a chosen index (strict); no answer is invalid."""
+        """A letter (reference) is right when it is the one the official parser reads from the gold answer text
+        (``""`` for both: two "N/A"); a chosen index (strict) when it is the answer's position."""
         if answer is None:
             return 0.0
-        record = Record(
-            audio_type=str(item.meta["audio type"]),
-            task_type=str(item.meta["task type"]),
-            answered=True,
-            gold_index=layout.gold_position(str(item.answer), item.options),
-            gold_parsed=official_letter(str(item.answer), item.options),
-            official=answer or None if isinstance(answer, str) else None,
-            strict=answer if isinstance(answer, int) else None,
-        )
-        return float(verdict(record, REFERENCE if isinstance(answer, str) else STRICT) == "correct")
+        if isinstance(answer, int):
+            return float(answer == layout.gold_position(str(item.answer), item.options))
+        return float(answer == (official_letter(str(item.answer), item.options) or ""))
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """The official result: counts and rates in total and by audio type (strict: also by task type)."""
@@ -142,12 +159,8 @@ class OmniBench(SingleFileBenchmark):
             for row in rows
         ]
         metas = [row.response.item.meta for row in rows]
-        return official_result(
-            verdicts,
-            [str(m["audio type"]) for m in metas],
-            [str(m["task type"]) for m in metas],
-            view.profile,
-        )
+        task_types = [str(m["task type"]) for m in metas] if view.profile == "strict" else None
+        return official_result(verdicts, [str(m["audio type"]) for m in metas], task_types)
 
     def score(
         self,
@@ -161,31 +174,24 @@ class OmniBench(SingleFileBenchmark):
         scored = super().score(responses, profile=profile, options=options, tasks=tasks)
         replied = [r for r in responses.get(layout.TASK, ()) if r.status == "answered" and r.raw is not None]
         scored.document["summary"]["unparsed"] = {
-            name: sum(self.read(r, name) in (None, "") for r in replied) for name in PROFILES
+            name: sum(self.read(r, name) in (None, "") for r in replied) for name in ("reference", "strict")
         }
         return scored
 
-    def _from_file(self, path: Path, root: Path) -> tuple[list[Response], list[str]]:
-        items = self.load(root, TASK)
-        replies, notes = read_responses(Path(path), len(items))
-        responses = [
-            Response(item, "answered", replies[item.index])
-            if item.index in replies
-            else Response(item, "missing")
-            for item in items
-        ]
-        return responses, notes
-
-    def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
-        """The official inference output as responses; a question without a reply is ``missing``."""
-        return {layout.TASK: self._from_file(path, root)[0]}
+    # -- official inference output ------------------------------------------------------------------------
 
     def evaluate(self, request: EvalRequest) -> Scored:
-        """Score the run's journals, or an official inference output against the dataset under the data root."""
+        """Score the run's journals, or an official inference output against the dataset under the data root
+        (a question without a reply is ``missing``)."""
         if request.predictions is None:
             scored = super().evaluate(request)
         else:
-            responses, notes = self._from_file(request.predictions, request.data_root)
+            items = self.load(request.data_root, TASK)
+            replies, notes = read_responses(Path(request.predictions), len(items))
+            responses = [
+                Response(i, "answered", replies[i.index]) if i.index in replies else Response(i, "missing")
+                for i in items
+            ]
             scored = self.score(
                 {layout.TASK: responses},
                 profile=request.profile,
@@ -193,8 +199,7 @@ class OmniBench(SingleFileBenchmark):
                 tasks=request.tasks,
             )
             scored.document["coverage"][layout.TASK]["notes"] = notes
-            templates = sorted({r.item.template for r in responses if r.item.template})
-            scored.document["meta"] = {"template": ", ".join(templates) or None}
+            scored.document["meta"] = {"template": self.templates[0]}
         path = Path(request.data_root) / layout.DATASET
         if path.is_file():
             scored.document.setdefault("meta", {})["data_version"] = layout.fingerprint(path)
@@ -209,6 +214,8 @@ class OmniBench(SingleFileBenchmark):
         path = Path(out) / f"{self.name}-inference.jsonl"
         return {layout.TASK: write_responses(path, [r.item for r in rows], replies)}
 
+    # -- pages ------------------------------------------------------------------------------------------
+
     def published(self) -> list[dict[str, Any]]:
         return board_rows(published_table(self.name), headline="overall", tasks={layout.TASK: "overall"})
 
@@ -216,7 +223,13 @@ class OmniBench(SingleFileBenchmark):
         """Accuracy by audio type and by task type in both profiles, and how many answers they score differently."""
         blocks: list[Any] = []
         for key, title in (("stats_by_audio_type", "audio type"), ("stats_by_task_type", "task type")):
-            blocks += profile_breakdown(document, key, title, percent=_correct_percent, count=_total)
+            blocks += profile_breakdown(
+                document,
+                key,
+                title,
+                percent=lambda cell: None if cell.get("Correct Rate") is None else 100 * cell["Correct Rate"],
+                count=lambda cell: cell.get("total"),
+            )
         differ = as_dict(as_dict(document.get("summary")).get("profiles_differ_on"))
         if differ:
             blocks.append(

@@ -18,41 +18,27 @@ from typing import Any
 from avibench.benchmarks.omnibench.layout import option_lines
 from avibench.errors import DatasetError
 from avibench.items import Item
-from avibench.kits import records
+from avibench.kits import fields, records
 from avibench.refine.omnibench import official_letter
 from avibench.store import atomic_write_text
-
-
-def _rows(path: Path) -> tuple[list[tuple[int, Any]], bool]:
-    """The file's rows with their entry numbers, and whether the file is a JSON list (rows by position)."""
-    text = records.read_text(path)
-    if text.lstrip().startswith("["):
-        return list(enumerate(records.parse_json(path, text))), True
-    return records.jsonl_rows(path, text), False
 
 
 def read_responses(path: Path, count: int) -> tuple[dict[int, str], list[str]]:
     """The replies of an inference output file by question index (a question absent from the mapping is
     invalid), and notes on what the reader left out; raises DatasetError naming file, entry and field."""
-    path = Path(path)
-    rows, positional = _rows(path)
+    text = records.read_text(path)
+    positional = text.lstrip().startswith("[")
+    rows = list(enumerate(records.parse_json(path, text))) if positional else records.jsonl_rows(path, text)
     if not rows:
         raise DatasetError(path, "holds no rows")
     replies: dict[int, str] = {}
-    notes: list[str] = []
     seen: set[int] = set()
-    empty = 0
-    for entry, row in rows:
-        if not isinstance(row, dict):
-            raise DatasetError(path, f"must be a JSON object, found {type(row).__name__}", index=entry)
-        if positional:
-            index = entry
-        else:
-            index = row.get("index")
-            if not isinstance(index, int) or isinstance(index, bool):
-                raise DatasetError(
-                    path, "must be the question's line number (an integer)", index=entry, field="index"
-                )
+    for entry, row in records.objects(path, rows):
+        index = entry if positional else row.get("index")
+        if fields.integer(index):
+            raise DatasetError(
+                path, "must be the question's line number (an integer)", index=entry, field="index"
+            )
         if not 0 <= index < count:
             message = f"{index} is outside the dataset's {count} questions"
             raise DatasetError(path, message, index=entry, field="index")
@@ -60,18 +46,18 @@ def read_responses(path: Path, count: int) -> tuple[dict[int, str], list[str]]:
             raise DatasetError(path, f"question {index} has a second row", index=entry, field="index")
         seen.add(index)
         if row.get("question") == "":
-            empty += 1
             continue
         response = row.get("response")
         if not isinstance(response, str):
             found = "missing" if response is None else type(response).__name__
-            raise DatasetError(
-                path, f"must be the model's reply as a string ({found})", index=entry, field="response"
-            )
+            message = f"must be the model's reply as a string ({found})"
+            raise DatasetError(path, message, index=entry, field="response")
         replies[index] = response
+    notes = []
+    empty = len(seen) - len(replies)
     if empty:
         notes.append(f"rows with an empty question: {empty} (invalid, as the official scorer counts them)")
-    absent = count - len(replies) - empty
+    absent = count - len(seen)
     if absent:
         notes.append(
             f"questions without a row: {absent} of {count} (invalid, as the official scorer counts them)"

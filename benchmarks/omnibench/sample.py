@@ -1,4 +1,4 @@
-"""A small, deterministic OmniBench in the official layout, with real media, and the offline baselines.
+"""A small, deterministic OmniBench in the official layout, with real media.
 
 Every question needs both media and its answer is true of them by construction: the picture (png) shows one to
 three shapes of one kind and colour, the audio (wav) sounds one to four times, and the question asks for both
@@ -11,7 +11,6 @@ questions; ``full_size`` writes the real benchmark's 1,142, with tiny media.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,20 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT, gold_position
-from avibench.items import Item
-from avibench.kits import multiple_choice as mc
-from avibench.kits.media import (
-    SR,
-    grid_cells,
-    picture,
-    timeline,
-    tone,
-    write_image,
-    write_wav,
-)
+from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT
+from avibench.kits.media import SR, grid_cells, picture, timeline, tone, write_image, write_wav
+from avibench.kits.records import write_jsonl
 from avibench.level_metrics.omnibench import AUDIO_TYPES
-from avibench.refine.omnibench import official_letter, strict_choice
 
 SMALL_SIZE = 24
 #: The length of one sound (and of the gap after it) in seconds.
@@ -144,46 +133,5 @@ def generate(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
     for q in found:
         write_wav(root / AUDIO_DIR / q.record["audio_path"], q.audio)
         write_image(root / IMAGE_DIR / q.record["image_path"], q.image)
-    path = root / DATASET
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(q.record, ensure_ascii=False) + "\n" for q in found), encoding="utf-8")
+    write_jsonl(root / DATASET, [q.record for q in found])
     return len(found)
-
-
-# Baselines ---------------------------------------------------------------------------------------------------------
-
-
-def random_answer(item: Item, rng: random.Random) -> str:
-    """A uniform guess: one of the four letters, alone (both parsers read it)."""
-    return mc.random_reply(item.options, rng)
-
-
-ORACLE_STYLES: tuple[str, ...] = (
-    "{t}",
-    "{l}",
-    "({l}) {t}",
-    "The answer is ({l}).",
-    "**{l}**",
-    "Answer: {l}",
-    "The correct answer is {l}. {t}",
-    "Based on the image and the audio, the answer is: {t}",
-    "<think>I counted the shapes and the sounds.</think>\n({l})",
-)
-
-
-def oracle_answer(item: Item, rng: random.Random) -> str:
-    """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both the
-    official parser (against the letter it reads from the answer text) and the strict extractor score correct;
-    the answer text itself at worst (which the official parser always scores correct)."""
-    gold = gold_position(str(item.answer), item.options)
-    if gold is None:
-        return str(item.answer)
-    official_gold = official_letter(str(item.answer), item.options)
-
-    def right(reply: str) -> bool:
-        return (
-            official_letter(reply, item.options) == official_gold
-            and strict_choice(reply, item.options) == gold
-        )
-
-    return mc.oracle_reply(gold, item.options, rng, ORACLE_STYLES, right, text=str(item.answer))
