@@ -87,11 +87,6 @@ class Layout:
         fallback = root / self.audio_fallback.format(id=record["id"])
         return fallback if fallback.is_file() else named
 
-    def scoring_fields(self) -> dict[str, checks.Check]:
-        """The fields the official scorer reads from every record (a record without one crashes it)."""
-        wanted = ("answer", "choices", *(name for name, fixed in self.breakdowns.items() if fixed))
-        return {name: self.fields[name] for name in wanted}
-
 
 MMAR = Layout(
     benchmark="mmar",
@@ -177,9 +172,8 @@ def audio_problem(path: Path) -> str | None:
         with av.open(str(path)) as container:
             next(container.decode(audio=0))
         return None
-    except (
-        Exception
-    ) as exc:  # PyAV raises its own error types for each failure (and StopIteration when empty)
+    # PyAV raises its own error types for each failure (and StopIteration when empty)
+    except Exception as exc:
         return f"audio file {path} does not decode ({type(exc).__name__})"
 
 

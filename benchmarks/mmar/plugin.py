@@ -40,6 +40,7 @@ from avibench.store import atomic_write_text
 
 #: The prediction key of older MMAR scorers and of MMAU's README, read only when no record has the current one.
 LEGACY_PREDICTION_KEY = "model_prediction"
+PROFILES = ("reference", "strict")
 ORACLE_STYLES: tuple[str, ...] = (
     "{t}",
     "{t}.",
@@ -105,16 +106,12 @@ class _MultipleChoiceAudio(Benchmark):
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
         """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both
         the official token-set match and the strict extractor score correct (the bare answer at worst)."""
-        gold = item.options.index(item.answer)
-
-        def right(reply: str) -> bool:
-            chosen = self._chosen(item, reply)
-            right_option = chosen is not None and item.options[chosen] == item.answer
-            return right_option and token_set_match(item.answer, reply, item.options)
-
+        right = lambda reply: all(  # noqa: E731
+            self.item_score(self.read(Response(item, "answered", reply), p), item) == 1 for p in PROFILES
+        )
         letters = layouts.shown_letters(item.template or self.templates[0], len(item.options))
         styles = ORACLE_STYLES + (LETTERED_STYLES if letters else ())
-        return mc.oracle_reply(gold, item.options, rng, styles, right)
+        return mc.oracle_reply(item.options.index(item.answer), item.options, rng, styles, right)
 
     # -- scoring: the declaration ----------------------------------------------------------------------
 
@@ -171,9 +168,11 @@ class _MultipleChoiceAudio(Benchmark):
         rows = records.read_rows(path, otherwise="json")
         if not rows:
             raise DatasetError(path, "holds no records")
+        # the fields the official scorer reads from every record (a record without one crashes it)
+        read = ("answer", "choices", *(name for name, fixed in self.layout.breakdowns.items() if fixed))
+        checks = {name: self.layout.fields[name] for name in read}
         for index, record in rows:
-            scored_fields = self.layout.scoring_fields()
-            fields.raise_first(layouts.record_problems(self.layout, path, index, record, scored_fields))
+            fields.raise_first(layouts.record_problems(self.layout, path, index, record, checks))
         key, legacy, notes = self.layout.prediction_key, LEGACY_PREDICTION_KEY, []
         if not any(key in r for _, r in rows):
             if not any(legacy in r for _, r in rows):

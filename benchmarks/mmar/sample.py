@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from avibench.benchmarks.mmar.layout import Layout
-from avibench.kits.media import SR, timeline, tone, write_wav
+from avibench.kits.media import SR, gliding_voice, timeline, tone, write_wav
 from avibench.level_metrics.mmar import MMAR_CATEGORIES, MMAR_MODALITIES, MMAU_DIFFICULTIES, MMAU_TASKS
 
 SMALL_SIZE = 30
@@ -87,13 +87,9 @@ def _direction(rng: random.Random, unit: float) -> Question:
 def _speech_or_music(rng: random.Random, unit: float) -> Question:
     speech = rng.random() < 0.5
     if speech:
-        n = int(8 * unit * SR)
-        t = np.arange(n) / SR
-        f0 = 140 + 40 * np.sin(2 * np.pi * 1.5 * t)  # a gliding voice pitch
-        phase = 2 * np.pi * np.cumsum(f0) / SR
-        buzz = sum(np.sin(k * phase) / k for k in range(1, 8))
-        syllables = np.clip(np.sin(2 * np.pi * 4 * t), 0, None)  # four syllables a second
-        audio = 0.3 * buzz * syllables
+        buzz = gliding_voice(8 * unit, 140, 40, 1.5)
+        t = np.arange(len(buzz)) / SR
+        audio = 0.3 * buzz * np.clip(np.sin(2 * np.pi * 4 * t), 0, None)  # four syllables a second
     else:
         audio = np.concatenate([tone(rng.choice(NOTES_HZ), unit) for _ in range(8)])
     choices = ["Speech", "Music", "Silence"][: rng.choice((2, 3))]
@@ -185,16 +181,10 @@ def mmau_records(
     return out
 
 
-RECORDS: dict[str, Callable[..., list[tuple[dict[str, Any], Question]]]] = {
-    "mmar": mmar_records,
-    "mmau": mmau_records,
-}
-
-
 def generate(root: Path, layout: Layout, *, seed: int = 0, full_size: bool = False) -> int:
     """Write the sample of ``layout``'s benchmark under ``root``; returns the number of questions."""
     size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
-    pairs = RECORDS[layout.benchmark](size, seed, unit)
+    pairs = (mmar_records if layout.benchmark == "mmar" else mmau_records)(size, seed, unit)
     for record, question in pairs:
         write_wav(Path(root) / record[layout.audio_field], question.audio)
     rows = [record for record, _ in pairs]

@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from avibench.benchmarks.omnibench import layout, sample
-from avibench.benchmarks.omnibench.predictions import read_responses, write_responses
+from avibench.errors import DatasetError
 from avibench.evaluate.document import Paragraph, as_dict
 from avibench.items import Item, Response
+from avibench.kits import fields, records
 from avibench.kits import multiple_choice as mc
-from avibench.kits import records
 from avibench.kits.pages import profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.kits.single_file import SingleFileBenchmark
@@ -40,7 +40,9 @@ from avibench.level_metrics.omnibench import official_result
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import SAMPLE_MARKER, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
 from avibench.refine.omnibench import official_letter, strict_choice
+from avibench.store import atomic_write_text
 
+PROFILES = ("reference", "strict")
 TASK = Task(layout.TASK, "OmniBench", "image+audio", metric=accuracy)
 ORACLE_STYLES: tuple[str, ...] = (
     "{t}",
@@ -73,9 +75,6 @@ class OmniBench(SingleFileBenchmark):
         return layout.load(Path(root), template or self.templates[0])
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
-        path = Path(root) / layout.DATASET
-        if not path.is_file():
-            return [Problem(str(path), f"not found: an OmniBench data root holds {layout.DATASET}")]
         return layout.validate(Path(root))
 
     def dataset_kind(self, root: Path, tasks: Sequence[Task]) -> dict[str, str]:
@@ -113,14 +112,9 @@ class OmniBench(SingleFileBenchmark):
         gold = layout.gold_position(str(item.answer), item.options)
         if gold is None:
             return str(item.answer)
-        official_gold = official_letter(str(item.answer), item.options)
-
-        def right(reply: str) -> bool:
-            return (
-                official_letter(reply, item.options) == official_gold
-                and strict_choice(reply, item.options) == gold
-            )
-
+        right = lambda reply: all(  # noqa: E731
+            self.item_score(self.read(Response(item, "answered", reply), p), item) == 1 for p in PROFILES
+        )
         return mc.oracle_reply(gold, item.options, rng, ORACLE_STYLES, right, text=str(item.answer))
 
     # -- scoring: the declaration ----------------------------------------------------------------------
@@ -174,20 +168,25 @@ class OmniBench(SingleFileBenchmark):
         scored = super().score(responses, profile=profile, options=options, tasks=tasks)
         replied = [r for r in responses.get(layout.TASK, ()) if r.status == "answered" and r.raw is not None]
         scored.document["summary"]["unparsed"] = {
-            name: sum(self.read(r, name) in (None, "") for r in replied) for name in ("reference", "strict")
+            name: sum(self.read(r, name) in (None, "") for r in replied) for name in PROFILES
         }
         return scored
 
     # -- official inference output ------------------------------------------------------------------------
 
     def evaluate(self, request: EvalRequest) -> Scored:
-        """Score the run's journals, or an official inference output against the dataset under the data root
-        (a question without a reply is ``missing``)."""
+        """Score the run's journals, or an official inference output against the dataset under the data root.
+
+        The inference demo appends one JSON object per line as each question finishes, so rows come in any order
+        and a question whose request failed has no row; ``calculate_metrics.py`` reads a JSON list instead, row k
+        for question k, and counts a row whose ``question`` is empty as invalid. Both are read: a JSONL file by
+        each row's ``index``, a JSON list by position; a question without a row, or with an empty ``question``, is
+        ``missing`` (invalid). Only ``response`` is scored: the current scorer parses again."""
         if request.predictions is None:
             scored = super().evaluate(request)
         else:
             items = self.load(request.data_root, TASK)
-            replies, notes = read_responses(Path(request.predictions), len(items))
+            replies, notes = _replies(Path(request.predictions), len(items))
             responses = [
                 Response(i, "answered", replies[i.index]) if i.index in replies else Response(i, "missing")
                 for i in items
@@ -208,11 +207,30 @@ class OmniBench(SingleFileBenchmark):
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
     ) -> dict[str, Path]:
-        """The inference demo's output (its scorer parses the raw replies, so both stages write them)."""
-        rows = list(responses.get(layout.TASK, ()))
-        replies = {r.item.key: r.raw for r in rows if r.status == "answered" and r.raw is not None}
+        """The inference demo's output, a row per answered question (its scorer parses the raw replies, so both
+        stages write them). ``parsed_response`` and ``correct_answer`` are the official parser's letters ("N/A"
+        where it finds none: the demo would draw a random letter, which no scorer reads)."""
+        rows = []
+        for response in responses.get(layout.TASK, ()):
+            if response.status != "answered" or response.raw is None:
+                continue
+            item, reply = response.item, response.raw
+            parsed = official_letter(reply, item.options) or "N/A"
+            gold = official_letter(str(item.answer), item.options) or "N/A"
+            row = {
+                "index": item.index,
+                "audio_type": item.source["audio type"],
+                "question": item.source["question"],
+                "options": layout.option_lines(item.options),
+                "response": reply,
+                "parsed_response": parsed,
+                "correct_answer": gold,
+                "is_correct": parsed == gold,
+            }
+            rows.append(row)
         path = Path(out) / f"{self.name}-inference.jsonl"
-        return {layout.TASK: write_responses(path, [r.item for r in rows], replies)}
+        atomic_write_text(path, records.jsonl_text(rows, records.dumps_spaced))
+        return {layout.TASK: path}
 
     # -- pages ------------------------------------------------------------------------------------------
 
@@ -241,3 +259,45 @@ class OmniBench(SingleFileBenchmark):
                 )
             )
         return blocks
+
+
+def _replies(path: Path, count: int) -> tuple[dict[int, str], list[str]]:
+    """The replies of an inference output file by question index (a question absent from the mapping is
+    invalid), and notes on what the reader left out; raises DatasetError naming file, entry and field."""
+    text = records.read_text(path)
+    positional = text.lstrip().startswith("[")
+    rows = list(enumerate(records.parse_json(path, text))) if positional else records.jsonl_rows(path, text)
+    if not rows:
+        raise DatasetError(path, "holds no rows")
+    replies: dict[int, str] = {}
+    seen: set[int] = set()
+    for entry, row in records.objects(path, rows):
+        index = entry if positional else row.get("index")
+        if fields.integer(index):
+            raise DatasetError(
+                path, "must be the question's line number (an integer)", index=entry, field="index"
+            )
+        if not 0 <= index < count:
+            message = f"{index} is outside the dataset's {count} questions"
+            raise DatasetError(path, message, index=entry, field="index")
+        if index in seen:
+            raise DatasetError(path, f"question {index} has a second row", index=entry, field="index")
+        seen.add(index)
+        if row.get("question") == "":
+            continue
+        response = row.get("response")
+        if not isinstance(response, str):
+            found = "missing" if response is None else type(response).__name__
+            message = f"must be the model's reply as a string ({found})"
+            raise DatasetError(path, message, index=entry, field="response")
+        replies[index] = response
+    notes = []
+    empty = len(seen) - len(replies)
+    if empty:
+        notes.append(f"rows with an empty question: {empty} (invalid, as the official scorer counts them)")
+    absent = count - len(seen)
+    if absent:
+        notes.append(
+            f"questions without a row: {absent} of {count} (invalid, as the official scorer counts them)"
+        )
+    return replies, notes

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT
-from avibench.kits.media import SR, grid_cells, picture, timeline, tone, write_image, write_wav
+from avibench.kits.media import SR, gliding_voice, grid_cells, picture, timeline, tone, write_image, write_wav
 from avibench.kits.records import write_jsonl
 from avibench.level_metrics.omnibench import AUDIO_TYPES
 
@@ -68,13 +68,8 @@ def _wording(k: int, shapes: int, shape: str, sounds: int) -> str:
 
 def _sound(kind: str, unit: float, rng: random.Random) -> list[np.ndarray]:
     """Four sounds of one audio type, one of which is used per repetition."""
-    n = int(unit * SR)
     if kind == "speech":
-        t = np.arange(n) / SR
-        f0 = 130 + 30 * np.sin(2 * np.pi * 3 * t)  # a gliding voice pitch
-        phase = 2 * np.pi * np.cumsum(f0) / SR
-        voiced = sum(np.sin(k * phase) / k for k in range(1, 8))
-        return [0.3 * voiced * np.hanning(n)] * 4
+        return [0.3 * gliding_voice(unit, 130, 30, 3) * np.hanning(int(unit * SR))] * 4
     if kind == "music":
         return [tone(f, unit) for f in SCALE_HZ]
     return [tone(rng.choice((880.0, 1000.0)), unit)] * 4
