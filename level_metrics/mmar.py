@@ -48,17 +48,3 @@ MMAR_MODALITIES: tuple[str, ...] = (
 MMAR_CATEGORIES: tuple[str, ...] = ("Signal Layer", "Perception Layer", "Semantic Layer", "Cultural Layer")
 MMAU_TASKS: tuple[str, ...] = ("sound", "music", "speech")
 MMAU_DIFFICULTIES: tuple[str, ...] = ("easy", "hard", "medium")
-
-#: The official breakdowns: record field -> its fixed groups in the official order (empty: first-seen order).
-MMAR_BREAKDOWNS: dict[str, tuple[str, ...]] = {
-    "modality": MMAR_MODALITIES,
-    "category": MMAR_CATEGORIES,
-    "sub-category": (),
-}
-#: MMAU's official breakdowns, then ``category`` (not printed officially; 13 items store it as a one-element list).
-MMAU_BREAKDOWNS: dict[str, tuple[str, ...]] = {
-    "task": MMAU_TASKS,
-    "difficulty": MMAU_DIFFICULTIES,
-    "sub-category": (),
-    "category": (),
-}

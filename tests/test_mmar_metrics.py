@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from avibench.evaluate.document import Heading, Paragraph
 from avibench.items import Item, Response
 from avibench.level_metrics.mmar import MMAR_CATEGORIES, MMAR_MODALITIES, official_tokens, token_set_match
 from avibench.plugin import get_benchmark
@@ -272,3 +273,13 @@ def test_profile_disagreements() -> None:
     ]
     differ = _scored(rows)["summary"]["profiles_differ_on"]
     assert differ == {"answers": 3, "reference_only": 1, "strict_only": 2}
+    blocks = get_benchmark("mmar").report_blocks(_scored(rows), None)
+    assert [b.text for b in blocks if isinstance(b, Heading)][:2] == [
+        "Accuracy (%) by modality",
+        "Accuracy (%) by category",
+    ]
+    (note,) = [b for b in blocks if isinstance(b, Paragraph)]
+    assert note.text.startswith(
+        "The two profiles score 3 answers differently: 1 are right only by the official"
+    )
+    assert ", 2 only by the strict extractor" in note.text

@@ -28,6 +28,7 @@ from omnibench_corpus import (
 
 from avibench.benchmarks.omnibench.layout import DATASET
 from avibench.benchmarks.omnibench.plugin import OmniBench
+from avibench.evaluate.document import Paragraph
 from avibench.items import Item, Response
 from avibench.refine.omnibench import official_letter, strict_choice
 from avibench.testing.harness import invoke
@@ -199,6 +200,9 @@ def test_each_profile_reads_gold_and_reply_as_it_says() -> None:
     assert [strict[k] for k in counts] == [3, 1, 1]
     assert "stats_by_task_type" in strict and "stats_by_task_type" not in doc
     assert doc["stats_by_audio_type"]["music"]["Correct Rate"] == 2 / 5
+    (note,) = [b for b in OmniBench().report_blocks(doc, None) if isinstance(b, Paragraph)]
+    assert note.text.startswith("1 answers are right by the official parser only (a gold answer read as")
+    assert ", 2 by the strict extractor only (bold or lowercase" in note.text
     # an audio type without questions has no rates
     assert doc["stats_by_audio_type"]["speech"] == {
         "total": 0,

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from avibench import definitions
-from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields as checks
 from avibench.kits import multiple_choice as mc
@@ -34,9 +33,8 @@ def _category(value: Any) -> str | None:
     """MMAU stores a category as a string, 13 test-mini items as a one-element list."""
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
-    return (
-        None if isinstance(value, str) and value.strip() else "must be a string or a one-element list of one"
-    )
+    ok = isinstance(value, str) and value.strip()
+    return None if ok else "must be a string or a one-element list of one"
 
 
 def _rubric(value: Any) -> str | None:
@@ -46,9 +44,10 @@ def _rubric(value: Any) -> str | None:
         missing = [key for key in ("name", "scoring_point", "note", "choices") if key not in point]
         if missing:
             return f"point {k} lacks {', '.join(missing)}"
-        if not isinstance(point["choices"], list) or not all(
+        numbers = isinstance(point["choices"], list) and all(
             isinstance(c, int | float) for c in point["choices"]
-        ):
+        )
+        if not numbers:
             return f"point {k} choices must be a list of numbers"
     return None
 
@@ -69,6 +68,7 @@ class Layout:
     optional: Mapping[str, checks.Check]
     """Fields a record may lack (added in a later data version)."""
     breakdowns: Mapping[str, tuple[str, ...]]
+    """The official breakdowns: record field -> its fixed groups in the official order (empty: first-seen order)."""
     prediction_key: str
     """The key of the official scorer's prediction; the older ``model_prediction`` (of older MMAR scorers, of
     MMAU's README) is read only when no record has it."""
@@ -109,7 +109,7 @@ MMAR = Layout(
         "timestamp": checks.string,
     },
     optional={"thinking": checks.string, "cue": checks.strings, "rubric": _rubric},
-    breakdowns=metrics.MMAR_BREAKDOWNS,
+    breakdowns={"modality": metrics.MMAR_MODALITIES, "category": metrics.MMAR_CATEGORIES, "sub-category": ()},
     prediction_key="answer_prediction",
     annotations=("thinking", "cue", "rubric"),
 )
@@ -133,7 +133,13 @@ MMAU = Layout(
         "difficulty": checks.one_of(metrics.MMAU_DIFFICULTIES),
     },
     optional={},
-    breakdowns=metrics.MMAU_BREAKDOWNS,
+    # then ``category``, not printed officially (13 items store it as a one-element list)
+    breakdowns={
+        "task": metrics.MMAU_TASKS,
+        "difficulty": metrics.MMAU_DIFFICULTIES,
+        "sub-category": (),
+        "category": (),
+    },
     prediction_key="model_output",
 )
 
@@ -181,25 +187,22 @@ def validate(root: Path, layout: Layout) -> list[Problem]:
     """Every problem of a benchmark's data under ``root``: fields, answers, ids, audio; each names file, entry
     and field. Warnings mark what the official scorer accepts but scores oddly."""
     path = layout.meta_path(root)
-    try:
-        rows = records.read_rows(path, otherwise="json")
-    except DatasetError as exc:
-        return [Problem(exc.path, exc.message, exc.index, exc.field)]
-    problems: list[Problem] = []
     first: dict[str, int] = {}
-    for index, record in rows:
-        found = list(record_problems(layout, path, index, record))
-        problems += found
-        if found:
-            continue
-        problems += _answer_warnings(path, index, record)
+
+    def further(index: int, record: dict[str, Any]) -> Iterator[Problem]:
+        yield from _answer_warnings(path, index, record)
         if record["id"] in first:
-            problems.append(Problem(str(path), f"repeats the id of entry {first[record['id']]}", index, "id"))
+            yield Problem(str(path), f"repeats the id of entry {first[record['id']]}", index, "id")
         first.setdefault(record["id"], index)
         message = audio_problem(layout.audio_path(root, record))
         if message:
-            problems.append(Problem(str(path), message, index, layout.audio_field))
-    return problems
+            yield Problem(str(path), message, index, layout.audio_field)
+
+    return checks.file_problems(
+        lambda: records.read_rows(path, otherwise="json"),
+        lambda index, record: record_problems(layout, path, index, record),
+        further,
+    )
 
 
 def shown_letters(template: str, n_choices: int) -> tuple[str, ...]:

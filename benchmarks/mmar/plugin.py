@@ -27,11 +27,11 @@ from avibench.benchmarks.mmar import layout as layouts
 from avibench.benchmarks.mmar import sample
 from avibench.contracts import RunPaths
 from avibench.errors import DatasetError
-from avibench.evaluate.document import Figure, Figures, Paragraph, as_dict, as_number
+from avibench.evaluate.document import Figure, Figures, as_dict, as_number
 from avibench.items import Item, Response
 from avibench.kits import fields, records
 from avibench.kits import multiple_choice as mc
-from avibench.kits.pages import officials, profile_breakdown
+from avibench.kits.pages import differ_note, officials, profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.mmar import token_set_match
 from avibench.level_metrics.task_metrics import accuracy
@@ -41,6 +41,11 @@ from avibench.store import atomic_write_text
 #: The prediction key of older MMAR scorers and of MMAU's README, read only when no record has the current one.
 LEGACY_PREDICTION_KEY = "model_prediction"
 PROFILES = ("reference", "strict")
+DIFFER = (
+    "The two profiles score {answers} answers differently: {reference_only} are right only by the official "
+    "token-set match (for example a distractor with the answer's words in another order), {strict_only} only by "
+    "the strict extractor (for example an answer given as the option's letter)."
+)
 ORACLE_STYLES: tuple[str, ...] = (
     "{t}",
     "{t}.",
@@ -60,14 +65,11 @@ class _MultipleChoiceAudio(Benchmark):
     templates: ClassVar[tuple[str, ...]] = layouts.TEMPLATES
     score_digits: ClassVar[int] = 4
 
-    def _task(self) -> Task:
-        return Task(self.layout.task, self.title, "audio", metric=accuracy)
-
     def tasks(self) -> tuple[Task, ...]:
-        return (self._task(),)
+        return (Task(self.layout.task, self.title, "audio", metric=accuracy),)
 
     def available(self, root: Path) -> tuple[Task, ...]:
-        return (self._task(),) if self.layout.meta_path(Path(root)).is_file() else ()
+        return self.tasks() if self.layout.meta_path(Path(root)).is_file() else ()
 
     def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
         return (self.layout.meta_path(Path(root)),)
@@ -173,14 +175,14 @@ class _MultipleChoiceAudio(Benchmark):
         checks = {name: self.layout.fields[name] for name in read}
         for index, record in rows:
             fields.raise_first(layouts.record_problems(self.layout, path, index, record, checks))
-        key, legacy, notes = self.layout.prediction_key, LEGACY_PREDICTION_KEY, []
-        if not any(key in r for _, r in rows):
-            if not any(legacy in r for _, r in rows):
-                raise DatasetError(path, f"no record has a prediction ({key!r}, or the older {legacy!r})")
+        current, legacy, notes = self.layout.prediction_key, LEGACY_PREDICTION_KEY, []
+        key = next((k for k in (current, legacy) if any(k in r for _, r in rows)), None)
+        if key is None:
+            raise DatasetError(path, f"no record has a prediction ({current!r}, or the older {legacy!r})")
+        if key == legacy:
             notes.append(
-                f"no record has {key!r}; read the older key {legacy!r} (the official scorer would skip all)"
+                f"no record has {current!r}; read the older key {legacy!r} (the official scorer would skip all)"
             )
-            key = legacy
         for index, record in rows:
             if key in record and not isinstance(record[key], str):
                 found = type(record[key]).__name__
@@ -265,17 +267,7 @@ class _MultipleChoiceAudio(Benchmark):
             ]
             title = f"Accuracy (%) by {main}, both profiles"
             blocks.append(Figures([Figure(title, grouped_bars(groups, series, label=title))]))
-        differ = as_dict(as_dict(document.get("summary")).get("profiles_differ_on"))
-        if differ:
-            blocks.append(
-                Paragraph(
-                    f"The two profiles score {differ.get('answers', 0)} answers differently: "
-                    f"{differ.get('reference_only', 0)} are right only by the official token-set match (for "
-                    f"example a distractor with the answer's words in another order), {differ.get('strict_only', 0)} "
-                    "only by the strict extractor (for example an answer given as the option's letter)."
-                )
-            )
-        return blocks
+        return blocks + differ_note(document, DIFFER)
 
 
 class MMAR(_MultipleChoiceAudio):

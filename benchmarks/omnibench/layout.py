@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from avibench import definitions
-from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields, records
 from avibench.kits import multiple_choice as mc
@@ -146,22 +145,19 @@ def validate(root: Path) -> list[Problem]:
     """Every problem of the data under ``root``: fields, answers, media; warnings where the official scorer reads
     a gold answer as another letter or as none."""
     path = root / DATASET
-    try:
-        rows = records.read_records(path)
-    except DatasetError as exc:
-        return [Problem(exc.path, exc.message, exc.index, exc.field)]
-    problems: list[Problem] = []
-    for index, record in enumerate(rows):
-        found = list(fields.problems(path, index, record, CHECKS))
-        problems += found
-        if found:
-            continue
-        problems += _quirk_warnings(path, index, record)
+
+    def further(index: int, record: dict[str, Any]) -> Iterator[Problem]:
+        yield from _quirk_warnings(path, index, record)
         for field, folder in (("audio_path", AUDIO_DIR), ("image_path", IMAGE_DIR)):
             media = root / folder / record[field]
             if not media.is_file():
-                problems.append(Problem(str(path), f"{media} does not exist", index, field))
-    return problems
+                yield Problem(str(path), f"{media} does not exist", index, field)
+
+    return fields.file_problems(
+        lambda: list(enumerate(records.read_records(path))),
+        lambda index, record: fields.problems(path, index, record, CHECKS),
+        further,
+    )
 
 
 def fingerprint(path: Path) -> str:

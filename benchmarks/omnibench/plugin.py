@@ -29,11 +29,10 @@ from typing import Any, ClassVar
 
 from avibench.benchmarks.omnibench import layout, sample
 from avibench.errors import DatasetError
-from avibench.evaluate.document import Paragraph, as_dict
 from avibench.items import Item, Response
 from avibench.kits import fields, records
 from avibench.kits import multiple_choice as mc
-from avibench.kits.pages import profile_breakdown
+from avibench.kits.pages import differ_note, profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.kits.single_file import SingleFileBenchmark
 from avibench.level_metrics.omnibench import official_result
@@ -43,6 +42,11 @@ from avibench.refine.omnibench import official_letter, strict_choice
 from avibench.store import atomic_write_text
 
 PROFILES = ("reference", "strict")
+DIFFER = (
+    "{reference_only} answers are right by the official parser only (a gold answer read as another letter or as "
+    "none, the last of several letters), {strict_only} by the strict extractor only (bold or lowercase letters, a "
+    "reply naming the answer's text beside a letter)."
+)
 TASK = Task(layout.TASK, "OmniBench", "image+audio", metric=accuracy)
 ORACLE_STYLES: tuple[str, ...] = (
     "{t}",
@@ -248,17 +252,7 @@ class OmniBench(SingleFileBenchmark):
                 percent=lambda cell: None if cell.get("Correct Rate") is None else 100 * cell["Correct Rate"],
                 count=lambda cell: cell.get("total"),
             )
-        differ = as_dict(as_dict(document.get("summary")).get("profiles_differ_on"))
-        if differ:
-            blocks.append(
-                Paragraph(
-                    f"{differ.get('reference_only', 0)} answers are right by the official parser only (a gold "
-                    "answer read as another letter or as none, the last of several letters), "
-                    f"{differ.get('strict_only', 0)} by the strict extractor only (bold or lowercase letters, a "
-                    "reply naming the answer's text beside a letter)."
-                )
-            )
-        return blocks
+        return blocks + differ_note(document, DIFFER)
 
 
 def _replies(path: Path, count: int) -> tuple[dict[int, str], list[str]]:
