@@ -1,9 +1,7 @@
 """MMAR and MMAU test-mini scoring: the official token-set match and the breakdowns. Pure.
 
 Both benchmarks' official scorers share one matching rule (:func:`token_set_match`) and differ only in the
-prediction key and the breakdown fields, so one code path scores both. The plug-in builds the official scorer's
-shape with the multiple-choice kit's ``accuracy_by``: one mapping per breakdown field from group to
-``{"accuracy": percent (unrounded), "n": count}``, plus ``total``.
+prediction key and the breakdown fields (accuracy percentages unrounded), so one code path scores both.
 
 Two behaviours of the official scripts are not reproduced because they crash instead of scoring: a breakdown value
 outside the fixed key set (KeyError there) is reported as an extra group after the fixed ones, and a file in which

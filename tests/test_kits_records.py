@@ -111,6 +111,12 @@ def test_file_problems_checks_further_only_rows_whose_fields_pass(tmp_path: Path
     assert [(p.index, "is not valid JSON" in p.message) for p in unreadable] == [(0, True)]
 
 
+def test_file_version_is_a_short_hash_of_the_bytes(tmp_path: Path) -> None:
+    path = _write(tmp_path / "m.json", "[]")
+    assert records.file_version(path) == "4f53cda18c2baa0c"  # sha256(b"[]")[:16]
+    assert records.file_version(tmp_path / "absent.json") is None
+
+
 def test_journal_reading_skips_invalid_lines_and_stops_at_a_torn_tail(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
     path.write_bytes(b'{"a":1}\nnot json\n[1]\nnull\n\xff\n{"a":2}\n{"a":3')

@@ -10,9 +10,8 @@ Entry numbers count from 0; in a JSONL file entry k is line k + 1.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,17 +60,17 @@ class Layout:
     meta_files: tuple[str, ...]
     """Candidate question files at the data root, the current format first."""
     audio_field: str
-    audio_fallback: str | None
-    """Where the audio is when the named path does not exist (``{id}`` is the record id), or ``None``."""
     fields: Mapping[str, checks.Check]
     """Required fields, in the official key order."""
-    optional: Mapping[str, checks.Check]
-    """Fields a record may lack (added in a later data version)."""
     breakdowns: Mapping[str, tuple[str, ...]]
     """The official breakdowns: record field -> its fixed groups in the official order (empty: first-seen order)."""
     prediction_key: str
     """The key of the official scorer's prediction; the older ``model_prediction`` (of older MMAR scorers, of
     MMAU's README) is read only when no record has it."""
+    audio_fallback: str | None = None
+    """Where the audio is when the named path does not exist (``{id}`` is the record id), or ``None``."""
+    optional: Mapping[str, checks.Check] = field(default_factory=dict)
+    """Fields a record may lack (added in a later data version)."""
     annotations: tuple[str, ...] = ()
     """Large annotation fields kept out of ``Item.meta`` (they stay in ``Item.source``)."""
 
@@ -118,7 +117,6 @@ MMAU = Layout(
     task="test-mini",
     meta_files=("mmau-test-mini.json",),
     audio_field="audio_id",
-    audio_fallback=None,
     fields={
         "id": checks.text,
         "audio_id": checks.text,
@@ -132,7 +130,6 @@ MMAU = Layout(
         "sub-category": checks.text,
         "difficulty": checks.one_of(metrics.MMAU_DIFFICULTIES),
     },
-    optional={},
     # then ``category``, not printed officially (13 items store it as a one-element list)
     breakdowns={
         "task": metrics.MMAU_TASKS,
@@ -242,11 +239,6 @@ def load(root: Path, layout: Layout, template: str) -> list[Item]:
             )
         )
     return items
-
-
-def fingerprint(path: Path) -> str:
-    """The data version: the first 16 hex digits of the question file's SHA-256."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 #: Fingerprints of the official question files (as committed upstream), and the commit that last changed each.

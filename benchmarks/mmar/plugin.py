@@ -75,7 +75,7 @@ class _MultipleChoiceAudio(Benchmark):
         return (self.layout.meta_path(Path(root)),)
 
     def fingerprint(self, root: Path, tasks: Sequence[Task]) -> str:
-        return layouts.fingerprint(self.layout.meta_path(Path(root)))
+        return records.file_version(self.layout.meta_path(Path(root))) or ""
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
         return layouts.load(Path(root), self.layout, template or self.templates[0])
@@ -155,11 +155,10 @@ class _MultipleChoiceAudio(Benchmark):
         if request.predictions is not None:
             return self.rescore(request.predictions, request.profile, request.template or self.templates[0])
         scored = super().evaluate(request)
-        meta_path = self.layout.meta_path(Path(request.data_root))
-        if meta_path.is_file():
+        version = records.file_version(self.layout.meta_path(Path(request.data_root)))
+        if version is not None:
             meta = scored.document.setdefault("meta", {})
-            meta["data_version"] = layouts.fingerprint(meta_path)
-            meta["data_release"] = layouts.KNOWN_VERSIONS.get(meta["data_version"])
+            meta["data_version"], meta["data_release"] = version, layouts.KNOWN_VERSIONS.get(version)
         return scored
 
     def _prediction_file(self, path: Path) -> tuple[list[records.Entry], str, list[str]]:
@@ -203,7 +202,6 @@ class _MultipleChoiceAudio(Benchmark):
         task = self.layout.task
         responses = []
         for index, record in rows:
-            choices = tuple(record["choices"])
             item = Item(
                 self.name,
                 task,
@@ -211,7 +209,7 @@ class _MultipleChoiceAudio(Benchmark):
                 (),
                 record["answer"],
                 index=index,
-                options=choices,
+                options=tuple(record["choices"]),
                 template=template,
                 meta=record,
             )
@@ -233,8 +231,7 @@ class _MultipleChoiceAudio(Benchmark):
         for response in responses.get(self.layout.task, ()):
             item = response.item
             values = {**item.meta, "choices": list(item.options), "answer": item.answer}
-            row = {name: values[name] for name in self.layout.fields if name in values}
-            row.update({k: v for k, v in item.meta.items() if k not in row})
+            row = {name: values[name] for name in [*self.layout.fields, *item.meta] if name in values}
             if response.status == "answered" and response.raw is not None:
                 row[self.layout.prediction_key] = response.raw
             rows.append(row)

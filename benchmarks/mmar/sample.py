@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,13 +97,7 @@ def _speech_or_music(rng: random.Random, unit: float) -> Question:
     )
 
 
-KINDS: tuple[Callable[[random.Random, float], Question], ...] = (
-    _beeps,
-    _louder,
-    _higher,
-    _direction,
-    _speech_or_music,
-)
+KINDS = (_beeps, _louder, _higher, _direction, _speech_or_music)
 
 
 def _questions(count: int, seed: int, unit: float) -> list[Question]:
@@ -112,18 +105,13 @@ def _questions(count: int, seed: int, unit: float) -> list[Question]:
     return [KINDS[k % len(KINDS)](rng, unit) for k in range(count)]
 
 
-def _rubric(question: Question) -> list[dict[str, Any]]:
-    points = ("Listening", "Cue identification", "Comparison", "Reasoning", "Correct selection")
-    note = "A synthetic rubric point of the generated sample."
-    return [
-        {
-            "name": p,
-            "scoring_point": f"Award 1 point for {p.lower()} ({question.skill}).",
-            "note": note,
-            "choices": [0, 1],
-        }
-        for p in points
-    ]
+RUBRIC_NOTE = "A synthetic rubric point of the generated sample."
+RUBRIC_POINTS = ("Listening", "Cue identification", "Comparison", "Reasoning", "Correct selection")
+
+
+def _rubric_point(point: str, skill: str) -> dict[str, Any]:
+    scoring = f"Award 1 point for {point.lower()} ({skill})."
+    return {"name": point, "scoring_point": scoring, "note": RUBRIC_NOTE, "choices": [0, 1]}
 
 
 def mmar_records(
@@ -149,7 +137,7 @@ def mmar_records(
             "timestamp": f"00:00:00,00:00:0{k % 10}",
             "thinking": f"The clip answers '{q.question}' directly: {q.answer}.",
             "cue": [q.skill],
-            "rubric": _rubric(q),
+            "rubric": [_rubric_point(p, q.skill) for p in RUBRIC_POINTS],
         }
         out.append((record, q))
     return out
@@ -188,8 +176,7 @@ def generate(root: Path, layout: Layout, *, seed: int = 0, full_size: bool = Fal
     for record, question in pairs:
         write_wav(Path(root) / record[layout.audio_field], question.audio)
     rows = [record for record, _ in pairs]
-    meta = Path(root) / layout.meta_files[0]
-    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta = Path(root) / layout.meta_files[0]  # its folder holds the audio written above
     if meta.suffix == ".jsonl":  # as upstream: one record per line, no trailing newline
         meta.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
     else:

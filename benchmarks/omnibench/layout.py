@@ -9,7 +9,6 @@ also its id here and the ``index`` of its inference row.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,9 +41,8 @@ def option_lines(options: Sequence[str], template: str = TEMPLATES[0]) -> str:
 
 
 def _options(value: Any) -> str | None:
-    if fields.strings(value) or len(value) != 4:
-        return "must be a list of four strings (the official scorer reads options A-D)"
-    return None
+    four = not fields.strings(value) and len(value) == 4
+    return None if four else "must be a list of four strings (the official scorer reads options A-D)"
 
 
 def _audio_type(value: Any) -> str | None:
@@ -64,17 +62,14 @@ CHECKS = {
 }
 
 
-def _normalised(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def gold_position(answer: str, options: Sequence[str]) -> int | None:
     """The answer's position among the options: the option equal to it, else the one option equal to it up to
     case and spacing; ``None`` when there is none (the official scorer, which parses the answer text, still scores
     such a question; the strict profile counts it wrong)."""
     if answer in options:
         return list(options).index(answer)
-    matches = [k for k, option in enumerate(options) if _normalised(option) == _normalised(answer)]
+    normalised = lambda text: " ".join(text.split()).casefold()  # noqa: E731
+    matches = [k for k, option in enumerate(options) if normalised(option) == normalised(answer)]
     return matches[0] if len(matches) == 1 else None
 
 
@@ -158,8 +153,3 @@ def validate(root: Path) -> list[Problem]:
         lambda index, record: fields.problems(path, index, record, CHECKS),
         further,
     )
-
-
-def fingerprint(path: Path) -> str:
-    """The data version: the first 16 hex digits of the question file's SHA-256."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]

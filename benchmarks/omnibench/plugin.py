@@ -83,8 +83,7 @@ class OmniBench(SingleFileBenchmark):
 
     def dataset_kind(self, root: Path, tasks: Sequence[Task]) -> dict[str, str]:
         """Sample data by its marker; otherwise official only with the release's questions per audio type."""
-        found = sample_dataset(root)
-        if found is not None:
+        if (found := sample_dataset(root)) is not None:
             return found
         path = Path(root) / layout.DATASET
         rows = records.read_records(path) if path.is_file() else []
@@ -160,16 +159,9 @@ class OmniBench(SingleFileBenchmark):
         task_types = [str(m["task type"]) for m in metas] if view.profile == "strict" else None
         return official_result(verdicts, [str(m["audio type"]) for m in metas], task_types)
 
-    def score(
-        self,
-        responses: Mapping[str, Sequence[Response]],
-        *,
-        profile: str,
-        options: Mapping[str, Any],
-        tasks: Sequence[Task] = (),
-    ) -> Scored:
+    def score(self, responses: Mapping[str, Sequence[Response]], **how: Any) -> Scored:
         """The core's scoring, plus the replies each profile reads as no letter (``summary.unparsed``)."""
-        scored = super().score(responses, profile=profile, options=options, tasks=tasks)
+        scored = super().score(responses, **how)
         replied = [r for r in responses.get(layout.TASK, ()) if r.status == "answered" and r.raw is not None]
         scored.document["summary"]["unparsed"] = {
             name: sum(self.read(r, name) in (None, "") for r in replied) for name in PROFILES
@@ -203,9 +195,9 @@ class OmniBench(SingleFileBenchmark):
             )
             scored.document["coverage"][layout.TASK]["notes"] = notes
             scored.document["meta"] = {"template": self.templates[0]}
-        path = Path(request.data_root) / layout.DATASET
-        if path.is_file():
-            scored.document.setdefault("meta", {})["data_version"] = layout.fingerprint(path)
+        version = records.file_version(Path(request.data_root) / layout.DATASET)
+        if version is not None:
+            scored.document.setdefault("meta", {})["data_version"] = version
         return scored
 
     def write_predictions(

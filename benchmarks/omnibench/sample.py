@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT
-from avibench.kits.media import SR, gliding_voice, grid_cells, picture, timeline, tone, write_image, write_wav
+from avibench.kits import media
 from avibench.kits.records import write_jsonl
 from avibench.level_metrics.omnibench import AUDIO_TYPES
 
@@ -34,11 +34,7 @@ TASK_TYPES: tuple[str, ...] = (
     "Contextual and Environmental", "Identity and Relationship", "Text and Symbols", "Count and Quantity",
 )  # fmt: skip
 SHAPES: tuple[str, ...] = ("circle", "square", "triangle")
-COLOURS: dict[str, tuple[int, int, int]] = {
-    "red": (220, 40, 40),
-    "green": (40, 200, 60),
-    "blue": (50, 90, 230),
-}
+COLOURS: tuple[str, ...] = ("blue", "green", "red")
 WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four")
 SCALE_HZ: tuple[float, ...] = (262.0, 330.0, 392.0, 523.0)
 #: Every 8th question (from the 4th) has short answers, every 8th from the 7th answers beginning "A picture".
@@ -69,20 +65,20 @@ def _wording(k: int, shapes: int, shape: str, sounds: int) -> str:
 def _sound(kind: str, unit: float, rng: random.Random) -> list[np.ndarray]:
     """Four sounds of one audio type, one of which is used per repetition."""
     if kind == "speech":
-        return [0.3 * gliding_voice(unit, 130, 30, 3) * np.hanning(int(unit * SR))] * 4
+        return [0.3 * media.gliding_voice(unit, 130, 30, 3) * np.hanning(int(unit * media.SR))] * 4
     if kind == "music":
-        return [tone(f, unit) for f in SCALE_HZ]
-    return [tone(rng.choice((880.0, 1000.0)), unit)] * 4
+        return [media.tone(f, unit) for f in SCALE_HZ]
+    return [media.tone(rng.choice((880.0, 1000.0)), unit)] * 4
 
 
 def _audio(kind: str, count: int, unit: float, rng: random.Random) -> np.ndarray:
     sounds = _sound(kind, unit, rng)
-    return timeline((2 * count + 1) * unit, [((2 * k + 1) * unit, sounds[k]) for k in range(count)])
+    return media.timeline((2 * count + 1) * unit, [((2 * k + 1) * unit, sounds[k]) for k in range(count)])
 
 
 def _question(k: int, rng: random.Random, unit: float, wh: tuple[int, int]) -> Question:
     shapes, sounds = rng.randint(1, 3), rng.randint(1, 4)
-    shape, colour = rng.choice(SHAPES), rng.choice(sorted(COLOURS))
+    shape, colour = rng.choice(SHAPES), rng.choice(COLOURS)
     pairs = [(s, n) for s in (1, 2, 3) for n in (1, 2, 3, 4) if (s, n) != (shapes, sounds)]
     distractors = rng.sample(pairs, 3)
     gold = (k // 8) % 3 + 1 if k % 8 == A_WORDING else rng.randrange(4)
@@ -93,8 +89,8 @@ def _question(k: int, rng: random.Random, unit: float, wh: tuple[int, int]) -> Q
         audio_kind.capitalize() + " " if k % 10 == 9 else audio_kind
     )  # upstream trims and lowercases
     size = wh[1] // 2
-    cells = grid_cells(3, 1, size, wh)
-    image = picture(wh, [(shape, cells[c], COLOURS[colour]) for c in range(shapes)])
+    cells = media.grid_cells(3, 1, size, wh)
+    image = media.picture(wh, [(shape, cells[c], media.NAMED_COLOURS[colour]) for c in range(shapes)])
     record = {
         "task type": TASK_TYPES[k % len(TASK_TYPES)],
         "audio type": stored_kind,
@@ -126,7 +122,7 @@ def generate(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
     )
     found = questions(count, seed, unit, wh)
     for q in found:
-        write_wav(root / AUDIO_DIR / q.record["audio_path"], q.audio)
-        write_image(root / IMAGE_DIR / q.record["image_path"], q.image)
+        media.write_wav(root / AUDIO_DIR / q.record["audio_path"], q.audio)
+        media.write_image(root / IMAGE_DIR / q.record["image_path"], q.image)
     write_jsonl(root / DATASET, [q.record for q in found])
     return len(found)
