@@ -23,6 +23,13 @@ AUDIO_TYPES: tuple[str, ...] = ("music", "speech", "sound event")
 VERDICTS: tuple[str, ...] = ("correct", "invalid", "wrong")
 
 
+def verdict(answered: bool, score: float | None) -> str:
+    """``invalid`` when a question has no answer to score, else ``correct`` or ``wrong`` by its score."""
+    if not answered:
+        return "invalid"
+    return "correct" if score else "wrong"
+
+
 def _stats(verdicts: Sequence[str]) -> dict[str, Any]:
     total = len(verdicts)
     counts = {v: sum(x == v for x in verdicts) for v in VERDICTS}

@@ -3,8 +3,7 @@
 Both are single-task benchmarks (MMAR's task is ``MMAR``, MMAU's ``test-mini``) of audio multiple-choice questions.
 eval.json's top level is the official scorer's breakdowns for the primary profile (``modality``/``category``/
 ``sub-category``/``total`` for MMAR; ``task``/``difficulty``/``sub-category``/``category``/``total`` for MMAU),
-each cell ``{"accuracy": percent, "n": count}``. The profiles (``True`` of the reference one is the official
-scorer's behaviour):
+each cell ``{"accuracy": percent, "n": count}``. The reference profile behaves as the official scorer:
 
 * the reference profile scores the raw answer by the official token-set match, a bag of words: word order is
   ignored (a distractor with the answer's words in another order scores correct), a letter-only answer is never
@@ -35,12 +34,11 @@ from avibench.kits.pages import differ_note, officials, profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.mmar import token_set_match
 from avibench.level_metrics.task_metrics import accuracy
-from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
+from avibench.plugin import PROFILES, Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 from avibench.store import atomic_write_text
 
 #: The prediction key of older MMAR scorers and of MMAU's README, read only when no record has the current one.
 LEGACY_PREDICTION_KEY = "model_prediction"
-PROFILES = ("reference", "strict")
 DIFFER = (
     "The two profiles score {answers} answers differently: {reference_only} are right only by the official "
     "token-set match (for example a distractor with the answer's words in another order), {strict_only} only by "
@@ -250,9 +248,9 @@ class _MultipleChoiceAudio(Benchmark):
         from avibench.evaluate.svg import Series, grouped_bars
 
         ref, strict = officials(document)
-        blocks: list[Any] = []
-        for field in self.layout.breakdowns:
-            blocks += profile_breakdown(document, field, field)
+        blocks = [
+            block for field in self.layout.breakdowns for block in profile_breakdown(document, field, field)
+        ]
         main = next(iter(self.layout.breakdowns))
         groups = list(as_dict(ref.get(main)))
         if groups:

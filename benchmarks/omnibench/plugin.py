@@ -4,7 +4,7 @@ The reference profile reproduces the official ``calculate_metrics.py`` (current 
 gold answer text parsed by the official letter parser, correct when the two letters (or two "N/A") agree, invalid
 when a question has no reply. The strict profile compares the strict extractor's choice with the answer's
 position. eval.json's top level is the official result for the primary profile (counts and fractions, by audio
-type; strict adds task types). How the profiles differ:
+type; strict adds the paper's eight task types). How the profiles differ:
 
 * the gold letter: the reference profile's is what the official parser reads from the gold answer's *text*, so an
   answer such as "A man is answering" reads as A wherever it stands, and a short answer without a letter ("Two
@@ -14,9 +14,7 @@ type; strict adds task types). How the profiles differ:
   extractor leaves hedges, refusals and answers naming two options unparsed and reads bold and lowercase letters;
 * a reply read as nothing ("N/A"): the script compares the two parses as strings, so it is correct whenever the
   gold answer also reads as nothing (the official script asserts this never happens, but its message reads a
-  field the dataset lacks, so run without asserts it scores them correct); the strict profile counts it wrong;
-* the breakdowns: the script's are by audio type only; the strict profile adds the task types (the paper's eight
-  categories), in the same shape.
+  field the dataset lacks, so run without asserts it scores them correct); the strict profile counts it wrong.
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ from avibench.kits import multiple_choice as mc
 from avibench.kits.pages import differ_note, profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.kits.single_file import SingleFileBenchmark
-from avibench.level_metrics.omnibench import official_result
+from avibench.level_metrics.omnibench import official_result, verdict
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import SAMPLE_MARKER, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
 from avibench.refine.omnibench import official_letter, strict_choice
@@ -147,14 +145,9 @@ class OmniBench(SingleFileBenchmark):
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """The official result: counts and rates in total and by audio type (strict: also by task type)."""
         rows = view.rows.get(layout.TASK, ())
-        verdicts = [
-            "invalid"
-            if row.response.status != "answered" or row.response.raw is None
-            else "correct"
-            if row.score
-            else "wrong"
-            for row in rows
-        ]
+
+        replied = [row.response.status == "answered" and row.response.raw is not None for row in rows]
+        verdicts = [verdict(answered, row.score) for answered, row in zip(replied, rows, strict=True)]
         metas = [row.response.item.meta for row in rows]
         task_types = [str(m["task type"]) for m in metas] if view.profile == "strict" else None
         return official_result(verdicts, [str(m["audio type"]) for m in metas], task_types)
@@ -183,15 +176,12 @@ class OmniBench(SingleFileBenchmark):
         else:
             items = self.load(request.data_root, TASK)
             replies, notes = _replies(Path(request.predictions), len(items))
-            responses = [
+            answers = [
                 Response(i, "answered", replies[i.index]) if i.index in replies else Response(i, "missing")
                 for i in items
             ]
             scored = self.score(
-                {layout.TASK: responses},
-                profile=request.profile,
-                options=request.options,
-                tasks=request.tasks,
+                {layout.TASK: answers}, profile=request.profile, options=request.options, tasks=request.tasks
             )
             scored.document["coverage"][layout.TASK]["notes"] = notes
             scored.document["meta"] = {"template": self.templates[0]}
