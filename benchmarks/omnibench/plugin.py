@@ -145,7 +145,6 @@ class OmniBench(SingleFileBenchmark):
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """The official result: counts and rates in total and by audio type (strict: also by task type)."""
         rows = view.rows.get(layout.TASK, ())
-
         replied = [row.response.status == "answered" and row.response.raw is not None for row in rows]
         verdicts = [verdict(answered, row.score) for answered, row in zip(replied, rows, strict=True)]
         metas = [row.response.item.meta for row in rows]
