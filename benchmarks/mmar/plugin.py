@@ -120,12 +120,9 @@ class _MultipleChoiceAudio(Benchmark):
         extractor's otherwise (``None``: unanswered or unread)."""
         if response.status != "answered":
             return None
-        item = response.item
         if profile == "reference":
             return response.raw
-        if response.method is not None:
-            return item.options.index(response.refined) if response.refined in item.options else None
-        return self._chosen(item, response.raw)
+        return mc.strict_index(response, lambda raw: self._chosen(response.item, raw))
 
     def item_score(self, answer: str | int | None, item: Item) -> float:
         """A raw answer (reference) scores by the official token-set match, a chosen index (strict) by its option."""

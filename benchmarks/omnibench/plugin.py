@@ -126,12 +126,10 @@ class OmniBench(SingleFileBenchmark):
         extractor's otherwise (``None``: unanswered, or unread by the strict extractor)."""
         if response.status != "answered" or response.raw is None:
             return None
-        item = response.item
+        options = response.item.options
         if profile == "reference":
-            return official_letter(response.raw, item.options) or ""
-        if response.method is not None:
-            return item.options.index(response.refined) if response.refined in item.options else None
-        return strict_choice(response.raw, item.options)
+            return official_letter(response.raw, options) or ""
+        return mc.strict_index(response, lambda raw: strict_choice(raw, options))
 
     def item_score(self, answer: str | int | None, item: Item) -> float:
         """A letter (reference) is right when it is the one the official parser reads from the gold answer text
