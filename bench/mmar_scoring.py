@@ -17,10 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from avibench.benchmarks.mmar.layout import MMAR, load
-from avibench.benchmarks.mmar.sample import FULL_SIZE, FULL_UNIT, mmar_records, oracle_answer, random_answer
+from avibench.benchmarks.mmar.sample import FULL_SIZE, FULL_UNIT, mmar_records
 from avibench.items import Item, Response
 from avibench.plugin import get_benchmark
+
+PLUGIN = get_benchmark("mmar")
 
 HEDGES = ("It could be {a} or {b}.", "I'm not sure.", "I cannot determine this from the audio.")
 
@@ -28,9 +29,9 @@ HEDGES = ("It could be {a} or {b}.", "I'm not sure.", "I cannot determine this f
 def _answer(item: Item, rng: random.Random) -> str:
     roll = rng.random()
     if roll < 0.5:
-        return oracle_answer(item, rng)
+        return PLUGIN.oracle_answer(item, rng)
     if roll < 0.85:
-        return random_answer(item, rng)
+        return PLUGIN.random_answer(item, rng)
     return rng.choice(HEDGES).format(a=item.options[0], b=item.options[-1])
 
 
@@ -42,14 +43,13 @@ def main() -> None:
         root = Path(tmp)
         records = [r for r, _ in mmar_records(FULL_SIZE, unit=FULL_UNIT)]
         (root / "MMAR-meta.jsonl").write_text("\n".join(json.dumps(r) for r in records))
-        items = load(root, MMAR)
+        items = PLUGIN.load(root, PLUGIN.tasks()[0])
     rng = random.Random(0)
     responses = [Response(item, "answered", _answer(item, rng)) for item in items]
-    plugin = get_benchmark("mmar")
     times = []
     for _ in range(args.repeat):
         start = time.perf_counter()
-        summary = plugin.score({MMAR.task: responses}, profile="reference", options={}).document["summary"]
+        summary = PLUGIN.score({"MMAR": responses}, profile="reference", options={}).document["summary"]
         times.append(time.perf_counter() - start)
 
     results = {name: view["official"] for name, view in summary["by_profile"].items()}

@@ -24,42 +24,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from avibench.kits import multiple_choice as mc
-from avibench.level_metrics.omnibench import LETTERS
 
 #: The official parser needs more words than this before it matches option texts.
 CONTENT_MIN_WORDS = 5
 
 
-def _latest(candidates: Sequence[str], positions: Sequence[int]) -> str:
-    """The candidate at the greatest position; the first such on a tie (all -1 included)."""
-    best = 0
-    for k, position in enumerate(positions):
-        if position > positions[best]:
-            best = k
-    return candidates[best]
-
-
 def official_letter(response: str, options: Sequence[str]) -> str | None:
     """The letter the official parser reads from ``response`` given the four ``options``; ``None`` for its
-    "N/A" (nothing found)."""
+    "N/A" (nothing found). Of several candidates the one found last wins; on a tie (none found at all) the first
+    letter, as ``max`` keeps the first of equal keys."""
     padded = f" {response} "
-    letters = LETTERS[: len(options)]
+    letters = mc.letters_for(options)
     bracketed = [c for c in letters if f"({c})" in padded]
     if bracketed:
-        return _latest(bracketed, [padded.rfind(f"({c})") for c in bracketed])
+        return max(bracketed, key=lambda c: padded.rfind(f"({c})"))
     spaced = [c for c in letters if f"{c} " in padded] or [c for c in letters if f"{c}." in padded]
     if spaced:
-        return _latest(spaced, [padded.rfind(f" {c} ") for c in spaced])
+        return max(spaced, key=lambda c: padded.rfind(f" {c} "))
     if len(padded.split()) <= CONTENT_MIN_WORDS:
         return None
     lowered = padded.lower()
     texts = dict(zip(letters, (str(o).lower() for o in options), strict=True))
     named = [c for c in letters if texts[c] in lowered]
-    if not named:
-        return None
-    return _latest(named, [lowered.rfind(texts[c]) for c in named])
+    return max(named, key=lambda c: lowered.rfind(texts[c])) if named else None
 
 
 def strict_choice(text: str | None, options: Sequence[str]) -> int | None:
     """The index of the option the reply commits to, or ``None`` (no reply, a hedge, a refusal, two options)."""
-    return mc.strict_choice(text, options, LETTERS[: len(options)], lowercase_letters=True)
+    return mc.strict_choice(text, options, lowercase_letters=True)

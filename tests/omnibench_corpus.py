@@ -195,3 +195,27 @@ def sample_corpus(seed: int = 11) -> tuple[list[dict[str, Any]], list[dict[str, 
         text = reply(style, tuple(record["options"]), named)
         rows.append({"index": index, "question": record["question"], "response": text})
     return records, rows
+
+
+def official_lines(result: dict[str, Any], inference_file: str) -> list[str]:
+    """The lines the official ``calculate_metrics.py`` prints for an eval document's official ``result`` (every
+    audio type must have questions: the script divides by each type's count)."""
+    stats = result["stats_by_audio_type"]
+    lines = [
+        "=" * 40,
+        f"Total number of questions: {result['total']}",
+        f"Correct response: {result['n_correct_response']}; Invalid response: {result['n_invalid_response']}, "
+        f"Wrong response: {result['n_wrong_response']}",
+        inference_file,
+        "Accuracy, Invalid Rate",
+        f"{result['Accuracy']:.4f}, {result['Invalid Rate']:.4f}",
+        "Stats by audio type:",
+    ]
+    for audio_type in ("music", "speech", "sound event"):
+        one = stats[audio_type]
+        lines += [
+            f"{audio_type} total: {one['total']}",
+            "Correct, Invalid, Wrong Response Rate:",
+            f"{audio_type}: {one['Correct Rate']:.4f}, {one['Invalid Rate']:.4f}, {one['Wrong Rate']:.4f}",
+        ]
+    return lines

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
 from avibench.level_metrics.airbench import REFERENCE as AIRBENCH_REFERENCE
 from avibench.level_metrics.airbench import choose as airbench_choose
@@ -167,3 +168,11 @@ def test_strict_reading_takes_no_letter_from_a_reply_that_says_not_available(rep
     assert mc.strict_choice(reply, options) is None
     assert mc.strict_choice("A", options) == 0  # a letter alone still reads
     assert mc.strict_choice("N/A", ["N/A", "piano"]) == 0  # unless an option says so
+
+
+def test_strict_index_takes_refine_where_it_ran_and_the_extractor_otherwise() -> None:
+    item = Item("b", "t", "q1", (), "dog", options=("cat", "dog"))
+    extractor = lambda raw: None if raw is None else int(raw == "dog")  # noqa: E731
+    assert mc.strict_index(Response(item, "answered", "dog"), extractor) == 1
+    assert mc.strict_index(Response(item, "answered", "dog", "cat", "rule"), extractor) == 0
+    assert mc.strict_index(Response(item, "answered", "dog", None, "unparsed"), extractor) is None

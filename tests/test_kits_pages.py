@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from avibench.evaluate.document import Heading, Table
-from avibench.kits.pages import officials, profile_breakdown
+from avibench.evaluate.document import Heading, Paragraph, Table
+from avibench.kits.pages import differ_note, officials, profile_breakdown
 
 DOC = {
     "summary": {
@@ -34,3 +34,10 @@ def test_other_cell_shapes_and_absent_breakdowns() -> None:
     assert table.rows == [["x", "8", "–", "50.00"]]
     assert profile_breakdown(DOC, "nothing", "nothing") == []
     assert officials({}) == ({}, {})
+
+
+def test_differ_note_fills_the_counts_or_says_nothing() -> None:
+    document = {"summary": {"profiles_differ_on": {"answers": 3, "reference_only": 1, "strict_only": 2}}}
+    (note,) = differ_note(document, "{answers}: {reference_only} reference, {strict_only} strict")
+    assert isinstance(note, Paragraph) and note.text == "3: 1 reference, 2 strict"
+    assert differ_note(DOC, "{answers}") == []

@@ -12,6 +12,7 @@ import pytest
 
 from avibench.errors import DatasetError
 from avibench.kits import fields, records
+from avibench.plugin import Problem
 
 ROWS = [{"id": "q1", "task": "a", "answer": "yes"}, {"id": "q2", "task": "b", "answer": "no"}]
 
@@ -83,6 +84,37 @@ def test_field_checks_name_file_entry_and_field(tmp_path: Path) -> None:
     assert [p.field for p in fields.problems("m.json", 0, good, required, {"n": fields.integer})] == ["n"]
     with pytest.raises(DatasetError, match=r"m\.json entry 3 field id: must be a non-empty string"):
         fields.require("m.json", 3, {"id": ""}, required)
+
+
+def test_file_problems_checks_further_only_rows_whose_fields_pass(tmp_path: Path) -> None:
+    path = _write(tmp_path / "m.jsonl", '{"id": "a"}\n{"id": ""}\n{"id": "a"}\n')
+    seen: list[str] = []
+
+    def further(index: int, row: dict) -> list[Problem]:
+        seen.append(row["id"])
+        return (
+            [Problem(str(path), "repeats an id", index, "id", "warning")] if seen.count(row["id"]) > 1 else []
+        )
+
+    found = fields.file_problems(
+        lambda: records.read_rows(path),
+        lambda index, row: fields.problems(path, index, row, {"id": fields.text}),
+        further,
+    )
+    assert [(p.index, p.message, p.severity) for p in found] == [
+        (1, "must be a non-empty string", "error"),
+        (2, "repeats an id", "warning"),
+    ]
+    assert seen == ["a", "a"]
+    broken = _write(tmp_path / "b.jsonl", "{\n")
+    unreadable = fields.file_problems(lambda: records.read_rows(broken), lambda i, r: [], further)
+    assert [(p.index, "is not valid JSON" in p.message) for p in unreadable] == [(0, True)]
+
+
+def test_file_version_is_a_short_hash_of_the_bytes(tmp_path: Path) -> None:
+    path = _write(tmp_path / "m.json", "[]")
+    assert records.file_version(path) == "4f53cda18c2baa0c"  # sha256(b"[]")[:16]
+    assert records.file_version(tmp_path / "absent.json") is None
 
 
 def test_journal_reading_skips_invalid_lines_and_stops_at_a_torn_tail(tmp_path: Path) -> None:

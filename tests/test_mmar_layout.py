@@ -7,27 +7,33 @@ from pathlib import Path
 
 import pytest
 
-from avibench.benchmarks.mmar import layout as mmar_layout
-from avibench.benchmarks.mmar.layout import MMAR, MMAU, fingerprint, known_version, load, validate
-from avibench.benchmarks.mmar.predictions import official_record, read_predictions, write_predictions
-from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, build_prompt, shown_letters, template_ids
-from avibench.benchmarks.mmar.sample import generate_mmar, generate_mmau
-from avibench.benchmarks.mmar.scoring import extract
+from avibench.benchmarks.mmar.layout import KNOWN_VERSIONS, MMAR, MMAU, Layout, build_prompt, shown_letters
 from avibench.errors import DatasetError
+from avibench.items import Item, Response
 from avibench.plugin import get_benchmark
+
+
+def load(root: Path, layout: Layout, template: str | None = None) -> list[Item]:
+    plugin = get_benchmark(layout.benchmark)
+    return plugin.load(root, plugin.tasks()[0], template)
+
+
+def validate(root: Path, layout: Layout) -> list:
+    plugin = get_benchmark(layout.benchmark)
+    return plugin.validate(root, plugin.tasks())
 
 
 @pytest.fixture(scope="module")
 def mmar_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mmar")
-    generate_mmar(root)
+    get_benchmark("mmar").generate_sample(root)
     return root
 
 
 @pytest.fixture(scope="module")
 def mmau_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mmau")
-    generate_mmau(root)
+    get_benchmark("mmau").generate_sample(root)
     return root
 
 
@@ -53,18 +59,17 @@ def _write_lines(root: Path, records: list[dict]) -> None:
 
 
 def test_templates() -> None:
-    assert template_ids() == ("mmar-official", "mmar-lettered")
-    assert DEFAULT_TEMPLATE == "mmar-official"
-    assert build_prompt("Who speaks?", ["Man", "Woman"]) == (
+    assert get_benchmark("mmar").templates == ("mmar-official", "mmar-lettered")
+    assert build_prompt("Who speaks?", ("Man", "Woman"), "mmar-official") == (
         "Who speaks?\nSelect one option from the provided choices:\nMan\nWoman"
     )
-    lettered = build_prompt("Who speaks?", ["Man", "Woman"], "mmar-lettered")
+    lettered = build_prompt("Who speaks?", ("Man", "Woman"), "mmar-lettered")
     assert lettered.splitlines()[2:4] == ["A. Man", "B. Woman"]
     assert "letter" in lettered.splitlines()[-1]
     assert shown_letters("mmar-official", 4) == ()
     assert shown_letters("mmar-lettered", 3) == ("A", "B", "C")
     with pytest.raises(KeyError, match="mmar-official"):
-        build_prompt("q", ["a", "b"], "nope")
+        build_prompt("q", ("a", "b"), "nope")
 
 
 # Loading -----------------------------------------------------------------------------------------------------------
@@ -78,7 +83,7 @@ def test_load_mmar_items(mmar_root: Path) -> None:
     assert (first.benchmark, first.task, first.item_id, first.index) == ("mmar", "MMAR", record["id"], 0)
     assert [p.kind for p in first.parts] == ["audio", "text"]
     assert first.parts[0].path == mmar_root / "audio" / f"{record['id']}.wav"
-    assert first.parts[1].value == build_prompt(record["question"], record["choices"])
+    assert first.parts[1].value == build_prompt(record["question"], tuple(record["choices"]), "mmar-official")
     assert first.answer == record["answer"] and first.options == tuple(record["choices"])
     assert first.template == "mmar-official"
     for name in (
@@ -150,7 +155,9 @@ def test_load_reports_broken_json_line(mmar_root: Path, tmp_path: Path) -> None:
 def test_missing_meta_file(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match=r"MMAR-meta\.jsonl: file not found"):
         load(tmp_path, MMAR)
-    assert [p.message for p in validate(tmp_path, MMAU)] == ["file not found"]
+    assert [p.message for p in validate(tmp_path, MMAU)] == [
+        "not found: a mmau data root holds mmau-test-mini.json"
+    ]
 
 
 # Validation --------------------------------------------------------------------------------------------------------
@@ -199,46 +206,53 @@ def test_validation_names_every_problem(mmar_root: Path, tmp_path: Path) -> None
     assert "does not exist" in messages[(10, "audio_path")]
 
 
-def test_audio_problem_accepts_real_audio(mmar_root: Path) -> None:
-    assert mmar_layout.audio_problem(next((mmar_root / "audio").glob("*.wav"))) is None
-
-
 def test_fingerprint_and_known_versions(mmar_root: Path, tmp_path: Path) -> None:
-    path = mmar_root / "MMAR-meta.jsonl"
-    assert fingerprint(path) == fingerprint(path) and len(fingerprint(path)) == 16
-    copy = tmp_path / "MMAR-meta.jsonl"
-    copy.write_bytes(path.read_bytes() + b" ")
-    assert fingerprint(copy) != fingerprint(path)
-    assert known_version(path) is None
-    assert all(len(k) == 16 for k in mmar_layout.KNOWN_VERSIONS)
+    plugin = get_benchmark("mmar")
+    fingerprint = plugin.fingerprint(mmar_root, plugin.tasks())
+    assert fingerprint == plugin.fingerprint(mmar_root, plugin.tasks()) and len(fingerprint) == 16
+    copy = _copy(mmar_root, tmp_path / "copy")
+    (copy / "MMAR-meta.jsonl").write_bytes((mmar_root / "MMAR-meta.jsonl").read_bytes() + b" ")
+    assert plugin.fingerprint(copy, plugin.tasks()) != fingerprint
+    assert fingerprint not in KNOWN_VERSIONS
+    assert all(len(k) == 16 for k in KNOWN_VERSIONS)
 
 
 # Official prediction files -----------------------------------------------------------------------------------------
 
 
-def rescore_file(path: Path, name: str) -> tuple[dict[str, dict], list[str]]:
-    """Each profile's official document of a prediction file, and the notes the plug-in took reading it."""
+def rescore_file(path: Path, name: str) -> tuple[dict[str, dict], list[str], str]:
+    """Each profile's official document of a prediction file, the notes the plug-in took reading it, and the key
+    it read the predictions under."""
     plugin = get_benchmark(name)
     document = plugin.rescore(path).document
     by_profile = document["summary"]["by_profile"]
-    return {p: view["official"] for p, view in by_profile.items()}, document["coverage"][plugin.layout.task][
-        "notes"
+    notes = document["coverage"][plugin.layout.task]["notes"]
+    return {p: view["official"] for p, view in by_profile.items()}, notes, document["meta"]["predictions_key"]
+
+
+def export(items: list[Item], replies: list[str | None], out: Path) -> Path:
+    """The plug-in's official prediction file of these replies (``None``: no answer)."""
+    plugin = get_benchmark(items[0].benchmark)
+    responses = [
+        Response(i, "missing") if r is None else Response(i, "answered", r)
+        for i, r in zip(items, replies, strict=True)
+    ]
+    return plugin.write_predictions({plugin.layout.task: responses}, out, stage="reference")[
+        plugin.layout.task
     ]
 
 
 def test_prediction_file_round_trip(mmar_root: Path, tmp_path: Path) -> None:
     items = load(mmar_root, MMAR)
-    answers = {item.key: item.answer for item in items}
-    answers[items[0].key] = None  # unanswered: written without the key
-    answers[items[1].key] = "B"  # a letter answer
-    path = write_predictions(tmp_path / "preds.jsonl", items, answers, MMAR)
+    # the first unanswered (written without the key), the second a letter answer
+    path = export(items, [None, "B", *[item.answer for item in items[2:]]], tmp_path)
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert "answer_prediction" not in lines[0] and lines[2]["answer_prediction"] == items[2].answer
     assert list(lines[2])[:12] == list(MMAR.fields)  # the official key order
-    read = read_predictions(path, MMAR)
-    assert read.key == "answer_prediction" and len(read.records) == 30
-    assert read.notes == ("1 of 30 records have no 'answer_prediction' (the official scorer skips them)",)
-    results, _ = rescore_file(path, "mmar")
+    assert len(lines) == 30
+    results, notes, key = rescore_file(path, "mmar")
+    assert key == "answer_prediction"
+    assert notes == ["1 of 30 records have no 'answer_prediction' (the official scorer skips them)"]
     assert results["reference"]["total"] == {
         "accuracy": 100 * 28 / 29,
         "n": 29,
@@ -251,26 +265,27 @@ def test_prediction_file_round_trip(mmar_root: Path, tmp_path: Path) -> None:
 
 def test_mmau_prediction_file(mmau_root: Path, tmp_path: Path) -> None:
     items = load(mmau_root, MMAU)
-    path = write_predictions(tmp_path / "preds.json", items, {i.key: i.answer for i in items}, MMAU)
-    records = json.loads(path.read_text())
+    exported = export(items, [i.answer for i in items], tmp_path)
+    records = [json.loads(line) for line in exported.read_text().splitlines()]
     assert all(r["model_output"] == r["answer"] for r in records)
-    results, notes = rescore_file(path, "mmau")
+    path = tmp_path / "preds.json"  # the JSON list the official scorer reads
+    path.write_text(json.dumps(records))
+    results, notes, _ = rescore_file(path, "mmau")
     assert notes == [] and results["reference"]["total"] == {"accuracy": 100.0, "n": 30}
     assert list(results["reference"]) == ["task", "difficulty", "sub-category", "category", "total"]
 
 
 def test_legacy_prediction_key_is_read_with_a_note(mmar_root: Path, tmp_path: Path) -> None:
-    items = load(mmar_root, MMAR)
-    records = [official_record(item, None, MMAR) | {"model_prediction": item.answer} for item in items]
+    records = [r | {"model_prediction": r["answer"]} for r in _lines(mmar_root)]
     path = tmp_path / "old.json"
     path.write_text(json.dumps(records))
-    read = read_predictions(path, MMAR)
-    assert read.key == "model_prediction"
-    assert "older key 'model_prediction'" in read.notes[0]
+    _, notes, key = rescore_file(path, "mmar")
+    assert key == "model_prediction"
+    assert "older key 'model_prediction'" in notes[0]
     # one record with the current key: the older key is ignored everywhere
-    records[0]["answer_prediction"] = items[0].answer
+    records[0]["answer_prediction"] = records[0]["answer"]
     path.write_text(json.dumps(records))
-    assert read_predictions(path, MMAR).key == "answer_prediction"
+    assert rescore_file(path, "mmar")[2] == "answer_prediction"
 
 
 @pytest.mark.parametrize(
@@ -302,10 +317,11 @@ def test_bad_prediction_files(tmp_path: Path, content: str, match: str) -> None:
     path = tmp_path / "preds.json"
     path.write_text(content)
     with pytest.raises(DatasetError, match=match):
-        read_predictions(path, MMAR)
+        get_benchmark("mmar").rescore(path)
 
 
 def test_extract_reads_letters_only_when_shown(mmar_root: Path) -> None:
+    extract = get_benchmark("mmar").extract
     official = load(mmar_root, MMAR)[1]
     lettered = load(mmar_root, MMAR, "mmar-lettered")[1]
     assert extract(official, "B") is None

@@ -8,17 +8,9 @@ from typing import Any
 
 import pytest
 
-from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE
+from avibench.evaluate.document import Heading, Paragraph
 from avibench.items import Item, Response
-from avibench.level_metrics.mmar import (
-    MMAR_CATEGORIES,
-    MMAR_MODALITIES,
-    REFERENCE,
-    STRICT,
-    get_profile,
-    official_tokens,
-    token_set_match,
-)
+from avibench.level_metrics.mmar import MMAR_CATEGORIES, MMAR_MODALITIES, official_tokens, token_set_match
 from avibench.plugin import get_benchmark
 
 SPEAKER = ["Man", "Woman", "Child", "Robot"]
@@ -120,7 +112,7 @@ def _scored(rows: list[dict[str, Any]], bench: str = "mmar") -> dict[str, Any]:
             answer=row["answer"],
             index=index,
             options=row["choices"],
-            template=DEFAULT_TEMPLATE,
+            template="mmar-official",
             meta=row["groups"],
         )
         chosen, choices = row["chosen"], row["choices"]
@@ -171,13 +163,6 @@ def test_strict_scores_the_extracted_option(row: dict[str, Any], reference: floa
 
 def test_empty_string_prediction_is_scored_not_skipped() -> None:
     assert _total([_row(""), _row("Man")], "reference") == {"accuracy": 50.0, "n": 2}
-
-
-def test_get_profile() -> None:
-    assert get_profile("strict") is STRICT
-    assert get_profile(REFERENCE) is REFERENCE
-    with pytest.raises(KeyError, match="reference, strict"):
-        get_profile("lenient")
 
 
 # Aggregation -------------------------------------------------------------------------------------------------------
@@ -288,3 +273,13 @@ def test_profile_disagreements() -> None:
     ]
     differ = _scored(rows)["summary"]["profiles_differ_on"]
     assert differ == {"answers": 3, "reference_only": 1, "strict_only": 2}
+    blocks = get_benchmark("mmar").report_blocks(_scored(rows), None)
+    assert [b.text for b in blocks if isinstance(b, Heading)][:2] == [
+        "Accuracy (%) by modality",
+        "Accuracy (%) by category",
+    ]
+    (note,) = [b for b in blocks if isinstance(b, Paragraph)]
+    assert note.text.startswith(
+        "The two profiles score 3 answers differently: 1 are right only by the official"
+    )
+    assert ", 2 only by the strict extractor" in note.text

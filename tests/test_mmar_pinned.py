@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from pinned_responses import digest, seeded_response
 
-from avibench.benchmarks.mmar import sample
 from avibench.items import Item, Response
 from avibench.plugin import Benchmark, get_benchmark
 
@@ -22,9 +21,9 @@ HEDGES = ("It could be {a} or {b}.", "I'm not sure.", "(B)")
 def _response(plugin: Benchmark, item: Item, rng: random.Random) -> Response:
     def reply(item: Item, roll: float) -> str:
         if roll < 0.5:
-            return sample.oracle_answer(item, rng)
+            return plugin.oracle_answer(item, rng)
         if roll < 0.85:
-            return sample.random_answer(item, rng)
+            return plugin.random_answer(item, rng)
         return rng.choice(HEDGES).format(a=item.options[0], b=item.options[-1])
 
     return seeded_response(plugin, item, rng, reply)

@@ -11,18 +11,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from avibench.benchmarks.mmar.layout import MMAR, MMAU, load
-from avibench.benchmarks.mmar.sample import (
-    FULL_SIZE,
-    FULL_UNIT,
-    generate_mmar,
-    generate_mmau,
-    mmar_records,
-    mmau_records,
-    oracle_answer,
-    random_answer,
-)
-from avibench.items import Response
+from avibench.benchmarks.mmar.layout import MMAR, MMAU, Layout
+from avibench.benchmarks.mmar.sample import FULL_SIZE, FULL_UNIT, mmar_records, mmau_records
+from avibench.items import Item, Response
 from avibench.level_metrics.mmar import (
     MMAR_CATEGORIES,
     MMAR_MODALITIES,
@@ -34,13 +25,24 @@ from avibench.plugin import get_benchmark
 from avibench.refine.choice import choose
 
 FRAME = 160  # 10 ms at 16 kHz
+oracle_answer = get_benchmark("mmar").oracle_answer
+random_answer = get_benchmark("mmar").random_answer
+
+
+def load(root: Path, layout: Layout, template: str | None = None) -> list[Item]:
+    plugin = get_benchmark(layout.benchmark)
+    return plugin.load(root, plugin.tasks()[0], template)
+
+
+def generate_mmar(root: Path, seed: int = 0) -> None:
+    get_benchmark("mmar").generate_sample(root, seed=seed)
 
 
 @pytest.fixture(scope="module")
 def roots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("samples")
     generate_mmar(base / "mmar")
-    generate_mmau(base / "mmau")
+    get_benchmark("mmau").generate_sample(base / "mmau")
     return {"mmar": base / "mmar", "mmau": base / "mmau"}
 
 

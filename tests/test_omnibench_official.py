@@ -20,22 +20,16 @@ from omnibench_corpus import (
     cases,
     dataset_lines,
     inference_rows,
+    official_lines,
     official_list,
     reply,
     sample_corpus,
 )
 
 from avibench.benchmarks.omnibench.layout import DATASET
-from avibench.level_metrics.omnibench import (
-    REFERENCE,
-    STRICT,
-    OmniBenchProfile,
-    Record,
-    get_profile,
-    official_lines,
-    score,
-    verdict,
-)
+from avibench.benchmarks.omnibench.plugin import OmniBench
+from avibench.evaluate.document import Paragraph
+from avibench.items import Item, Response
 from avibench.refine.omnibench import official_letter, strict_choice
 from avibench.testing.harness import invoke
 
@@ -173,30 +167,44 @@ def test_strict_profile_scores_what_each_reply_commits_to(corpus: dict[str, Path
     assert doc["summary"]["headline"] > reference
 
 
-def _record(gold_index: int, gold_parsed: str | None, official: str | None, strict: int | None) -> Record:
-    return Record("music", "Plot Inference", True, gold_index, gold_parsed, official, strict)
+def _scored(cases: list[tuple[int, str, str | None]]) -> dict:
+    """The eval document of (option set, gold option text, reply: ``None`` for no answer), all music questions."""
+    items = [
+        Item("omnibench", "OmniBench", str(k), (), answer, index=k, options=OPTION_SETS[s], meta=META)
+        for k, (s, answer, _) in enumerate(cases)
+    ]
+    responses = [
+        Response(item, "missing") if r is None else Response(item, "answered", r)
+        for item, (_, _, r) in zip(items, cases, strict=True)
+    ]
+    return OmniBench().score({"OmniBench": responses}, profile="reference", options={}).document
 
 
-def test_each_switch_changes_what_it_says() -> None:
-    unparsed_both = _record(0, None, None, None)
-    assert verdict(unparsed_both, REFERENCE) == "correct"
-    assert verdict(unparsed_both, OmniBenchProfile("x", unparsed_matches_unparsed=False)) == "wrong"
-    misread_gold = _record(2, "A", "A", 2)  # "A man is ..." at position C, the reply gives that text
-    assert verdict(misread_gold, REFERENCE) == "correct"
-    assert verdict(misread_gold, OmniBenchProfile("x", gold_from_answer_text=False)) == "wrong"
-    assert verdict(misread_gold, STRICT) == "correct"
-    bold = _record(1, "B", None, 1)  # "b": the official parser reads nothing
-    assert verdict(bold, REFERENCE) == "wrong" and verdict(bold, STRICT) == "correct"
-    assert verdict(Record("speech", "t", False, 0, "A"), STRICT) == "invalid"
-    assert "stats_by_task_type" in score([bold], STRICT) and "stats_by_task_type" not in score([bold])
-    with pytest.raises(KeyError, match="reference, strict"):
-        get_profile("lenient")
+META = {"audio type": "music", "task type": "Plot Inference"}
 
 
-def test_an_audio_type_without_questions_has_no_rates() -> None:
-    result = score([_record(0, "A", "A", 0)])
-    assert result["stats_by_audio_type"]["music"]["Correct Rate"] == 1.0
-    assert result["stats_by_audio_type"]["speech"] == {
+def test_each_profile_reads_gold_and_reply_as_it_says() -> None:
+    misread = OPTION_SETS[1][2]  # "A man is ..." at position C: the official parser reads A
+    doc = _scored(
+        [
+            (2, "Guitar", "I cannot tell."),  # both read as N/A: right officially, unread strictly
+            (1, misread, misread),  # the gold text read as A, as is the reply: right in both
+            (1, misread, "C"),  # the answer's position: right strictly only
+            (0, OPTION_SETS[0][2], "c"),  # a lowercase letter: the official parser reads nothing
+            (0, OPTION_SETS[0][2], None),  # invalid in both
+        ]
+    )
+    counts = ("n_correct_response", "n_invalid_response", "n_wrong_response")
+    strict = doc["summary"]["by_profile"]["strict"]["official"]
+    assert [doc[k] for k in counts] == [2, 1, 2]
+    assert [strict[k] for k in counts] == [3, 1, 1]
+    assert "stats_by_task_type" in strict and "stats_by_task_type" not in doc
+    assert doc["stats_by_audio_type"]["music"]["Correct Rate"] == 2 / 5
+    (note,) = [b for b in OmniBench().report_blocks(doc, None) if isinstance(b, Paragraph)]
+    assert note.text.startswith("1 answers are right by the official parser only (a gold answer read as")
+    assert ", 2 by the strict extractor only (bold or lowercase" in note.text
+    # an audio type without questions has no rates
+    assert doc["stats_by_audio_type"]["speech"] == {
         "total": 0,
         "n_correct_response": 0,
         "n_invalid_response": 0,
@@ -239,9 +247,6 @@ def test_broken_inference_rows_fail_with_file_entry_and_field(
 
 
 def test_an_answer_that_is_no_option_loads_and_only_strict_counts_it_wrong(tmp_path: Path) -> None:
-    from avibench.benchmarks.omnibench.plugin import OmniBench
-    from avibench.items import Response
-
     records = [json.loads(line) for line in dataset_lines().splitlines()[:2]]
     records[0]["answer"] = (
         "  THE MAN IN JEANS is playing a crossword puzzle. "  # option C up to case and spacing

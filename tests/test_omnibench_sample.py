@@ -59,11 +59,11 @@ def test_official_layout_and_fields(root: Path) -> None:
 
 
 def test_deterministic(root: Path, tmp_path: Path) -> None:
-    sample.generate(tmp_path / "again")
+    OmniBench().generate_sample(tmp_path / "again")
     for path in root.rglob("*"):
         if path.is_file() and path.name != ".avibench-sample.json":
             assert (tmp_path / "again" / path.relative_to(root)).read_bytes() == path.read_bytes(), path
-    sample.generate(tmp_path / "other", seed=1)
+    OmniBench().generate_sample(tmp_path / "other", seed=1)
     assert (tmp_path / "other" / layout.DATASET).read_bytes() != (root / layout.DATASET).read_bytes()
 
 

@@ -3,12 +3,13 @@
 A check is a function of a field's value giving ``None`` when it is fine, else what is wrong with it
 (``"must be a non-empty string"``). A plug-in declares its fields as ``{name: check}`` (required, in the official
 key order) and ``{name: check}`` (optional); :func:`problems` lists every problem of one row (for
-``validate-data``), :func:`require` raises the first as a :class:`~avibench.errors.DatasetError` (for ``load``).
+``validate-data``), :func:`require` raises the first as a :class:`~avibench.errors.DatasetError` (for ``load``),
+and :func:`file_problems` walks a whole file (unreadable, then each row's problems and further checks).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,22 @@ def require(
     """The record, when it passes :func:`problems`; else DatasetError for its first problem."""
     raise_first(problems(path, index, record, required, optional))
     return record
+
+
+def file_problems(
+    rows: Callable[[], Iterable[tuple[int, Any]]],
+    checks: Callable[[int, Any], Iterable[Problem]],
+    further: Callable[[int, Any], Iterable[Problem]],
+) -> list[Problem]:
+    """Every problem of a metadata file, for ``validate``: the one that keeps ``rows()`` (``(entry, row)`` pairs,
+    a :mod:`~avibench.kits.records` reader) from reading it, else each row's ``checks`` and, for a row that passes
+    them, its ``further`` problems (those that need its fields sound: answers, duplicate ids, media), row by row."""
+    try:
+        entries = rows()
+    except DatasetError as exc:
+        return [Problem(exc.path, exc.message, exc.index, exc.field)]
+    found: list[Problem] = []
+    for index, row in entries:
+        own = list(checks(index, row))
+        found += own or list(further(index, row))
+    return found

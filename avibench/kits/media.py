@@ -7,7 +7,8 @@ version string or timestamp varies between runs).
 
 * sound: :func:`tone`, :func:`noise`, :func:`click`, :func:`silence`, :func:`timeline` (mix events into a
   buffer), :func:`frame_beeps`, :func:`tone_words` (one tone per word: a stand-in for speech whose words a test
-  can tell apart), :func:`voiced_words` (voiced bursts with a falling pitch: speech-like at any sample rate);
+  can tell apart), :func:`voiced_words` (voiced bursts with a falling pitch: speech-like at any sample rate),
+  :func:`gliding_voice` (a buzz whose pitch glides);
 * audio files: :func:`write_wav` (16 kHz 16-bit PCM) and :func:`write_audio` (wav, flac or mp3 at any rate
   and PCM width, by the file's suffix);
 * pictures: :func:`picture` of ``(kind, box, colour)`` shapes, :func:`write_image` (png or jpg);
@@ -312,3 +313,12 @@ def write_mp4(path: Path, frames: Sequence[np.ndarray], audio: np.ndarray) -> No
             chunk.sample_rate, chunk.pts = SR, start
             container.mux(sound.encode(chunk))
         container.mux(sound.encode())
+
+
+def gliding_voice(seconds: float, base_hz: float, swing_hz: float, glide_hz: float) -> np.ndarray:
+    """A voiced buzz ``seconds`` long at :data:`SR`: seven harmonics (the k-th at 1/k) of a pitch that glides
+    ``swing_hz`` either side of ``base_hz``, ``glide_hz`` times a second; speech-like once cut into syllables or
+    shaped by an envelope (multiply it by one)."""
+    t = np.arange(int(seconds * SR)) / SR
+    phase = 2 * np.pi * np.cumsum(base_hz + swing_hz * np.sin(2 * np.pi * glide_hz * t)) / SR
+    return sum(np.sin(k * phase) / k for k in range(1, 8))

@@ -9,6 +9,7 @@ answers, baselines, accuracy per metadata field and rotations. Pure: no file or 
 * strict reading: :func:`strict_choice` is :func:`avibench.refine.choice.choose` (hedges, refusals and answers
   naming two options stay unparsed), optionally reading lowercase letters where they can only be letters;
 * baselines: :func:`random_reply` and :func:`oracle_reply`;
+* the strict profile's reading of a response: :func:`strict_index` (refine's answer where refine ran);
 * scoring: :func:`accuracy_by` (accuracy per any metadata field, and pooled, in the ``{"accuracy", "n"}`` cells
   official scorers print);
 * rotations: :func:`rotate` and :func:`rotations` (a question asked once per option order, each a variant),
@@ -20,9 +21,12 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from avibench.refine.choice import STANDARD_LETTERS, choose
+
+if TYPE_CHECKING:
+    from avibench.items import Response
 
 LETTERS: tuple[str, ...] = STANDARD_LETTERS
 """``A`` to ``Z``, in the order benchmarks show them."""
@@ -364,3 +368,15 @@ def rotation_of(variant: str) -> int | None:
     """The run of a rotation variant (``"r2"`` -> 2), or ``None`` for another variant."""
     found = re.fullmatch(r"r(\d+)", variant)
     return int(found.group(1)) if found else None
+
+
+# ---- the strict profile's reading of a response --------------------------------------------------------------
+
+
+def strict_index(response: Response, choose_index: Callable[[str | None], int | None]) -> int | None:
+    """The option index the strict profile reads from a response: refine's answer where refine ran (``None`` when
+    it is no option: unparsed), else ``choose_index(raw reply)``, the extractor at scoring time."""
+    options = response.item.options
+    if response.method is not None:
+        return options.index(response.refined) if response.refined in options else None
+    return choose_index(response.raw)

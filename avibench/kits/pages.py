@@ -2,7 +2,8 @@
 
 :func:`profile_breakdown` is the table of an official breakdown (accuracy per group) in both profiles, read from
 ``summary.by_profile.<profile>.official``: a heading and a ``Group | n | Reference | Strict`` table, the groups in
-the order the profiles list them.
+the order the profiles list them. :func:`differ_note` is the benchmark's sentence on the answers its two profiles
+score differently.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
+from avibench.evaluate.document import Heading, Paragraph, Table, as_dict, fmt_score
 
 Cell = Mapping[str, Any]
 
@@ -42,3 +43,14 @@ def profile_breakdown(
     if not rows:
         return []
     return [Heading(f"Accuracy (%) by {title}"), Table(["Group", "n", "Reference", "Strict"], rows)]
+
+
+def differ_note(document: Mapping[str, Any], text: str) -> list[Any]:
+    """A paragraph of ``text`` (a benchmark's sentence on why its profiles disagree) filled from
+    ``summary.profiles_differ_on`` (``{answers}``, ``{reference_only}``, ``{strict_only}``); none without it."""
+    differ = as_dict(as_dict(document.get("summary")).get("profiles_differ_on"))
+    if not differ:
+        return []
+    return [
+        Paragraph(text.format(**{k: differ.get(k, 0) for k in ("answers", "reference_only", "strict_only")}))
+    ]

@@ -12,7 +12,8 @@ concerns one, the field.
 * :func:`append_lines` (to an open file, flushed), :func:`jsonl_text` (the text, for a journal batch or a file
   replaced atomically: samples, prediction files) and :func:`write_jsonl` (a whole file);
 * :func:`slice_digest` and :func:`sliced_fingerprint`: a fingerprint per task of a metadata file tasks share, so
-  an edit to one task's questions changes that task's fingerprint only.
+  an edit to one task's questions changes that task's fingerprint only; :func:`file_version`, a whole file's
+  version.
 
 JSON-lines files go through the ``jsonlines`` package; its line-numbered errors become our one-line messages.
 """
@@ -284,3 +285,9 @@ def sliced_fingerprint(
         digest.update(task.encode())
         digest.update(slice_digest(row for row in rows if task_of(row) == task).encode())
     return digest.hexdigest()[:16]
+
+
+def file_version(path: Path) -> str | None:
+    """A data file's version for eval.json's ``meta.data_version``: the first 16 hex digits of its SHA-256
+    (``None`` when there is no such file)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if Path(path).is_file() else None

@@ -10,54 +10,43 @@ Entry numbers count from 0; in a JSONL file entry k is line k + 1.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import soundfile as sf
-
-from avibench.benchmarks.mmar.prompt import DEFAULT_TEMPLATE, build_prompt
-from avibench.errors import DatasetError
+from avibench import definitions
 from avibench.items import Item, Part
 from avibench.kits import fields as checks
+from avibench.kits import multiple_choice as mc
 from avibench.kits import records
-from avibench.level_metrics.mmar import (
-    MMAR_BREAKDOWNS,
-    MMAR_CATEGORIES,
-    MMAR_MODALITIES,
-    MMAU_BREAKDOWNS,
-    MMAU_DIFFICULTIES,
-    MMAU_TASKS,
-    Breakdown,
-    official_tokens,
-)
+from avibench.level_metrics import mmar as metrics
 from avibench.plugin import Problem
+
+CATALOGUE = definitions.template_catalogue("mmar.yaml")
+TEMPLATES: tuple[str, ...] = definitions.template_ids(CATALOGUE)
+"""The template ids, the default (recommended) one first."""
 
 
 def _category(value: Any) -> str | None:
     """MMAU stores a category as a string, 13 test-mini items as a one-element list."""
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
-    return (
-        None if isinstance(value, str) and value.strip() else "must be a string or a one-element list of one"
-    )
-
-
-_RUBRIC_KEYS = ("name", "scoring_point", "note", "choices")
+    ok = isinstance(value, str) and value.strip()
+    return None if ok else "must be a string or a one-element list of one"
 
 
 def _rubric(value: Any) -> str | None:
     if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
         return "must be a list of objects"
     for k, point in enumerate(value):
-        missing = [key for key in _RUBRIC_KEYS if key not in point]
+        missing = [key for key in ("name", "scoring_point", "note", "choices") if key not in point]
         if missing:
             return f"point {k} lacks {', '.join(missing)}"
-        if not isinstance(point["choices"], list) or not all(
+        numbers = isinstance(point["choices"], list) and all(
             isinstance(c, int | float) for c in point["choices"]
-        ):
+        )
+        if not numbers:
             return f"point {k} choices must be a list of numbers"
     return None
 
@@ -71,26 +60,24 @@ class Layout:
     meta_files: tuple[str, ...]
     """Candidate question files at the data root, the current format first."""
     audio_field: str
-    audio_fallback: str | None
-    """Where the audio is when the named path does not exist (``{id}`` is the record id), or ``None``."""
     fields: Mapping[str, checks.Check]
     """Required fields, in the official key order."""
-    optional: Mapping[str, checks.Check]
-    """Fields a record may lack (added in a later data version)."""
-    breakdowns: tuple[Breakdown, ...]
+    breakdowns: Mapping[str, tuple[str, ...]]
+    """The official breakdowns: record field -> its fixed groups in the official order (empty: first-seen order)."""
     prediction_key: str
-    legacy_prediction_key: str
-    """The prediction key of older official scorers (MMAR) or of the README (MMAU), read only when no record has
-    :attr:`prediction_key`."""
+    """The key of the official scorer's prediction; the older ``model_prediction`` (of older MMAR scorers, of
+    MMAU's README) is read only when no record has it."""
+    audio_fallback: str | None = None
+    """Where the audio is when the named path does not exist (``{id}`` is the record id), or ``None``."""
+    optional: Mapping[str, checks.Check] = field(default_factory=dict)
+    """Fields a record may lack (added in a later data version)."""
     annotations: tuple[str, ...] = ()
     """Large annotation fields kept out of ``Item.meta`` (they stay in ``Item.source``)."""
 
     def meta_path(self, root: Path) -> Path:
         """The question file present under ``root`` (the current one when none is)."""
-        for name in self.meta_files:
-            if (root / name).is_file():
-                return root / name
-        return root / self.meta_files[0]
+        found = [Path(root) / name for name in self.meta_files if (Path(root) / name).is_file()]
+        return (found or [Path(root) / self.meta_files[0]])[0]
 
     def audio_path(self, root: Path, record: Mapping[str, Any]) -> Path:
         named = root / str(record[self.audio_field])
@@ -112,8 +99,8 @@ MMAR = Layout(
         "question": checks.text,
         "choices": checks.choices,
         "answer": checks.text,
-        "modality": checks.one_of(MMAR_MODALITIES),
-        "category": checks.one_of(MMAR_CATEGORIES),
+        "modality": checks.one_of(metrics.MMAR_MODALITIES),
+        "category": checks.one_of(metrics.MMAR_CATEGORIES),
         "sub-category": checks.text,
         "language": checks.optional_string,
         "source": checks.string,
@@ -121,9 +108,8 @@ MMAR = Layout(
         "timestamp": checks.string,
     },
     optional={"thinking": checks.string, "cue": checks.strings, "rubric": _rubric},
-    breakdowns=MMAR_BREAKDOWNS,
+    breakdowns={"modality": metrics.MMAR_MODALITIES, "category": metrics.MMAR_CATEGORIES, "sub-category": ()},
     prediction_key="answer_prediction",
-    legacy_prediction_key="model_prediction",
     annotations=("thinking", "cue", "rubric"),
 )
 MMAU = Layout(
@@ -131,7 +117,6 @@ MMAU = Layout(
     task="test-mini",
     meta_files=("mmau-test-mini.json",),
     audio_field="audio_id",
-    audio_fallback=None,
     fields={
         "id": checks.text,
         "audio_id": checks.text,
@@ -139,23 +124,21 @@ MMAU = Layout(
         "choices": checks.choices,
         "answer": checks.text,
         "dataset": checks.string,
-        "task": checks.one_of(MMAU_TASKS),
+        "task": checks.one_of(metrics.MMAU_TASKS),
         "split": checks.string,
         "category": _category,
         "sub-category": checks.text,
-        "difficulty": checks.one_of(MMAU_DIFFICULTIES),
+        "difficulty": checks.one_of(metrics.MMAU_DIFFICULTIES),
     },
-    optional={},
-    breakdowns=MMAU_BREAKDOWNS,
+    # then ``category``, not printed officially (13 items store it as a one-element list)
+    breakdowns={
+        "task": metrics.MMAU_TASKS,
+        "difficulty": metrics.MMAU_DIFFICULTIES,
+        "sub-category": (),
+        "category": (),
+    },
     prediction_key="model_output",
-    legacy_prediction_key="model_prediction",
 )
-LAYOUTS: dict[str, Layout] = {layout.benchmark: layout for layout in (MMAR, MMAU)}
-
-
-def read_records(path: Path) -> list[Any]:
-    """The entries of a JSON list or, for a ``.jsonl`` file, of one JSON value per non-blank line."""
-    return records.read_records(path, otherwise="json")
 
 
 def record_problems(
@@ -175,104 +158,87 @@ def _answer_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Itera
     choices = record["choices"]
     if len(set(choices)) < len(choices):
         yield Problem(str(path), "repeats a choice", index, "choices", "warning")
-    gold = official_tokens(record["answer"])
-    twins = [c for c in choices if c != record["answer"] and official_tokens(c) == gold]
+    gold = metrics.official_tokens(record["answer"])
+    twins = [c for c in choices if c != record["answer"] and metrics.official_tokens(c) == gold]
     if twins:
         message = f"the official match also accepts {twins[0]!r} (same words as the answer in another order)"
         yield Problem(str(path), message, index, "answer", "warning")
 
 
 def audio_problem(path: Path) -> str | None:
-    """``None`` when the file exists and its first samples decode (libsndfile, else FFmpeg), else why not."""
+    """``None`` when the file exists and its first samples decode (FFmpeg, through PyAV), else why not."""
+    import av
+
     if not path.is_file():
         return f"audio file {path} does not exist"
     try:
-        with sf.SoundFile(path) as fh:
-            if fh.frames > 0 and len(fh.read(1024)) > 0:
-                return None
-            return f"audio file {path} holds no samples"
-    except (sf.LibsndfileError, RuntimeError, OSError):
-        pass
-    try:
-        import av
-
         with av.open(str(path)) as container:
             next(container.decode(audio=0))
         return None
-    except (
-        Exception
-    ) as exc:  # PyAV raises its own error types for each failure (and StopIteration when empty)
+    # PyAV raises its own error types for each failure (and StopIteration when empty)
+    except Exception as exc:
         return f"audio file {path} does not decode ({type(exc).__name__})"
 
 
-def validate(root: Path, layout: Layout, *, decode_audio: bool = True) -> list[Problem]:
+def validate(root: Path, layout: Layout) -> list[Problem]:
     """Every problem of a benchmark's data under ``root``: fields, answers, ids, audio; each names file, entry
     and field. Warnings mark what the official scorer accepts but scores oddly."""
     path = layout.meta_path(root)
-    try:
-        records = read_records(path)
-    except DatasetError as exc:
-        return [Problem(exc.path, exc.message, exc.index, exc.field)]
-    problems: list[Problem] = []
     first: dict[str, int] = {}
-    for index, record in enumerate(records):
-        found = list(record_problems(layout, path, index, record))
-        problems += found
-        if found:
-            continue
-        problems += _answer_warnings(path, index, record)
+
+    def further(index: int, record: dict[str, Any]) -> Iterator[Problem]:
+        yield from _answer_warnings(path, index, record)
         if record["id"] in first:
-            problems.append(Problem(str(path), f"repeats the id of entry {first[record['id']]}", index, "id"))
+            yield Problem(str(path), f"repeats the id of entry {first[record['id']]}", index, "id")
         first.setdefault(record["id"], index)
-        audio = layout.audio_path(root, record)
-        message = (
-            audio_problem(audio) if decode_audio else None if audio.is_file() else f"{audio} does not exist"
-        )
+        message = audio_problem(layout.audio_path(root, record))
         if message:
-            problems.append(Problem(str(path), message, index, layout.audio_field))
-    return problems
+            yield Problem(str(path), message, index, layout.audio_field)
 
-
-def _item(layout: Layout, root: Path, index: int, record: Mapping[str, Any], template: str) -> Item:
-    choices = tuple(record["choices"])
-    skip = {"choices", "answer", *layout.annotations}
-    return Item(
-        benchmark=layout.benchmark,
-        task=layout.task,
-        item_id=str(record["id"]),
-        parts=(
-            Part.audio(layout.audio_path(root, record)),
-            Part.text(build_prompt(record["question"], choices, template)),
-        ),
-        answer=record["answer"],
-        index=index,
-        options=choices,
-        template=template,
-        meta={k: v for k, v in record.items() if k not in skip},
-        source=record,
+    return checks.file_problems(
+        lambda: records.read_rows(path, otherwise="json"),
+        lambda index, record: record_problems(layout, path, index, record),
+        further,
     )
 
 
-def load(root: Path, layout: Layout, template: str = DEFAULT_TEMPLATE) -> list[Item]:
+def shown_letters(template: str, n_choices: int) -> tuple[str, ...]:
+    """The letters a template shows beside ``n_choices`` choices (empty when it shows none)."""
+    letters = definitions.template_fields(CATALOGUE, template, "MMAR/MMAU")["letters"]
+    return mc.letters_for(n_choices) if letters else ()
+
+
+def build_prompt(question: str, choices: tuple[str, ...], template: str) -> str:
+    """The user message for one question."""
+    spec = definitions.template_fields(CATALOGUE, template, "MMAR/MMAU")
+    return spec["text"].format(question=question, choices=mc.lettered(choices, line=spec["choice"]))
+
+
+def load(root: Path, layout: Layout, template: str) -> list[Item]:
     """Every question as an :class:`Item` (the audio, then the prompt), in file order; raises DatasetError for the
-    first record that cannot be asked or scored (use :func:`validate` for the full list and the audio check)."""
+    first record that cannot be asked or scored (:func:`validate` lists them all, and checks the audio)."""
     path = layout.meta_path(root)
     items = []
-    for index, record in enumerate(read_records(path)):
-        problem = next(record_problems(layout, path, index, record), None)
-        if problem is not None:
-            raise DatasetError(problem.path, problem.message, index=problem.index, field=problem.field)
-        items.append(_item(layout, root, index, record, template))
+    for index, record in records.read_rows(path, otherwise="json"):
+        checks.raise_first(record_problems(layout, path, index, record))
+        choices = tuple(record["choices"])
+        skip = {"choices", "answer", *layout.annotations}
+        prompt = build_prompt(record["question"], choices, template)
+        items.append(
+            Item(
+                benchmark=layout.benchmark,
+                task=layout.task,
+                item_id=str(record["id"]),
+                parts=(Part.audio(layout.audio_path(root, record)), Part.text(prompt)),
+                answer=record["answer"],
+                index=index,
+                options=choices,
+                template=template,
+                meta={k: v for k, v in record.items() if k not in skip},
+                source=record,
+            )
+        )
     return items
-
-
-def data_files(root: Path, layout: Layout) -> tuple[Path, ...]:
-    return (layout.meta_path(root),)
-
-
-def fingerprint(path: Path) -> str:
-    """The data version: the first 16 hex digits of the question file's SHA-256."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 #: Fingerprints of the official question files (as committed upstream), and the commit that last changed each.
@@ -281,8 +247,3 @@ KNOWN_VERSIONS: dict[str, str] = {
     "7240ecca11b252c7": "MMAR-meta.json of ddlBoJack/MMAR 6249700 (2025-05-11, the original release)",
     "9f18fda99f8dbc2b": "mmau-test-mini.json of Sakshi113/MMAU f0a4a97 (2025-08-09, MMAU-v05.15.25)",
 }
-
-
-def known_version(path: Path) -> str | None:
-    """Which official release a question file is, or ``None`` for a modified or unknown file."""
-    return KNOWN_VERSIONS.get(fingerprint(path))

@@ -1,4 +1,4 @@
-"""A small, deterministic MMAR and MMAU test-mini in the official layouts, with real audio, and the baselines.
+"""A small, deterministic MMAR and MMAU test-mini in the official layouts, with real audio.
 
 Every question is about its own audio and its answer is true of it by construction: how many tones sound, which of
 two tones is louder or higher, whether the pitch goes up or down, and whether the clip is speech-like (a voiced
@@ -12,25 +12,15 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from avibench.benchmarks.mmar.layout import MMAR, MMAU, Layout
-from avibench.benchmarks.mmar.prompt import shown_letters
-from avibench.items import Item
-from avibench.kits import multiple_choice as mc
-from avibench.kits.media import SR, timeline, tone, write_wav
-from avibench.level_metrics.mmar import (
-    MMAR_CATEGORIES,
-    MMAR_MODALITIES,
-    MMAU_DIFFICULTIES,
-    MMAU_TASKS,
-    token_set_match,
-)
+from avibench.benchmarks.mmar.layout import Layout
+from avibench.kits.media import SR, gliding_voice, timeline, tone, write_wav
+from avibench.level_metrics.mmar import MMAR_CATEGORIES, MMAR_MODALITIES, MMAU_DIFFICULTIES, MMAU_TASKS
 
 SMALL_SIZE = 30
 FULL_SIZE = 1000
@@ -96,13 +86,9 @@ def _direction(rng: random.Random, unit: float) -> Question:
 def _speech_or_music(rng: random.Random, unit: float) -> Question:
     speech = rng.random() < 0.5
     if speech:
-        n = int(8 * unit * SR)
-        t = np.arange(n) / SR
-        f0 = 140 + 40 * np.sin(2 * np.pi * 1.5 * t)  # a gliding voice pitch
-        phase = 2 * np.pi * np.cumsum(f0) / SR
-        buzz = sum(np.sin(k * phase) / k for k in range(1, 8))
-        syllables = np.clip(np.sin(2 * np.pi * 4 * t), 0, None)  # four syllables a second
-        audio = 0.3 * buzz * syllables
+        buzz = gliding_voice(8 * unit, 140, 40, 1.5)
+        t = np.arange(len(buzz)) / SR
+        audio = 0.3 * buzz * np.clip(np.sin(2 * np.pi * 4 * t), 0, None)  # four syllables a second
     else:
         audio = np.concatenate([tone(rng.choice(NOTES_HZ), unit) for _ in range(8)])
     choices = ["Speech", "Music", "Silence"][: rng.choice((2, 3))]
@@ -111,13 +97,7 @@ def _speech_or_music(rng: random.Random, unit: float) -> Question:
     )
 
 
-KINDS: tuple[Callable[[random.Random, float], Question], ...] = (
-    _beeps,
-    _louder,
-    _higher,
-    _direction,
-    _speech_or_music,
-)
+KINDS = (_beeps, _louder, _higher, _direction, _speech_or_music)
 
 
 def _questions(count: int, seed: int, unit: float) -> list[Question]:
@@ -125,18 +105,13 @@ def _questions(count: int, seed: int, unit: float) -> list[Question]:
     return [KINDS[k % len(KINDS)](rng, unit) for k in range(count)]
 
 
-def _rubric(question: Question) -> list[dict[str, Any]]:
-    points = ("Listening", "Cue identification", "Comparison", "Reasoning", "Correct selection")
-    note = "A synthetic rubric point of the generated sample."
-    return [
-        {
-            "name": p,
-            "scoring_point": f"Award 1 point for {p.lower()} ({question.skill}).",
-            "note": note,
-            "choices": [0, 1],
-        }
-        for p in points
-    ]
+RUBRIC_NOTE = "A synthetic rubric point of the generated sample."
+RUBRIC_POINTS = ("Listening", "Cue identification", "Comparison", "Reasoning", "Correct selection")
+
+
+def _rubric_point(point: str, skill: str) -> dict[str, Any]:
+    scoring = f"Award 1 point for {point.lower()} ({skill})."
+    return {"name": point, "scoring_point": scoring, "note": RUBRIC_NOTE, "choices": [0, 1]}
 
 
 def mmar_records(
@@ -162,7 +137,7 @@ def mmar_records(
             "timestamp": f"00:00:00,00:00:0{k % 10}",
             "thinking": f"The clip answers '{q.question}' directly: {q.answer}.",
             "cue": [q.skill],
-            "rubric": _rubric(q),
+            "rubric": [_rubric_point(p, q.skill) for p in RUBRIC_POINTS],
         }
         out.append((record, q))
     return out
@@ -194,64 +169,16 @@ def mmau_records(
     return out
 
 
-def _write(root: Path, layout: Layout, pairs: list[tuple[dict[str, Any], Question]]) -> int:
+def generate(root: Path, layout: Layout, *, seed: int = 0, full_size: bool = False) -> int:
+    """Write the sample of ``layout``'s benchmark under ``root``; returns the number of questions."""
+    size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
+    pairs = (mmar_records if layout.benchmark == "mmar" else mmau_records)(size, seed, unit)
     for record, question in pairs:
-        write_wav(root / record[layout.audio_field], question.audio)
-    records = [record for record, _ in pairs]
-    meta = root / layout.meta_files[0]
-    meta.parent.mkdir(parents=True, exist_ok=True)
+        write_wav(Path(root) / record[layout.audio_field], question.audio)
+    rows = [record for record, _ in pairs]
+    meta = Path(root) / layout.meta_files[0]  # its folder holds the audio written above
     if meta.suffix == ".jsonl":  # as upstream: one record per line, no trailing newline
-        meta.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
+        meta.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
     else:
-        meta.write_text(json.dumps(records, ensure_ascii=False, indent=4), encoding="utf-8")
-    return len(records)
-
-
-def generate_mmar(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
-    """Write the MMAR sample under ``root``; returns the number of questions."""
-    size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
-    return _write(Path(root), MMAR, mmar_records(size, seed, unit))
-
-
-def generate_mmau(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
-    """Write the MMAU test-mini sample under ``root``; returns the number of questions."""
-    size, unit = (FULL_SIZE, FULL_UNIT) if full_size else (SMALL_SIZE, SMALL_UNIT)
-    return _write(Path(root), MMAU, mmau_records(size, seed, unit))
-
-
-# Baselines ---------------------------------------------------------------------------------------------------------
-
-
-def random_answer(item: Item, rng: random.Random) -> str:
-    """A uniform guess among the question's choices, answered with the choice's text."""
-    return mc.random_reply(item.options, rng, form="text")
-
-
-ORACLE_STYLES: tuple[str, ...] = (
-    "{t}",
-    "{t}.",
-    "The answer is {t}.",
-    "**Answer:** {t}",
-    "Based on the audio, the answer is {t}.",
-    "<think>I listened to the whole clip and compared it with each option.</think>\n{t}",
-    "I choose {t}.",
-)
-LETTERED_STYLES: tuple[str, ...] = ("({l}) {t}", "{l}. {t}", "The answer is ({l}) {t}.")
-
-
-def oracle_answer(item: Item, rng: random.Random) -> str:
-    """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both the
-    official token-set match and the strict extractor score correct for this question (the bare answer at worst)."""
-    letters = shown_letters(item.template, len(item.options)) if item.template else ()
-    gold = item.options.index(item.answer)
-
-    def right(reply: str) -> bool:
-        chosen = mc.strict_choice(reply, item.options, letters)
-        return (
-            chosen is not None
-            and item.options[chosen] == item.answer
-            and token_set_match(item.answer, reply, item.options)
-        )
-
-    styles = ORACLE_STYLES + (LETTERED_STYLES if letters else ())
-    return mc.oracle_reply(gold, item.options, rng, styles, right)
+        meta.write_text(json.dumps(rows, ensure_ascii=False, indent=4), encoding="utf-8")
+    return len(rows)

@@ -9,21 +9,18 @@ also its id here and the ``index`` of its inference row.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from avibench import definitions
-from avibench.definitions import template_catalogue, template_fields
-from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields, records
-from avibench.level_metrics.omnibench import AUDIO_TYPES, LETTERS
+from avibench.kits import multiple_choice as mc
+from avibench.level_metrics.omnibench import AUDIO_TYPES
 from avibench.plugin import Problem
 from avibench.refine.omnibench import official_letter
 
-BENCHMARK = "omnibench"
 TASK = "OmniBench"
 DATASET = Path("dataset") / "batch-5_1142_20240817.jsonl"
 AUDIO_DIR = Path("mm_data") / "audio"
@@ -32,37 +29,20 @@ IMAGE_DIR = Path("mm_data") / "image"
 OFFICIAL_COUNT = 1142
 #: Fields kept out of ``Item.meta`` (long annotations, and what the item holds elsewhere).
 _NOT_META = ("audio content", "image content", "options", "answer", "question")
+CATALOGUE = definitions.template_catalogue("omnibench.yaml")
+TEMPLATES: tuple[str, ...] = definitions.template_ids(CATALOGUE)
+"""The template ids, the official one first."""
 
 
-def template_ids() -> tuple[str, ...]:
-    """The template ids, the official one first."""
-    return definitions.template_ids(template_catalogue("omnibench.yaml"))
-
-
-DEFAULT_TEMPLATE: str = template_ids()[0]
-
-
-def option_lines(options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:
+def option_lines(options: Sequence[str], template: str = TEMPLATES[0]) -> str:
     """The options as the prompt shows them, one lettered line each."""
-    spec = _template(template)
-    return "\n".join(
-        spec["option"].format(letter=letter, text=text) for letter, text in zip(LETTERS, options, strict=True)
-    )
-
-
-def _template(template: str) -> dict[str, Any]:
-    return template_fields(template_catalogue("omnibench.yaml"), template, "OmniBench")
-
-
-def build_prompt(question: str, options: Sequence[str], template: str = DEFAULT_TEMPLATE) -> str:
-    """The user message for one question."""
-    return _template(template)["text"].format(question=question, options=option_lines(options, template))
+    line = definitions.template_fields(CATALOGUE, template, "OmniBench")["option"]
+    return mc.lettered(options, line=line)
 
 
 def _options(value: Any) -> str | None:
-    if not isinstance(value, list) or len(value) != 4 or not all(isinstance(v, str) for v in value):
-        return "must be a list of four strings (the official scorer reads options A-D)"
-    return None
+    four = not fields.strings(value) and len(value) == 4
+    return None if four else "must be a list of four strings (the official scorer reads options A-D)"
 
 
 def _audio_type(value: Any) -> str | None:
@@ -82,28 +62,15 @@ CHECKS = {
 }
 
 
-def record_problems(path: Path, index: int, record: Any) -> Iterator[Problem]:
-    """What keeps one record from being asked or scored."""
-    return fields.problems(path, index, record, CHECKS)
-
-
-def _normalised(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def gold_position(answer: str, options: Sequence[str]) -> int | None:
     """The answer's position among the options: the option equal to it, else the one option equal to it up to
     case and spacing; ``None`` when there is none (the official scorer, which parses the answer text, still scores
     such a question; the strict profile counts it wrong)."""
     if answer in options:
         return list(options).index(answer)
-    matches = [k for k, option in enumerate(options) if _normalised(option) == _normalised(answer)]
+    normalised = lambda text: " ".join(text.split()).casefold()  # noqa: E731
+    matches = [k for k, option in enumerate(options) if normalised(option) == normalised(answer)]
     return matches[0] if len(matches) == 1 else None
-
-
-def read_dataset(path: Path) -> list[Any]:
-    """The records of the question file, one JSON value per non-blank line."""
-    return [record for _, record in records.jsonl_rows(path)]
 
 
 def audio_type(record: Mapping[str, Any]) -> str:
@@ -111,38 +78,36 @@ def audio_type(record: Mapping[str, Any]) -> str:
     return str(record["audio type"]).strip().lower()
 
 
-def _item(root: Path, index: int, record: Mapping[str, Any], template: str) -> Item:
-    options = tuple(record["options"])
-    meta = {k: v for k, v in record.items() if k not in _NOT_META}
-    meta["audio type"] = audio_type(record)
-    return Item(
-        benchmark=BENCHMARK,
-        task=TASK,
-        item_id=str(index),
-        parts=(
-            Part.image(root / IMAGE_DIR / record["image_path"]),
-            Part.audio(root / AUDIO_DIR / record["audio_path"]),
-            Part.text(build_prompt(record["question"], options, template)),
-        ),
-        answer=record["answer"],
-        index=index,
-        options=options,
-        template=template,
-        meta=meta,
-        source=record,
-    )
-
-
-def load(root: Path, template: str = DEFAULT_TEMPLATE) -> list[Item]:
+def load(root: Path, template: str) -> list[Item]:
     """Every question as an :class:`Item` (image, audio, prompt) in file order; raises DatasetError for the first
     record that cannot be asked or scored."""
-    path = Path(root) / DATASET
+    path = root / DATASET
+    spec = definitions.template_fields(CATALOGUE, template, "OmniBench")
     items = []
-    for index, record in enumerate(read_dataset(path)):
-        problem = next(record_problems(path, index, record), None)
-        if problem is not None:
-            raise DatasetError(problem.path, problem.message, index=problem.index, field=problem.field)
-        items.append(_item(Path(root), index, record, template))
+    for index, record in enumerate(records.read_records(path)):
+        fields.require(path, index, record, CHECKS)
+        options = tuple(record["options"])
+        prompt = spec["text"].format(question=record["question"], options=option_lines(options, template))
+        meta = {k: v for k, v in record.items() if k not in _NOT_META}
+        meta["audio type"] = audio_type(record)
+        items.append(
+            Item(
+                benchmark="omnibench",
+                task=TASK,
+                item_id=str(index),
+                parts=(
+                    Part.image(root / IMAGE_DIR / record["image_path"]),
+                    Part.audio(root / AUDIO_DIR / record["audio_path"]),
+                    Part.text(prompt),
+                ),
+                answer=record["answer"],
+                index=index,
+                options=options,
+                template=template,
+                meta=meta,
+                source=record,
+            )
+        )
     return items
 
 
@@ -154,7 +119,7 @@ def _quirk_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Iterat
         message = "is not one of the options (the strict profile counts the question wrong)"
         yield Problem(str(path), message, index, "answer")
         return
-    position = LETTERS[found]
+    position = mc.LETTERS[found]
     if record["answer"] not in options:
         message = f"equals option {position} only up to case and spacing"
         yield Problem(str(path), message, index, "answer", "warning")
@@ -174,26 +139,17 @@ def _quirk_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Iterat
 def validate(root: Path) -> list[Problem]:
     """Every problem of the data under ``root``: fields, answers, media; warnings where the official scorer reads
     a gold answer as another letter or as none."""
-    root = Path(root)
     path = root / DATASET
-    try:
-        records = read_dataset(path)
-    except DatasetError as exc:
-        return [Problem(exc.path, exc.message, exc.index, exc.field)]
-    problems: list[Problem] = []
-    for index, record in enumerate(records):
-        found = list(record_problems(path, index, record))
-        problems += found
-        if found:
-            continue
-        problems += _quirk_warnings(path, index, record)
+
+    def further(index: int, record: dict[str, Any]) -> Iterator[Problem]:
+        yield from _quirk_warnings(path, index, record)
         for field, folder in (("audio_path", AUDIO_DIR), ("image_path", IMAGE_DIR)):
             media = root / folder / record[field]
             if not media.is_file():
-                problems.append(Problem(str(path), f"{media} does not exist", index, field))
-    return problems
+                yield Problem(str(path), f"{media} does not exist", index, field)
 
-
-def fingerprint(path: Path) -> str:
-    """The data version: the first 16 hex digits of the question file's SHA-256."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return fields.file_problems(
+        lambda: list(enumerate(records.read_records(path))),
+        lambda index, record: fields.problems(path, index, record, CHECKS),
+        further,
+    )

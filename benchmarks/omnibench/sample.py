@@ -1,4 +1,4 @@
-"""A small, deterministic OmniBench in the official layout, with real media, and the offline baselines.
+"""A small, deterministic OmniBench in the official layout, with real media.
 
 Every question needs both media and its answer is true of them by construction: the picture (png) shows one to
 three shapes of one kind and colour, the audio (wav) sounds one to four times, and the question asks for both
@@ -11,7 +11,6 @@ questions; ``full_size`` writes the real benchmark's 1,142, with tiny media.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,20 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT, gold_position
-from avibench.items import Item
-from avibench.kits import multiple_choice as mc
-from avibench.kits.media import (
-    SR,
-    grid_cells,
-    picture,
-    timeline,
-    tone,
-    write_image,
-    write_wav,
-)
+from avibench.benchmarks.omnibench.layout import AUDIO_DIR, DATASET, IMAGE_DIR, OFFICIAL_COUNT
+from avibench.kits import media
+from avibench.kits.records import write_jsonl
 from avibench.level_metrics.omnibench import AUDIO_TYPES
-from avibench.refine.omnibench import official_letter, strict_choice
 
 SMALL_SIZE = 24
 #: The length of one sound (and of the gap after it) in seconds.
@@ -45,11 +34,7 @@ TASK_TYPES: tuple[str, ...] = (
     "Contextual and Environmental", "Identity and Relationship", "Text and Symbols", "Count and Quantity",
 )  # fmt: skip
 SHAPES: tuple[str, ...] = ("circle", "square", "triangle")
-COLOURS: dict[str, tuple[int, int, int]] = {
-    "red": (220, 40, 40),
-    "green": (40, 200, 60),
-    "blue": (50, 90, 230),
-}
+COLOURS: tuple[str, ...] = ("blue", "green", "red")
 WORDS: tuple[str, ...] = ("zero", "one", "two", "three", "four")
 SCALE_HZ: tuple[float, ...] = (262.0, 330.0, 392.0, 523.0)
 #: Every 8th question (from the 4th) has short answers, every 8th from the 7th answers beginning "A picture".
@@ -79,26 +64,21 @@ def _wording(k: int, shapes: int, shape: str, sounds: int) -> str:
 
 def _sound(kind: str, unit: float, rng: random.Random) -> list[np.ndarray]:
     """Four sounds of one audio type, one of which is used per repetition."""
-    n = int(unit * SR)
     if kind == "speech":
-        t = np.arange(n) / SR
-        f0 = 130 + 30 * np.sin(2 * np.pi * 3 * t)  # a gliding voice pitch
-        phase = 2 * np.pi * np.cumsum(f0) / SR
-        voiced = sum(np.sin(k * phase) / k for k in range(1, 8))
-        return [0.3 * voiced * np.hanning(n)] * 4
+        return [0.3 * media.gliding_voice(unit, 130, 30, 3) * np.hanning(int(unit * media.SR))] * 4
     if kind == "music":
-        return [tone(f, unit) for f in SCALE_HZ]
-    return [tone(rng.choice((880.0, 1000.0)), unit)] * 4
+        return [media.tone(f, unit) for f in SCALE_HZ]
+    return [media.tone(rng.choice((880.0, 1000.0)), unit)] * 4
 
 
 def _audio(kind: str, count: int, unit: float, rng: random.Random) -> np.ndarray:
     sounds = _sound(kind, unit, rng)
-    return timeline((2 * count + 1) * unit, [((2 * k + 1) * unit, sounds[k]) for k in range(count)])
+    return media.timeline((2 * count + 1) * unit, [((2 * k + 1) * unit, sounds[k]) for k in range(count)])
 
 
 def _question(k: int, rng: random.Random, unit: float, wh: tuple[int, int]) -> Question:
     shapes, sounds = rng.randint(1, 3), rng.randint(1, 4)
-    shape, colour = rng.choice(SHAPES), rng.choice(sorted(COLOURS))
+    shape, colour = rng.choice(SHAPES), rng.choice(COLOURS)
     pairs = [(s, n) for s in (1, 2, 3) for n in (1, 2, 3, 4) if (s, n) != (shapes, sounds)]
     distractors = rng.sample(pairs, 3)
     gold = (k // 8) % 3 + 1 if k % 8 == A_WORDING else rng.randrange(4)
@@ -109,8 +89,8 @@ def _question(k: int, rng: random.Random, unit: float, wh: tuple[int, int]) -> Q
         audio_kind.capitalize() + " " if k % 10 == 9 else audio_kind
     )  # upstream trims and lowercases
     size = wh[1] // 2
-    cells = grid_cells(3, 1, size, wh)
-    image = picture(wh, [(shape, cells[c], COLOURS[colour]) for c in range(shapes)])
+    cells = media.grid_cells(3, 1, size, wh)
+    image = media.picture(wh, [(shape, cells[c], media.NAMED_COLOURS[colour]) for c in range(shapes)])
     record = {
         "task type": TASK_TYPES[k % len(TASK_TYPES)],
         "audio type": stored_kind,
@@ -142,48 +122,7 @@ def generate(root: Path, *, seed: int = 0, full_size: bool = False) -> int:
     )
     found = questions(count, seed, unit, wh)
     for q in found:
-        write_wav(root / AUDIO_DIR / q.record["audio_path"], q.audio)
-        write_image(root / IMAGE_DIR / q.record["image_path"], q.image)
-    path = root / DATASET
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(q.record, ensure_ascii=False) + "\n" for q in found), encoding="utf-8")
+        media.write_wav(root / AUDIO_DIR / q.record["audio_path"], q.audio)
+        media.write_image(root / IMAGE_DIR / q.record["image_path"], q.image)
+    write_jsonl(root / DATASET, [q.record for q in found])
     return len(found)
-
-
-# Baselines ---------------------------------------------------------------------------------------------------------
-
-
-def random_answer(item: Item, rng: random.Random) -> str:
-    """A uniform guess: one of the four letters, alone (both parsers read it)."""
-    return mc.random_reply(item.options, rng)
-
-
-ORACLE_STYLES: tuple[str, ...] = (
-    "{t}",
-    "{l}",
-    "({l}) {t}",
-    "The answer is ({l}).",
-    "**{l}**",
-    "Answer: {l}",
-    "The correct answer is {l}. {t}",
-    "Based on the image and the audio, the answer is: {t}",
-    "<think>I counted the shapes and the sounds.</think>\n({l})",
-)
-
-
-def oracle_answer(item: Item, rng: random.Random) -> str:
-    """The gold answer phrased as models phrase answers, in a style drawn from ``rng`` among those that both the
-    official parser (against the letter it reads from the answer text) and the strict extractor score correct;
-    the answer text itself at worst (which the official parser always scores correct)."""
-    gold = gold_position(str(item.answer), item.options)
-    if gold is None:
-        return str(item.answer)
-    official_gold = official_letter(str(item.answer), item.options)
-
-    def right(reply: str) -> bool:
-        return (
-            official_letter(reply, item.options) == official_gold
-            and strict_choice(reply, item.options) == gold
-        )
-
-    return mc.oracle_reply(gold, item.options, rng, ORACLE_STYLES, right, text=str(item.answer))
