@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tiny_dataset import write_mp4
 
 from avibench.benchmarks.avibench.dataset import load_task, pre_pairs
 from avibench.benchmarks.avibench.tasks import AVIBENCH
-from avibench.benchmarks.avibench.tiny_dataset import write_mp4
 from avibench.benchmarks.avibench.validate import validate_dataset, validate_task
 from avibench.cli import cli
 from avibench.errors import DatasetError
@@ -198,7 +198,7 @@ def test_sample_copy_with_damage_is_caught(sample_root: Path, tmp_path: Path) ->
     folder = copy / "perception" / "AMIC"
     media = sorted((folder / "input").rglob("*.wav"))[0]
     media.unlink()
-    problems = validate_dataset(copy, AVIBENCH.select("AMIC"))
+    problems = validate_dataset(copy, (AVIBENCH.task("AMIC"),))
     assert any(
         p.field and p.field.startswith("input.audio_list") and "not found" in p.message for p in problems
     )
