@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from avibench.benchmarks.avibench.report import TAXONOMY_LABELS
-from avibench.benchmarks.avibench.submission import PAPER, STAGE_KEYS, entry_coverage
+from avibench.benchmarks.avibench.submission import PAPER, entry_coverage
 from avibench.benchmarks.avibench.table import TAXONOMY_KEYS, summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.evaluate.badges import number_cell
@@ -31,6 +31,7 @@ from avibench.evaluate.document import (
 from avibench.evaluate.leaderboard import Board, BoardBlock, BoardRuns, Ranked, Section
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.level_metrics.aggregate import STAGE_NAMES
 
 
 @dataclass(frozen=True)
@@ -65,12 +66,12 @@ def run_row(label: str, doc: Mapping[str, Any]) -> Row:
         origin=run_origin(meta, label),
         params=None,
         overall=as_number(numbers["overall"]),
-        stages={k: as_number(stages.get(k)) for k in STAGE_KEYS},
+        stages={k: as_number(stages.get(k)) for k in STAGE_NAMES},
         taxonomy={k: as_number(taxonomy.get(k)) for k in TAXONOMY_KEYS},
         profile=str(summary.get("profile") or meta.get("profile") or "unknown"),
         coverage=f"{cov['status']} ({cov['tasks_completed']}/{cov['tasks_total']} tasks, "
         f"{cov['samples_completed']}/{cov['samples_total']} samples)",
-        intervals={k: interval_of(summary, "aggregates", k) for k in (*STAGE_KEYS, "overall")},
+        intervals={k: interval_of(summary, "aggregates", k) for k in (*STAGE_NAMES, "overall")},
         dataset=dataset_of(meta),
         incomplete=as_dict(summary.get("incomplete")),
     )
@@ -85,7 +86,7 @@ def published_rows(published: object) -> list[Row]:
             origin="published [SUMMARY]" if r["summary"] else "published",
             params=r["params"],
             overall=r["overall"],
-            stages=PAPER.values(r, STAGE_KEYS),
+            stages=PAPER.values(r, STAGE_NAMES),
             taxonomy=PAPER.values(r, TAXONOMY_KEYS),
             published=True,
             approximate=bool(r["approximate"]),
@@ -137,8 +138,8 @@ def _stage_chart(section: Section) -> list[Block]:
     rows = [row for _, row in section.rows if row.overall is not None]
     if section.apart or not rows:
         return []
-    keys = [*STAGE_KEYS, "overall"]
-    labels = [*(AVIBENCH.stage(k).label for k in STAGE_KEYS), "Overall"]
+    keys = [*STAGE_NAMES, "overall"]
+    labels = [*(AVIBENCH.stage(k).label for k in STAGE_NAMES), "Overall"]
 
     def value(row: Row, key: str) -> float | None:
         return row.overall if key == "overall" else row.stages.get(key)
@@ -178,14 +179,14 @@ def _classes(table: Ranked) -> list[list[str]]:
 
 def _stage_table(section: Section) -> list[Block]:
     """Each model's four stages, its Overall and the Overall's 95% interval."""
-    stage_labels = [AVIBENCH.stage(k).label for k in STAGE_KEYS]
+    stage_labels = [AVIBENCH.stage(k).label for k in STAGE_NAMES]
     return [
         Heading("Stages"),
         Table(
             [*LEAD, *stage_labels, "Overall", "Overall 95% CI"],
             [
                 _lead(rank, row)
-                + [_cell(row, k, row.stages[k]) for k in STAGE_KEYS]
+                + [_cell(row, k, row.stages[k]) for k in STAGE_NAMES]
                 + [_cell(row, "overall", row.overall), fmt_interval(row.intervals.get("overall"))]
                 for rank, row in section.rows
             ],

@@ -32,8 +32,6 @@ SCHEMA_VERSION = 2
 PAPER = published_table("avibench")
 """The paper's Tables 3 and 5, one row per model; the models of the official leaderboard file carry its facts."""
 BENCHMARK_VERSION: str = PAPER.facts["benchmark_version"]
-LEADERBOARD_MODELS: tuple[str, ...] = tuple(PAPER.facts["leaderboard_models"])
-STAGE_KEYS = STAGE_NAMES
 SOURCE_TYPES = ("maintainer", "paper", "participant")
 SCORE_KEYS = ("overall", "stages", "taxonomy", "tasks")
 ID_PATTERN = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,99}")
@@ -283,46 +281,9 @@ def _round(value: object) -> float | None:
 def _scores(overall: object, stages: Mapping[str, Any], taxonomy: Mapping[str, Any], tasks: dict) -> dict:
     return {
         "overall": _round(overall),
-        "stages": {k: _round(stages.get(k)) for k in STAGE_KEYS},
+        "stages": {k: _round(stages.get(k)) for k in STAGE_NAMES},
         "taxonomy": {k: _round(taxonomy.get(k)) for k in TAXONOMY_KEYS},
         "tasks": tasks,
-    }
-
-
-def published_entry(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The official-format entry of a published model (a row of :data:`PAPER`, one of :data:`LEADERBOARD_MODELS`)."""
-    if row["entry_id"] is None:
-        raise KeyError(f"{row['model']} has no entry in the official leaderboard file")
-    return {
-        "id": row["entry_id"],
-        "model_name": row["model"],
-        "provider": row["provider"],
-        "model_id": f"{row['model']} (paper label)",
-        "model_release_date": row["release_date"],
-        "model_release_source_url": row["release_url"],
-        "benchmark_version": BENCHMARK_VERSION,
-        "source": {"type": "paper", "url": PAPER.source.url},
-        "evaluation_date": None,
-        "coverage": {
-            "status": "full",
-            "tasks_completed": TASKS_TOTAL,
-            "tasks_total": TASKS_TOTAL,
-            "samples_completed": None,
-            "samples_total": None,
-        },
-        "scores": _scores(
-            row["overall"], PAPER.values(row, STAGE_KEYS), PAPER.values(row, TAXONOMY_KEYS), {}
-        ),
-        "notes": "Scores as reported in the paper, which names no dated API snapshot and no sample counts.",
-    }
-
-
-def published_results() -> dict[str, Any]:
-    """The official leaderboard file's content, rebuilt from the published numbers."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "chart_benchmark_version": BENCHMARK_VERSION,
-        "entries": [published_entry(PAPER.row(name)) for name in LEADERBOARD_MODELS],
     }
 
 
