@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from avibench.benchmarks.avibench.report import TAXONOMY_LABELS
 from avibench.benchmarks.avibench.submission import PAPER, entry_coverage
-from avibench.benchmarks.avibench.table import TAXONOMY_KEYS, summary_numbers
+from avibench.benchmarks.avibench.table import TAXONOMY_KEYS, TAXONOMY_LABELS, summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.evaluate.badges import number_cell
 from avibench.evaluate.board_runs import dataset_of, run_origin

@@ -7,7 +7,6 @@ with data.json whose elements are ``{task, subtask, id, predict}`` or null. A fi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
 from avibench.benchmarks.avibench.values import VSQA_HALVES
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
+from avibench.kits import records
 
 
 class PredictionFileError(DatasetError):
@@ -32,16 +32,7 @@ def reference_file_path(pred_dir: Path, spec: TaskSpec) -> Path | None:
 
 
 def _read_array(path: Path) -> list[Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise PredictionFileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise PredictionFileError(
-            path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    except OSError as exc:
-        raise PredictionFileError(path, f"cannot read: {exc.strerror}") from None
+    data = records.read_json(path)
     if not isinstance(data, list):
         raise PredictionFileError(
             path, f"expected a JSON array aligned with data.json, found {type(data).__name__}"
@@ -128,7 +119,7 @@ def file_answers(
         items = load(task)
         try:
             found = read_file(path, [str(i.meta["id"]) for i in items])
-        except PredictionFileError as exc:
+        except DatasetError as exc:
             out.errors.append(f"{spec.name}: broken prediction file: {exc}")
             continue
         out.responses[spec.name] = [_response(i, p) for i, p in zip(items, found.predicts, strict=True)]
