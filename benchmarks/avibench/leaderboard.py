@@ -33,24 +33,25 @@ from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.level_metrics.aggregate import STAGE_NAMES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Row:
-    """One leaderboard line: a local run (named by its label) or a published result."""
+    """One leaderboard line: a local run (named by its label) or a published result; its fields in the order of
+    the leaderboard's JSON rows."""
 
     name: str
-    origin: str
+    source: str
+    published: bool = False
+    approximate: bool = False
     params: str | None
+    profile: str | None = None
+    coverage: str | None = None
+    dataset: dict[str, str] = field(default_factory=lambda: {"kind": "official", "why": "published"})
     overall: float | None
     stages: dict[str, float | None]
     taxonomy: dict[str, float | None]
-    profile: str | None = None
-    coverage: str | None = None
-    published: bool = False
-    approximate: bool = False
-    intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
-    dataset: dict[str, str] = field(default_factory=lambda: {"kind": "official", "why": "published"})
     incomplete: dict[str, Any] = field(default_factory=dict)
     """The run's ``summary.incomplete``: which of its numbers rest on incomplete tasks."""
+    intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
 
 
 def run_row(label: str, doc: Mapping[str, Any]) -> Row:
@@ -62,7 +63,7 @@ def run_row(label: str, doc: Mapping[str, Any]) -> Row:
     cov = entry_coverage(doc)
     return Row(
         name=label,
-        origin=run_origin(meta, label),
+        source=run_origin(meta, label),
         params=None,
         overall=as_number(numbers["overall"]),
         stages={k: as_number(stages.get(k)) for k in STAGE_NAMES},
@@ -82,7 +83,7 @@ def published_rows(published: object) -> list[Row]:
     return [
         Row(
             name=r["model"],
-            origin="published [SUMMARY]" if r["summary"] else "published",
+            source="published [SUMMARY]" if r["summary"] else "published",
             params=r["params"],
             overall=r["overall"],
             stages=PAPER.values(r, STAGE_NAMES),
@@ -165,7 +166,7 @@ def _lead(rank: int | None, row: Row) -> list[str | Cell]:
     return [
         DASH if rank is None else str(rank),
         row.name,
-        row.origin,
+        row.source,
         row.params or DASH,
         row.profile or DASH,
         row.coverage or DASH,
@@ -214,19 +215,8 @@ def _taxonomy_table(section: Section) -> list[Block]:
 
 
 def _json_row(rank: int | None, row: Row) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "name": row.name,
-        "source": row.origin,
-        "published": row.published,
-        "approximate": row.approximate,
-        "params": row.params,
-        "profile": row.profile,
-        "coverage": row.coverage,
-        "dataset": row.dataset,
-        "overall": row.overall,
-        "stages": row.stages,
-        "taxonomy": row.taxonomy,
+    """The row with its rank, the names of its incomplete numbers and its intervals as lists."""
+    return {"rank": rank, **vars(row)} | {
         "incomplete": sorted(as_dict(row.incomplete.get("numbers"))),
         "intervals": {k: list(v) for k, v in row.intervals.items() if v is not None},
     }
