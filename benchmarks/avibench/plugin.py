@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from avibench.benchmarks.avibench.baselines import candidates
 from avibench.benchmarks.avibench.dataset import (
     Sample,
     available_tasks,
@@ -173,8 +174,6 @@ class AVIBench(Benchmark):
 
         sample = item.source
         text = sample.question.get("text")
-        kind = sample.spec.candidates
-        candidates = sample.audios if kind == "audios" else sample.images if kind == "images" else ()
         return build_context(
             sample.spec,
             question=text if isinstance(text, str) else "",
@@ -182,7 +181,7 @@ class AVIBench(Benchmark):
             subtask=sample.subtask,
             prompt_text=sample.text,
             is_pre=sample.is_pre,
-            n_candidates=len(candidates) or None,
+            n_candidates=len(candidates(sample)) or None,
             image=sample.images[0] if sample.images else None,
         )
 

@@ -31,15 +31,6 @@ def reference_file_path(pred_dir: Path, spec: TaskSpec) -> Path | None:
     return None
 
 
-def _read_array(path: Path) -> list[Any]:
-    data = records.read_json(path)
-    if not isinstance(data, list):
-        raise PredictionFileError(
-            path, f"expected a JSON array aligned with data.json, found {type(data).__name__}"
-        )
-    return data
-
-
 @dataclass(frozen=True)
 class TaskFile:
     """One task's prediction file: the predicts paired with its entries, the array as the file holds it (the
@@ -53,7 +44,11 @@ class TaskFile:
 
 def read_file(path: Path, ids: Sequence[str]) -> TaskFile:
     """A reference-format file paired by position with the data.json entries of ``ids``."""
-    elements = _read_array(path)
+    elements = records.read_json(path)
+    if not isinstance(elements, list):
+        raise PredictionFileError(
+            path, f"expected a JSON array aligned with data.json, found {type(elements).__name__}"
+        )
     array: list[str | None] = []
     mismatched: list[int] = []
     for i, element in enumerate(elements):

@@ -8,7 +8,7 @@ Inputs, all under the run's AVI-Bench folder: ``eval.json`` (required), the refi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from avibench.benchmarks.avibench.table import TAXONOMY_LABELS, summary_numbers
@@ -75,13 +75,12 @@ def paper_task_order() -> list[str]:
     return [task for stage in AVIBENCH.stages for task in AVIBENCH.paper_tasks(stage.key)]
 
 
-def _aggregate_names() -> list[tuple[str, str]]:
-    """(key in summary.intervals.aggregates, column label) for the headline table, in order."""
-    return [
-        *((stage.name, stage.label) for stage in AVIBENCH.stages),
-        ("overall", "Overall"),
-        *TAXONOMY_LABELS.items(),
-    ]
+HEADLINE_COLUMNS = (
+    *((stage.name, stage.label) for stage in AVIBENCH.stages),
+    ("overall", "Overall"),
+    *TAXONOMY_LABELS.items(),
+)
+"""(key in summary.intervals.aggregates, column label) of the headline table, in order."""
 
 
 def taxonomy_note(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
@@ -160,21 +159,13 @@ def _profiles(run: ReportRun) -> list[Block]:
     return [heading, Table(["Task / stage", "Reference", "Strict", "Strict − reference"], rows)]
 
 
-def _ordered(keys: Iterable[str]) -> list[str]:
-    order = {name: i for i, name in enumerate(AVIBENCH.task_names)}
-    return sorted(keys, key=lambda k: (order.get(k, len(order)), k))
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def coverage_table(coverage: Mapping[str, Any], notes: Notes) -> Table:
     columns = ("questions", "answered", "missing", "failed", "unparsed", "scored")
     rows, totals = [], Counter[str]()
-    for task in _ordered(coverage):
+    order = {name: i for i, name in enumerate(AVIBENCH.task_names)}
+    for task in sorted(coverage, key=lambda k: (order.get(k, len(order)), k)):
         info = as_dict(coverage[task])
-        counts = {c: _count(info.get(c)) for c in columns}
+        counts = {c: n if type(n := info.get(c)) is int else 0 for c in columns}
         totals.update(counts)
         texts = [str(info["reason"])] if info.get("reason") else []
         texts += [str(w) for w in info.get("notes") or []]
@@ -188,7 +179,7 @@ def coverage_table(coverage: Mapping[str, Any], notes: Notes) -> Table:
 
 def _headline(run: ReportRun) -> list[Block]:
     """Stages, Overall and L1-L4 with incomplete badges and their 95% intervals below, and how they are computed."""
-    summary, names, members = run.summary, _aggregate_names(), run.benchmark.aggregate_members()
+    summary, names, members = run.summary, HEADLINE_COLUMNS, run.benchmark.aggregate_members()
     numbers = summary_numbers(summary)
     values = {**numbers["stages"], "overall": numbers["overall"], **numbers["taxonomy"]}
     incomplete = as_dict(summary.get("incomplete"))

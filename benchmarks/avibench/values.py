@@ -197,12 +197,6 @@ def official_score(task: str, values: Sequence[Mapping[str, Any]], profile: str)
     return kind.score(_items(values), profile=scoring, **{need: available[need] for need in kind.needs})
 
 
-def _needs(kind: MetricKind, task: str, values: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The extra inputs of a kind's records: the task folder's name, image sizes."""
-    available = {"task": task, "image_sizes": _sizes(values)}
-    return {need: available[need] for need in kind.needs if need in available}
-
-
 def _kind(task: str) -> MetricKind:
     """The metric kind of a task folder or of the pooled VSQA."""
     return metric_kind("full_match" if task == POOLED else AVIBENCH.task(task).metric)
@@ -219,11 +213,12 @@ def question_numbers(value: Mapping[str, Any], profile: str, notes: Notes | None
     kind = _kind(task)
     assert kind.records is not None
     items = _items([value])
+    available = {"task": task, "image_sizes": _sizes([value])}  # what the kinds with records may need
     records = kind.records.of(
         items,
         profile=get_profile(profile),
         notes=Notes() if notes is None else notes,
-        **_needs(kind, task, [value]),
+        **{need: available[need] for need in kind.needs},
     )
     return next(r for r, i in zip(records, items, strict=True) if i.index == head["index"])
 
