@@ -293,22 +293,12 @@ def fense_summary(pairs: Sequence[Pair]) -> dict[str, Any]:
     them; the scorer and a replay from stored pairs both use it, so they give the same numbers."""
     import numpy as np
 
-    if not pairs:
-        return {
-            "fense": 0.0,
-            "sbert_sim": 0.0,
-            "fer": 0.0,
-            "fense_per_candidate": [],
-            "sbert_sim_per_candidate": [],
-            "fer_per_candidate": [],
-        }
     sims = np.array([p[0] for p in pairs], dtype=np.float64)
     errors = np.array([p[1] for p in pairs], dtype=np.float64)
     scores = sims * (1.0 - PENALTY * errors)
+    means = [float(a.mean()) if pairs else 0.0 for a in (scores, sims, errors)]
     return {
-        "fense": float(scores.mean()),
-        "sbert_sim": float(sims.mean()),
-        "fer": float(errors.mean()),
+        **dict(zip(("fense", "sbert_sim", "fer"), means, strict=True)),
         "fense_per_candidate": scores.tolist(),
         "sbert_sim_per_candidate": sims.tolist(),
         "fer_per_candidate": errors.tolist(),
