@@ -60,6 +60,11 @@ def _itself(record: Any) -> float:
     return float(record)
 
 
+def _accuracy(of: Callable[..., list[Any]]) -> Records:
+    """The records of an accuracy: each entry's 0/1, whatever their order."""
+    return Records(of, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True)
+
+
 def _profile_free(
     total: Callable[[Mapping[str, np.ndarray]], TaskScore],
 ) -> Callable[[Mapping[str, np.ndarray], ScoringProfile], TaskScore]:
@@ -94,9 +99,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             truth_checks.full_match,
             baselines.random_option,
             baselines.oracle_option,
-            records=Records(
-                full_match_records, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True
-            ),
+            records=_accuracy(full_match_records),
         ),
         MetricKind(
             "avsqa",
@@ -105,9 +108,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             truth_checks.avsqa,
             baselines.random_avsqa,
             baselines.oracle_avsqa,
-            records=Records(
-                avsqa_records, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True
-            ),
+            records=_accuracy(avsqa_records),
         ),
         MetricKind(
             "mic",
