@@ -416,6 +416,6 @@ class AVIBench(Benchmark):
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
     ) -> dict[str, Path]:
-        from avibench.benchmarks.avibench.export import write_reference
+        from avibench.benchmarks.avibench.predictions import write_reference
 
         return write_reference(responses, out, stage=stage)

@@ -1,4 +1,5 @@
-"""Official prediction files (``eval --predictions``) as responses, aligned with each task's ``data.json``.
+"""Official prediction files: read as responses aligned with each task's ``data.json`` (``eval --predictions``), and
+written from a run's answers (``export``).
 
 A reference-format file ``DIR/<TASK>.json`` (or ``DIR/tasks/<TASK>.json``) is a JSON array aligned by position
 with data.json whose elements are ``{task, subtask, id, predict}`` or null. A file that cannot be used raises
@@ -7,7 +8,8 @@ with data.json whose elements are ``{task, subtask, id, predict}`` or null. A fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from avibench.benchmarks.avibench.values import VSQA_HALVES
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
 from avibench.kits import records
+from avibench.store import atomic_write_text
 
 
 class PredictionFileError(DatasetError):
@@ -130,3 +133,29 @@ def file_answers(
             "profile)"
         )
     return out
+
+
+def reference_slot(response: Response, stage: str) -> dict[str, Any] | None:
+    """``{task, subtask, id, predict}`` for an answered entry, else null.
+
+    ``stage="refine"`` writes what the reference evaluator reads (the refined answer, or for an unparsed answer
+    the text the refine stage kept); an answer not refined yet is left null. ``stage="infer"`` writes the raw answer.
+    """
+    if response.status != "answered":
+        return None
+    predict = response.raw if stage == "infer" else response.recorded
+    if predict is None:
+        return None
+    sample = response.item.source
+    return {"task": sample.task, "subtask": sample.subtask, "id": sample.id, "predict": predict}
+
+
+def write_reference(responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str) -> dict[str, Path]:
+    """Write ``out/tasks/<TASK>.json`` for every task given; returns the files written."""
+    written: dict[str, Path] = {}
+    for task, task_responses in responses.items():
+        array = [reference_slot(r, stage) for r in task_responses]
+        path = Path(out) / "tasks" / f"{task}.json"
+        atomic_write_text(path, json.dumps(array, indent=4, ensure_ascii=False) + "\n")
+        written[task] = path
+    return written
