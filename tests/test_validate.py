@@ -202,7 +202,7 @@ def test_sample_dataset_loads_and_pairs(sample_root: Path) -> None:
             assert formal_index < pre_index
             assert samples[pre_index].formal_id == samples[formal_index].id
         for sample in samples:
-            assert all(p.is_file() for p in (*sample.images, *sample.audios, *filter(None, [sample.video])))
+            assert all(p.is_file() for p in sample.media)
 
 
 def test_sample_copy_with_damage_is_caught(sample_root: Path, tmp_path: Path) -> None:

@@ -52,6 +52,10 @@ class Sample:
     def question(self) -> dict[str, Any]:
         return (self.entry.get("input") or {}).get("question") or {}
 
+    @property
+    def media(self) -> tuple[Path, ...]:
+        return (*self.images, *self.audios, *((self.video,) if self.video else ()))
+
 
 def task_dir(data_root: Path | str, spec: TaskSpec) -> Path:
     return Path(data_root) / spec.stage / spec.name
