@@ -31,7 +31,7 @@ from avibench.benchmarks.avibench.dataset import (
 )
 from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.benchmarks.avibench.options import eval_options as declared_options
-from avibench.benchmarks.avibench.predictions import FileAnswers, file_answers, reference_file_path
+from avibench.benchmarks.avibench.predictions import FileAnswers
 from avibench.benchmarks.avibench.scoring import Context, Prepared, caption_text, prepare
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.benchmarks.avibench.values import (
@@ -300,6 +300,8 @@ class AVIBench(Benchmark):
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Official prediction files aligned with data.json (a file that cannot be read is an error and its task is
         not scored; what does not line up is noted in the task's coverage); VSQA's arrays are kept for pooling."""
+        from avibench.benchmarks.avibench.predictions import file_answers, reference_file_path
+
         if not any(reference_file_path(path, AVIBENCH.task(t.name)) for t in tasks):
             raise AvibenchError(
                 f"no prediction files for the selected tasks in {path} (expected <TASK>.json or tasks/<TASK>.json)"
