@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from avibench.benchmarks.avibench.metric_kinds import task_chance
+from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.level_metrics.chance import option_chance
 from avibench.level_metrics.types import Item
 
@@ -46,22 +46,22 @@ def test_free_answers_guess_among_distinct_ground_truths() -> None:
 def test_avsqa_multi_answer() -> None:
     options = ["cube", "pyramid", "cone", "sphere", "no availabel option", "not sure"]
     items = [_item(0, "0", "cone;sphere", options), _item(1, "1", "cube", options)]
-    assert task_chance("avsqa", items) == pytest.approx(100 * (1 / math.comb(6, 2) + 1 / 6) / 2)
+    assert metric_kind("avsqa").chance(items) == pytest.approx(100 * (1 / math.comb(6, 2) + 1 / 6) / 2)
 
 
 def test_caption_has_no_chance_level() -> None:
-    assert task_chance("caption", [_item(0, "0", ["a dog barks"])]) == 0.0
+    assert metric_kind("caption").chance([_item(0, "0", ["a dog barks"])]) == 0.0
 
 
 def test_monte_carlo_is_seeded_and_bounded() -> None:
     mic = [_item(i, str(i), {"dog": "2", "cat": "1"}, ["dog", "cat", "bird", "car"]) for i in range(20)]
-    first = task_chance("mic", mic, task="AMIC")
-    assert first == task_chance("mic", mic, task="AMIC")
+    first = metric_kind("mic").chance(mic, task="AMIC")
+    assert first == metric_kind("mic").chance(mic, task="AMIC")
     assert 0 < first < 100
     retrieval = [_item(i, str(i), [i % 4]) for i in range(20)]
-    assert 0 < task_chance("retrieval", retrieval, candidates={i: 4 for i in range(20)}) < 100
+    assert 0 < metric_kind("retrieval").chance(retrieval, candidates={i: 4 for i in range(20)}) < 100
     box = {"bbox": {"frame_0": [10, 10, 20, 20], "frame_1": None}, "original_wh": [100, 100]}
     avlg = [_item(i, str(i), box) for i in range(20)]
-    assert 0 < task_chance("avlg", avlg) < 100
+    assert 0 < metric_kind("avlg").chance(avlg) < 100
     with pytest.raises(KeyError, match="unknown metric"):
-        task_chance("bleu", mic)
+        metric_kind("bleu").chance(mic)

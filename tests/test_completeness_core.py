@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.evaluate.completeness import EXIT_INCOMPLETE
 from avibench.testing.harness import invoke
 

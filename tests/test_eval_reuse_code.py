@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.evaluate import reuse
 from avibench.testing.harness import CliResult, invoke
 

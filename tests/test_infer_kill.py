@@ -12,8 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.contracts import is_answered as is_done
 from avibench.store import read_records
 from avibench.testing.fake_openai import FakeOpenAIServer

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke
 

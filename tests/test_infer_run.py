@@ -8,8 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.contracts import is_answered as is_done
 from avibench.store import latest_by_index
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan

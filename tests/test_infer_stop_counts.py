@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
+from tiny_dataset import build_dataset
+
 from avibench.store import read_records
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke

@@ -9,9 +9,9 @@ import wave
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
 from avibench.benchmarks.avibench.dataset import load_task
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke
 

@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
+from tiny_dataset import build_dataset
+
 from avibench.testing.harness import CLEARED_ENV, invoke
 
 REPO = Path(__file__).resolve().parents[1]

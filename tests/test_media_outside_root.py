@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from tiny_dataset import build_dataset, wav_bytes
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset, wav_bytes
 from avibench.evaluate.card import build_card, card_document
 from avibench.evaluate.viewer import make_server
 from avibench.infer import media_verdicts

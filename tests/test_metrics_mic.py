@@ -8,7 +8,7 @@ import math
 import pytest
 from test_metrics_helpers import make_items
 
-from avibench.benchmarks.avibench.metric_kinds import score_task
+from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.level_metrics import REFERENCE, STRICT, multi_instance
 from avibench.level_metrics.multi_instance import count_score
 
@@ -190,9 +190,9 @@ def test_no_predictions_at_all() -> None:
     assert any("UnboundLocalError" in w for w in score.warnings)
 
 
-def test_dispatch_takes_task_from_items() -> None:
+def test_the_metric_kind_scores_with_the_task_it_is_given() -> None:
     items = make_items("VMIC", [("0", {"tree": "12"}, '{"tree": "15"}')])
-    assert score_task("mic", items, profile="reference").value["Instance"] == 1.0
+    assert metric_kind("mic").score(items, profile="reference", task="VMIC").value["Instance"] == 1.0
     with pytest.raises(ValueError):
         multi_instance(items, profile=REFERENCE, task="XMIC")  # type: ignore[arg-type]
 

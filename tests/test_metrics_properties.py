@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from avibench.benchmarks.avibench.fense import fense_summary
-from avibench.benchmarks.avibench.metric_kinds import score_task
+from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.level_metrics import (
     REFERENCE,
     STRICT,
@@ -98,7 +98,7 @@ def test_scorers_never_raise(data, metric: str) -> None:
     if metric in ("avl", "avlg"):
         extra["image_sizes"] = {i: (64, 48) for i in range(len(items))}
     for profile in (REFERENCE, STRICT):
-        _check(score_task(metric, items, profile=profile, **extra), items)
+        _check(metric_kind(metric).score(items, profile=profile, **extra), items)
 
 
 @settings(max_examples=30, deadline=None)
@@ -109,4 +109,4 @@ def test_vsqa_pooling_never_raises(data) -> None:
     pooled = pool_vsqa(half_i, half_v)
     assert len(pooled) == len(half_i) + len(half_v)
     for profile in (REFERENCE, STRICT):
-        _check(score_task("full_match", pooled, profile=profile), pooled)
+        _check(metric_kind("full_match").score(pooled, profile=profile), pooled)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 from PIL import Image
+from tiny_dataset import build_dataset
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.infer.probe import BEEPS, COLOURS, beeps, is_right, make_case, says_missing
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import CliResult, invoke

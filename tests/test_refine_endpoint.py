@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
+from tiny_dataset import build_dataset
+
 from avibench.store import append_records, read_records
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
 from avibench.testing.harness import invoke

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
 from avibench.benchmarks.avibench.tasks import AVIBENCH
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.refine.context import RefineContext, class_list
 from avibench.refine.rules_mic import parse_mic
 from avibench.store import read_records

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from tiny_dataset import build_dataset
 
 from avibench.benchmarks.avibench.plugin import AVIBench
-from avibench.benchmarks.avibench.tasks import AVIBENCH
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError, JournalMismatchError
 from avibench.refine.cli import refine
@@ -20,7 +19,7 @@ from avibench.refine.runner import refine_run as run_refine
 from avibench.store import append_records, latest_by_index
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan, request_text
 
-TASKS = AVIBENCH.select("AMIC,VAR,ASQA,AVM")
+TASKS = AVIBench().select("AMIC,VAR,ASQA,AVM")
 NO_LLM = LLMSettings()
 
 # Per task: raw answers by index. Index 2 of AMIC/VAR/ASQA is beyond the rules (goes to the LLM).
@@ -116,7 +115,7 @@ def test_resume_redoes_only_new_changed_or_unanswered(run: tuple[Path, Path]) ->
         [_infer_record("VAR", 0, "Indices 0 and 1."), _infer_record("VAR", 1, None, error="HTTP 500")],
     )
     third = refine_run(
-        AVIBENCH.select("VAR"), data_root=root, run_path=run_path, mode="rules", settings=NO_LLM
+        AVIBench().select("VAR"), data_root=root, run_path=run_path, mode="rules", settings=NO_LLM
     )
     assert third[0].refined_now == 1 and third[0].done == 2
     assert refined(run_path, "VAR")[0]["predict"] == "[0, 1]"
@@ -127,7 +126,7 @@ def test_an_infer_journal_from_other_data_is_refused(run: tuple[Path, Path]) -> 
     root, run_path = run
     append_records(run_path / "infer" / "VAR.jsonl", [{**_infer_record("VAR", 1, "[0]"), "id": "zzz"}])
     with pytest.raises(JournalMismatchError, match="entry 1"):
-        refine_run(AVIBENCH.select("VAR"), data_root=root, run_path=run_path, mode="rules", settings=NO_LLM)
+        refine_run(AVIBench().select("VAR"), data_root=root, run_path=run_path, mode="rules", settings=NO_LLM)
 
 
 def test_llm_fallback_prompts_caches_and_canonicalises(run: tuple[Path, Path]) -> None:
@@ -175,7 +174,7 @@ def test_llm_mode_sends_everything_and_keeps_uncanonical_replies_as_unparsed(run
     root, run_path = run
     with FakeOpenAIServer(responder=responder).run_in_thread() as server:
         refine_run(
-            AVIBENCH.select("ASQA,AVM"),
+            AVIBench().select("ASQA,AVM"),
             data_root=root,
             run_path=run_path,
             mode="llm",

@@ -60,7 +60,7 @@ def _infer(root: Path, out: Path) -> Any:
 @pytest.fixture
 def finished(tmp_path: Path) -> tuple[Path, Path]:
     """A finished oracle run, resumed once (which records that its task was found finished)."""
-    from avibench.benchmarks.avibench.tiny_dataset import build_dataset
+    from tiny_dataset import build_dataset
 
     root = build_dataset(tmp_path / "levels", {"AMIC": 8})
     out = tmp_path / "out"
@@ -165,7 +165,7 @@ def test_a_refine_after_new_answers_refines_them(finished: tuple[Path, Path]) ->
 def test_a_run_that_answered_everything_is_not_checked_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from avibench.benchmarks.avibench.tiny_dataset import build_dataset
+    from tiny_dataset import build_dataset
 
     root = build_dataset(tmp_path / "levels", {"AMIC": 5})
     assert _infer(root, tmp_path / "out").code == 0

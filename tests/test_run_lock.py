@@ -10,7 +10,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
+from tiny_dataset import build_dataset
+
 from avibench.store import read_records
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import CLEARED_ENV, invoke

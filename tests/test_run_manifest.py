@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.contracts import RunPaths
 from avibench.store import read_records
 from avibench.testing.fake_openai import FakeOpenAIServer

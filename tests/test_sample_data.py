@@ -23,8 +23,9 @@ import pytest
 import soundfile as sf
 from PIL import Image, ImageDraw
 from scipy import ndimage
+from test_validate import pre_pairs
 
-from avibench.benchmarks.avibench.dataset import Sample, load_task, pre_pairs, task_dir
+from avibench.benchmarks.avibench.dataset import Sample, load_task, task_dir
 from avibench.benchmarks.avibench.sample_data import generate
 from avibench.benchmarks.avibench.sample_data.vocab import COLOURS, SOURCES, Source
 from avibench.benchmarks.avibench.tasks import AVIBENCH

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from tiny_dataset import build_dataset
 
-from avibench.benchmarks.avibench.tiny_dataset import build_dataset
 from avibench.testing.harness import CLEARED_ENV, invoke
 
 PR_CAPBSET_DROP = 24

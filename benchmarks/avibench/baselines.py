@@ -44,10 +44,6 @@ def candidates(sample: Sample) -> tuple[Path, ...]:
     return sample.audios if kind == "audios" else sample.images if kind == "images" else ()
 
 
-def candidate_count(sample: Sample) -> int:
-    return len(candidates(sample))
-
-
 def _round_box(box: Sequence[float], digits: int = 4) -> list[float]:
     return [round(float(v), digits) for v in box]
 
@@ -124,7 +120,7 @@ def random_avlg(sample: Sample, rng: random.Random) -> str:
 
 def random_retrieval(sample: Sample, rng: random.Random) -> str:
     """Uniform over subsets of the candidates: each index is picked with probability 1/2."""
-    return str([i for i in range(candidate_count(sample)) if rng.random() < 0.5])
+    return str([i for i in range(len(candidates(sample))) if rng.random() < 0.5])
 
 
 def random_caption(sample: Sample, rng: random.Random) -> str:

@@ -149,20 +149,6 @@ def available_tasks(data_root: Path | str, benchmark: TaskTable = AVIBENCH) -> t
     return tuple(t for t in benchmark.tasks if (task_dir(data_root, t) / "data.json").is_file())
 
 
-def pre_pairs(samples: Iterable[Sample]) -> dict[int, int]:
-    """Map each pre-question's index to the index of its formal entry (the first formal entry with that id)."""
-    first_formal: dict[str, int] = {}
-    pairs: dict[int, int] = {}
-    items = list(samples)
-    for s in items:
-        if not s.is_pre:
-            first_formal.setdefault(s.id, s.index)
-    for s in items:
-        if s.is_pre and s.formal_id in first_formal:
-            pairs[s.index] = first_formal[s.formal_id]
-    return pairs
-
-
 def fingerprint(data_root: Path | str, tasks: Iterable[TaskSpec]) -> str:
     """A short hash of the selected tasks' data.json files, recorded in outputs for provenance."""
     digest = hashlib.sha256()

@@ -137,22 +137,15 @@ class FenseConfig:
         )
 
     def meta(self) -> dict[str, Any]:
+        """The status, the models and the note every output made with this configuration states."""
         status = self.status
         if status == "real":
-            return {
-                "status": status,
-                "sbert_model": str(self.sbert),
-                "echecker": str(self.echecker),
-                "note": "",
-            }
-        if status == "stand-in":
-            return {
-                "status": status,
-                "sbert_model": STAND_IN_SBERT,
-                "echecker": STAND_IN_ECHECKER,
-                "note": STAND_IN_NOTE,
-            }
-        return {"status": status, "sbert_model": None, "echecker": None, "note": self.unavailable_reason()}
+            models = (str(self.sbert), str(self.echecker), "")
+        elif status == "stand-in":
+            models = (STAND_IN_SBERT, STAND_IN_ECHECKER, STAND_IN_NOTE)
+        else:
+            models = (None, None, self.unavailable_reason())
+        return dict(zip(("status", "sbert_model", "echecker", "note"), (status, *models), strict=True))
 
 
 def _echecker_module(config: Any, model_type: str) -> nn.Module:
@@ -186,14 +179,6 @@ def _tokenizer(vocab: Path) -> Any:
     from transformers import BertTokenizerFast
 
     return BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @dataclass
@@ -242,7 +227,9 @@ def load_real(config: FenseConfig) -> FenseModels:
         raise FenseUnavailable(
             f"AVC is not scored: {config.echecker} has {num_classes} classes, expected {ECHECKER_CLASSES}"
         )
-    if _sha256(config.echecker) != ECHECKER_SHA256:
+    with config.echecker.open("rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    if digest != ECHECKER_SHA256:
         warnings.append(f"{config.echecker.name} differs from the published {ECHECKER_NAME}.ckpt (SHA-256)")
     # Newer transformers keep position_ids as a non-persistent buffer, so the saved copy is dropped.
     state.pop("encoder.embeddings.position_ids", None)
@@ -306,22 +293,12 @@ def fense_summary(pairs: Sequence[Pair]) -> dict[str, Any]:
     them; the scorer and a replay from stored pairs both use it, so they give the same numbers."""
     import numpy as np
 
-    if not pairs:
-        return {
-            "fense": 0.0,
-            "sbert_sim": 0.0,
-            "fer": 0.0,
-            "fense_per_candidate": [],
-            "sbert_sim_per_candidate": [],
-            "fer_per_candidate": [],
-        }
     sims = np.array([p[0] for p in pairs], dtype=np.float64)
     errors = np.array([p[1] for p in pairs], dtype=np.float64)
     scores = sims * (1.0 - PENALTY * errors)
+    means = [float(a.mean()) if pairs else 0.0 for a in (scores, sims, errors)]
     return {
-        "fense": float(scores.mean()),
-        "sbert_sim": float(sims.mean()),
-        "fer": float(errors.mean()),
+        **dict(zip(("fense", "sbert_sim", "fer"), means, strict=True)),
         "fense_per_candidate": scores.tolist(),
         "sbert_sim_per_candidate": sims.tolist(),
         "fer_per_candidate": errors.tolist(),

@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from avibench.benchmarks.avibench.report import TAXONOMY_LABELS
-from avibench.benchmarks.avibench.submission import PAPER, STAGE_KEYS, entry_coverage
-from avibench.benchmarks.avibench.table import TAXONOMY_KEYS, summary_numbers
+from avibench.benchmarks.avibench.submission import PAPER, entry_coverage
+from avibench.benchmarks.avibench.table import TAXONOMY_KEYS, TAXONOMY_LABELS, summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.evaluate.badges import number_cell
 from avibench.evaluate.board_runs import dataset_of, run_origin
@@ -31,26 +30,28 @@ from avibench.evaluate.document import (
 from avibench.evaluate.leaderboard import Board, BoardBlock, BoardRuns, Ranked, Section
 from avibench.evaluate.svg import Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
+from avibench.level_metrics.aggregate import STAGE_NAMES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Row:
-    """One leaderboard line: a local run (named by its label) or a published result."""
+    """One leaderboard line: a local run (named by its label) or a published result; its fields in the order of
+    the leaderboard's JSON rows."""
 
     name: str
-    origin: str
+    source: str
+    published: bool = False
+    approximate: bool = False
     params: str | None
+    profile: str | None = None
+    coverage: str | None = None
+    dataset: dict[str, str] = field(default_factory=lambda: {"kind": "official", "why": "published"})
     overall: float | None
     stages: dict[str, float | None]
     taxonomy: dict[str, float | None]
-    profile: str | None = None
-    coverage: str | None = None
-    published: bool = False
-    approximate: bool = False
-    intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
-    dataset: dict[str, str] = field(default_factory=lambda: {"kind": "official", "why": "published"})
     incomplete: dict[str, Any] = field(default_factory=dict)
     """The run's ``summary.incomplete``: which of its numbers rest on incomplete tasks."""
+    intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
 
 
 def run_row(label: str, doc: Mapping[str, Any]) -> Row:
@@ -62,15 +63,15 @@ def run_row(label: str, doc: Mapping[str, Any]) -> Row:
     cov = entry_coverage(doc)
     return Row(
         name=label,
-        origin=run_origin(meta, label),
+        source=run_origin(meta, label),
         params=None,
         overall=as_number(numbers["overall"]),
-        stages={k: as_number(stages.get(k)) for k in STAGE_KEYS},
+        stages={k: as_number(stages.get(k)) for k in STAGE_NAMES},
         taxonomy={k: as_number(taxonomy.get(k)) for k in TAXONOMY_KEYS},
         profile=str(summary.get("profile") or meta.get("profile") or "unknown"),
         coverage=f"{cov['status']} ({cov['tasks_completed']}/{cov['tasks_total']} tasks, "
         f"{cov['samples_completed']}/{cov['samples_total']} samples)",
-        intervals={k: interval_of(summary, "aggregates", k) for k in (*STAGE_KEYS, "overall")},
+        intervals={k: interval_of(summary, "aggregates", k) for k in (*STAGE_NAMES, "overall")},
         dataset=dataset_of(meta),
         incomplete=as_dict(summary.get("incomplete")),
     )
@@ -82,10 +83,10 @@ def published_rows(published: object) -> list[Row]:
     return [
         Row(
             name=r["model"],
-            origin="published [SUMMARY]" if r["summary"] else "published",
+            source="published [SUMMARY]" if r["summary"] else "published",
             params=r["params"],
             overall=r["overall"],
-            stages=PAPER.values(r, STAGE_KEYS),
+            stages=PAPER.values(r, STAGE_NAMES),
             taxonomy=PAPER.values(r, TAXONOMY_KEYS),
             published=True,
             approximate=bool(r["approximate"]),
@@ -137,8 +138,8 @@ def _stage_chart(section: Section) -> list[Block]:
     rows = [row for _, row in section.rows if row.overall is not None]
     if section.apart or not rows:
         return []
-    keys = [*STAGE_KEYS, "overall"]
-    labels = [*(AVIBENCH.stage(k).label for k in STAGE_KEYS), "Overall"]
+    keys = [*STAGE_NAMES, "overall"]
+    labels = [*(AVIBENCH.stage(k).label for k in STAGE_NAMES), "Overall"]
 
     def value(row: Row, key: str) -> float | None:
         return row.overall if key == "overall" else row.stages.get(key)
@@ -165,7 +166,7 @@ def _lead(rank: int | None, row: Row) -> list[str | Cell]:
     return [
         DASH if rank is None else str(rank),
         row.name,
-        row.origin,
+        row.source,
         row.params or DASH,
         row.profile or DASH,
         row.coverage or DASH,
@@ -178,14 +179,14 @@ def _classes(table: Ranked) -> list[list[str]]:
 
 def _stage_table(section: Section) -> list[Block]:
     """Each model's four stages, its Overall and the Overall's 95% interval."""
-    stage_labels = [AVIBENCH.stage(k).label for k in STAGE_KEYS]
+    stage_labels = [AVIBENCH.stage(k).label for k in STAGE_NAMES]
     return [
         Heading("Stages"),
         Table(
             [*LEAD, *stage_labels, "Overall", "Overall 95% CI"],
             [
                 _lead(rank, row)
-                + [_cell(row, k, row.stages[k]) for k in STAGE_KEYS]
+                + [_cell(row, k, row.stages[k]) for k in STAGE_NAMES]
                 + [_cell(row, "overall", row.overall), fmt_interval(row.intervals.get("overall"))]
                 for rank, row in section.rows
             ],
@@ -214,19 +215,8 @@ def _taxonomy_table(section: Section) -> list[Block]:
 
 
 def _json_row(rank: int | None, row: Row) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "name": row.name,
-        "source": row.origin,
-        "published": row.published,
-        "approximate": row.approximate,
-        "params": row.params,
-        "profile": row.profile,
-        "coverage": row.coverage,
-        "dataset": row.dataset,
-        "overall": row.overall,
-        "stages": row.stages,
-        "taxonomy": row.taxonomy,
+    """The row with its rank, the names of its incomplete numbers and its intervals as lists."""
+    return {"rank": rank, **vars(row)} | {
         "incomplete": sorted(as_dict(row.incomplete.get("numbers"))),
         "intervals": {k: list(v) for k, v in row.intervals.items() if v is not None},
     }

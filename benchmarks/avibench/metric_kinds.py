@@ -32,7 +32,7 @@ from avibench.level_metrics.full_match import (
 from avibench.level_metrics.multi_instance import mic_columns, mic_records, mic_total, multi_instance
 from avibench.level_metrics.profile import ScoringProfile
 from avibench.level_metrics.retrieval import retrieval, retrieval_columns, retrieval_records, retrieval_total
-from avibench.level_metrics.types import Item, TaskScore
+from avibench.level_metrics.types import TaskScore
 
 Answerer = Callable[[Sample, random.Random], str]
 
@@ -58,6 +58,11 @@ def _first(record: Any) -> float:
 
 def _itself(record: Any) -> float:
     return float(record)
+
+
+def _accuracy(of: Callable[..., list[Any]]) -> Records:
+    """The records of an accuracy: each entry's 0/1, whatever their order."""
+    return Records(of, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True)
 
 
 def _profile_free(
@@ -94,9 +99,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             truth_checks.full_match,
             baselines.random_option,
             baselines.oracle_option,
-            records=Records(
-                full_match_records, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True
-            ),
+            records=_accuracy(full_match_records),
         ),
         MetricKind(
             "avsqa",
@@ -105,9 +108,7 @@ METRIC_KINDS: dict[str, MetricKind] = {
             truth_checks.avsqa,
             baselines.random_avsqa,
             baselines.oracle_avsqa,
-            records=Records(
-                avsqa_records, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True
-            ),
+            records=_accuracy(avsqa_records),
         ),
         MetricKind(
             "mic",
@@ -166,23 +167,3 @@ def metric_kind(name: str) -> MetricKind:
         return METRIC_KINDS[name]
     except KeyError:
         raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(METRIC_KINDS)}") from None
-
-
-def score_task(metric: str, items: Sequence[Item], *, profile: ScoringProfile | str, **kw: Any) -> TaskScore:
-    """Score ``items`` with the scorer of ``metric``; extra keywords go to it.
-
-    ``mic`` needs ``task`` ("AMIC"/"VMIC"; taken from the items when not given), ``avl``/``avlg`` accept
-    ``image_sizes``, ``caption`` needs ``fense_fn``.
-    """
-    kind = metric_kind(metric)
-    if "task" in kind.needs and "task" not in kw:
-        tasks = {item.task for item in items}
-        if len(tasks) != 1:
-            raise ValueError("multi-instance scoring needs task='AMIC' or 'VMIC'")
-        kw["task"] = tasks.pop()
-    return kind.score(items, profile=profile, **kw)
-
-
-def task_chance(metric: str, items: Sequence[Item], **kw: Any) -> float:
-    """Chance level (0-100) of one task folder from its entries, by its metric kind."""
-    return metric_kind(metric).chance(items, **kw)

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from avibench.benchmarks.avibench.baselines import candidates
 from avibench.benchmarks.avibench.dataset import (
     Sample,
     available_tasks,
@@ -29,6 +31,7 @@ from avibench.benchmarks.avibench.dataset import (
 )
 from avibench.benchmarks.avibench.metric_kinds import metric_kind
 from avibench.benchmarks.avibench.options import eval_options as declared_options
+from avibench.benchmarks.avibench.predictions import FileAnswers
 from avibench.benchmarks.avibench.scoring import Context, Prepared, caption_text, prepare
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.benchmarks.avibench.values import (
@@ -117,6 +120,7 @@ class AVIBench(Benchmark):
     stated_options: ClassVar[frozenset[str]] = frozenset({"fense"})
     _eval_context: Context = Context()
     _run: Prepared
+    _files: FileAnswers
     _last_value: tuple[Reading | None, Item | None, dict[str, Any]] = (None, None, {})
 
     def tasks(self) -> tuple[Task, ...]:
@@ -173,8 +177,6 @@ class AVIBench(Benchmark):
 
         sample = item.source
         text = sample.question.get("text")
-        kind = sample.spec.candidates
-        candidates = sample.audios if kind == "audios" else sample.images if kind == "images" else ()
         return build_context(
             sample.spec,
             question=text if isinstance(text, str) else "",
@@ -182,7 +184,7 @@ class AVIBench(Benchmark):
             subtask=sample.subtask,
             prompt_text=sample.text,
             is_pre=sample.is_pre,
-            n_candidates=len(candidates) or None,
+            n_candidates=len(candidates(sample)) or None,
             image=sample.images[0] if sample.images else None,
         )
 
@@ -295,38 +297,31 @@ class AVIBench(Benchmark):
         self._run = prepare(responses, self._eval_context, fense)
         return super().score(responses, profile=profile, options=options, tasks=tasks)
 
-    def evaluate(self, request: EvalRequest) -> Scored:
-        """Score the run's journals, or official prediction files (a file that cannot be read is an error and
-        its task is not scored; what does not line up is noted in the task's coverage)."""
-        from avibench.benchmarks.avibench.dataset import fingerprint
+    def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
+        """Official prediction files aligned with data.json (a file that cannot be read is an error and its task is
+        not scored; what does not line up is noted in the task's coverage); VSQA's arrays are kept for pooling."""
         from avibench.benchmarks.avibench.predictions import file_answers, reference_file_path
 
-        specs = tuple(AVIBENCH.task(t.name) for t in request.tasks)
-        files = None
-        if request.predictions is not None:
-            if not any(reference_file_path(request.predictions, spec) for spec in specs):
-                raise AvibenchError(
-                    f"no prediction files for the selected tasks in {request.predictions} "
-                    "(expected <TASK>.json or tasks/<TASK>.json)"
-                )
-            files = file_answers(
-                request.predictions,
-                request.tasks,
-                lambda t: self.load(request.data_root, t),
-                self.available(request.data_root),
+        if not any(reference_file_path(path, AVIBENCH.task(t.name)) for t in tasks):
+            raise AvibenchError(
+                f"no prediction files for the selected tasks in {path} (expected <TASK>.json or tasks/<TASK>.json)"
             )
-        positional = files.positional if files is not None else {}
-        self._eval_context = Context(request.data_root, positional, user_cache_dir() / CHANCE_CACHE)
+        self._files = file_answers(path, tasks, lambda t: self.load(root, t), self.available(root))
+        self._eval_context = replace(self._eval_context, positional=self._files.positional)
+        return self._files.responses
+
+    def evaluate(self, request: EvalRequest) -> Scored:
+        """Score the run's journals or official prediction files, then note what the scorer noted and state
+        the FENSE models and the dataset's fingerprint."""
+        from avibench.benchmarks.avibench.dataset import fingerprint
+
+        self._files = FileAnswers()
+        self._eval_context = Context(request.data_root, {}, user_cache_dir() / CHANCE_CACHE)
         try:
-            if files is None:
-                scored = super().evaluate(request)
-            else:
-                scored = self.score(
-                    files.responses, profile=request.profile, options=request.options, tasks=request.tasks
-                )
+            scored = super().evaluate(request)
         finally:
             self._eval_context = Context()
-        notes = dict(files.warnings) if files is not None else {}
+        notes = dict(self._files.warnings)
         if self._run.pairs is None:  # FENSE unavailable: say why AVC has no score where its coverage is
             notes["AVC"] = [*notes.get("AVC", []), self._run.fense_meta["note"]]
             avc = scored.document["coverage"].get("AVC")
@@ -339,11 +334,12 @@ class AVIBench(Benchmark):
         for task, said in notes.items():
             if said and task in scored.document["coverage"]:
                 scored.document["coverage"][task]["notes"] = said
-        if files is not None:
-            scored.errors.extend(files.errors)
+        scored.errors.extend(self._files.errors)
         scored.document["meta"] = {
             "fense": self._run.fense_meta,
-            "dataset_fingerprint": fingerprint(request.data_root, specs),
+            "dataset_fingerprint": fingerprint(
+                request.data_root, [AVIBENCH.task(t.name) for t in request.tasks]
+            ),
         }
         summary = scored.document.get("summary")
         if isinstance(summary, dict):
@@ -422,6 +418,6 @@ class AVIBench(Benchmark):
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
     ) -> dict[str, Path]:
-        from avibench.benchmarks.avibench.export import write_reference
+        from avibench.benchmarks.avibench.predictions import write_reference
 
         return write_reference(responses, out, stage=stage)

@@ -1,4 +1,5 @@
-"""Official prediction files (``eval --predictions``) as responses, aligned with each task's ``data.json``.
+"""Official prediction files: read as responses aligned with each task's ``data.json`` (``eval --predictions``), and
+written from a run's answers (``export``).
 
 A reference-format file ``DIR/<TASK>.json`` (or ``DIR/tasks/<TASK>.json``) is a JSON array aligned by position
 with data.json whose elements are ``{task, subtask, id, predict}`` or null. A file that cannot be used raises
@@ -8,7 +9,7 @@ with data.json whose elements are ``{task, subtask, id, predict}`` or null. A fi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
 from avibench.benchmarks.avibench.values import VSQA_HALVES
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
+from avibench.kits import records
+from avibench.store import atomic_write_text
 
 
 class PredictionFileError(DatasetError):
@@ -29,24 +32,6 @@ def reference_file_path(pred_dir: Path, spec: TaskSpec) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-def _read_array(path: Path) -> list[Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise PredictionFileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise PredictionFileError(
-            path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    except OSError as exc:
-        raise PredictionFileError(path, f"cannot read: {exc.strerror}") from None
-    if not isinstance(data, list):
-        raise PredictionFileError(
-            path, f"expected a JSON array aligned with data.json, found {type(data).__name__}"
-        )
-    return data
 
 
 @dataclass(frozen=True)
@@ -62,7 +47,11 @@ class TaskFile:
 
 def read_file(path: Path, ids: Sequence[str]) -> TaskFile:
     """A reference-format file paired by position with the data.json entries of ``ids``."""
-    elements = _read_array(path)
+    elements = records.read_json(path)
+    if not isinstance(elements, list):
+        raise PredictionFileError(
+            path, f"expected a JSON array aligned with data.json, found {type(elements).__name__}"
+        )
     array: list[str | None] = []
     mismatched: list[int] = []
     for i, element in enumerate(elements):
@@ -128,7 +117,7 @@ def file_answers(
         items = load(task)
         try:
             found = read_file(path, [str(i.meta["id"]) for i in items])
-        except PredictionFileError as exc:
+        except DatasetError as exc:
             out.errors.append(f"{spec.name}: broken prediction file: {exc}")
             continue
         out.responses[spec.name] = [_response(i, p) for i, p in zip(items, found.predicts, strict=True)]
@@ -144,3 +133,29 @@ def file_answers(
             "profile)"
         )
     return out
+
+
+def reference_slot(response: Response, stage: str) -> dict[str, Any] | None:
+    """``{task, subtask, id, predict}`` for an answered entry, else null.
+
+    ``stage="refine"`` writes what the reference evaluator reads (the refined answer, or for an unparsed answer
+    the text the refine stage kept); an answer not refined yet is left null. ``stage="infer"`` writes the raw answer.
+    """
+    if response.status != "answered":
+        return None
+    predict = response.raw if stage == "infer" else response.recorded
+    if predict is None:
+        return None
+    sample = response.item.source
+    return {"task": sample.task, "subtask": sample.subtask, "id": sample.id, "predict": predict}
+
+
+def write_reference(responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str) -> dict[str, Path]:
+    """Write ``out/tasks/<TASK>.json`` for every task given; returns the files written."""
+    written: dict[str, Path] = {}
+    for task, task_responses in responses.items():
+        array = [reference_slot(r, stage) for r in task_responses]
+        path = Path(out) / "tasks" / f"{task}.json"
+        atomic_write_text(path, json.dumps(array, indent=4, ensure_ascii=False) + "\n")
+        written[task] = path
+    return written

@@ -13,8 +13,6 @@ from typing import Any
 
 from avibench.definitions import constants_for
 
-_MISSING = object()
-
 
 class PromptError(ValueError):
     """A question whose prompt or options field the reference could not have rendered (it would crash)."""
@@ -36,19 +34,14 @@ def resolve_prompt(task: str, question: Mapping[str, Any]) -> str:
 
 def resolve_options(task: str, question: Mapping[str, Any]) -> Any:
     """The options as the scorer sees them: the resolved list, '' when absent or null, else the raw value."""
-    value = question.get("options", _MISSING)
-    if value is _MISSING or value is None:
-        return ""
-    return _lookup(constants_for(task), value, "options")
+    value = question.get("options")
+    return "" if value is None else _lookup(constants_for(task), value, "options")
 
 
 def render_options(task: str, question: Mapping[str, Any]) -> str:
     """The options sentence of the text input ('' when absent or null)."""
-    value = question.get("options", _MISSING)
-    if value is _MISSING or value is None:
-        return ""
-    resolved = _lookup(constants_for(task), value, "options")
-    if resolved is None:
+    resolved = resolve_options(task, question)
+    if question.get("options") is None or resolved is None:
         return ""
     try:
         is_class_list = "cls" in resolved

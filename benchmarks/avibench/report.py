@@ -8,12 +8,12 @@ Inputs, all under the run's AVI-Bench folder: ``eval.json`` (required), the refi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from avibench.benchmarks.avibench.table import summary_numbers
+from avibench.benchmarks.avibench.table import TAXONOMY_LABELS, summary_numbers
 from avibench.benchmarks.avibench.tasks import AVIBENCH
-from avibench.evaluate.badges import Status, aggregate_cell, number_cell
+from avibench.evaluate.badges import aggregate_cell, number_cell
 from avibench.evaluate.document import (
     DASH,
     Block,
@@ -41,13 +41,6 @@ from avibench.evaluate.svg import NOT_PUBLISHED, Series, grouped_bars
 from avibench.evaluate.uncertainty import fmt_interval, interval_of
 from avibench.kits.published import published_table
 from avibench.level_metrics.aggregate import STAGE_NAMES
-
-TAXONOMY_LABELS = {
-    "l1_task": "L1 Task",
-    "l2_modality": "L2 Modality",
-    "l3_stage": "L3 Stage",
-    "l4_domain": "L4 Domain",
-}
 
 DEFINITIONS: tuple[tuple[str, str], ...] = (
     (
@@ -82,32 +75,12 @@ def paper_task_order() -> list[str]:
     return [task for stage in AVIBENCH.stages for task in AVIBENCH.paper_tasks(stage.key)]
 
 
-def _aggregate_names() -> list[tuple[str, str]]:
-    """(key in summary.intervals.aggregates, column label) for the headline table, in order."""
-    return [
-        *((stage.name, stage.label) for stage in AVIBENCH.stages),
-        ("overall", "Overall"),
-        *TAXONOMY_LABELS.items(),
-    ]
-
-
-def headline_table(summary: Mapping[str, Any], statuses: Mapping[str, Status] | None = None) -> Table:
-    """Stages, Overall and L1-L4 with incomplete badges, and their 95% confidence intervals below."""
-    from avibench.benchmarks.avibench.plugin import AVIBench
-
-    members = AVIBench().aggregate_members()
-    numbers = summary_numbers(summary)
-    values = {**numbers["stages"], "overall": numbers["overall"], **numbers["taxonomy"]}
-    names = _aggregate_names()
-    incomplete = as_dict(summary.get("incomplete"))
-    row = [
-        number_cell(values.get(k), k, incomplete, aggregate_cell(values.get(k), members[k], statuses or {}))
-        for k, _ in names
-    ]
-    rows: list[list[Any]] = [row]
-    if as_dict(summary.get("intervals")):
-        rows.append([fmt_interval(interval_of(summary, "aggregates", k)) for k, _ in names])
-    return Table([label for _, label in names], rows, align="r" * len(names))
+HEADLINE_COLUMNS = (
+    *((stage.name, stage.label) for stage in AVIBENCH.stages),
+    ("overall", "Overall"),
+    *TAXONOMY_LABELS.items(),
+)
+"""(key in summary.intervals.aggregates, column label) of the headline table, in order."""
 
 
 def taxonomy_note(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
@@ -165,27 +138,12 @@ def _submetrics(doc: Mapping[str, Any], paper_task: str) -> str:
     return "; ".join(parts) if parts else "not scored"
 
 
-def task_table(doc: Mapping[str, Any], statuses: Mapping[str, Status]) -> Table:
-    from avibench.benchmarks.avibench.plugin import AVIBench
-
-    summary = as_dict(doc.get("summary"))
-    summary = {**summary, "chance": AVIBench().stated_chance(as_dict(summary.get("chance")))}
-    order = paper_task_order()
-    stage_of = {t: stage.label for stage in AVIBENCH.stages for t in AVIBENCH.paper_tasks(stage.key)}
-    return task_scores_table(
-        order,
-        summary,
-        statuses,
-        [],
-        lead=[[stage_of[t], t] for t in order],
-        lead_headers=("Stage", "Task"),
-        extra=[_submetrics(doc, t) for t in order],
-        extra_header="Sub-metrics (eval.json, 0–1)",
-    )
-
-
-def profile_table(summary: Mapping[str, Any]) -> Table:
+def _profiles(run: ReportRun) -> list[Block]:
+    """Each task, stage and Overall in both profiles, with the difference."""
+    summary, heading = run.summary, Heading("Reference versus strict profile")
     by_profile = as_dict(summary.get("by_profile"))
+    if not by_profile:
+        return [heading, Paragraph("Not available: eval.json has no summary.by_profile.")]
     ref, strict = as_dict(by_profile.get("reference")), as_dict(by_profile.get("strict"))
     numbers = {p: summary_numbers(summary, p) for p in ("reference", "strict")}
 
@@ -198,24 +156,16 @@ def profile_table(summary: Mapping[str, Any]) -> Table:
     ref_stages, strict_stages = numbers["reference"]["stages"], numbers["strict"]["stages"]
     rows += [row(s.label, ref_stages.get(s.name), strict_stages.get(s.name)) for s in AVIBENCH.stages]
     rows.append(row("Overall", numbers["reference"]["overall"], numbers["strict"]["overall"]))
-    return Table(["Task / stage", "Reference", "Strict", "Strict − reference"], rows)
-
-
-def _ordered(keys: Iterable[str]) -> list[str]:
-    order = {name: i for i, name in enumerate(AVIBENCH.task_names)}
-    return sorted(keys, key=lambda k: (order.get(k, len(order)), k))
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return [heading, Table(["Task / stage", "Reference", "Strict", "Strict − reference"], rows)]
 
 
 def coverage_table(coverage: Mapping[str, Any], notes: Notes) -> Table:
     columns = ("questions", "answered", "missing", "failed", "unparsed", "scored")
     rows, totals = [], Counter[str]()
-    for task in _ordered(coverage):
+    order = {name: i for i, name in enumerate(AVIBENCH.task_names)}
+    for task in sorted(coverage, key=lambda k: (order.get(k, len(order)), k)):
         info = as_dict(coverage[task])
-        counts = {c: _count(info.get(c)) for c in columns}
+        counts = {c: n if type(n := info.get(c)) is int else 0 for c in columns}
         totals.update(counts)
         texts = [str(info["reason"])] if info.get("reason") else []
         texts += [str(w) for w in info.get("notes") or []]
@@ -228,11 +178,23 @@ def coverage_table(coverage: Mapping[str, Any], notes: Notes) -> Table:
 
 
 def _headline(run: ReportRun) -> list[Block]:
-    """Stages, Overall and L1-L4 with their intervals, and how they are computed."""
-    note = run.notes.ref(taxonomy_note(run.summary, run.meta))
+    """Stages, Overall and L1-L4 with incomplete badges and their 95% intervals below, and how they are computed."""
+    summary, names, members = run.summary, HEADLINE_COLUMNS, run.benchmark.aggregate_members()
+    numbers = summary_numbers(summary)
+    values = {**numbers["stages"], "overall": numbers["overall"], **numbers["taxonomy"]}
+    incomplete = as_dict(summary.get("incomplete"))
+    rows: list[list[Any]] = [
+        [
+            number_cell(values.get(k), k, incomplete, aggregate_cell(values.get(k), members[k], run.statuses))
+            for k, _ in names
+        ]
+    ]
+    if as_dict(summary.get("intervals")):
+        rows.append([fmt_interval(interval_of(summary, "aggregates", k)) for k, _ in names])
+    note = run.notes.ref(taxonomy_note(summary, run.meta))
     return [
         Heading("Headline (0–100)"),
-        headline_table(run.summary, run.statuses),
+        Table([label for _, label in names], rows, align="r" * len(names)),
         Paragraph(f"How the summary numbers are computed: see note {note}."),
     ]
 
@@ -247,16 +209,18 @@ def _scores(run: ReportRun) -> list[Block]:
         task_chart("Tasks", order, summary, [], run.run_name),
     ]
     caption = not_scored_caption(order, summary) + " The paper publishes stage scores only, not task scores."
-    return [Figures(figures, caption), Heading("Per-task scores"), task_table(run.document, run.statuses)]
-
-
-def _profiles(run: ReportRun) -> list[Block]:
-    if not as_dict(run.summary.get("by_profile")):
-        return [
-            Heading("Reference versus strict profile"),
-            Paragraph("Not available: eval.json has no summary.by_profile."),
-        ]
-    return [Heading("Reference versus strict profile"), profile_table(run.summary)]
+    stage_of = {t: stage.label for stage in AVIBENCH.stages for t in AVIBENCH.paper_tasks(stage.key)}
+    table = task_scores_table(
+        order,
+        summary,
+        run.statuses,
+        [],
+        lead=[[stage_of[t], t] for t in order],
+        lead_headers=("Stage", "Task"),
+        extra=[_submetrics(run.document, t) for t in order],
+        extra_header="Sub-metrics (eval.json, 0–1)",
+    )
+    return [Figures(figures, caption), Heading("Per-task scores"), table]
 
 
 def _coverage(run: ReportRun) -> list[Block]:

@@ -129,12 +129,6 @@ def folder_chance(spec: TaskSpec, samples: Sequence[Sample]) -> float:
     return metric_kind(spec.metric).chance(_scorer_items(samples), task=spec.name, candidates=counts)
 
 
-def _chance_key(data_root: Path, spec: TaskSpec) -> str:
-    """What a folder's chance level depends on: its data.json, and the version of the estimator."""
-    digest = data_digest(task_dir(data_root, spec) / "data.json").hex()[:24]
-    return f"{spec.name}:{ESTIMATOR_VERSION}:{digest}"
-
-
 def chance_levels(
     folders: Mapping[TaskSpec, Sequence[Sample]], *, data_root: Path | None = None, cache: Path | None = None
 ) -> dict[str, float]:
@@ -154,7 +148,10 @@ def chance_levels(
     fresh = dict(stored)
     levels: dict[str, float] = {}
     for spec, samples in folders.items():
-        key = _chance_key(data_root, spec) if cache is not None and data_root is not None else None
+        key = None  # what a folder's level depends on: its data.json and the estimator's version
+        if cache is not None and data_root is not None:
+            digest = data_digest(task_dir(data_root, spec) / "data.json").hex()[:24]
+            key = f"{spec.name}:{ESTIMATOR_VERSION}:{digest}"
         level = fresh.get(key) if key is not None else None
         if level is None:
             level = folder_chance(spec, samples)

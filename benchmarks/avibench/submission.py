@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -29,31 +29,11 @@ from avibench.kits.published import published_table
 from avibench.level_metrics.aggregate import STAGE_NAMES
 
 SCHEMA_VERSION = 2
-ENTRY_FIELDS = frozenset(
-    {
-        "id",
-        "model_name",
-        "provider",
-        "model_id",
-        "model_release_date",
-        "model_release_source_url",
-        "benchmark_version",
-        "source",
-        "evaluation_date",
-        "coverage",
-        "scores",
-        "submitter",
-        "notes",
-    }
-)
 PAPER = published_table("avibench")
 """The paper's Tables 3 and 5, one row per model; the models of the official leaderboard file carry its facts."""
 BENCHMARK_VERSION: str = PAPER.facts["benchmark_version"]
-LEADERBOARD_MODELS: tuple[str, ...] = tuple(PAPER.facts["leaderboard_models"])
-STAGE_KEYS = STAGE_NAMES
 SOURCE_TYPES = ("maintainer", "paper", "participant")
-COVERAGE_FIELDS = ("status", "tasks_completed", "tasks_total", "samples_completed", "samples_total")
-SCORE_KEYS = frozenset({"overall", "stages", "taxonomy", "tasks"})
+SCORE_KEYS = ("overall", "stages", "taxonomy", "tasks")
 ID_PATTERN = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9._-]{1,99}")
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 NOTES_MAX = 1000
@@ -61,7 +41,11 @@ TASKS_TOTAL = len(AVIBENCH.paper_tasks())
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Validation
+# Validation: the schema as rules, each giving the problems of a value at a path
+
+
+Rule = Callable[[object, str], Iterator[str]]
+"""The problems of a value at a path, each ``<path>: <what is wrong>`` (a field that is not there is null)."""
 
 
 def _is_text(value: object) -> bool:
@@ -72,192 +56,199 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _check_text(errors: list[str], record: Mapping[str, Any], key: str, path: str) -> bool:
-    if _is_text(record.get(key)):
-        return True
-    errors.append(f"{path}.{key}: must be a non-empty string")
-    return False
+def _text(value: object, path: str) -> Iterator[str]:
+    if not _is_text(value):
+        yield f"{path}: must be a non-empty string"
 
 
-def _check_date(errors: list[str], value: object, where: str, *, nullable: bool) -> None:
-    if value is None and nullable:
-        return
+def _slug(value: object, path: str) -> Iterator[str]:
+    yield from _text(value, path)
+    if isinstance(value, str) and _is_text(value) and not ID_PATTERN.fullmatch(value.strip()):
+        yield f"{path}: must be a 2–100 character slug matching {ID_PATTERN.pattern} (got {value!r})"
+
+
+def _https(value: object, path: str) -> Iterator[str]:
+    yield from _text(value, path)
+    if isinstance(value, str) and _is_text(value):
+        parsed = urlparse(value.strip())
+        if parsed.scheme != "https" or not parsed.netloc:
+            yield f"{path}: must be an https:// URL (got {value!r})"
+
+
+def _date(*, nullable: bool) -> Rule:
     rule = "must be a real calendar date written YYYY-MM-DD" + (" or null" if nullable else "")
-    if not isinstance(value, str) or not DATE_PATTERN.fullmatch(value):
-        errors.append(f"{where}: {rule} (got {value!r})")
-        return
-    try:
-        date.fromisoformat(value)
-    except ValueError:
-        errors.append(f"{where}: {rule} (got {value!r}, not a calendar date)")
+
+    def check(value: object, path: str) -> Iterator[str]:
+        if value is None and nullable:
+            return
+        if not isinstance(value, str) or not DATE_PATTERN.fullmatch(value):
+            yield f"{path}: {rule} (got {value!r})"
+            return
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            yield f"{path}: {rule} (got {value!r}, not a calendar date)"
+
+    return check
 
 
-def _check_https(errors: list[str], record: Mapping[str, Any], key: str, path: str) -> None:
-    if not _check_text(errors, record, key, path):
-        return
-    parsed = urlparse(record[key].strip())
-    if parsed.scheme != "https" or not parsed.netloc:
-        errors.append(f"{path}.{key}: must be an https:// URL (got {record[key]!r})")
+def _one_of(*allowed: object) -> Rule:
+    def check(value: object, path: str) -> Iterator[str]:
+        if value not in allowed:
+            yield f"{path}: must be one of {', '.join(map(repr, allowed))} (got {value!r})"
+
+    return check
 
 
-def _check_scores(errors: list[str], value: object, path: str) -> None:
+def _count(*, nullable: bool) -> Rule:
+    def check(value: object, path: str) -> Iterator[str]:
+        if not (_is_count(value) or (nullable and value is None)):
+            yield (
+                f"{path}: must be a non-negative integer"
+                + (" or null" if nullable else "")
+                + f" (got {value!r})"
+            )
+
+    return check
+
+
+def _optional_text(limit: int | None = None) -> Rule:
+    def check(value: object, path: str) -> Iterator[str]:
+        if value is not None and not isinstance(value, str):
+            yield f"{path}: must be a string or null"
+        elif limit is not None and value is not None and len(value) > limit:
+            yield f"{path}: must be at most {limit} characters (got {len(value)})"
+
+    return check
+
+
+def _score_tree(value: object, path: str) -> Iterator[str]:
     """Every leaf of the scores object is a finite number in [0, 100] or null; names are non-empty."""
-    if value is None:
-        return
     if isinstance(value, dict):
         for key, child in value.items():
             if not _is_text(key):
-                errors.append(f"{path}: contains an empty metric name")
-                continue
-            _check_scores(errors, child, f"{path}.{key}")
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        errors.append(f"{path}: must be a number or null (got {value!r})")
-    elif not math.isfinite(value) or not 0 <= value <= 100:
-        errors.append(f"{path}: must be between 0 and 100 (got {value!r})")
+                yield f"{path}: contains an empty metric name"
+            else:
+                yield from _score_tree(child, f"{path}.{key}")
+    elif value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        yield f"{path}: must be a number or null (got {value!r})"
+    elif value is not None and (not math.isfinite(value) or not 0 <= value <= 100):
+        yield f"{path}: must be between 0 and 100 (got {value!r})"
 
 
-def _check_coverage(errors: list[str], coverage: object, path: str) -> None:
-    if not isinstance(coverage, dict):
-        errors.append(f"{path}: must be an object with {', '.join(COVERAGE_FIELDS)}")
+def _object(rules: Mapping[str, Rule], *, exact: bool = False, unsupported: str = "fields") -> Rule:
+    """An object whose fields follow ``rules``; ``exact``: it must hold every one of them (else: it may hold no
+    other field, named as ``unsupported``)."""
+    names = ", ".join(rules)
+
+    def check(value: object, path: str) -> Iterator[str]:
+        if not isinstance(value, dict):
+            yield f"{path}: must be an object with {'exactly ' if exact else ''}{names}"
+            return
+        if exact and set(value) != set(rules):
+            yield f"{path}: must have exactly {names} (got {', '.join(map(str, value))})"
+        elif extra := sorted(map(str, set(value) - set(rules))):
+            yield f"{path}: unsupported {unsupported} {', '.join(extra)} (allowed: {', '.join(sorted(rules))})"
+        for name, rule in rules.items():
+            yield from rule(value.get(name), f"{path}.{name}")
+
+    return check
+
+
+def _coverage(value: object, path: str) -> Iterator[str]:
+    """The fields, then how the counts and the status agree (when the counts are valid)."""
+    fields = {
+        "status": _one_of("full", "partial"),
+        "tasks_completed": _count(nullable=False),
+        "tasks_total": _count(nullable=False),
+        "samples_completed": _count(nullable=True),
+        "samples_total": _count(nullable=True),
+    }
+    found = list(_object(fields)(value, path))
+    yield from found
+    if not isinstance(value, dict):
         return
-    extra = sorted(set(coverage) - set(COVERAGE_FIELDS))
-    if extra:
-        errors.append(f"{path}: unsupported fields {', '.join(map(str, extra))}")
-    status = coverage.get("status")
-    if status not in ("full", "partial"):
-        errors.append(f"{path}.status: must be 'full' or 'partial' (got {status!r})")
-    tasks_ok = True
-    for key in ("tasks_completed", "tasks_total"):
-        if not _is_count(coverage.get(key)):
-            errors.append(f"{path}.{key}: must be a non-negative integer (got {coverage.get(key)!r})")
-            tasks_ok = False
-    done, total = coverage.get("tasks_completed"), coverage.get("tasks_total")
-    if tasks_ok:
-        if total == 0:
-            errors.append(f"{path}.tasks_total: must be greater than 0")
-        if done > total:
-            errors.append(f"{path}.tasks_completed: must not exceed tasks_total ({done} > {total})")
-        if status == "full" and done != total:
-            errors.append(
-                f"{path}.status: 'full' requires tasks_completed == tasks_total ({done} != {total})"
-            )
-    samples_ok = True
-    for key in ("samples_completed", "samples_total"):
-        value = coverage.get(key)
-        if value is not None and not _is_count(value):
-            errors.append(f"{path}.{key}: must be a non-negative integer or null (got {value!r})")
-            samples_ok = False
-    s_done, s_total = coverage.get("samples_completed"), coverage.get("samples_total")
+    broken = {problem.split(":")[0].removeprefix(f"{path}.") for problem in found}
+    tasks_ok = not broken & {"tasks_completed", "tasks_total"}
+    samples_ok = not broken & {"samples_completed", "samples_total"}
+    status, done, total = value.get("status"), value.get("tasks_completed"), value.get("tasks_total")
+    s_done, s_total = value.get("samples_completed"), value.get("samples_total")
+    if tasks_ok and total == 0:
+        yield f"{path}.tasks_total: must be greater than 0"
+    if tasks_ok and done > total:
+        yield f"{path}.tasks_completed: must not exceed tasks_total ({done} > {total})"
+    if tasks_ok and status == "full" and done != total:
+        yield f"{path}.status: 'full' requires tasks_completed == tasks_total ({done} != {total})"
     if samples_ok and (s_done is None) != (s_total is None):
-        errors.append(
-            f"{path}.samples_completed: samples_completed and samples_total must both be integers or both null"
-        )
-    elif samples_ok and s_done is not None:
-        if s_done > s_total:
-            errors.append(f"{path}.samples_completed: must not exceed samples_total ({s_done} > {s_total})")
-        if status == "full" and s_done != s_total:
-            errors.append(
-                f"{path}.status: 'full' requires samples_completed == samples_total ({s_done} != {s_total})"
-            )
-    if (
-        samples_ok
-        and tasks_ok
-        and status == "partial"
-        and done == total
-        and (s_done is None or s_done == s_total)
-    ):
-        errors.append(f"{path}.status: 'partial' with every task completed requires incomplete sample counts")
+        yield f"{path}.samples_completed: samples_completed and samples_total must both be integers or both null"
+        samples_ok = False
+    if samples_ok and s_done is not None and s_done > s_total:
+        yield f"{path}.samples_completed: must not exceed samples_total ({s_done} > {s_total})"
+    if samples_ok and s_done is not None and status == "full" and s_done != s_total:
+        yield f"{path}.status: 'full' requires samples_completed == samples_total ({s_done} != {s_total})"
+    if tasks_ok and samples_ok and status == "partial" and done == total and s_done == s_total:
+        yield f"{path}.status: 'partial' with every task completed requires incomplete sample counts"
+
+
+ENTRY = _object(
+    {
+        "id": _slug,
+        "model_name": _text,
+        "provider": _text,
+        "model_id": _text,
+        "model_release_date": _date(nullable=False),
+        "model_release_source_url": _https,
+        "benchmark_version": _text,
+        "source": _object({"type": _one_of(*SOURCE_TYPES), "url": _https}, exact=True),
+        "evaluation_date": _date(nullable=True),
+        "coverage": _coverage,
+        "scores": _object(dict.fromkeys(SCORE_KEYS, _score_tree), unsupported="keys"),
+        "submitter": _optional_text(),
+        "notes": _optional_text(NOTES_MAX),
+    }
+)
+"""A schema v2 entry: its fields in the official order, each with its rule."""
+
+
+def _schema_version(value: object, path: str) -> Iterator[str]:
+    if type(value) is not int or value != SCHEMA_VERSION:
+        yield f"{path}: must be the integer {SCHEMA_VERSION} (got {value!r})"
+
+
+def _array(value: object, path: str) -> Iterator[str]:
+    if not isinstance(value, list):
+        yield f"{path}: must be an array"
+
+
+RESULTS = _object(
+    {"schema_version": _schema_version, "chart_benchmark_version": _text, "entries": _array}, exact=True
+)
 
 
 def validate_entry(entry: object, path: str = "entry") -> list[str]:
     """Every schema v2 rule ``entry`` breaks, as ``<field path>: <rule>``; empty when the entry is valid."""
-    if not isinstance(entry, dict):
-        return [f"{path}: must be an object"]
-    errors: list[str] = []
-    extra = sorted(set(entry) - ENTRY_FIELDS)
-    if extra:
-        errors.append(
-            f"{path}: unsupported fields {', '.join(map(str, extra))} (allowed: {', '.join(sorted(ENTRY_FIELDS))})"
-        )
-    if _check_text(errors, entry, "id", path) and not ID_PATTERN.fullmatch(entry["id"].strip()):
-        errors.append(
-            f"{path}.id: must be a 2–100 character slug matching {ID_PATTERN.pattern} (got {entry['id']!r})"
-        )
-    for key in ("model_name", "provider", "model_id", "benchmark_version"):
-        _check_text(errors, entry, key, path)
-    _check_date(errors, entry.get("model_release_date"), f"{path}.model_release_date", nullable=False)
-    _check_https(errors, entry, "model_release_source_url", path)
-
-    source = entry.get("source")
-    if not isinstance(source, dict):
-        errors.append(f"{path}.source: must be an object with exactly type and url")
-    else:
-        if set(source) != {"type", "url"}:
-            errors.append(
-                f"{path}.source: must have exactly the keys type and url (got {', '.join(map(str, source))})"
-            )
-        if source.get("type") not in SOURCE_TYPES:
-            errors.append(
-                f"{path}.source.type: must be one of {', '.join(SOURCE_TYPES)} (got {source.get('type')!r})"
-            )
-        _check_https(errors, source, "url", f"{path}.source")
-
-    _check_date(errors, entry.get("evaluation_date"), f"{path}.evaluation_date", nullable=True)
-    _check_coverage(errors, entry.get("coverage"), f"{path}.coverage")
-
-    scores = entry.get("scores")
-    if not isinstance(scores, dict):
-        errors.append(f"{path}.scores: must be an object")
-    else:
-        extra_scores = sorted(set(scores) - SCORE_KEYS)
-        if extra_scores:
-            errors.append(
-                f"{path}.scores: unsupported keys {', '.join(map(str, extra_scores))} (allowed: {', '.join(sorted(SCORE_KEYS))})"
-            )
-        _check_scores(errors, scores, f"{path}.scores")
-
-    notes = entry.get("notes")
-    if notes is not None and not isinstance(notes, str):
-        errors.append(f"{path}.notes: must be a string or null")
-    elif notes is not None and len(notes) > NOTES_MAX:
-        errors.append(f"{path}.notes: must be at most {NOTES_MAX} characters (got {len(notes)})")
-    submitter = entry.get("submitter")
-    if submitter is not None and not isinstance(submitter, str):
-        errors.append(f"{path}.submitter: must be a string or null")
-    return errors
+    return list(ENTRY(entry, path))
 
 
 def validate_results(doc: object) -> list[str]:
     """Every rule a whole leaderboard file breaks (root shape, each entry, unique ids, chart version)."""
-    if not isinstance(doc, dict):
-        return ["root: must be an object with exactly schema_version, chart_benchmark_version, entries"]
-    errors: list[str] = []
-    if set(doc) != {"schema_version", "chart_benchmark_version", "entries"}:
-        errors.append(
-            f"root: must have exactly schema_version, chart_benchmark_version, entries (got {', '.join(map(str, doc))})"
-        )
-    version = doc.get("schema_version")
-    if type(version) is not int or version != SCHEMA_VERSION:
-        errors.append(f"root.schema_version: must be the integer {SCHEMA_VERSION} (got {version!r})")
-    chart_version = doc.get("chart_benchmark_version")
-    _check_text(errors, doc, "chart_benchmark_version", "root")
-    entries = doc.get("entries")
+    errors = list(RESULTS(doc, "root"))
+    entries = doc.get("entries") if isinstance(doc, dict) else None
     if not isinstance(entries, list):
-        errors.append("root.entries: must be an array")
         return errors
     seen: dict[str, int] = {}
     for i, entry in enumerate(entries):
         errors += validate_entry(entry, f"entries[{i}]")
         entry_id = entry.get("id") if isinstance(entry, dict) else None
-        if isinstance(entry_id, str):
-            if entry_id in seen:
-                errors.append(f"entries[{i}].id: duplicate id {entry_id!r} (also entries[{seen[entry_id]}])")
-            seen.setdefault(entry_id, i)
+        if isinstance(entry_id, str) and entry_id in seen:
+            errors.append(f"entries[{i}].id: duplicate id {entry_id!r} (also entries[{seen[entry_id]}])")
+        elif isinstance(entry_id, str):
+            seen[entry_id] = i
     versions = {e.get("benchmark_version") for e in entries if isinstance(e, dict)}
-    if entries and chart_version not in versions:
+    if entries and doc["chart_benchmark_version"] not in versions:
         errors.append(
-            f"root.chart_benchmark_version: must equal the benchmark_version of some entry (got {chart_version!r})"
+            "root.chart_benchmark_version: must equal the benchmark_version of some entry "
+            f"(got {doc['chart_benchmark_version']!r})"
         )
     return errors
 
@@ -290,46 +281,9 @@ def _round(value: object) -> float | None:
 def _scores(overall: object, stages: Mapping[str, Any], taxonomy: Mapping[str, Any], tasks: dict) -> dict:
     return {
         "overall": _round(overall),
-        "stages": {k: _round(stages.get(k)) for k in STAGE_KEYS},
+        "stages": {k: _round(stages.get(k)) for k in STAGE_NAMES},
         "taxonomy": {k: _round(taxonomy.get(k)) for k in TAXONOMY_KEYS},
         "tasks": tasks,
-    }
-
-
-def published_entry(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The official-format entry of a published model (a row of :data:`PAPER`, one of :data:`LEADERBOARD_MODELS`)."""
-    if row["entry_id"] is None:
-        raise KeyError(f"{row['model']} has no entry in the official leaderboard file")
-    return {
-        "id": row["entry_id"],
-        "model_name": row["model"],
-        "provider": row["provider"],
-        "model_id": f"{row['model']} (paper label)",
-        "model_release_date": row["release_date"],
-        "model_release_source_url": row["release_url"],
-        "benchmark_version": BENCHMARK_VERSION,
-        "source": {"type": "paper", "url": PAPER.source.url},
-        "evaluation_date": None,
-        "coverage": {
-            "status": "full",
-            "tasks_completed": TASKS_TOTAL,
-            "tasks_total": TASKS_TOTAL,
-            "samples_completed": None,
-            "samples_total": None,
-        },
-        "scores": _scores(
-            row["overall"], PAPER.values(row, STAGE_KEYS), PAPER.values(row, TAXONOMY_KEYS), {}
-        ),
-        "notes": "Scores as reported in the paper, which names no dated API snapshot and no sample counts.",
-    }
-
-
-def published_results() -> dict[str, Any]:
-    """The official leaderboard file's content, rebuilt from the published numbers."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "chart_benchmark_version": BENCHMARK_VERSION,
-        "entries": [published_entry(PAPER.row(name)) for name in LEADERBOARD_MODELS],
     }
 
 

@@ -14,6 +14,13 @@ def _fmt(value: float | None) -> str:
 
 
 INCOMPLETE = "  [incomplete]"
+TAXONOMY_LABELS = {
+    "l1_task": "L1 Task",
+    "l2_modality": "L2 Modality",
+    "l3_stage": "L3 Stage",
+    "l4_domain": "L4 Domain",
+}
+TAXONOMY_KEYS = tuple(TAXONOMY_LABELS)
 
 
 def summary_table(document: Mapping[str, Any]) -> str:
@@ -39,13 +46,7 @@ def summary_table(document: Mapping[str, Any]) -> str:
             tasks = [summary["by_profile"][p]["tasks"].get(task) for p in profiles]
             lines.append(row(f"  {task}", tasks) + badge(f"tasks.{task}"))
     lines.append(row("Overall", [numbers[p]["overall"] for p in profiles]) + badge("overall"))
-    labels = {
-        "l1_task": "L1 Task",
-        "l2_modality": "L2 Modality",
-        "l3_stage": "L3 Stage",
-        "l4_domain": "L4 Domain",
-    }
-    for key, label in labels.items():
+    for key, label in TAXONOMY_LABELS.items():
         note = (
             f"  ({primary})" if key == "l1_task" else f"  ({primary}; reconstruction of the paper's formula)"
         )
@@ -63,9 +64,6 @@ def summary_table(document: Mapping[str, Any]) -> str:
     elif fense.get("status") == "unavailable" and "AVC" in coverage and "AVC" not in not_scored:
         lines.append(str(fense.get("note")))
     return "\n".join(lines)
-
-
-TAXONOMY_KEYS = ("l1_task", "l2_modality", "l3_stage", "l4_domain")
 
 
 def summary_numbers(summary: Mapping[str, Any], profile: str | None = None) -> dict[str, Any]:

@@ -6,7 +6,9 @@ instead of repeating them.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Literal
 
 RefineFamily = Literal["qa", "mic", "avl", "avlg", "retrieval", "passthrough"]
@@ -88,9 +90,6 @@ class TaskTable:
                 return stage
         raise KeyError(f"unknown stage {key!r}")
 
-    def tasks_in_stage(self, stage_key: str) -> tuple[TaskSpec, ...]:
-        return tuple(t for t in self.tasks if t.stage == stage_key)
-
     def paper_tasks(self, stage_key: str | None = None) -> tuple[str, ...]:
         """Paper-level task names (VSQA_I and VSQA_V pool into VSQA), in registry order, without repeats."""
         names: list[str] = []
@@ -107,157 +106,18 @@ class TaskTable:
         groups = {p: tuple(t.name for t in self.folders_of(p)) for p in self.paper_tasks()}
         return {p: names for p, names in groups.items() if len(names) > 1}
 
-    def select(self, names: str | list[str] | tuple[str, ...] | None) -> tuple[TaskSpec, ...]:
-        """Tasks named in a comma/space separated string or a list; ``None``/empty means all.
 
-        A paper-level name such as ``VSQA`` selects both of its folders.
-        """
-        if not names:
-            return self.tasks
-        if isinstance(names, str):
-            names = names.replace(",", " ").split()
-        wanted: list[TaskSpec] = []
-        for raw in names:
-            key = raw.strip().upper()
-            if not key:
-                continue
-            folders = self.folders_of(key) if key not in self._by_name else (self._by_name[key],)
-            if not folders:
-                raise KeyError(f"unknown task {raw!r}; known tasks: {', '.join(self.task_names)}")
-            wanted.extend(f for f in folders if f not in wanted)
-        order = {t.name: i for i, t in enumerate(self.tasks)}
-        return tuple(sorted(wanted, key=lambda t: order[t.name]))
-
-
-def _t(name, stage, family, metric, modality, count, title, *, paper=None, dc=False, **facts) -> TaskSpec:
-    return TaskSpec(
-        name=name,
-        stage=stage,
-        paper_task=paper or name,
-        family=family,
-        metric=metric,
-        modality=modality,
-        double_confirm=dc,
-        paper_count=count,
-        title=title,
-        **facts,
+def _load() -> TaskTable:
+    """The table kept as data: ``prompts/avibench/tasks.json`` (stages, then one row of ``task_columns`` per
+    folder)."""
+    data = json.loads(
+        resources.files("avibench.prompts").joinpath("avibench", "tasks.json").read_text("utf-8")
+    )
+    return TaskTable(
+        name="avibench",
+        stages=tuple(StageSpec(*row) for row in data["stages"]),
+        tasks=tuple(TaskSpec(**dict(zip(data["task_columns"], row, strict=True))) for row in data["tasks"]),
     )
 
 
-AVIBENCH = TaskTable(
-    name="avibench",
-    stages=(
-        StageSpec("perception", "perception", "Perception"),
-        StageSpec("understand", "understanding", "Understanding"),
-        StageSpec("reasoning", "reasoning", "Reasoning"),
-        StageSpec("sensation", "sensation", "Sensation (PriSe)", familiar=False),
-    ),
-    # The reference evaluator's task order, which is also the order of eval.json.
-    tasks=(
-        _t("ASQA", "sensation", "qa", "full_match", "audio", 502, "Audio sensation QA", dc=True),
-        _t(
-            "VSQA_I",
-            "sensation",
-            "qa",
-            "full_match",
-            "visual",
-            620,
-            "Visual sensation QA (images)",
-            paper="VSQA",
-            dc=True,
-        ),
-        _t(
-            "VSQA_V",
-            "sensation",
-            "qa",
-            "full_match",
-            "visual",
-            580,
-            "Visual sensation QA (videos)",
-            paper="VSQA",
-            dc=True,
-        ),
-        _t("AVSQA", "sensation", "qa", "avsqa", "joint", 388, "Audio-visual sensation QA", dc=True),
-        _t(
-            "AMIC",
-            "perception",
-            "mic",
-            "mic",
-            "audio",
-            518,
-            "Audio multi-instance counting",
-            class_list_key="amic_cls_list",
-        ),
-        _t(
-            "VMIC",
-            "perception",
-            "mic",
-            "mic",
-            "visual",
-            521,
-            "Visual multi-instance counting",
-            class_list_key="vmic_cls_list",
-        ),
-        _t(
-            "AVL",
-            "perception",
-            "avl",
-            "avl",
-            "joint",
-            205,
-            "Audio-visual localisation",
-            class_list_key="avl_cls_list",
-        ),
-        _t("AVM", "perception", "passthrough", "full_match", "joint", 250, "Audio-visual matching"),
-        _t(
-            "AVR",
-            "understand",
-            "retrieval",
-            "retrieval",
-            "visual",
-            264,
-            "Audio-to-visual retrieval",
-            candidates="images",
-        ),
-        _t(
-            "VAR",
-            "understand",
-            "retrieval",
-            "retrieval",
-            "audio",
-            264,
-            "Visual-to-audio retrieval",
-            candidates="audios",
-        ),
-        _t("AVC", "understand", "passthrough", "caption", "joint", 280, "Audio-visual captioning"),
-        _t(
-            "AVH",
-            "reasoning",
-            "passthrough",
-            "full_match",
-            "audio",
-            250,
-            "Audio-visual hallucination (audio)",
-        ),
-        _t(
-            "VAH",
-            "reasoning",
-            "passthrough",
-            "full_match",
-            "visual",
-            250,
-            "Audio-visual hallucination (visual)",
-        ),
-        _t("AVQA", "reasoning", "qa", "full_match", "joint", 469, "Audio-visual question answering"),
-        _t(
-            "AVLG",
-            "reasoning",
-            "avlg",
-            "avlg",
-            "joint",
-            503,
-            "Audio-visual localisation and grounding",
-            frames=10,
-        ),
-    ),
-)
+AVIBENCH = _load()

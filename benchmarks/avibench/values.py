@@ -86,22 +86,6 @@ def _scorer_item(e: Mapping[str, Any], suffix: str = "") -> Item:
     )
 
 
-def _invalid_pre(pre: Sample) -> bool:
-    return is_invalid_pre(_scorer_item(entry(pre, None)))
-
-
-def _skips_invalid_pre(sample: Sample, profile: ScoringProfile) -> bool:
-    """Whether the scorer of the sample's task leaves invalid pre-questions out (AVSQA keeps them in reference)."""
-    return sample.spec.metric != "avsqa" or profile.avsqa_skip_invalid_pre
-
-
-def _acts(pre: Sample, profile: ScoringProfile, poisoned: set[str]) -> bool:
-    """Whether the scorer reads a pre-question: it skips invalid ones (positional: every one with their id)."""
-    if profile.double_confirm_positional:
-        return pre.id not in poisoned
-    return not (_skips_invalid_pre(pre, profile) and _invalid_pre(pre))
-
-
 def gates(
     samples: Sequence[Sample], predicts: Mapping[int, str | None], profile: ScoringProfile
 ) -> dict[int, list[int]]:
@@ -115,13 +99,19 @@ def gates(
     pres = [s for s in samples if s.is_pre]
     if not pres:
         return out
-    poisoned = {s.id for s in pres if _skips_invalid_pre(s, profile) and _invalid_pre(s)}
+    skipped = {  # invalid pre-questions the task's scorer leaves out (AVSQA's reference scorer keeps them)
+        s.index
+        for s in pres
+        if (s.spec.metric != "avsqa" or profile.avsqa_skip_invalid_pre)
+        and is_invalid_pre(_scorer_item(entry(s, None)))
+    }
+    poisoned = {s.id for s in pres if s.index in skipped}
     formal: dict[str, list[Sample]] = {}
     for s in samples:
         if not s.is_pre:
             formal.setdefault(s.id, []).append(s)
     for pre in pres:
-        if not _acts(pre, profile, poisoned):
+        if (pre.id in poisoned) if profile.double_confirm_positional else (pre.index in skipped):
             continue
         same = formal.get(pre.formal_id, [])
         if profile.double_confirm_positional:
@@ -197,12 +187,6 @@ def official_score(task: str, values: Sequence[Mapping[str, Any]], profile: str)
     return kind.score(_items(values), profile=scoring, **{need: available[need] for need in kind.needs})
 
 
-def _needs(kind: MetricKind, task: str, values: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The extra inputs of a kind's records: the task folder's name, image sizes."""
-    available = {"task": task, "image_sizes": _sizes(values)}
-    return {need: available[need] for need in kind.needs if need in available}
-
-
 def _kind(task: str) -> MetricKind:
     """The metric kind of a task folder or of the pooled VSQA."""
     return metric_kind("full_match" if task == POOLED else AVIBENCH.task(task).metric)
@@ -219,11 +203,12 @@ def question_numbers(value: Mapping[str, Any], profile: str, notes: Notes | None
     kind = _kind(task)
     assert kind.records is not None
     items = _items([value])
+    available = {"task": task, "image_sizes": _sizes([value])}  # what the kinds with records may need
     records = kind.records.of(
         items,
         profile=get_profile(profile),
         notes=Notes() if notes is None else notes,
-        **_needs(kind, task, [value]),
+        **{need: available[need] for need in kind.needs},
     )
     return next(r for r, i in zip(records, items, strict=True) if i.index == head["index"])
 

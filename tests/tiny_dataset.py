@@ -1,4 +1,4 @@
-"""A tiny dataset in the official layout with real media files, for tests that need a few samples.
+"""A tiny AVI-Bench dataset in the official layout with real media files, for tests that need a few samples.
 
 Media are generated (PyAV mp4 with an audio track, wav, png), so the files decode like real ones.
 ``markers`` put a string into chosen samples' question text, which the fake server can match to inject
