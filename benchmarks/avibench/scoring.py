@@ -46,15 +46,17 @@ def readings(
     responses: Mapping[str, Sequence[Response]], positional: Mapping[str, Sequence[str | None]] | None
 ) -> Readings:
     """Per profile and folder, the prediction of each entry; ``positional`` (VSQA folder -> its prediction file's
-    array, as long as the file) pairs VSQA's predictions by position in the reference profile."""
+    array, as long as the file) pairs VSQA's predictions by position in a profile with ``vsqa_pool_by_position``."""
     aligned = {
         task: {r.item.index: recorded(r) for r in task_responses}
         for task, task_responses in responses.items()
     }
     out: Readings = {profile: dict(aligned) for profile in PROFILES}
-    pooled = iter([p for array in (positional or {}).values() for p in array])
-    for task in positional or {}:  # the files concatenated, paired with the entries of both folders in order
-        out["reference"][task] = {r.item.index: next(pooled, None) for r in responses[task]}
+    pooled = [p for array in (positional or {}).values() for p in array]
+    for profile in (p for p in PROFILES if get_profile(p).vsqa_pool_by_position):
+        files = iter(pooled)  # the files concatenated, paired with the entries of both folders in order
+        for task in positional or {}:
+            out[profile][task] = {r.item.index: next(files, None) for r in responses[task]}
     return out
 
 
