@@ -15,7 +15,6 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from statistics import fmean, pstdev
-from types import ModuleType
 from typing import Any, Literal
 
 import jiwer
@@ -162,26 +161,44 @@ def classes(task: str, records: Sequence[Record], profile: MarathonProfile) -> t
     ]
 
 
-# ---- sklearn summaries ---------------------------------------------------------------------------------------
+# ---- the scripts' sklearn summaries, computed as sklearn does (zero_division=0) --------------------------------
 
 
-def _sklearn() -> ModuleType:
-    """``sklearn.metrics``, imported on first use: loading the benchmark's tasks (infer) should not pay for it."""
-    from sklearn import metrics
+def _per_label(
+    truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Labels (``None``: every label seen, sorted), then per label precision, recall, F1 and support."""
+    names = sorted(set(truth) | set(guess)) if labels is None else list(labels)
+    hits = Counter(t for t, g in zip(truth, guess, strict=True) if t == g)
+    said, true = Counter(guess), Counter(truth)
+    return (
+        names,
+        np.array([hits[c] / said[c] if said[c] else 0.0 for c in names]),
+        np.array([hits[c] / true[c] if true[c] else 0.0 for c in names]),
+        np.array([2 * hits[c] / (true[c] + said[c]) if true[c] + said[c] else 0.0 for c in names]),
+        np.array([float(true[c]) for c in names]),
+    )
 
-    return metrics
+
+def _averaged(values: np.ndarray, support: np.ndarray, average: str) -> float:
+    """sklearn's average: weighted by support (plain when no label has support), or the plain mean."""
+    if average == "weighted" and np.sum(support):
+        return float(np.sum(np.multiply(values, support)) / np.sum(support))
+    return float(np.mean(values))
 
 
 def prf(
     truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str
 ) -> dict[str, float]:
-    """Precision, recall and F1 with one averaging, zero where undefined (sklearn's ``zero_division=0``)."""
+    """Precision, recall and F1 with one averaging (``macro`` or ``weighted``), zero where undefined."""
     if not truth:
         return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-    p, r, f, _ = _sklearn().precision_recall_fscore_support(
-        truth, guess, labels=list(labels) if labels is not None else None, average=average, zero_division=0
-    )
-    return {"precision": float(p), "recall": float(r), "f1": float(f)}
+    _, p, r, f, s = _per_label(truth, guess, labels)
+    return {
+        "precision": _averaged(p, s, average),
+        "recall": _averaged(r, s, average),
+        "f1": _averaged(f, s, average),
+    }
 
 
 def accuracy(truth: Sequence[str], guess: Sequence[str]) -> float:
@@ -195,9 +212,7 @@ def per_class(
     """Per-label precision, recall, F1 and support over ``labels``."""
     if not truth:
         return {}
-    p, r, f, s = _sklearn().precision_recall_fscore_support(
-        truth, guess, labels=list(labels), average=None, zero_division=0
-    )
+    names, p, r, f, s = _per_label(truth, guess, labels)
     return {
         label: {
             "precision": float(p[i]),
@@ -205,15 +220,39 @@ def per_class(
             "f1_score": float(f[i]),
             "support": int(s[i]),
         }
-        for i, label in enumerate(labels)
+        for i, label in enumerate(names)
     }
 
 
 def report(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str]) -> str:
-    """sklearn's text classification report over ``labels`` (four digits, as the scripts print it)."""
+    """sklearn's text classification report over ``labels``, four digits, as the scripts print it: a row per
+    label, then ``accuracy`` (``micro avg`` when ``labels`` miss a label seen), ``macro avg`` and ``weighted avg``."""
     if not truth:
         return "No valid predictions"
-    return _sklearn().classification_report(truth, guess, labels=list(labels), zero_division=0, digits=4)
+    names, p, r, f, s = _per_label(truth, guess, labels)
+    width = max([len(n) for n in names] + [len("weighted avg")])
+    row = "{:>{width}s} " + " {:>9.4f}" * 3 + " {:>9}\n"
+    text = f"{'':>{width}s} " + "".join(f" {h:>9}" for h in ("precision", "recall", "f1-score", "support"))
+    # sklearn's counts are floats when no pair at all is a hit, and print as such ("4.0")
+    shown = s.astype(int) if any(t == g for t, g in zip(truth, guess, strict=True)) else s
+    text += "\n\n" + "".join(
+        row.format(*cells, width=width) for cells in zip(names, p, r, f, shown, strict=True)
+    )
+    total = np.sum(shown)
+    hits = sum(t == g and t in names for t, g in zip(truth, guess, strict=True))
+    said = sum(g in names for g in guess)
+    micro = (hits / said if said else 0.0, hits / total if total else 0.0)
+    micro_f1 = 2 * hits / (total + said) if total + said else 0.0
+    if set(names) >= set(truth) | set(guess):
+        text += (
+            "\n" + f"{'accuracy':>{width}s} " + " {:>9.4}".format("") * 2 + f" {micro_f1:>9.4f} {total:>9}\n"
+        )
+    else:
+        text += "\n" + row.format("micro avg", *micro, micro_f1, total, width=width)
+    for average in ("macro", "weighted"):
+        cells = (_averaged(v, s, average) for v in (p, r, f))
+        text += row.format(f"{average} avg", *cells, total, width=width)
+    return text
 
 
 def had_count_f1(truth: Sequence[str], guess: Sequence[str]) -> dict[str, float]:

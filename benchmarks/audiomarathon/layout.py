@@ -30,8 +30,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import soundfile as sf
-
 from avibench.benchmarks.audiomarathon.prompt import task_prompt
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
@@ -420,6 +418,8 @@ def load_task(
 
 
 def _duration_problems(items: Sequence[Item]) -> Iterator[Problem]:
+    import soundfile as sf  # only validation reads the clips
+
     for item in items:
         audio = item.media[0]
         try:

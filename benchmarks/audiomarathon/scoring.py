@@ -5,7 +5,6 @@ the core, which scores a run with them; the blocks are also what the official re
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict
 from typing import Any
 
 from avibench.items import Item, Response
@@ -81,7 +80,13 @@ def records(responses: Sequence[Response], profile: str | MarathonProfile = REFE
 
 def record_value(record: Record) -> dict[str, Any]:
     """A record as the JSON value samples.jsonl keeps for the task metric."""
-    return {**asdict(record), "options": list(record.options)}
+    return {
+        "answer": record.answer,
+        "gold": record.gold,
+        "pred": record.pred,
+        "options": list(record.options),
+        "group": record.group,
+    }
 
 
 def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | None]:
