@@ -583,52 +583,6 @@ def _asr_block(records: Sequence[Record], profile: MarathonProfile) -> dict[str,
 # ---- the score alone, for resampling -----------------------------------------------------------------------
 
 
-def _f1_of_pairs(
-    pairs: Mapping[tuple[str, str], float],
-    labels: Sequence[str] | None,
-    average: str,
-    omit: Collection[str] = (),
-) -> float:
-    """sklearn's F1 (``zero_division=0``, ``macro`` or ``weighted``) from how often each (truth, guess) pair
-    occurs; ``labels`` ``None`` means every label seen on either side; labels in ``omit`` are left out of the
-    average (see :func:`pairs_resample_score`)."""
-    if not any(pairs.values()):
-        return 0.0
-    tp, fp, fn = Counter[str](), Counter[str](), Counter[str]()
-    seen: set[str] = set()
-    for (t, g), n in pairs.items():
-        if not n:
-            continue
-        seen.update((t, g))
-        if t == g:
-            tp[t] += n
-        else:
-            fn[t] += n
-            fp[g] += n
-    names = sorted(seen) if labels is None else list(labels)
-    f1s, supports = [], []
-    for label in (name for name in names if name not in omit):
-        f1s.append(2 * tp[label] / (2 * tp[label] + fp[label] + fn[label]) if tp[label] else 0.0)
-        supports.append(tp[label] + fn[label])
-    # numpy sums as sklearn does (pairwise), so the score is sklearn's to the last bit
-    if average == "weighted":
-        total = sum(supports)
-        return float(np.sum(np.multiply(f1s, supports))) / total if total else 0.0
-    return float(np.mean(f1s)) if f1s else 0.0
-
-
-def f1_score(
-    truth: Sequence[str],
-    guess: Sequence[str],
-    labels: Sequence[str] | None,
-    average: str,
-    omit: Collection[str] = (),
-) -> float:
-    """sklearn's F1 (``zero_division=0``) with ``macro`` or ``weighted`` averaging, without sklearn.
-    ``labels`` ``None`` means every label seen in either list; labels in ``omit`` are left out of the average."""
-    return _f1_of_pairs(Counter(zip(truth, guess, strict=True)), labels, average, omit)
-
-
 @cache
 def cached_wer(reference: str, hypothesis: str) -> float:
     """:func:`utterance_wer`, computed once per pair: every question is scored per profile and per resample."""
@@ -639,46 +593,116 @@ def class_pairs(
     task: str, records: Sequence[Record], profile: str | MarathonProfile
 ) -> list[tuple[str, str]]:
     """Each record's (truth, guess) in the profile's class space: all a classification or choice task's score
-    depends on (:func:`pairs_score`)."""
+    depends on (:func:`pair_scores`)."""
     return list(zip(*classes(task, records, get_profile(profile)), strict=True))
 
 
-def pairs_score(
-    task: str,
-    pairs: Mapping[tuple[str, str], float],
-    profile: str | MarathonProfile = REFERENCE,
-    omit: Collection[str] = (),
-) -> float:
-    """A classification or choice task's score (not ASR) from how often each (truth, guess) pair occurs among
-    its records: equal to :func:`task_score` on those records, so a bootstrap draw is scored from its pair
-    counts without building its records. Classes in ``omit`` are left out of an F1's average
-    (:func:`pairs_resample_score`)."""
-    profile = get_profile(profile)
-    present = {pair: n for pair, n in pairs.items() if n}
-    if task == "SD" and profile.had_fake_binary_f1:
-        tp = present.get(("fake", "fake"), 0)
-        real_wrong = sum(n for (t, g), n in present.items() if t == "real" and g != "real")
-        fake_wrong = sum(n for (t, g), n in present.items() if t == "fake" and g != "fake")
-        precision = tp / (tp + real_wrong) if tp + real_wrong else 0.0
-        recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
-        return 100 * (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
-    truths = {t for t, _ in present}
-    present = _valid_pairs(task, present, profile)
-    if task in COMPREHENSION and not profile.comprehension_letter_f1:
-        total = sum(present.values())
-        return 100 * (sum(n for (t, g), n in present.items() if t == g) / total if total else 0.0)
-    return 100 * _f1_of_pairs(present, _labels(task, sorted(truths), profile), _average(task, profile), omit)
+@dataclass(frozen=True)
+class _Counted:
+    """Rows of pair counts seen as classes: per row which classes are truths, drawn and labels, and per class the
+    true positives, truths and guesses among the pairs the profile keeps (all integer-valued: sums are exact)."""
+
+    names: list[str]
+    n: np.ndarray
+    truths: np.ndarray
+    drawn: np.ndarray
+    labels: np.ndarray
+    tp: np.ndarray
+    true: np.ndarray
+    said: np.ndarray
 
 
-def _valid_pairs(
-    task: str, present: Mapping[tuple[str, str], float], profile: MarathonProfile
-) -> dict[tuple[str, str], float]:
-    """The pairs the profile scores: the script's "valid" pairs (see :func:`_valid`), or all of them."""
-    if not profile.drop_unparsed:
-        return dict(present)
+def _counted(
+    task: str, pairs: Sequence[tuple[str, str]], counts: np.ndarray, profile: MarathonProfile
+) -> _Counted:
     rule = SCRIPT_RULES[task]
-    allowed = set(rule.fixed) if rule.valid == "fixed" else {t for t, _ in present}
-    return {(t, g): n for (t, g), n in present.items() if t in allowed and g in allowed}
+    fixed = rule.fixed if profile.script_label_sets and rule.labels == "fixed" else ()
+    names = sorted({c for pair in pairs for c in pair} | set(fixed))
+    at = {c: i for i, c in enumerate(names)}
+    ti, gi = np.array([at[t] for t, _ in pairs], dtype=int), np.array([at[g] for _, g in pairs], dtype=int)
+    truth, guess = np.eye(len(names))[ti], np.eye(len(names))[gi]
+    present = counts > 0
+    truths = (present @ truth) > 0
+    kept = present
+    if profile.drop_unparsed:
+        if rule.valid == "fixed":
+            kept = present & np.array([t in rule.fixed and g in rule.fixed for t, g in pairs], dtype=bool)
+        else:
+            kept = present & truths[:, ti] & truths[:, gi]
+    n = np.where(kept, counts, 0.0)
+    true, said = n @ truth, n @ guess
+    real = np.array([c != "" for c in names], dtype=bool)
+    if task == "SD" and profile.had_fake_binary_f1:
+        drawn = ((present @ truth) + (present @ guess) > 0) & real
+    else:
+        drawn = (true + said > 0) & real
+    if not profile.script_label_sets:
+        labels = truths & real
+    else:
+        labels = {
+            "fixed": np.array([c in fixed for c in names], dtype=bool)[None, :],
+            "present": true + said > 0,
+            "gold": truths,
+        }[rule.labels]
+    tp = (n * (ti == gi)) @ truth
+    return _Counted(names, n, truths, drawn, np.broadcast_to(labels, drawn.shape), tp, true, said)
+
+
+def pair_scores(
+    task: str,
+    pairs: Sequence[tuple[str, str]],
+    counts: np.ndarray,
+    profile: str | MarathonProfile,
+    defined: Collection[str] | None = None,
+) -> list[float | None]:
+    """A classification or choice task's score (not ASR) for each row of ``counts`` (how often each of ``pairs``,
+    (truth, guess) in the profile's class space, occurs among a resample's questions): what :func:`score_task`
+    gives on those questions, every sum and average taken as sklearn takes it.
+
+    ``defined`` are the classes of the whole task (:func:`defined_classes`). A class it has that a row holds neither
+    as truth nor as prediction has no F1 in that row (0/0): it is left out of the average instead of counting as 0,
+    which would pull an all-correct run's interval below its score whenever a resample misses a class of a fixed
+    label set (RACE's and GTZAN's A-D). HAD's binary F1 of "fake" with no fake drawn on either side is undefined, so
+    the row is ``None`` (left out of the percentiles). On the whole task (every defined class drawn) this is the
+    task's score."""
+    profile = get_profile(profile)
+    c = _counted(task, pairs, counts, profile)
+    scores: list[float | None] = []
+    if task in COMPREHENSION and not profile.comprehension_letter_f1:
+        hits = c.tp.sum(axis=1)
+        for hit, total in zip(hits.tolist(), c.n.sum(axis=1).tolist(), strict=True):
+            scores.append(100 * (hit / total if total else 0.0))
+        return scores
+    if task == "SD" and profile.had_fake_binary_f1:
+        fake_drawn = [name == "fake" for name in c.names] @ c.drawn.T
+        for row, drawn in zip(counts.tolist(), fake_drawn.tolist(), strict=True):
+            if defined is not None and "fake" in defined and not drawn:
+                scores.append(None)
+                continue
+            tp = sum(k for (t, g), k in zip(pairs, row, strict=True) if t == g == "fake")
+            real_wrong = sum(k for (t, g), k in zip(pairs, row, strict=True) if t == "real" and g != "real")
+            fake_wrong = sum(k for (t, g), k in zip(pairs, row, strict=True) if t == "fake" and g != "fake")
+            precision = tp / (tp + real_wrong) if tp + real_wrong else 0.0
+            recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
+            scores.append(
+                100 * (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+            )
+        return scores
+    omitted = np.array([name in (defined or ()) for name in c.names], dtype=bool) & ~c.drawn
+    included = c.labels & ~omitted
+    f1 = np.where(c.tp > 0, 2 * c.tp / np.maximum(c.true + c.said, 1), 0.0)
+    weighted = _average(task, profile) == "weighted"
+    for r in range(len(counts)):
+        f1s, supports = f1[r, included[r]], c.true[r, included[r]]
+        if not c.n[r].any():
+            score = 0.0
+        elif weighted:
+            total = float(supports.sum())
+            score = float(np.sum(np.multiply(f1s, supports))) / total if total else 0.0
+        else:
+            score = float(np.mean(f1s)) if len(f1s) else 0.0
+        scores.append(100 * score)
+    return scores
 
 
 def task_score(task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE) -> float:
@@ -688,7 +712,10 @@ def task_score(task: str, records: Sequence[Record], profile: str | MarathonProf
         pairs = [(r.gold, r.pred or "") for r in records]
         kept = [cached_wer(ref, hyp) for ref, hyp in pairs if (ref and hyp) or not profile.drop_unparsed]
         return 100.0 - (fmean(kept) if kept else 100.0)
-    return pairs_score(task, Counter(class_pairs(task, records, profile)), profile)
+    counted = Counter(class_pairs(task, records, profile))
+    return (
+        pair_scores(task, list(counted), np.array([list(counted.values())], dtype=float), profile)[0] or 0.0
+    )
 
 
 def defined_classes(
@@ -696,43 +723,11 @@ def defined_classes(
 ) -> frozenset[str]:
     """The classes whose F1 is defined on ``records``: those the scored pairs hold as truth or as prediction (HAD's
     count rule: over all pairs). A class outside this set scores 0 by the scripts' ``zero_division=0``."""
-    if task == "ASR":
+    if task == "ASR" or not records:
         return frozenset()
-    return pairs_classes(task, Counter(class_pairs(task, records, profile)), profile)
-
-
-def pairs_classes(
-    task: str, pairs: Mapping[tuple[str, str], float], profile: str | MarathonProfile = REFERENCE
-) -> frozenset[str]:
-    """:func:`defined_classes` from how often each (truth, guess) pair occurs."""
-    profile = get_profile(profile)
-    present = {pair: n for pair, n in pairs.items() if n}
-    if not (task == "SD" and profile.had_fake_binary_f1):
-        present = _valid_pairs(task, present, profile)
-    return frozenset(c for pair in present for c in pair) - {""}
-
-
-def pairs_resample_score(
-    task: str,
-    pairs: Mapping[tuple[str, str], float],
-    profile: str | MarathonProfile,
-    defined: Collection[str],
-) -> float | None:
-    """A classification or choice task's score on a resample of its questions, from the resample's pair counts,
-    ``defined`` being :func:`defined_classes` of all of them.
-
-    A class the whole task defines but the drawn questions hold neither as truth nor as prediction has no F1 in
-    this resample (0/0): it is left out of the average instead of counting as 0, which would pull an all-correct
-    run's interval below its score whenever a resample misses a class of a fixed label set (RACE's and GTZAN's
-    A-D). HAD's binary F1 of "fake" with no fake drawn on either side is undefined, so the resample is ``None`` (left
-    out of the percentiles). On the whole task (every defined class drawn) this is :func:`pairs_score`."""
-    profile = get_profile(profile)
-    if task in COMPREHENSION and not profile.comprehension_letter_f1:
-        return pairs_score(task, pairs, profile)
-    drawn = pairs_classes(task, pairs, profile)
-    if task == "SD" and profile.had_fake_binary_f1:
-        return None if "fake" in defined and "fake" not in drawn else pairs_score(task, pairs, profile)
-    return pairs_score(task, pairs, profile, omit=[c for c in defined if c not in drawn])
+    counted = Counter(class_pairs(task, records, profile))
+    c = _counted(task, list(counted), np.array([list(counted.values())], dtype=float), get_profile(profile))
+    return frozenset(name for name, drawn in zip(c.names, c.drawn[0], strict=True) if drawn)
 
 
 # ---- tasks and benchmark -------------------------------------------------------------------------------------

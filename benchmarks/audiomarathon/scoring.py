@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from avibench.items import Item, Response
 from avibench.level_metrics.audiomarathon import (
     REFERENCE,
@@ -18,11 +20,10 @@ from avibench.level_metrics.audiomarathon import (
     class_pairs,
     defined_classes,
     get_profile,
-    pairs_resample_score,
+    pair_scores,
     score_task,
     task_score,
 )
-from avibench.level_metrics.task_metrics import Tallies
 from avibench.refine.audiomarathon import official_extract, strict_extract
 
 DROPPED_ON_ERROR = ("SCR", "ASR")
@@ -99,22 +100,25 @@ def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | No
 
     def resample(values: Sequence[Sequence[Any]], draws: Any) -> list[float | None]:
         """The score of every row of ``draws``; a class the task has that a row does not draw is left out of that
-        row's F1 (:func:`pairs_resample_score`). A choice or classification task's score depends only on how
-        often each (truth, guess) pair occurs: every row is scored from its pair counts, summed for a batch of
-        rows in one matrix product. ASR's WER is not: each item's records are built once, each row scored."""
+        row's F1 (:func:`pair_scores`). A choice or classification task's score depends only on how often each
+        (truth, guess) pair occurs: the rows' pair counts are one matrix product, scored together. ASR's WER is
+        not: each item's records are built once, each row scored."""
         items = [[_record(v) for v in item] for item in values]
         if task == "ASR":
             rows = ([r for i in row for r in items[i]] for row in draws.tolist())
             return [task_score(task, found, profile) if found else None for found in rows]
+        found = [class_pairs(task, item, profile) for item in items]
+        pairs = sorted({pair for item in found for pair in item})
+        column = {pair: j for j, pair in enumerate(pairs)}
+        per_item = np.zeros((len(items), len(pairs)))
+        for i, item in enumerate(found):
+            for pair in item:
+                per_item[i, column[pair]] += 1
+        drawn = np.stack([np.bincount(row, minlength=len(items)) for row in draws]).astype(float)
+        counts = drawn @ per_item
         defined = defined_classes(task, [r for item in items for r in item], profile)
-
-        def finish(totals: Mapping[tuple[str, str], float]) -> float | None:
-            return pairs_resample_score(task, totals, profile, defined) if any(totals.values()) else None
-
-        return Tallies(tally, finish).resample(values, draws)
-
-    def tally(value: Any) -> dict[tuple[str, str], float]:
-        return {class_pairs(task, [_record(value)], profile)[0]: 1.0}
+        scores = pair_scores(task, pairs, counts, profile, defined)
+        return [score if row.any() else None for score, row in zip(scores, counts, strict=True)]
 
     metric.resample = resample  # type: ignore[attr-defined]  # what the bootstrap calls
     return metric
