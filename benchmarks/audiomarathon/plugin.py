@@ -22,21 +22,13 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, ClassVar
 
-from avibench.benchmarks.audiomarathon import layout, results, sample
-from avibench.benchmarks.audiomarathon.scoring import (
-    chance_levels,
-    read,
-    record_of,
-    record_value,
-    sample_score,
-    score_responses,
-    task_metric,
-)
+from avibench.benchmarks.audiomarathon import layout, results
+from avibench.benchmarks.audiomarathon.scoring import read, record_of, record_value, sample_score, task_metric
 from avibench.contracts import RunPaths
 from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
 from avibench.kits.published import board_rows, published_table
-from avibench.level_metrics.audiomarathon import benchmark_block, score_task
+from avibench.level_metrics.audiomarathon import Record, benchmark_block, chance_level, score_task
 from avibench.level_metrics.task_metrics import Aggregate, Metric, official
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
 from avibench.refine.audiomarathon import strict_extract
@@ -66,6 +58,16 @@ LISTED = ("ASR", "SD")
 _ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
 
 
+def _reference_records(responses: Sequence[Response]) -> list[Record]:
+    """The records of ``responses`` the reference scores (it leaves out what it reads as ``None``)."""
+    return [record_of(r.item, pred) for r in responses if (pred := read(r, "reference")) is not None]
+
+
+def _as_replied(item: Item, letter: str) -> str:
+    """How a compliant model writes a letter: lower case where the prompt asks for 'a' or 'b'."""
+    return letter.lower() if item.task in ("SD", "SGR") else letter
+
+
 class AudioMarathon(Benchmark):
     """AudioMarathon (2025): long-form audio understanding, 90-300 s clips."""
 
@@ -91,24 +93,21 @@ class AudioMarathon(Benchmark):
     # -- data -------------------------------------------------------------------------------------------
 
     def available(self, root: Path) -> tuple[Task, ...]:
-        root = Path(root)
-
         def present(task: str) -> bool:
-            if task == "ASR":
-                return (root / "ASR" / layout.ASR_SPLIT).is_dir()
             if task == "SD":
-                return any((root / "SD" / f).is_dir() for f in layout.HAD_FOLDERS)
-            return (root / task / layout.JSON_TASKS[task].metadata).is_file()
+                return any((layout.data_path(root, task) / f).is_dir() for f in layout.HAD_FOLDERS)
+            path = layout.data_path(root, task)
+            return path.is_dir() if task == "ASR" else path.is_file()
 
         return tuple(t for t in TASKS if present(t.name))
 
     def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
         if task.name == "ASR":
-            return tuple(sorted((Path(root) / "ASR" / layout.ASR_SPLIT).glob("*/*/*.txt")))
+            return tuple(sorted(layout.data_path(root, "ASR").glob("*/*/*.txt")))
         if task.name == "SD":
             # its questions are the folders' listings: a folder's time changes when a clip is added or removed
-            return tuple(Path(root) / "SD" / label for label in layout.HAD_FOLDERS)
-        return (Path(root) / task.name / layout.JSON_TASKS[task.name].metadata,)
+            return tuple(layout.data_path(root, "SD") / label for label in layout.HAD_FOLDERS)
+        return (layout.data_path(root, task.name),)
 
     def fingerprint(self, root: Path, tasks: Sequence[Task]) -> str:
         """The metadata files' hash, plus the question lists of the tasks defined by folder listings."""
@@ -126,19 +125,17 @@ class AudioMarathon(Benchmark):
             return layout.load_task(root, task.name, check_audio=False)
         return items_per_version(
             _ITEMS,
-            Path(root) / task.name / layout.JSON_TASKS[task.name].metadata,
+            layout.data_path(root, task.name),
             (str(root), task.name),
             lambda: layout.load_task(root, task.name, check_audio=False),
         )
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
-        return [
-            Problem(p.error.path, p.error.message, p.error.index, p.error.field, p.level)
-            for task, problems in layout.validate(root, [t.name for t in tasks]).items()
-            for p in problems
-        ]
+        return layout.validate(root, [t.name for t in tasks])
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
+        from avibench.benchmarks.audiomarathon import sample  # the media kit: only sample-data needs it
+
         return sample.generate(out, full_size=full_size, seed=seed)
 
     # -- answers ----------------------------------------------------------------------------------------
@@ -148,10 +145,15 @@ class AudioMarathon(Benchmark):
         return strict_extract(item.task, text, item.options)
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, rng)
+        """A uniformly random option letter (ASR: as many random made-up words as the transcript has)."""
+        if item.task == "ASR":
+            words = layout.data_file("audiomarathon/sample.yaml")["words"]
+            return " ".join(rng.choice(words)[::-1] + "x" for _ in str(item.answer).split())
+        return _as_replied(item, "ABCDE"[rng.randrange(len(item.options))])
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, rng)
+        """The correct answer as a compliant model would reply it."""
+        return str(item.answer) if item.task == "ASR" else _as_replied(item, str(item.answer))
 
     # -- scoring: the declaration -------------------------------------------------------------------------
 
@@ -173,7 +175,7 @@ class AudioMarathon(Benchmark):
 
     def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
         """The profile's score of a uniform random guess among each question's options (ASR: 0)."""
-        return chance_levels({task.name: items}, profile)[task.name]
+        return chance_level(task.name, [record_of(i, None) for i in items], profile)
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """The benchmark block: per task the script's block (``metric``, ``score``, ``n``, ``valid`` and the
@@ -218,7 +220,7 @@ class AudioMarathon(Benchmark):
         """The official result files. Both stages write the raw replies: the scripts store the raw response and
         their own extraction of it (which rescoring recomputes), never a refined answer."""
         return {
-            task: results.write_results(out, task, rs, score_responses(task, rs, "reference"))
+            task: results.write_results(out, task, rs, score_task(task, _reference_records(rs), "reference"))
             for task, rs in responses.items()
         }
 

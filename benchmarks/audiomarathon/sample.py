@@ -1,4 +1,4 @@
-"""A deterministic AudioMarathon sample in the official layout, and the random and oracle answerers.
+"""A deterministic AudioMarathon sample in the official layout.
 
 Clips are long (90 s) but sampled at a low rate so the sample stays small: tone sequences whose pitches encode the
 item's class for the classification tasks, a spoken-like signal (one voiced burst per word, its length following the
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from avibench.items import Item
+from avibench.benchmarks.audiomarathon import layout
 from avibench.kits.media import voiced_words, write_audio
 
 SMALL = {"SER": 4, "SCR": 4, "ASR": 3, "SED": 4, "MC": 4, "ASC": 4, "SD": 4, "ER": 4, "SAR": 5, "SGR": 4}
@@ -46,83 +46,10 @@ POOL = 6
 SURPLUS = 1
 """Extra real HAD clips and male speakers written beyond the balanced count, so balancing has something to cut."""
 
-GENRES = ("blues", "classical", "country", "disco", "hiphop", "jazz", "metal", "pop", "reggae", "rock")
-SCENES = (
-    "airport - indoor hall",
-    "bus - travelling by bus",
-    "metro - travelling by underground",
-    "metro station - underground platform",
-    "park - urban green area",
-    "public square - open plaza",
-    "shopping mall - indoor shops",
-    "street pedestrian - walking street",
-    "street traffic - busy road",
-    "tram - travelling by tram",
-)
-EVENTS = (
-    "Alarm bell ringing",
-    "Blender",
-    "Cat",
-    "Dishes",
-    "Dog",
-    "Frying",
-    "Running water",
-    "Speech",
-    "Vacuum cleaner",
-)
-EMOTIONS = ("angry", "happy", "sad", "fearful", "monotone")
-AGE_GROUPS = (
-    "Young Adult (18-30)",
-    "Adult (31-45)",
-    "Middle Aged (46-60)",
-    "Senior (61-75)",
-    "Elderly (76+)",
-)
-ENTITIES = (
-    "Boston",
-    "Microsoft",
-    "Jane Austen",
-    "the Nile",
-    "Tokyo",
-    "UNESCO",
-    "Paris",
-    "Mount Everest",
-    "Oxford",
-)
-WORDS = tuple(
-    [
-        "the",
-        "old",
-        "river",
-        "ran",
-        "past",
-        "a",
-        "quiet",
-        "town",
-        "where",
-        "people",
-        "gathered",
-        "each",
-        "morning",
-        "to",
-        "trade",
-        "bread",
-        "fish",
-        "and",
-        "news",
-        "about",
-        "distant",
-        "cities",
-        "ships",
-        "and",
-        "the",
-        "weather",
-        "that",
-        "shaped",
-        "their",
-        "simple",
-        "lives",
-    ]
+VOCABULARY = layout.data_file("audiomarathon/sample.yaml")
+GENRES, SCENES, EVENTS, EMOTIONS, AGE_GROUPS, ENTITIES, WORDS = (
+    tuple(VOCABULARY[name])
+    for name in ("genres", "scenes", "events", "emotions", "age_groups", "entities", "words")
 )
 
 
@@ -251,21 +178,20 @@ def _question(task: str, i: int, rng: random.Random) -> tuple[dict[str, Any], in
     }, int(gender == "female")
 
 
-METADATA = {
-    "SER": ("merged_audio_data.json", "path", "", "audio"),
-    "SCR": ("race_benchmark.json", "audio_path", "", "{subset}"),
-    "SED": ("desed_sound_event_detection_task.json", "path", "", "audio"),
-    "MC": ("music_genre_classification_meta.json", "path", "wav", "genres"),
-    "ASC": ("acoustic_scene_task_meta.json", "path", "", "audio"),
-    "ER": ("audio_emotion_dataset.json", "path", "", "audio"),
-    "SAR": ("age_classification_task_meta.json", "path", "wav", "speakers"),
-    "SGR": ("gender_id_task_meta.json", "path", "wav", "speakers"),
+CLIP_FOLDER = {
+    "SER": "audio",
+    "SCR": "{subset}",
+    "SED": "audio",
+    "MC": "genres",
+    "ASC": "audio",
+    "ER": "audio",
 }
-"""Metadata file, audio-path field, audio folder the script prepends, sub-folder of the generated clips."""
+"""Sub-folder of the generated clips (SAR and SGR: ``speakers``)."""
 
 
 def _json_task(root: Path, task: str, n: int, rng: random.Random, clips: Clips) -> None:
-    name, field, audio_dir, sub = METADATA[task]
+    spec = layout.json_task(task)
+    field, sub = spec["audio"], CLIP_FOLDER.get(task, "speakers")
     folder = root / task
     entries = []
     for i in range(n):
@@ -273,14 +199,14 @@ def _json_task(root: Path, task: str, n: int, rng: random.Random, clips: Clips) 
         clip = i // 2 if task == "SCR" else i
         subset = "high" if clip % 2 == 0 else "middle"
         rel = f"{sub.format(subset=subset)}/{task.lower()}_{clip:04d}.wav"
-        path = folder / audio_dir / rel
+        path = folder / spec.get("audio_dir", "") / rel
         if not path.exists():
             clips.put(path, task, clip, lambda key=key: _tones(_class_pitches(key, clips.rate), clips.rate))
         entries.append({field: rel, **entry})
         if task == "SCR":
             entry.update(article_id=Path(rel).stem, question_idx=i)
     body: Any = {"tasks": entries} if task == "SED" else entries
-    (folder / name).write_text(json.dumps(body, indent=1), encoding="utf-8")
+    (folder / spec["metadata"]).write_text(json.dumps(body, indent=1), encoding="utf-8")
 
 
 def _asr(root: Path, n: int, rng: random.Random, clips: Clips) -> None:
@@ -329,30 +255,3 @@ def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dic
         else:
             _json_task(root, task, n + (SURPLUS if task == "SGR" else 0), rng, clips)
     return dict(counts)
-
-
-# ---- answerers --------------------------------------------------------------------------------------------------
-
-
-def _letter_reply(item: Item, letter: str) -> str:
-    """How a compliant model writes a letter: lower case where the prompt asks for 'a' or 'b'."""
-    return letter.lower() if item.task in ("SD", "SGR") else letter
-
-
-def random_answer(item: Item, rng: random.Random) -> str:
-    """A uniformly random option letter (ASR: as many random made-up words as the transcript has)."""
-    if item.task == "ASR":
-        return " ".join(rng.choice(WORDS)[::-1] + "x" for _ in str(item.answer).split())
-    return _letter_reply(item, "ABCDE"[rng.randrange(len(item.options))])
-
-
-def oracle_answer(item: Item, rng: random.Random) -> str:
-    """The correct answer as a compliant model would reply it."""
-    del rng
-    return str(item.answer) if item.task == "ASR" else _letter_reply(item, str(item.answer))
-
-
-ANSWERERS: dict[str, Callable[[Item, random.Random], str]] = {
-    "random": random_answer,
-    "oracle": oracle_answer,
-}

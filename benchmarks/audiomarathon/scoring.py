@@ -1,6 +1,5 @@
 """AudioMarathon scoring: what each profile reads from a response, the record it scores, each task's metric over
-those records, the official task blocks and the benchmark block, and chance levels. The plug-in declares these to
-the core, which scores a run with them; the blocks are also what the official result files carry."""
+those records and a question's own score. The plug-in declares these to the core, which scores a run with them."""
 
 from __future__ import annotations
 
@@ -14,27 +13,17 @@ from avibench.level_metrics.audiomarathon import (
     REFERENCE,
     MarathonProfile,
     Record,
-    benchmark_block,
     cached_wer,
-    chance_level,
     class_pairs,
     defined_classes,
     get_profile,
     pair_scores,
-    score_task,
     task_score,
 )
 from avibench.refine.audiomarathon import official_extract, strict_extract
 
 DROPPED_ON_ERROR = ("SCR", "ASR")
 """Tasks whose script skips a sample whose request failed; the others keep it with an empty prediction."""
-
-
-def extract(item: Item, raw: str | None, profile: MarathonProfile) -> str | None:
-    """The prediction the profile reads from ``raw``: the task's official one, or the strict one."""
-    if profile.official_extraction:
-        return official_extract(item.task, raw or "", item.options)
-    return strict_extract(item.task, raw, item.options)
 
 
 def read(response: Response, profile: str | MarathonProfile = REFERENCE) -> str | None:
@@ -49,7 +38,9 @@ def read(response: Response, profile: str | MarathonProfile = REFERENCE) -> str 
     if response.status == "answered":
         if not profile.official_extraction and response.method is not None:
             return response.refined
-        return extract(item, response.raw, profile)
+        if profile.official_extraction:
+            return official_extract(item.task, response.raw or "", item.options)
+        return strict_extract(item.task, response.raw, item.options)
     if profile.skip_unanswered and response.status == "failed" and item.task not in DROPPED_ON_ERROR:
         return ""
     return None
@@ -64,19 +55,6 @@ def record_of(item: Item, pred: str | None) -> Record:
         options=item.options,
         group=str(item.meta.get("group", "")),
     )
-
-
-def to_record(response: Response, profile: str | MarathonProfile = REFERENCE) -> Record | None:
-    """The record ``response`` contributes under ``profile``, or ``None`` when the profile leaves it out."""
-    profile = get_profile(profile)
-    pred = read(response, profile)
-    return None if pred is None and profile.skip_unanswered else record_of(response.item, pred)
-
-
-def records(responses: Sequence[Response], profile: str | MarathonProfile = REFERENCE) -> list[Record]:
-    """The records of ``responses`` that the profile scores."""
-    out = (to_record(r, profile) for r in responses)
-    return [r for r in out if r is not None]
 
 
 def record_value(record: Record) -> dict[str, Any]:
@@ -136,27 +114,3 @@ def sample_score(task: str, record: Record) -> float:
     if task == "ASR":
         return max(0.0, 1.0 - cached_wer(record.gold, record.pred or "") / 100.0)
     return float(bool(record.pred) and record.pred in (record.answer, record.gold))
-
-
-def score_responses(
-    task: str, responses: Sequence[Response], profile: str | MarathonProfile = REFERENCE
-) -> dict[str, Any]:
-    """The block of one task."""
-    return score_task(task, records(responses, profile), profile)
-
-
-def score_benchmark(
-    responses: Mapping[str, Sequence[Response]], profile: str | MarathonProfile = REFERENCE
-) -> dict[str, Any]:
-    """Per task key its block, plus ``average`` (the mean of the task scores) and ``complete``."""
-    return benchmark_block({task: score_responses(task, rs, profile) for task, rs in responses.items()})
-
-
-def chance_levels(
-    items: Mapping[str, Sequence[Item]], profile: str | MarathonProfile = REFERENCE
-) -> dict[str, float]:
-    """Per task, the score of a uniform random guess among each question's options (large-sample limit)."""
-    return {
-        task: chance_level(task, [record_of(i, None) for i in task_items], profile)
-        for task, task_items in items.items()
-    }
