@@ -14,11 +14,13 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from statistics import fmean, pstdev
 from typing import Any, Literal
 
 import jiwer
 import numpy as np
+import yaml
 
 from avibench.kits.multiple_choice import letters_for
 from avibench.level_metrics.profile import lookup_profile
@@ -324,9 +326,24 @@ def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile
         "n": len(records),
         "valid": len(keep),
     }
-    stats = {"accuracy_valid": accuracy(vt, vg), "accuracy_all": hits, "macro": macro, "weighted": weighted}
     if profile.official_extraction and profile.script_label_sets:
-        block.update(OFFICIAL_FIELDS[task](Pairs(records, truth, guess, vt, vg, stats)))
+        stats = {
+            "accuracy_all": hits,
+            "accuracy_valid": accuracy(vt, vg),
+            "valid": len(vt),
+            "n": len(records),
+        }
+        stats.update(
+            {
+                f"{k}_{m}": v
+                for k, summary in (("macro", macro), ("weighted", weighted))
+                for m, v in summary.items()
+            }
+        )
+        order = list(SCRIPT_RULES[task].per_class) or sorted(set(truth))
+        block.update(
+            _official_fields(_result_keys()[task], Pairs(task, records, truth, guess, vt, vg, stats, order))
+        )
     else:
         names = labels or sorted(set(vt))
         block.update(
@@ -341,72 +358,62 @@ def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile
 
 # ---- the scripts' own result keys ------------------------------------------------------------------------------
 
-Fields = Mapping[str, Any]
+
+@cache
+def _result_keys() -> Mapping[str, Any]:
+    """The scripts' summary keys (packaged data, ``prompts/audiomarathon/result_keys.yaml``)."""
+    text = resources.files("avibench.prompts").joinpath("audiomarathon/result_keys.yaml").read_text("utf-8")
+    return yaml.safe_load(text)["tasks"]
 
 
 @dataclass(frozen=True)
 class Pairs:
-    """What the per-script key builders read: all records, their classes, the kept (valid) pairs and the summaries."""
+    """What a script's keys are computed from: all records, their classes, the kept (valid) pairs, the summary
+    statistics and the label order of the script's per-class table and report."""
 
+    task: str
     records: Sequence[Record]
     truth: list[str]
     guess: list[str]
     vt: list[str]
     vg: list[str]
     stats: Mapping[str, Any]
+    labels: list[str]
 
 
-def _sklearn_fields(vt: Sequence[str], vg: Sequence[str], stats: Mapping[str, Any], n: int) -> dict[str, Any]:
-    """The ``calculate_*_metrics`` dictionary most scripts share."""
-    return {
-        "accuracy": stats["accuracy_valid"],
-        "precision_macro": stats["macro"]["precision"],
-        "recall_macro": stats["macro"]["recall"],
-        "f1_macro": stats["macro"]["f1"],
-        "precision_weighted": stats["weighted"]["precision"],
-        "recall_weighted": stats["weighted"]["recall"],
-        "f1_weighted": stats["weighted"]["f1"],
-        "valid_samples": len(vt),
-        "total_samples": n,
-    }
+def _official_fields(spec: Any, p: Pairs) -> Any:
+    """The value of one key of the scripts' summary (see the data file for the forms ``spec`` takes)."""
+    if isinstance(spec, dict):
+        return {key: _official_fields(value, p) for key, value in spec.items()}
+    word, _, arg = spec.partition(" ")
+    if word == "percent":
+        return 100 * _official_fields(arg, p)
+    if word in ("share", "count"):
+        by = [r.group for r in p.records] if p.task == "SCR" else p.truth
+        idx = [i for i, value in enumerate(by) if value == arg]
+        return len(idx) if word == "count" else accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
+    if word == "had":
+        return had_count_f1(p.truth, p.guess)[arg]
+    if word == "class":
+        label, key = arg.split()
+        return per_class(p.vt, p.vg, p.labels).get(label, {}).get(key, 0.0)
+    tables = {"per_class": per_class, "report": report}
+    if word in tables:
+        return tables[word](p.vt, p.vg, p.labels)
+    if word == "age_groups":
+        return p.labels
+    if word == "subsets":
+        return _race_subsets(p)
+    return p.stats[spec]
 
 
-def _with_tables(
-    fields: dict[str, Any], task: str, vt: Sequence[str], vg: Sequence[str], *, table: bool = True
-) -> dict[str, Any]:
-    """``fields`` plus the script's classification report and, with ``table``, its per-class dictionary."""
-    labels = SCRIPT_RULES[task].per_class
-    if table:
-        fields["per_class_metrics"] = per_class(vt, vg, labels)
-    fields["classification_report"] = report(vt, vg, labels)
-    return fields
-
-
-def _ser_fields(p: Pairs) -> Fields:
-    """SLUE: ``f1_score`` is macro F1 but the key ``macro_f1`` holds weighted F1; accuracy counts every sample."""
-    return {
-        "overall_accuracy": p.stats["accuracy_all"],
-        "f1_score": p.stats["macro"]["f1"],
-        "precision": p.stats["macro"]["precision"],
-        "recall": p.stats["macro"]["recall"],
-        "macro_f1": p.stats["weighted"]["f1"],
-        "valid_samples": len(p.vt),
-    }
-
-
-def _scr_fields(p: Pairs) -> Fields:
-    """RACE: percentages over all samples per subset, and sklearn metrics whose subsets average over present labels."""
+def _race_subsets(p: Pairs) -> dict[str, Any]:
+    """RACE's sklearn metrics per subset: over its valid pairs, each averaged over the labels present."""
     groups = [r.group for r in p.records]
-    fields: dict[str, Any] = {"overall_accuracy": 100 * p.stats["accuracy_all"]}
-    for subset in ("high", "middle"):
-        idx = [i for i, g in enumerate(groups) if g == subset]
-        fields[f"{subset}_accuracy"] = 100 * accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
-        fields[f"{subset}_total"] = len(idx)
-    sklearn = _with_tables(_sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SCR", p.vt, p.vg)
-    keep = set(_valid("SCR", p.truth, p.guess, REFERENCE))
+    keep = _valid("SCR", p.truth, p.guess, REFERENCE)
     subsets: dict[str, Any] = {}
     for subset in sorted({groups[i] for i in keep}):
-        idx = [i for i in sorted(keep) if groups[i] == subset]
+        idx = [i for i in keep if groups[i] == subset]
         st, sg = [p.truth[i] for i in idx], [p.guess[i] for i in idx]
         m = prf(st, sg, None, "macro")
         subsets[subset] = {
@@ -416,106 +423,7 @@ def _scr_fields(p: Pairs) -> Fields:
             "f1_score": m["f1"],
             "samples": len(idx),
         }
-    sklearn["subset_metrics"] = subsets
-    fields["sklearn_metrics"] = sklearn
-    return fields
-
-
-def _sed_fields(p: Pairs) -> Fields:
-    """DESED: accuracy over all samples; F1 over the labels present in the valid pairs."""
-    detailed = _with_tables(
-        _sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SED", p.vt, p.vg, table=False
-    )
-    return {
-        "accuracy": p.stats["accuracy_all"],
-        "f1_score": p.stats["macro"]["f1"],
-        "precision": p.stats["macro"]["precision"],
-        "recall": p.stats["macro"]["recall"],
-        "weighted_f1": p.stats["weighted"]["f1"],
-        "detailed_metrics": detailed,
-    }
-
-
-def _mc_fields(p: Pairs) -> Fields:
-    """GTZAN: the metrics dictionary at top level, accuracy over valid samples only."""
-    return _with_tables(_sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "MC", p.vt, p.vg)
-
-
-def _letter_set_fields(p: Pairs) -> Fields:
-    """TAU and VESUS: macro F1 with weighted precision and recall, valid = both sides among the ground truths."""
-    return {
-        "accuracy": p.stats["accuracy_all"],
-        "metrics": {
-            "accuracy": p.stats["accuracy_valid"],
-            "precision": p.stats["weighted"]["precision"],
-            "recall": p.stats["weighted"]["recall"],
-            "f1_score": p.stats["macro"]["f1"],
-            "valid_samples": len(p.vt),
-            "total_samples": len(p.records),
-        },
-    }
-
-
-def _sd_fields(p: Pairs) -> Fields:
-    """HAD: per-label accuracy over all samples, the count-rule F1, and sklearn metrics over the valid pairs."""
-    fields: dict[str, Any] = {"accuracy": p.stats["accuracy_all"], **had_count_f1(p.truth, p.guess)}
-    for label in ("real", "fake"):
-        idx = [i for i, t in enumerate(p.truth) if t == label]
-        fields[f"{label}_total"] = len(idx)
-        fields[f"{label}_accuracy"] = accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
-    sklearn = _with_tables(
-        _sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SD", p.vt, p.vg, table=False
-    )
-    pcs = per_class(p.vt, p.vg, ("fake", "real"))
-    for label in ("fake", "real"):
-        for key in ("precision", "recall"):
-            sklearn[f"{key}_{label}"] = pcs.get(label, {}).get(key, 0.0)
-        sklearn[f"f1_{label}"] = pcs.get(label, {}).get("f1_score", 0.0)
-    fields["sklearn_metrics"] = sklearn
-    return fields
-
-
-def _sar_fields(p: Pairs) -> Fields:
-    """VoxCeleb age: sklearn metrics over the age groups seen in the ground p.truth, accuracy over all samples."""
-    groups = sorted(set(p.truth))
-    sklearn = _sklearn_fields(p.vt, p.vg, p.stats, len(p.records))
-    sklearn["per_class_metrics"] = per_class(p.vt, p.vg, groups)
-    sklearn["classification_report"] = report(p.vt, p.vg, groups)
-    sklearn["age_groups"] = groups
-    return {"accuracy": p.stats["accuracy_all"], "sklearn_metrics": sklearn}
-
-
-def _sgr_fields(p: Pairs) -> Fields:
-    """VoxCeleb gender: weighted precision, recall and F1 over the valid pairs; per-gender accuracy over all."""
-    fields: dict[str, Any] = {
-        "accuracy": p.stats["accuracy_all"],
-        "metrics": {
-            "accuracy": p.stats["accuracy_valid"],
-            "precision": p.stats["weighted"]["precision"],
-            "recall": p.stats["weighted"]["recall"],
-            "f1_score": p.stats["weighted"]["f1"],
-            "valid_samples": len(p.vt),
-            "total_samples": len(p.records),
-        },
-    }
-    for label in ("male", "female"):
-        idx = [i for i, t in enumerate(p.truth) if t == label]
-        fields[f"{label}_total"] = len(idx)
-        fields[f"{label}_accuracy"] = accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
-    return fields
-
-
-OFFICIAL_FIELDS = {
-    "SER": _ser_fields,
-    "SCR": _scr_fields,
-    "SED": _sed_fields,
-    "MC": _mc_fields,
-    "ASC": _letter_set_fields,
-    "SD": _sd_fields,
-    "ER": _letter_set_fields,
-    "SAR": _sar_fields,
-    "SGR": _sgr_fields,
-}
+    return subsets
 
 
 # ---- speech recognition --------------------------------------------------------------------------------------
