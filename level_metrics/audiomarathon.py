@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -257,12 +257,14 @@ def report(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str]) ->
     return text
 
 
-def had_count_f1(truth: Sequence[str], guess: Sequence[str]) -> dict[str, float]:
-    """HAD's binary F1 ("fake" positive) from counts over *all* samples: every real sample not answered "real" is a
-    false positive and every fake one not answered "fake" a false negative, parsed or not."""
-    tp = sum(t == "fake" and g == "fake" for t, g in zip(truth, guess, strict=True))
-    real_wrong = sum(t == "real" and g != "real" for t, g in zip(truth, guess, strict=True))
-    fake_wrong = sum(t == "fake" and g != "fake" for t, g in zip(truth, guess, strict=True))
+def had_count_f1(pairs: Iterable[tuple[tuple[str, str], float]]) -> dict[str, float]:
+    """HAD's binary F1 ("fake" positive) from ``((truth, guess), count)`` over *all* samples: every real sample not
+    answered "real" is a false positive and every fake one not answered "fake" a false negative, parsed or not."""
+    tp = real_wrong = fake_wrong = 0.0
+    for (t, g), n in pairs:
+        tp += n if t == g == "fake" else 0
+        real_wrong += n if t == "real" and g != "real" else 0
+        fake_wrong += n if t == "fake" and g != "fake" else 0
     precision = tp / (tp + real_wrong) if tp + real_wrong else 0.0
     recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
@@ -319,7 +321,7 @@ def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile
         score = accuracy(vt, vg)
     hits = accuracy(truth, guess)
     if task == "SD" and profile.had_fake_binary_f1:
-        score = had_count_f1(truth, guess)["f1_score"]
+        score = had_count_f1((pair, 1) for pair in zip(truth, guess, strict=True))["f1_score"]
     block: dict[str, Any] = {
         "metric": _metric_name(task, profile),
         "score": 100 * score,
@@ -393,7 +395,7 @@ def _official_fields(spec: Any, p: Pairs) -> Any:
         idx = [i for i, value in enumerate(by) if value == arg]
         return len(idx) if word == "count" else accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
     if word == "had":
-        return had_count_f1(p.truth, p.guess)[arg]
+        return had_count_f1((pair, 1) for pair in zip(p.truth, p.guess, strict=True))[arg]
     if word == "class":
         label, key = arg.split()
         return per_class(p.vt, p.vg, p.labels).get(label, {}).get(key, 0.0)
@@ -587,14 +589,7 @@ def pair_scores(
             if defined is not None and "fake" in defined and not drawn:
                 scores.append(None)
                 continue
-            tp = sum(k for (t, g), k in zip(pairs, row, strict=True) if t == g == "fake")
-            real_wrong = sum(k for (t, g), k in zip(pairs, row, strict=True) if t == "real" and g != "real")
-            fake_wrong = sum(k for (t, g), k in zip(pairs, row, strict=True) if t == "fake" and g != "fake")
-            precision = tp / (tp + real_wrong) if tp + real_wrong else 0.0
-            recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
-            scores.append(
-                100 * (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
-            )
+            scores.append(100 * had_count_f1(zip(pairs, row, strict=True))["f1_score"])
         return scores
     omitted = np.array([name in (defined or ()) for name in c.names], dtype=bool) & ~c.drawn
     included = c.labels & ~omitted

@@ -10,7 +10,7 @@ import pytest
 
 from avibench.benchmarks.audiomarathon import layout, results, sample
 from avibench.benchmarks.audiomarathon.efficiency import TIMINGS, one_answer_s, prefill_counted_twice
-from avibench.benchmarks.audiomarathon.scoring import read
+from avibench.benchmarks.audiomarathon.plugin import read
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
 from avibench.kits.published import published_table

@@ -23,19 +23,8 @@ import numpy as np
 from avibench.benchmarks.audiomarathon import layout
 from avibench.kits.media import voiced_words, write_audio
 
-SMALL = {"SER": 4, "SCR": 4, "ASR": 3, "SED": 4, "MC": 4, "ASC": 4, "SD": 4, "ER": 4, "SAR": 5, "SGR": 4}
-FULL = {
-    "SER": 490,
-    "SCR": 820,
-    "ASR": 204,
-    "SED": 254,
-    "MC": 120,
-    "ASC": 1145,
-    "SD": 776,
-    "ER": 185,
-    "SAR": 959,
-    "SGR": 1614,
-}
+SMALL = dict(SER=4, SCR=4, ASR=3, SED=4, MC=4, ASC=4, SD=4, ER=4, SAR=5, SGR=4)
+FULL = dict(SER=490, SCR=820, ASR=204, SED=254, MC=120, ASC=1145, SD=776, ER=185, SAR=959, SGR=1614)
 """Questions per task: the small default, and the official counts (README; HAD and gender after balancing)."""
 
 SECONDS = 90.0
