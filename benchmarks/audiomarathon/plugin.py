@@ -74,23 +74,13 @@ def read(response: Response, profile: str | MarathonProfile = REFERENCE) -> str 
 def record_of(item: Item, pred: str | None) -> Record:
     """The scoring record of ``item`` answered ``pred``."""
     return Record(
-        answer=str(item.answer),
-        gold=str(item.meta["gold"]),
-        pred=pred,
-        options=item.options,
-        group=str(item.meta.get("group", "")),
+        str(item.answer), str(item.meta["gold"]), pred, item.options, str(item.meta.get("group", ""))
     )
 
 
 def record_value(record: Record) -> dict[str, Any]:
     """A record as the JSON value samples.jsonl keeps for the task metric."""
-    return {
-        "answer": record.answer,
-        "gold": record.gold,
-        "pred": record.pred,
-        "options": list(record.options),
-        "group": record.group,
-    }
+    return {**vars(record), "options": list(record.options)}
 
 
 def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | None]:
