@@ -94,77 +94,63 @@ def _options(rng: random.Random, pool: Sequence[str], correct: str, k: int, posi
     return [*others[:position], correct, *others[position:]]
 
 
-def _letter_fields(options: Sequence[str]) -> dict[str, str]:
-    return {f"choice_{'abcde'[i]}": o for i, o in enumerate(options)}
+POOLS = {
+    "SED": EVENTS,
+    "MC": GENRES,
+    "ASC": SCENES,
+    "ER": EMOTIONS,
+    "SAR": AGE_GROUPS,
+    "SGR": ("male", "female"),
+}
+
+
+def _filled(template: Any, values: dict[str, Any]) -> Any:
+    """A template of the sample data file with one question's values (see the file)."""
+    if isinstance(template, list):
+        return [_filled(v, values) for v in template]
+    if isinstance(template, dict):
+        out: dict[str, Any] = {}
+        for key, value in template.items():
+            if key == "{fields}":
+                out.update({f"choice_{'abcde'[i]}": o for i, o in enumerate(values["options"])})
+            else:
+                out[key] = _filled(value, values)
+        return out
+    if isinstance(template, str) and template[:1] == "{" and template[1:-1] in values:
+        return values[template[1:-1]]
+    return template.format(**values) if isinstance(template, str) else template
 
 
 def _question(task: str, i: int, rng: random.Random) -> tuple[dict[str, Any], int]:
     """One metadata entry (without its audio path) and the class key its clip encodes."""
-    position = i % 4
+    k = 5 if task == "SAR" else 4
+    position = i % k
     if task == "SER":
         correct = ", ".join(rng.sample(ENTITIES, 2))
-        distractors = [", ".join(rng.sample(ENTITIES, 2)) for _ in range(6)]
-        options = _options(rng, [correct, *distractors], correct, 4, position)
-        return {
-            "task_name": "ner",
-            "dataset_name": "slue-voxpopuli",
-            "question": "Which named entities are mentioned in the speech?",
-            **_letter_fields(options),
-            "answer_gt": "ABCD"[position],
-            "entity_count": 2,
-            "entity_types": ["PLACE", "ORG"],
-            "uniq_id": i,
-        }, i
+        pool, key = [correct, *(", ".join(rng.sample(ENTITIES, 2)) for _ in range(6))], i
+    elif task == "SCR":
+        correct, pool, key = "", [], i
+    else:
+        pool = POOLS[task]
+        correct = pool[i % 2 if task == "SGR" else i % len(pool)]
+        key = pool.index(correct)
     if task == "SCR":
         options = [f"statement {i}-{j}" for j in range(4)]
-        return {
-            "question": f"What does the passage say about topic {i}?",
-            "options": options,
-            "answer": "ABCD"[position],
-        }, i
-    if task == "SED":
-        correct = EVENTS[i % len(EVENTS)]
-        options = _options(rng, EVENTS, correct, 4, position)
-        return {
-            "task_type": "primary_event",
-            "question": "Which sound event is heard most in this recording?",
-            "choices": dict(zip("ABCD", options, strict=True)),
-            "answer_gt": "ABCD"[position],
-            "all_events": [correct],
-            "primary_event": correct,
-            "correct_event": correct,
-            "uniq_id": i,
-        }, EVENTS.index(correct)
-    if task in ("MC", "ASC", "ER"):
-        pool = {"MC": GENRES, "ASC": SCENES, "ER": EMOTIONS}[task]
-        correct = pool[i % len(pool)]
-        options = _options(rng, pool, correct, 4, position)
-        entry = {
-            "question": f"Which {'genre' if task == 'MC' else 'scene' if task == 'ASC' else 'emotion'} is this?"
-        }
-        entry.update(_letter_fields(options), answer_gt="ABCD"[position])
-        entry[{"MC": "genre_label", "ASC": "scene_label", "ER": "emotion_label"}[task]] = correct
-        if task == "ER":
-            entry["person_id"] = str(3 + i % 7)
-        return entry, pool.index(correct)
-    if task == "SAR":
-        correct = AGE_GROUPS[i % len(AGE_GROUPS)]
-        options = _options(rng, AGE_GROUPS, correct, 5, i % 5)
-        return {
-            "speaker_id_original": f"id{10000 + i}",
-            "question": "Which age group does the speaker belong to?",
-            **_letter_fields(options),
-            "answer_gt": correct,
-            "speaker_age": 20 + 12 * AGE_GROUPS.index(correct),
-        }, AGE_GROUPS.index(correct)
-    gender = "male" if i % 2 == 0 else "female"
-    return {
-        "speaker_id_original": f"id{20000 + i}",
-        "question": "What is the gender of the speaker?",
-        "choice_a": "male",
-        "choice_b": "female",
-        "answer_gt": gender,
-    }, int(gender == "female")
+    elif task == "SGR":
+        options = list(pool)
+    else:
+        options = _options(rng, pool, correct, k, position)
+    values = {
+        "index": i,
+        "letter": "ABCD"[position % 4],
+        "correct": correct,
+        "options": options,
+        "choices": dict(zip("ABCD", options, strict=False)),
+        "person": str(3 + i % 7),
+        "speaker": f"id{(10000 if task == 'SAR' else 20000) + i}",
+        "age": 20 + 12 * key,
+    }
+    return _filled(VOCABULARY["entries"][task], values), key
 
 
 CLIP_FOLDER = {
@@ -192,8 +178,6 @@ def _json_task(root: Path, task: str, n: int, rng: random.Random, clips: Clips) 
         if not path.exists():
             clips.put(path, task, clip, lambda key=key: _tones(_class_pitches(key, clips.rate), clips.rate))
         entries.append({field: rel, **entry})
-        if task == "SCR":
-            entry.update(article_id=Path(rel).stem, question_idx=i)
     body: Any = {"tasks": entries} if task == "SED" else entries
     (folder / spec["metadata"]).write_text(json.dumps(body, indent=1), encoding="utf-8")
 
