@@ -335,13 +335,8 @@ def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile
             "valid": len(vt),
             "n": len(records),
         }
-        stats.update(
-            {
-                f"{k}_{m}": v
-                for k, summary in (("macro", macro), ("weighted", weighted))
-                for m, v in summary.items()
-            }
-        )
+        for average, summary in (("macro", macro), ("weighted", weighted)):
+            stats.update({f"{average}_{name}": value for name, value in summary.items()})
         order = list(SCRIPT_RULES[task].per_class) or sorted(set(truth))
         block.update(
             _official_fields(_result_keys()[task], Pairs(task, records, truth, guess, vt, vg, stats, order))

@@ -113,19 +113,11 @@ def one_answer_s(row: Mapping[str, Any]) -> float:
 
 
 def published_timing_table() -> Table:
-    rows = [
-        [
-            row["task"],
-            row["dataset"],
-            row["model"],
-            f"{row['total_s']:.3f}",
-            f"{row['prefill_s']:.3f}",
-            f"{row['decode_s']:.3f}",
-            "yes" if prefill_counted_twice(row) else "no",
-            f"{one_answer_s(row):.3f}",
-        ]
-        for row in TIMINGS.rows
-    ]
+    rows = []
+    for row in TIMINGS.rows:
+        seconds = [f"{row[key]:.3f}" for key in ("total_s", "prefill_s", "decode_s")]
+        twice = "yes" if prefill_counted_twice(row) else "no"
+        rows.append([row["task"], row["dataset"], row["model"], *seconds, twice, f"{one_answer_s(row):.3f}"])
     headers = ["Task", "Dataset", "Model", "Total (s)", "Prefill (s)", "Decode (s)", "Prefill twice"]
     headers.append("One answer (s)")
     return Table(headers, rows, align="lll" + "r" * 3 + "lr")
