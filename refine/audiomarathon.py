@@ -165,29 +165,16 @@ def _two_way(text: str, first: str, second: str, *, loose: bool) -> str:
     return ""
 
 
-def extract_sd(raw: str, choice_a: str = "real", choice_b: str = "fake") -> str:
-    """HAD: the two-way rules (with ``endswith(' a')`` and `` a `` anywhere), then the real/fake synonym test."""
-    text = after_assistant_turn(raw).strip().lower()
-    label = _two_way(text, choice_a, choice_b, loose=True)
-    if label or (choice_a.lower().strip(), choice_b.lower().strip()) != ("real", "fake"):
+def extract_labelled(task: str, text: str, choices: Sequence[str]) -> str:
+    """HAD (``endswith(' a')`` and `` a `` anywhere) and VoxCeleb gender: the two-way rules, then, where the
+    options are the script's own labels, the one label whose pattern alone matches."""
+    words = WORDS["official"]["label_words"][task]
+    first, second = tuple(choices[:2]) if len(choices) >= 2 else tuple(words)
+    label = _two_way(text, first, second, loose=task == "SD")
+    if label or (first.lower().strip(), second.lower().strip()) != tuple(words):
         return label
-    real = re.search(WORDS["official"]["real_words"], text) is not None
-    fake = re.search(WORDS["official"]["fake_words"], text) is not None
-    if real != fake:
-        return "real" if real else "fake"
-    return ""
-
-
-def extract_sgr(raw: str, choice_a: str = "male", choice_b: str = "female") -> str:
-    """VoxCeleb gender: the two-way rules, then ``\\bmale\\b`` against ``\\bfemale\\b``."""
-    text = raw.lower().strip()
-    label = _two_way(text, choice_a, choice_b, loose=False)
-    if label or (choice_a.lower().strip(), choice_b.lower().strip()) != ("male", "female"):
-        return label
-    male, female = re.search(r"\bmale\b", text) is not None, re.search(r"\bfemale\b", text) is not None
-    if male != female:
-        return "male" if male else "female"
-    return ""
+    matched = [name for name, pattern in words.items() if re.search(pattern, text)]
+    return matched[0] if len(matched) == 1 else ""
 
 
 def extract_er(raw: str, choices: Sequence[str]) -> str:
@@ -235,10 +222,10 @@ OFFICIAL_EXTRACTORS: dict[str, OfficialExtractor] = {
     "SED": lambda raw, _: extract_sed(raw),
     "MC": lambda raw, _: extract_mc(raw),
     "ASC": extract_asc,
-    "SD": lambda raw, choices: extract_sd(raw, *choices[:2]),
+    "SD": lambda raw, choices: extract_labelled("SD", after_assistant_turn(raw).strip().lower(), choices),
     "ER": extract_er,
     "SAR": extract_sar,
-    "SGR": lambda raw, choices: extract_sgr(raw, *choices[:2]),
+    "SGR": lambda raw, choices: extract_labelled("SGR", raw.lower().strip(), choices),
 }
 
 
