@@ -78,11 +78,6 @@ def record_of(item: Item, pred: str | None) -> Record:
     )
 
 
-def record_value(record: Record) -> dict[str, Any]:
-    """A record as the JSON value samples.jsonl keeps for the task metric."""
-    return {**vars(record), "options": list(record.options)}
-
-
 def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | None]:
     """The task's official score (0-100) in ``profile`` from the record values of the questions it scored: the
     task metric the core scores, resamples and compares with (sklearn-free, equal to the scripts' score)."""
@@ -119,16 +114,6 @@ def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | No
 
 def _record(value: Mapping[str, Any]) -> Record:
     return Record(**{**value, "options": tuple(value["options"])})
-
-
-def sample_score(task: str, record: Record) -> float:
-    """One question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0).
-
-    The prediction is right when it is the correct option letter or, in the form the reference reads HAD, VoxCeleb
-    age and gender answers (the label or option text), the ground truth itself, as the task's metric counts it."""
-    if task == "ASR":
-        return max(0.0, 1.0 - cached_wer(record.gold, record.pred or "") / 100.0)
-    return float(bool(record.pred) and record.pred in (record.answer, record.gold))
 
 
 def _task(name: str, title: str, group: str) -> Task:
@@ -260,11 +245,17 @@ class AudioMarathon(Benchmark):
 
     def item_value(self, answer: str | None, item: Item) -> dict[str, Any]:
         """The question's scoring record (as JSON): what the task's official score is computed from."""
-        return record_value(record_of(item, answer))
+        return {**vars(record_of(item, answer)), "options": list(item.options)}
 
     def item_score(self, answer: str | None, item: Item) -> float:
-        """The question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0)."""
-        return sample_score(item.task, record_of(item, answer))
+        """The question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0).
+
+        The prediction is right when it is the correct option letter or, in the form the reference reads HAD,
+        VoxCeleb age and gender answers (the label or option text), the ground truth itself, as the task's metric
+        counts it."""
+        if item.task == "ASR":
+            return max(0.0, 1.0 - cached_wer(str(item.meta["gold"]), answer or "") / 100.0)
+        return float(bool(answer) and answer in (str(item.answer), str(item.meta["gold"])))
 
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """Each task's official score (F1, 100 - WER...) in the profile, from its questions' records."""
