@@ -299,8 +299,12 @@ class AudioMarathon(Benchmark):
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official result files in folder ``path`` (one per task; absent tasks are left out)."""
-        wanted = [t for t in tasks if results.result_path(path, t.name).is_file()]
-        return results.rescore_folder(path, {t.name: self.load(root, t) for t in wanted})
+        files = {t.name: results.result_path(path, t.name) for t in tasks}
+        return {
+            t.name: results.read_responses(files[t.name], t.name, self.load(root, t))
+            for t in tasks
+            if files[t.name].is_file()
+        }
 
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str

@@ -51,16 +51,10 @@ def result_path(folder: Path | str, task: str) -> Path:
 
 def read_records(path: Path | str, task: str) -> list[dict[str, Any]]:
     """The per-sample records of one official result file."""
-    path = Path(path)
-    shape = shape_of(task)
-    if shape["container"] == "jsonl":
-        records = kit_records.read_records(path)
-    else:
-        records = kit_records.read_records(path, key=shape["container"], otherwise="json")
-    for i, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise DatasetError(path, "record is not an object", index=i)
-    return records
+    container = shape_of(task)["container"]
+    key = None if container == "jsonl" else container
+    rows = kit_records.read_rows(Path(path), key=key, otherwise="json")
+    return [record for _, record in kit_records.objects(Path(path), rows)]
 
 
 def _options(record: Mapping[str, Any], shape: Shape) -> tuple[str, ...]:
@@ -132,27 +126,14 @@ def read_responses(path: Path | str, task: str, items: Sequence[Item]) -> list[R
         gold = str(record.get(shape["gold"], ""))
         expected = str(item.meta["gold"])
         if gold.strip().lower() != expected.strip().lower():
-            raise DatasetError(
-                path,
-                f"ground truth {gold!r} differs from the metadata's {expected!r}",
-                index=i,
-                field=shape["gold"],
-            )
+            why = f"ground truth {gold!r} differs from the metadata's {expected!r}"
+            raise DatasetError(path, why, index=i, field=shape["gold"])
         options = _options(record, shape)
         if options and len(options) == len(item.options):
             item = replace(item, options=options)
         raw = record.get(shape["raw"])
         found[item.key] = Response(item, "answered", raw="" if raw is None else str(raw))
     return [found.get(item.key, Response(item, "missing")) for item in items]
-
-
-def rescore_folder(folder: Path | str, items: Mapping[str, Sequence[Item]]) -> dict[str, list[Response]]:
-    """Responses of every task whose official result file is in ``folder``."""
-    return {
-        task: read_responses(result_path(folder, task), task, task_items)
-        for task, task_items in items.items()
-        if result_path(folder, task).is_file()
-    }
 
 
 # ---- writing ----------------------------------------------------------------------------------------------------
