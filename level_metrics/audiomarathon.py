@@ -116,29 +116,28 @@ class Record:
 # ---- the scripts' label rules ---------------------------------------------------------------------------------
 
 
+@cache
+def _script_data() -> Mapping[str, Any]:
+    """The scripts' label rules and summary keys (packaged data, ``prompts/audiomarathon/result_keys.yaml``)."""
+    text = resources.files("avibench.prompts").joinpath("audiomarathon/result_keys.yaml").read_text("utf-8")
+    return yaml.safe_load(text)
+
+
 @dataclass(frozen=True)
 class ScriptRule:
-    """How one script filters "valid" pairs and which label list it gives sklearn."""
+    """How one script filters "valid" pairs and which label list it gives sklearn (see the data file)."""
 
     valid: Literal["fixed", "gold"]
-    """A pair is valid when both sides are in ``fixed`` or, for "gold", among the ground-truth values."""
     labels: Literal["fixed", "present", "gold"]
-    """sklearn's ``labels``: ``fixed``, none (the labels present in the valid pairs), or the sorted gold values."""
     fixed: tuple[str, ...] = LETTERS
     per_class: tuple[str, ...] = ()
-    """The label order of the script's per-class table and classification report (none when it writes none)."""
 
 
 SCRIPT_RULES: dict[str, ScriptRule] = {
-    "SER": ScriptRule("fixed", "present"),
-    "SCR": ScriptRule("fixed", "fixed", per_class=LETTERS),
-    "SED": ScriptRule("fixed", "present", per_class=LETTERS),
-    "MC": ScriptRule("fixed", "fixed", per_class=LETTERS),
-    "ASC": ScriptRule("gold", "present"),
-    "SD": ScriptRule("fixed", "present", fixed=("real", "fake"), per_class=("fake", "real")),
-    "ER": ScriptRule("gold", "present"),
-    "SAR": ScriptRule("gold", "gold"),
-    "SGR": ScriptRule("fixed", "present", fixed=("male", "female")),
+    task: ScriptRule(
+        rule["valid"], rule["labels"], tuple(rule.get("fixed", LETTERS)), tuple(rule.get("per_class", ()))
+    )
+    for task, rule in _script_data()["rules"].items()
 }
 
 
@@ -339,7 +338,9 @@ def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile
             stats.update({f"{average}_{name}": value for name, value in summary.items()})
         order = list(SCRIPT_RULES[task].per_class) or sorted(set(truth))
         block.update(
-            _official_fields(_result_keys()[task], Pairs(task, records, truth, guess, vt, vg, stats, order))
+            _official_fields(
+                _script_data()["tasks"][task], Pairs(task, records, truth, guess, vt, vg, stats, order)
+            )
         )
     else:
         names = labels or sorted(set(vt))
@@ -354,13 +355,6 @@ def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile
 
 
 # ---- the scripts' own result keys ------------------------------------------------------------------------------
-
-
-@cache
-def _result_keys() -> Mapping[str, Any]:
-    """The scripts' summary keys (packaged data, ``prompts/audiomarathon/result_keys.yaml``)."""
-    text = resources.files("avibench.prompts").joinpath("audiomarathon/result_keys.yaml").read_text("utf-8")
-    return yaml.safe_load(text)["tasks"]
 
 
 @dataclass(frozen=True)
