@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from statistics import fmean
 from typing import Any, ClassVar
@@ -26,7 +27,7 @@ import numpy as np
 
 from avibench.benchmarks.audiomarathon import layout, results
 from avibench.contracts import RunPaths
-from avibench.file_memo import items_per_version
+from avibench.file_memo import file_key, items_per_version
 from avibench.items import Item, Response
 from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.audiomarathon import (
@@ -102,8 +103,9 @@ def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | No
         for i, item in enumerate(found):
             for pair in item:
                 per_item[i, column[pair]] += 1
-        drawn = np.stack([np.bincount(row, minlength=len(items)) for row in draws]).astype(float)
-        counts = drawn @ per_item
+        rows = np.asarray(draws) + len(items) * np.arange(len(draws))[:, None]
+        drawn = np.bincount(rows.ravel(), minlength=len(draws) * len(items)).reshape(len(draws), len(items))
+        counts = drawn.astype(float) @ per_item
         defined = defined_classes(task, [r for item in items for r in item], profile)
         scores = pair_scores(task, pairs, counts, profile, defined)
         return [score if row.any() else None for score, row in zip(scores, counts, strict=True)]
@@ -201,16 +203,15 @@ class AudioMarathon(Benchmark):
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
         """The task's questions from its metadata; the audio is not looked for (``validate-data`` checks it).
-        A task with one metadata file is loaded once per version of it (eval loads a task for scoring,
-        completeness and per-sample rows); a task listed from folders is listed each time."""
-        if task.name in LISTED:
+        A task is loaded once per version of its metadata file, or for HAD of its two folders, whose times change
+        when a clip is added or removed (eval loads a task for scoring, completeness and per-sample rows);
+        LibriSpeech, listed from many folders, is listed each time."""
+        if task.name == "ASR":
             return layout.load_task(root, task.name, check_audio=False)
-        return items_per_version(
-            _ITEMS,
-            layout.data_path(root, task.name),
-            (str(root), task.name),
-            lambda: layout.load_task(root, task.name, check_audio=False),
-        )
+        path = layout.data_path(root, task.name)
+        keyed, other = (path / "real", file_key(path / "fake")) if task.name == "SD" else (path, None)
+        load = partial(layout.load_task, root, task.name, check_audio=False)
+        return items_per_version(_ITEMS, keyed, (str(root), task.name, other), load)
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
         return layout.validate(root, [t.name for t in tasks])
