@@ -8,10 +8,10 @@ same run. Prints the median wall and CPU seconds of each. Target: at most 3 s.
 
     python bench/audiomarathon_scoring.py [--runs 3] [--keep DIR] [--baseline-python PY]
 
-Measured on a 2-CPU machine shared with other work (load 9-10, so wall time is about three times the CPU time):
-the build that imported scikit-learn for the official blocks and scored each bootstrap resample with one dictionary
-walk took 4.0 s CPU per eval (9.2 s wall); computing the scripts' sklearn summaries with numpy and every resample
-from one matrix of pair counts brought it to 2.0 s CPU (4.7 s wall), every number unchanged.
+Measured on a 2-CPU machine shared with other work (load 4.2), 5 alternating runs each: the build that imported
+scikit-learn for the official blocks and scored each bootstrap resample with one dictionary walk took 5.16 s wall
+(3.77 s CPU); computing the scripts' sklearn summaries with numpy, every resample from one matrix of pair counts and
+loading HAD once per version of its folders took 2.82 s wall (1.98 s CPU), every number unchanged.
 """
 
 from __future__ import annotations
