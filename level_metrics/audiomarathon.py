@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from statistics import fmean, pstdev
-from types import ModuleType
 from typing import Any, Literal
 
 import jiwer
 import numpy as np
+import yaml
 
 from avibench.kits.multiple_choice import letters_for
 from avibench.level_metrics.profile import lookup_profile
@@ -115,29 +116,28 @@ class Record:
 # ---- the scripts' label rules ---------------------------------------------------------------------------------
 
 
+@cache
+def _script_data() -> Mapping[str, Any]:
+    """The scripts' label rules and summary keys (packaged data, ``prompts/audiomarathon/result_keys.yaml``)."""
+    text = resources.files("avibench.prompts").joinpath("audiomarathon/result_keys.yaml").read_text("utf-8")
+    return yaml.safe_load(text)
+
+
 @dataclass(frozen=True)
 class ScriptRule:
-    """How one script filters "valid" pairs and which label list it gives sklearn."""
+    """How one script filters "valid" pairs and which label list it gives sklearn (see the data file)."""
 
     valid: Literal["fixed", "gold"]
-    """A pair is valid when both sides are in ``fixed`` or, for "gold", among the ground-truth values."""
     labels: Literal["fixed", "present", "gold"]
-    """sklearn's ``labels``: ``fixed``, none (the labels present in the valid pairs), or the sorted gold values."""
     fixed: tuple[str, ...] = LETTERS
     per_class: tuple[str, ...] = ()
-    """The label order of the script's per-class table and classification report (none when it writes none)."""
 
 
 SCRIPT_RULES: dict[str, ScriptRule] = {
-    "SER": ScriptRule("fixed", "present"),
-    "SCR": ScriptRule("fixed", "fixed", per_class=LETTERS),
-    "SED": ScriptRule("fixed", "present", per_class=LETTERS),
-    "MC": ScriptRule("fixed", "fixed", per_class=LETTERS),
-    "ASC": ScriptRule("gold", "present"),
-    "SD": ScriptRule("fixed", "present", fixed=("real", "fake"), per_class=("fake", "real")),
-    "ER": ScriptRule("gold", "present"),
-    "SAR": ScriptRule("gold", "gold"),
-    "SGR": ScriptRule("fixed", "present", fixed=("male", "female")),
+    task: ScriptRule(
+        rule["valid"], rule["labels"], tuple(rule.get("fixed", LETTERS)), tuple(rule.get("per_class", ()))
+    )
+    for task, rule in _script_data()["rules"].items()
 }
 
 
@@ -162,26 +162,44 @@ def classes(task: str, records: Sequence[Record], profile: MarathonProfile) -> t
     ]
 
 
-# ---- sklearn summaries ---------------------------------------------------------------------------------------
+# ---- the scripts' sklearn summaries, computed as sklearn does (zero_division=0) --------------------------------
 
 
-def _sklearn() -> ModuleType:
-    """``sklearn.metrics``, imported on first use: loading the benchmark's tasks (infer) should not pay for it."""
-    from sklearn import metrics
+def _per_label(
+    truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Labels (``None``: every label seen, sorted), then per label precision, recall, F1 and support."""
+    names = sorted(set(truth) | set(guess)) if labels is None else list(labels)
+    hits = Counter(t for t, g in zip(truth, guess, strict=True) if t == g)
+    said, true = Counter(guess), Counter(truth)
+    return (
+        names,
+        np.array([hits[c] / said[c] if said[c] else 0.0 for c in names]),
+        np.array([hits[c] / true[c] if true[c] else 0.0 for c in names]),
+        np.array([2 * hits[c] / (true[c] + said[c]) if true[c] + said[c] else 0.0 for c in names]),
+        np.array([float(true[c]) for c in names]),
+    )
 
-    return metrics
+
+def _averaged(values: np.ndarray, support: np.ndarray, average: str) -> float:
+    """sklearn's average: weighted by support (plain when no label has support), or the plain mean."""
+    if average == "weighted" and np.sum(support):
+        return float(np.sum(np.multiply(values, support)) / np.sum(support))
+    return float(np.mean(values))
 
 
 def prf(
     truth: Sequence[str], guess: Sequence[str], labels: Sequence[str] | None, average: str
 ) -> dict[str, float]:
-    """Precision, recall and F1 with one averaging, zero where undefined (sklearn's ``zero_division=0``)."""
+    """Precision, recall and F1 with one averaging (``macro`` or ``weighted``), zero where undefined."""
     if not truth:
         return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-    p, r, f, _ = _sklearn().precision_recall_fscore_support(
-        truth, guess, labels=list(labels) if labels is not None else None, average=average, zero_division=0
-    )
-    return {"precision": float(p), "recall": float(r), "f1": float(f)}
+    _, p, r, f, s = _per_label(truth, guess, labels)
+    return {
+        "precision": _averaged(p, s, average),
+        "recall": _averaged(r, s, average),
+        "f1": _averaged(f, s, average),
+    }
 
 
 def accuracy(truth: Sequence[str], guess: Sequence[str]) -> float:
@@ -195,9 +213,7 @@ def per_class(
     """Per-label precision, recall, F1 and support over ``labels``."""
     if not truth:
         return {}
-    p, r, f, s = _sklearn().precision_recall_fscore_support(
-        truth, guess, labels=list(labels), average=None, zero_division=0
-    )
+    names, p, r, f, s = _per_label(truth, guess, labels)
     return {
         label: {
             "precision": float(p[i]),
@@ -205,23 +221,49 @@ def per_class(
             "f1_score": float(f[i]),
             "support": int(s[i]),
         }
-        for i, label in enumerate(labels)
+        for i, label in enumerate(names)
     }
 
 
 def report(truth: Sequence[str], guess: Sequence[str], labels: Sequence[str]) -> str:
-    """sklearn's text classification report over ``labels`` (four digits, as the scripts print it)."""
+    """sklearn's text classification report over ``labels``, four digits, as the scripts print it: a row per
+    label, then ``accuracy`` (``micro avg`` when ``labels`` miss a label seen), ``macro avg`` and ``weighted avg``."""
     if not truth:
         return "No valid predictions"
-    return _sklearn().classification_report(truth, guess, labels=list(labels), zero_division=0, digits=4)
+    names, p, r, f, s = _per_label(truth, guess, labels)
+    width = max([len(n) for n in names] + [len("weighted avg")])
+    row = "{:>{width}s} " + " {:>9.4f}" * 3 + " {:>9}\n"
+    text = f"{'':>{width}s} " + "".join(f" {h:>9}" for h in ("precision", "recall", "f1-score", "support"))
+    # sklearn's counts are floats when no pair at all is a hit, and print as such ("4.0")
+    shown = s.astype(int) if any(t == g for t, g in zip(truth, guess, strict=True)) else s
+    text += "\n\n" + "".join(
+        row.format(*cells, width=width) for cells in zip(names, p, r, f, shown, strict=True)
+    )
+    total = np.sum(shown)
+    hits = sum(t == g and t in names for t, g in zip(truth, guess, strict=True))
+    said = sum(g in names for g in guess)
+    micro = (hits / said if said else 0.0, hits / total if total else 0.0)
+    micro_f1 = 2 * hits / (total + said) if total + said else 0.0
+    if set(names) >= set(truth) | set(guess):
+        text += (
+            "\n" + f"{'accuracy':>{width}s} " + " {:>9.4}".format("") * 2 + f" {micro_f1:>9.4f} {total:>9}\n"
+        )
+    else:
+        text += "\n" + row.format("micro avg", *micro, micro_f1, total, width=width)
+    for average in ("macro", "weighted"):
+        cells = (_averaged(v, s, average) for v in (p, r, f))
+        text += row.format(f"{average} avg", *cells, total, width=width)
+    return text
 
 
-def had_count_f1(truth: Sequence[str], guess: Sequence[str]) -> dict[str, float]:
-    """HAD's binary F1 ("fake" positive) from counts over *all* samples: every real sample not answered "real" is a
-    false positive and every fake one not answered "fake" a false negative, parsed or not."""
-    tp = sum(t == "fake" and g == "fake" for t, g in zip(truth, guess, strict=True))
-    real_wrong = sum(t == "real" and g != "real" for t, g in zip(truth, guess, strict=True))
-    fake_wrong = sum(t == "fake" and g != "fake" for t, g in zip(truth, guess, strict=True))
+def had_count_f1(pairs: Iterable[tuple[tuple[str, str], float]]) -> dict[str, float]:
+    """HAD's binary F1 ("fake" positive) from ``((truth, guess), count)`` over *all* samples: every real sample not
+    answered "real" is a false positive and every fake one not answered "fake" a false negative, parsed or not."""
+    tp = real_wrong = fake_wrong = 0.0
+    for (t, g), n in pairs:
+        tp += n if t == g == "fake" else 0
+        real_wrong += n if t == "real" and g != "real" else 0
+        fake_wrong += n if t == "fake" and g != "fake" else 0
     precision = tp / (tp + real_wrong) if tp + real_wrong else 0.0
     recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
@@ -278,16 +320,28 @@ def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile
         score = accuracy(vt, vg)
     hits = accuracy(truth, guess)
     if task == "SD" and profile.had_fake_binary_f1:
-        score = had_count_f1(truth, guess)["f1_score"]
+        score = had_count_f1((pair, 1) for pair in zip(truth, guess, strict=True))["f1_score"]
     block: dict[str, Any] = {
         "metric": _metric_name(task, profile),
         "score": 100 * score,
         "n": len(records),
         "valid": len(keep),
     }
-    stats = {"accuracy_valid": accuracy(vt, vg), "accuracy_all": hits, "macro": macro, "weighted": weighted}
     if profile.official_extraction and profile.script_label_sets:
-        block.update(OFFICIAL_FIELDS[task](Pairs(records, truth, guess, vt, vg, stats)))
+        stats = {
+            "accuracy_all": hits,
+            "accuracy_valid": accuracy(vt, vg),
+            "valid": len(vt),
+            "n": len(records),
+        }
+        for average, summary in (("macro", macro), ("weighted", weighted)):
+            stats.update({f"{average}_{name}": value for name, value in summary.items()})
+        order = list(SCRIPT_RULES[task].per_class) or sorted(set(truth))
+        block.update(
+            _official_fields(
+                _script_data()["tasks"][task], Pairs(task, records, truth, guess, vt, vg, stats, order)
+            )
+        )
     else:
         names = labels or sorted(set(vt))
         block.update(
@@ -302,72 +356,55 @@ def _choice_block(task: str, records: Sequence[Record], profile: MarathonProfile
 
 # ---- the scripts' own result keys ------------------------------------------------------------------------------
 
-Fields = Mapping[str, Any]
-
 
 @dataclass(frozen=True)
 class Pairs:
-    """What the per-script key builders read: all records, their classes, the kept (valid) pairs and the summaries."""
+    """What a script's keys are computed from: all records, their classes, the kept (valid) pairs, the summary
+    statistics and the label order of the script's per-class table and report."""
 
+    task: str
     records: Sequence[Record]
     truth: list[str]
     guess: list[str]
     vt: list[str]
     vg: list[str]
     stats: Mapping[str, Any]
+    labels: list[str]
 
 
-def _sklearn_fields(vt: Sequence[str], vg: Sequence[str], stats: Mapping[str, Any], n: int) -> dict[str, Any]:
-    """The ``calculate_*_metrics`` dictionary most scripts share."""
-    return {
-        "accuracy": stats["accuracy_valid"],
-        "precision_macro": stats["macro"]["precision"],
-        "recall_macro": stats["macro"]["recall"],
-        "f1_macro": stats["macro"]["f1"],
-        "precision_weighted": stats["weighted"]["precision"],
-        "recall_weighted": stats["weighted"]["recall"],
-        "f1_weighted": stats["weighted"]["f1"],
-        "valid_samples": len(vt),
-        "total_samples": n,
-    }
+def _official_fields(spec: Any, p: Pairs) -> Any:
+    """The value of one key of the scripts' summary (see the data file for the forms ``spec`` takes)."""
+    if isinstance(spec, dict):
+        return {key: _official_fields(value, p) for key, value in spec.items()}
+    word, _, arg = spec.partition(" ")
+    if word == "percent":
+        return 100 * _official_fields(arg, p)
+    if word in ("share", "count"):
+        by = [r.group for r in p.records] if p.task == "SCR" else p.truth
+        idx = [i for i, value in enumerate(by) if value == arg]
+        return len(idx) if word == "count" else accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
+    if word == "had":
+        return had_count_f1((pair, 1) for pair in zip(p.truth, p.guess, strict=True))[arg]
+    if word == "class":
+        label, key = arg.split()
+        return per_class(p.vt, p.vg, p.labels).get(label, {}).get(key, 0.0)
+    tables = {"per_class": per_class, "report": report}
+    if word in tables:
+        return tables[word](p.vt, p.vg, p.labels)
+    if word == "age_groups":
+        return p.labels
+    if word == "subsets":
+        return _race_subsets(p)
+    return p.stats[spec]
 
 
-def _with_tables(
-    fields: dict[str, Any], task: str, vt: Sequence[str], vg: Sequence[str], *, table: bool = True
-) -> dict[str, Any]:
-    """``fields`` plus the script's classification report and, with ``table``, its per-class dictionary."""
-    labels = SCRIPT_RULES[task].per_class
-    if table:
-        fields["per_class_metrics"] = per_class(vt, vg, labels)
-    fields["classification_report"] = report(vt, vg, labels)
-    return fields
-
-
-def _ser_fields(p: Pairs) -> Fields:
-    """SLUE: ``f1_score`` is macro F1 but the key ``macro_f1`` holds weighted F1; accuracy counts every sample."""
-    return {
-        "overall_accuracy": p.stats["accuracy_all"],
-        "f1_score": p.stats["macro"]["f1"],
-        "precision": p.stats["macro"]["precision"],
-        "recall": p.stats["macro"]["recall"],
-        "macro_f1": p.stats["weighted"]["f1"],
-        "valid_samples": len(p.vt),
-    }
-
-
-def _scr_fields(p: Pairs) -> Fields:
-    """RACE: percentages over all samples per subset, and sklearn metrics whose subsets average over present labels."""
+def _race_subsets(p: Pairs) -> dict[str, Any]:
+    """RACE's sklearn metrics per subset: over its valid pairs, each averaged over the labels present."""
     groups = [r.group for r in p.records]
-    fields: dict[str, Any] = {"overall_accuracy": 100 * p.stats["accuracy_all"]}
-    for subset in ("high", "middle"):
-        idx = [i for i, g in enumerate(groups) if g == subset]
-        fields[f"{subset}_accuracy"] = 100 * accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
-        fields[f"{subset}_total"] = len(idx)
-    sklearn = _with_tables(_sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SCR", p.vt, p.vg)
-    keep = set(_valid("SCR", p.truth, p.guess, REFERENCE))
+    keep = _valid("SCR", p.truth, p.guess, REFERENCE)
     subsets: dict[str, Any] = {}
     for subset in sorted({groups[i] for i in keep}):
-        idx = [i for i in sorted(keep) if groups[i] == subset]
+        idx = [i for i in keep if groups[i] == subset]
         st, sg = [p.truth[i] for i in idx], [p.guess[i] for i in idx]
         m = prf(st, sg, None, "macro")
         subsets[subset] = {
@@ -377,106 +414,7 @@ def _scr_fields(p: Pairs) -> Fields:
             "f1_score": m["f1"],
             "samples": len(idx),
         }
-    sklearn["subset_metrics"] = subsets
-    fields["sklearn_metrics"] = sklearn
-    return fields
-
-
-def _sed_fields(p: Pairs) -> Fields:
-    """DESED: accuracy over all samples; F1 over the labels present in the valid pairs."""
-    detailed = _with_tables(
-        _sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SED", p.vt, p.vg, table=False
-    )
-    return {
-        "accuracy": p.stats["accuracy_all"],
-        "f1_score": p.stats["macro"]["f1"],
-        "precision": p.stats["macro"]["precision"],
-        "recall": p.stats["macro"]["recall"],
-        "weighted_f1": p.stats["weighted"]["f1"],
-        "detailed_metrics": detailed,
-    }
-
-
-def _mc_fields(p: Pairs) -> Fields:
-    """GTZAN: the metrics dictionary at top level, accuracy over valid samples only."""
-    return _with_tables(_sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "MC", p.vt, p.vg)
-
-
-def _letter_set_fields(p: Pairs) -> Fields:
-    """TAU and VESUS: macro F1 with weighted precision and recall, valid = both sides among the ground truths."""
-    return {
-        "accuracy": p.stats["accuracy_all"],
-        "metrics": {
-            "accuracy": p.stats["accuracy_valid"],
-            "precision": p.stats["weighted"]["precision"],
-            "recall": p.stats["weighted"]["recall"],
-            "f1_score": p.stats["macro"]["f1"],
-            "valid_samples": len(p.vt),
-            "total_samples": len(p.records),
-        },
-    }
-
-
-def _sd_fields(p: Pairs) -> Fields:
-    """HAD: per-label accuracy over all samples, the count-rule F1, and sklearn metrics over the valid pairs."""
-    fields: dict[str, Any] = {"accuracy": p.stats["accuracy_all"], **had_count_f1(p.truth, p.guess)}
-    for label in ("real", "fake"):
-        idx = [i for i, t in enumerate(p.truth) if t == label]
-        fields[f"{label}_total"] = len(idx)
-        fields[f"{label}_accuracy"] = accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
-    sklearn = _with_tables(
-        _sklearn_fields(p.vt, p.vg, p.stats, len(p.records)), "SD", p.vt, p.vg, table=False
-    )
-    pcs = per_class(p.vt, p.vg, ("fake", "real"))
-    for label in ("fake", "real"):
-        for key in ("precision", "recall"):
-            sklearn[f"{key}_{label}"] = pcs.get(label, {}).get(key, 0.0)
-        sklearn[f"f1_{label}"] = pcs.get(label, {}).get("f1_score", 0.0)
-    fields["sklearn_metrics"] = sklearn
-    return fields
-
-
-def _sar_fields(p: Pairs) -> Fields:
-    """VoxCeleb age: sklearn metrics over the age groups seen in the ground p.truth, accuracy over all samples."""
-    groups = sorted(set(p.truth))
-    sklearn = _sklearn_fields(p.vt, p.vg, p.stats, len(p.records))
-    sklearn["per_class_metrics"] = per_class(p.vt, p.vg, groups)
-    sklearn["classification_report"] = report(p.vt, p.vg, groups)
-    sklearn["age_groups"] = groups
-    return {"accuracy": p.stats["accuracy_all"], "sklearn_metrics": sklearn}
-
-
-def _sgr_fields(p: Pairs) -> Fields:
-    """VoxCeleb gender: weighted precision, recall and F1 over the valid pairs; per-gender accuracy over all."""
-    fields: dict[str, Any] = {
-        "accuracy": p.stats["accuracy_all"],
-        "metrics": {
-            "accuracy": p.stats["accuracy_valid"],
-            "precision": p.stats["weighted"]["precision"],
-            "recall": p.stats["weighted"]["recall"],
-            "f1_score": p.stats["weighted"]["f1"],
-            "valid_samples": len(p.vt),
-            "total_samples": len(p.records),
-        },
-    }
-    for label in ("male", "female"):
-        idx = [i for i, t in enumerate(p.truth) if t == label]
-        fields[f"{label}_total"] = len(idx)
-        fields[f"{label}_accuracy"] = accuracy([p.truth[i] for i in idx], [p.guess[i] for i in idx])
-    return fields
-
-
-OFFICIAL_FIELDS = {
-    "SER": _ser_fields,
-    "SCR": _scr_fields,
-    "SED": _sed_fields,
-    "MC": _mc_fields,
-    "ASC": _letter_set_fields,
-    "SD": _sd_fields,
-    "ER": _letter_set_fields,
-    "SAR": _sar_fields,
-    "SGR": _sgr_fields,
-}
+    return subsets
 
 
 # ---- speech recognition --------------------------------------------------------------------------------------
@@ -544,52 +482,6 @@ def _asr_block(records: Sequence[Record], profile: MarathonProfile) -> dict[str,
 # ---- the score alone, for resampling -----------------------------------------------------------------------
 
 
-def _f1_of_pairs(
-    pairs: Mapping[tuple[str, str], float],
-    labels: Sequence[str] | None,
-    average: str,
-    omit: Collection[str] = (),
-) -> float:
-    """sklearn's F1 (``zero_division=0``, ``macro`` or ``weighted``) from how often each (truth, guess) pair
-    occurs; ``labels`` ``None`` means every label seen on either side; labels in ``omit`` are left out of the
-    average (see :func:`pairs_resample_score`)."""
-    if not any(pairs.values()):
-        return 0.0
-    tp, fp, fn = Counter[str](), Counter[str](), Counter[str]()
-    seen: set[str] = set()
-    for (t, g), n in pairs.items():
-        if not n:
-            continue
-        seen.update((t, g))
-        if t == g:
-            tp[t] += n
-        else:
-            fn[t] += n
-            fp[g] += n
-    names = sorted(seen) if labels is None else list(labels)
-    f1s, supports = [], []
-    for label in (name for name in names if name not in omit):
-        f1s.append(2 * tp[label] / (2 * tp[label] + fp[label] + fn[label]) if tp[label] else 0.0)
-        supports.append(tp[label] + fn[label])
-    # numpy sums as sklearn does (pairwise), so the score is sklearn's to the last bit
-    if average == "weighted":
-        total = sum(supports)
-        return float(np.sum(np.multiply(f1s, supports))) / total if total else 0.0
-    return float(np.mean(f1s)) if f1s else 0.0
-
-
-def f1_score(
-    truth: Sequence[str],
-    guess: Sequence[str],
-    labels: Sequence[str] | None,
-    average: str,
-    omit: Collection[str] = (),
-) -> float:
-    """sklearn's F1 (``zero_division=0``) with ``macro`` or ``weighted`` averaging, without sklearn.
-    ``labels`` ``None`` means every label seen in either list; labels in ``omit`` are left out of the average."""
-    return _f1_of_pairs(Counter(zip(truth, guess, strict=True)), labels, average, omit)
-
-
 @cache
 def cached_wer(reference: str, hypothesis: str) -> float:
     """:func:`utterance_wer`, computed once per pair: every question is scored per profile and per resample."""
@@ -600,46 +492,109 @@ def class_pairs(
     task: str, records: Sequence[Record], profile: str | MarathonProfile
 ) -> list[tuple[str, str]]:
     """Each record's (truth, guess) in the profile's class space: all a classification or choice task's score
-    depends on (:func:`pairs_score`)."""
+    depends on (:func:`pair_scores`)."""
     return list(zip(*classes(task, records, get_profile(profile)), strict=True))
 
 
-def pairs_score(
-    task: str,
-    pairs: Mapping[tuple[str, str], float],
-    profile: str | MarathonProfile = REFERENCE,
-    omit: Collection[str] = (),
-) -> float:
-    """A classification or choice task's score (not ASR) from how often each (truth, guess) pair occurs among
-    its records: equal to :func:`task_score` on those records, so a bootstrap draw is scored from its pair
-    counts without building its records. Classes in ``omit`` are left out of an F1's average
-    (:func:`pairs_resample_score`)."""
-    profile = get_profile(profile)
-    present = {pair: n for pair, n in pairs.items() if n}
-    if task == "SD" and profile.had_fake_binary_f1:
-        tp = present.get(("fake", "fake"), 0)
-        real_wrong = sum(n for (t, g), n in present.items() if t == "real" and g != "real")
-        fake_wrong = sum(n for (t, g), n in present.items() if t == "fake" and g != "fake")
-        precision = tp / (tp + real_wrong) if tp + real_wrong else 0.0
-        recall = tp / (tp + fake_wrong) if tp + fake_wrong else 0.0
-        return 100 * (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
-    truths = {t for t, _ in present}
-    present = _valid_pairs(task, present, profile)
-    if task in COMPREHENSION and not profile.comprehension_letter_f1:
-        total = sum(present.values())
-        return 100 * (sum(n for (t, g), n in present.items() if t == g) / total if total else 0.0)
-    return 100 * _f1_of_pairs(present, _labels(task, sorted(truths), profile), _average(task, profile), omit)
+@dataclass(frozen=True)
+class _Counted:
+    """Rows of pair counts seen as classes: per row which classes are truths, drawn and labels, and per class the
+    true positives, truths and guesses among the pairs the profile keeps (all integer-valued: sums are exact)."""
+
+    names: list[str]
+    n: np.ndarray
+    truths: np.ndarray
+    drawn: np.ndarray
+    labels: np.ndarray
+    tp: np.ndarray
+    true: np.ndarray
+    said: np.ndarray
 
 
-def _valid_pairs(
-    task: str, present: Mapping[tuple[str, str], float], profile: MarathonProfile
-) -> dict[tuple[str, str], float]:
-    """The pairs the profile scores: the script's "valid" pairs (see :func:`_valid`), or all of them."""
-    if not profile.drop_unparsed:
-        return dict(present)
+def _counted(
+    task: str, pairs: Sequence[tuple[str, str]], counts: np.ndarray, profile: MarathonProfile
+) -> _Counted:
     rule = SCRIPT_RULES[task]
-    allowed = set(rule.fixed) if rule.valid == "fixed" else {t for t, _ in present}
-    return {(t, g): n for (t, g), n in present.items() if t in allowed and g in allowed}
+    fixed = rule.fixed if profile.script_label_sets and rule.labels == "fixed" else ()
+    names = sorted({c for pair in pairs for c in pair} | set(fixed))
+    at = {c: i for i, c in enumerate(names)}
+    ti, gi = np.array([at[t] for t, _ in pairs], dtype=int), np.array([at[g] for _, g in pairs], dtype=int)
+    truth, guess = np.eye(len(names))[ti], np.eye(len(names))[gi]
+    present = counts > 0
+    truths = (present @ truth) > 0
+    kept = present
+    if profile.drop_unparsed:
+        if rule.valid == "fixed":
+            kept = present & np.array([t in rule.fixed and g in rule.fixed for t, g in pairs], dtype=bool)
+        else:
+            kept = present & truths[:, ti] & truths[:, gi]
+    n = np.where(kept, counts, 0.0)
+    true, said = n @ truth, n @ guess
+    real = np.array([c != "" for c in names], dtype=bool)
+    if task == "SD" and profile.had_fake_binary_f1:
+        drawn = ((present @ truth) + (present @ guess) > 0) & real
+    else:
+        drawn = (true + said > 0) & real
+    if not profile.script_label_sets:
+        labels = truths & real
+    else:
+        labels = {
+            "fixed": np.array([c in fixed for c in names], dtype=bool)[None, :],
+            "present": true + said > 0,
+            "gold": truths,
+        }[rule.labels]
+    tp = (n * (ti == gi)) @ truth
+    return _Counted(names, n, truths, drawn, np.broadcast_to(labels, drawn.shape), tp, true, said)
+
+
+def pair_scores(
+    task: str,
+    pairs: Sequence[tuple[str, str]],
+    counts: np.ndarray,
+    profile: str | MarathonProfile,
+    defined: Collection[str] | None = None,
+) -> list[float | None]:
+    """A classification or choice task's score (not ASR) for each row of ``counts`` (how often each of ``pairs``,
+    (truth, guess) in the profile's class space, occurs among a resample's questions): what :func:`score_task`
+    gives on those questions, every sum and average taken as sklearn takes it.
+
+    ``defined`` are the classes of the whole task (:func:`defined_classes`). A class it has that a row holds neither
+    as truth nor as prediction has no F1 in that row (0/0): it is left out of the average instead of counting as 0,
+    which would pull an all-correct run's interval below its score whenever a resample misses a class of a fixed
+    label set (RACE's and GTZAN's A-D). HAD's binary F1 of "fake" with no fake drawn on either side is undefined, so
+    the row is ``None`` (left out of the percentiles). On the whole task (every defined class drawn) this is the
+    task's score."""
+    profile = get_profile(profile)
+    c = _counted(task, pairs, counts, profile)
+    scores: list[float | None] = []
+    if task in COMPREHENSION and not profile.comprehension_letter_f1:
+        hits = c.tp.sum(axis=1)
+        for hit, total in zip(hits.tolist(), c.n.sum(axis=1).tolist(), strict=True):
+            scores.append(100 * (hit / total if total else 0.0))
+        return scores
+    if task == "SD" and profile.had_fake_binary_f1:
+        fake_drawn = [name == "fake" for name in c.names] @ c.drawn.T
+        for row, drawn in zip(counts.tolist(), fake_drawn.tolist(), strict=True):
+            if defined is not None and "fake" in defined and not drawn:
+                scores.append(None)
+                continue
+            scores.append(100 * had_count_f1(zip(pairs, row, strict=True))["f1_score"])
+        return scores
+    omitted = np.array([name in (defined or ()) for name in c.names], dtype=bool) & ~c.drawn
+    included = c.labels & ~omitted
+    f1 = np.where(c.tp > 0, 2 * c.tp / np.maximum(c.true + c.said, 1), 0.0)
+    weighted = _average(task, profile) == "weighted"
+    for r in range(len(counts)):
+        f1s, supports = f1[r, included[r]], c.true[r, included[r]]
+        if not c.n[r].any():
+            score = 0.0
+        elif weighted:
+            total = float(supports.sum())
+            score = float(np.sum(np.multiply(f1s, supports))) / total if total else 0.0
+        else:
+            score = float(np.mean(f1s)) if len(f1s) else 0.0
+        scores.append(100 * score)
+    return scores
 
 
 def task_score(task: str, records: Sequence[Record], profile: str | MarathonProfile = REFERENCE) -> float:
@@ -649,7 +604,10 @@ def task_score(task: str, records: Sequence[Record], profile: str | MarathonProf
         pairs = [(r.gold, r.pred or "") for r in records]
         kept = [cached_wer(ref, hyp) for ref, hyp in pairs if (ref and hyp) or not profile.drop_unparsed]
         return 100.0 - (fmean(kept) if kept else 100.0)
-    return pairs_score(task, Counter(class_pairs(task, records, profile)), profile)
+    counted = Counter(class_pairs(task, records, profile))
+    return (
+        pair_scores(task, list(counted), np.array([list(counted.values())], dtype=float), profile)[0] or 0.0
+    )
 
 
 def defined_classes(
@@ -657,43 +615,11 @@ def defined_classes(
 ) -> frozenset[str]:
     """The classes whose F1 is defined on ``records``: those the scored pairs hold as truth or as prediction (HAD's
     count rule: over all pairs). A class outside this set scores 0 by the scripts' ``zero_division=0``."""
-    if task == "ASR":
+    if task == "ASR" or not records:
         return frozenset()
-    return pairs_classes(task, Counter(class_pairs(task, records, profile)), profile)
-
-
-def pairs_classes(
-    task: str, pairs: Mapping[tuple[str, str], float], profile: str | MarathonProfile = REFERENCE
-) -> frozenset[str]:
-    """:func:`defined_classes` from how often each (truth, guess) pair occurs."""
-    profile = get_profile(profile)
-    present = {pair: n for pair, n in pairs.items() if n}
-    if not (task == "SD" and profile.had_fake_binary_f1):
-        present = _valid_pairs(task, present, profile)
-    return frozenset(c for pair in present for c in pair) - {""}
-
-
-def pairs_resample_score(
-    task: str,
-    pairs: Mapping[tuple[str, str], float],
-    profile: str | MarathonProfile,
-    defined: Collection[str],
-) -> float | None:
-    """A classification or choice task's score on a resample of its questions, from the resample's pair counts,
-    ``defined`` being :func:`defined_classes` of all of them.
-
-    A class the whole task defines but the drawn questions hold neither as truth nor as prediction has no F1 in
-    this resample (0/0): it is left out of the average instead of counting as 0, which would pull an all-correct
-    run's interval below its score whenever a resample misses a class of a fixed label set (RACE's and GTZAN's
-    A-D). HAD's binary F1 of "fake" with no fake drawn on either side is undefined, so the resample is ``None`` (left
-    out of the percentiles). On the whole task (every defined class drawn) this is :func:`pairs_score`."""
-    profile = get_profile(profile)
-    if task in COMPREHENSION and not profile.comprehension_letter_f1:
-        return pairs_score(task, pairs, profile)
-    drawn = pairs_classes(task, pairs, profile)
-    if task == "SD" and profile.had_fake_binary_f1:
-        return None if "fake" in defined and "fake" not in drawn else pairs_score(task, pairs, profile)
-    return pairs_score(task, pairs, profile, omit=[c for c in defined if c not in drawn])
+    counted = Counter(class_pairs(task, records, profile))
+    c = _counted(task, list(counted), np.array([list(counted.values())], dtype=float), get_profile(profile))
+    return frozenset(name for name, drawn in zip(c.names, c.drawn[0], strict=True) if drawn)
 
 
 # ---- tasks and benchmark -------------------------------------------------------------------------------------

@@ -14,9 +14,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from importlib import resources
+
+import yaml
 
 LETTERS = "ABCDE"
 ASSISTANT_TURN = "assistant\n"
+WORDS = yaml.safe_load(
+    resources.files("avibench.prompts").joinpath("audiomarathon/extraction.yaml").read_text("utf-8")
+)
+"""The scripts' marker, pattern and synonym lists and the strict extractor's synonyms (packaged data)."""
 
 # ---- shared pieces of the official rules ------------------------------------------------------------------
 
@@ -78,15 +85,12 @@ def extract_scr(raw: str) -> str:
     return words[0] if words else ""
 
 
-ASR_MARKERS = ("spoken content:", "content:", "transcription:", "transcript:")
-
-
 def extract_asr(raw: str) -> str:
     """LibriSpeech: cut everything up to the first marker found (in marker order), drop template tokens."""
     text = after_assistant_turn(raw)
     if not text or text.strip() == "":
         return ""
-    for marker in ASR_MARKERS:
+    for marker in WORDS["official"]["asr_markers"]:
         if marker in text.lower():
             parts = re.split(re.escape(marker), text, flags=re.IGNORECASE)
             text = parts[1].strip()
@@ -144,10 +148,6 @@ def extract_asc(raw: str, choices: Sequence[str]) -> str:
     return best if most > 1 else ""
 
 
-REAL_WORDS = r"\breal\b|\bauthentic\b|\bgenuine\b|\bcompletely authentic\b"
-FAKE_WORDS = r"\bfake\b|\bartificial\b|\bsynthetic\b|\bsynthesized\b|\bcontains.*fake\b"
-
-
 def _two_way(text: str, first: str, second: str, *, loose: bool) -> str:
     """HAD / VoxCeleb gender: letter forms, then "option x" (and for HAD " a "), then one label named alone."""
     first, second = first.lower().strip(), second.lower().strip()
@@ -165,39 +165,16 @@ def _two_way(text: str, first: str, second: str, *, loose: bool) -> str:
     return ""
 
 
-def extract_sd(raw: str, choice_a: str = "real", choice_b: str = "fake") -> str:
-    """HAD: the two-way rules (with ``endswith(' a')`` and `` a `` anywhere), then the real/fake synonym test."""
-    text = after_assistant_turn(raw).strip().lower()
-    label = _two_way(text, choice_a, choice_b, loose=True)
-    if label or (choice_a.lower().strip(), choice_b.lower().strip()) != ("real", "fake"):
+def extract_labelled(task: str, text: str, choices: Sequence[str]) -> str:
+    """HAD (``endswith(' a')`` and `` a `` anywhere) and VoxCeleb gender: the two-way rules, then, where the
+    options are the script's own labels, the one label whose pattern alone matches."""
+    words = WORDS["official"]["label_words"][task]
+    first, second = tuple(choices[:2]) if len(choices) >= 2 else tuple(words)
+    label = _two_way(text, first, second, loose=task == "SD")
+    if label or (first.lower().strip(), second.lower().strip()) != tuple(words):
         return label
-    real, fake = re.search(REAL_WORDS, text) is not None, re.search(FAKE_WORDS, text) is not None
-    if real != fake:
-        return "real" if real else "fake"
-    return ""
-
-
-def extract_sgr(raw: str, choice_a: str = "male", choice_b: str = "female") -> str:
-    """VoxCeleb gender: the two-way rules, then ``\\bmale\\b`` against ``\\bfemale\\b``."""
-    text = raw.lower().strip()
-    label = _two_way(text, choice_a, choice_b, loose=False)
-    if label or (choice_a.lower().strip(), choice_b.lower().strip()) != ("male", "female"):
-        return label
-    male, female = re.search(r"\bmale\b", text) is not None, re.search(r"\bfemale\b", text) is not None
-    if male != female:
-        return "male" if male else "female"
-    return ""
-
-
-EMOTION_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "angry": ("anger", "frustrated", "mad", "furious"),
-    "happy": ("joy", "cheerful", "pleased", "delighted"),
-    "sad": ("sadness", "melancholy", "depressed", "sorrow"),
-    "fearful": ("fear", "anxiety", "scared", "afraid"),
-    "monotone": ("flat", "emotionless", "neutral", "bland"),
-}
-"""The VESUS script's table. Officially a synonym must appear in the reply *and* in the option text, so a bare option
-"happy" is never reached through it (only "fearful" contains one of its own synonyms)."""
+    matched = [name for name, pattern in words.items() if re.search(pattern, text)]
+    return matched[0] if len(matched) == 1 else ""
 
 
 def extract_er(raw: str, choices: Sequence[str]) -> str:
@@ -213,7 +190,7 @@ def extract_er(raw: str, choices: Sequence[str]) -> str:
             return letter.upper()
     for i, choice in enumerate(choices[:4]):
         choice = choice.lower()
-        for words in EMOTION_SYNONYMS.values():
+        for words in WORDS["official"]["emotion_synonyms"].values():
             if any(w in text for w in words) and any(w in choice for w in words):
                 return LETTERS[i]
     return ""
@@ -245,10 +222,10 @@ OFFICIAL_EXTRACTORS: dict[str, OfficialExtractor] = {
     "SED": lambda raw, _: extract_sed(raw),
     "MC": lambda raw, _: extract_mc(raw),
     "ASC": extract_asc,
-    "SD": lambda raw, choices: extract_sd(raw, *choices[:2]),
+    "SD": lambda raw, choices: extract_labelled("SD", after_assistant_turn(raw).strip().lower(), choices),
     "ER": extract_er,
     "SAR": extract_sar,
-    "SGR": lambda raw, choices: extract_sgr(raw, *choices[:2]),
+    "SGR": lambda raw, choices: extract_labelled("SGR", raw.lower().strip(), choices),
 }
 
 
@@ -258,19 +235,6 @@ def official_extract(task: str, raw: str, options: Sequence[str]) -> str:
 
 
 # ---- the strict extractor -------------------------------------------------------------------------------------
-
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "real": ("authentic", "genuine", "bona fide", "not fake", "human"),
-    "fake": ("synthetic", "synthesized", "synthesised", "artificial", "spoofed", "generated", "deepfake"),
-    "male": ("man", "masculine"),
-    "female": ("woman", "feminine"),
-    "angry": ("anger", "frustrated", "mad", "furious"),
-    "happy": ("joy", "joyful", "cheerful", "pleased", "delighted"),
-    "sad": ("sadness", "melancholy", "depressed", "sorrow"),
-    "fearful": ("fear", "afraid", "scared", "anxious", "anxiety"),
-    "monotone": ("flat", "emotionless", "neutral", "bland"),
-}
-"""Words that name an option label without its text; matched as whole words, only when one label is named."""
 
 TRANSCRIPT_LABEL = re.compile(
     r"^\s*(?:spoken\s+(?:content|text)|transcription|transcript|content)\s*:\s*", re.I
@@ -307,7 +271,7 @@ def _named_option(text: str, options: Sequence[str]) -> int | None:
         hits |= {
             i
             for i, o in enumerate(options)
-            for word in SYNONYMS.get(o.strip().lower(), ())
+            for word in WORDS["strict"]["synonyms"].get(o.strip().lower(), ())
             if _named(lowered, word)
         }
     return hits.pop() if len(hits) == 1 else None

@@ -77,7 +77,9 @@ def test_had_count_rule() -> None:
     truth = ["real", "real", "fake", "fake", "fake"]
     guess = ["real", "", "fake", "", "real"]
     # TP 1; FP = reals not answered real = 1; FN = fakes not answered fake = 2 -> P 1/2, R 1/3, F1 0.4.
-    assert had_count_f1(truth, guess) == pytest.approx({"precision": 0.5, "recall": 1 / 3, "f1_score": 0.4})
+    assert had_count_f1((pair, 1) for pair in zip(truth, guess, strict=True)) == pytest.approx(
+        {"precision": 0.5, "recall": 1 / 3, "f1_score": 0.4}
+    )
     records = [Record("AB"[t == "fake"], t, g, ("real", "fake")) for t, g in zip(truth, guess, strict=True)]
     block = score_task("SD", records, REFERENCE)
     assert block["score"] == pytest.approx(40.0)

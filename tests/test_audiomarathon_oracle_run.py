@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from avibench.benchmarks.audiomarathon.scoring import task_metric
+from avibench.benchmarks.audiomarathon.plugin import task_metric
 from avibench.items import Response
 from avibench.plugin import PROFILES, Task, get_benchmark
 from avibench.testing.harness import CliResult, invoke

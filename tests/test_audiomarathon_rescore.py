@@ -8,12 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from avibench.benchmarks.audiomarathon import layout, results, sample, scoring
+from avibench.benchmarks.audiomarathon import layout, results, sample
 from avibench.benchmarks.audiomarathon.efficiency import TIMINGS, one_answer_s, prefill_counted_twice
+from avibench.benchmarks.audiomarathon.plugin import read
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
 from avibench.kits.published import published_table
 from avibench.level_metrics.audiomarathon import TASKS
+from avibench.plugin import get_benchmark
+
+MARATHON = get_benchmark("audiomarathon")
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +36,18 @@ def full(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Item]]:
 
 def answered(items: dict[str, list[Item]], name: str, seed: int = 0) -> dict[str, list[Response]]:
     rng = random.Random(seed)
-    answer = sample.ANSWERERS[name]
+    answer = {"oracle": MARATHON.oracle_answer, "random": MARATHON.random_answer}[name]
     return {t: [Response(i, "answered", raw=answer(i, rng)) for i in its] for t, its in items.items()}
+
+
+def scored(responses: dict[str, list[Response]], profile: str = "reference") -> dict:
+    """The eval document's top level: each task's official block, ``average`` and ``complete``."""
+    return MARATHON.score(responses, profile=profile, options={}).document
 
 
 @pytest.mark.parametrize("profile", ["reference", "strict"])
 def test_oracle_scores_100_everywhere(small: dict[str, list[Item]], profile: str) -> None:
-    block = scoring.score_benchmark(answered(small, "oracle"), profile)
+    block = scored(answered(small, "oracle"), profile)
     assert {t: block[t]["score"] for t in TASKS} == {t: 100.0 for t in TASKS}
     assert block["ASR"]["wer_mean"] == 0.0
     assert (block["average"], block["complete"]) == (100.0, True)
@@ -47,8 +56,8 @@ def test_oracle_scores_100_everywhere(small: dict[str, list[Item]], profile: str
 @pytest.mark.parametrize("profile", ["reference", "strict"])
 def test_random_is_near_chance(full: dict[str, list[Item]], profile: str) -> None:
     assert {t: len(v) for t, v in full.items()} == sample.FULL
-    block = scoring.score_benchmark(answered(full, "random"), profile)
-    chance = scoring.chance_levels(full, profile)
+    block = scored(answered(full, "random"), profile)
+    chance = scored(answered(full, "random"), profile)["summary"]["by_profile"][profile]["chance"]
     assert chance["SER"] == pytest.approx(25.0, abs=0.01) and chance["SAR"] == pytest.approx(20.0, abs=0.01)
     assert {t: round(block[t]["score"] - chance[t]) for t in TASKS} == pytest.approx(
         {t: 0 for t in TASKS}, abs=4
@@ -63,10 +72,10 @@ def test_failed_and_missing_requests(small: dict[str, list[Item]]) -> None:
     ser[0] = Response(ser[0].item, "failed")
     ser[1] = Response(ser[1].item, "missing")
     # Reference: RACE drops the failed question; SLUE keeps it with an empty prediction (not valid); missing is left out.
-    assert scoring.score_responses("SCR", scr)["n"] == 3
-    assert {k: scoring.score_responses("SER", ser)[k] for k in ("n", "valid")} == {"n": 3, "valid": 2}
+    assert scored({"SCR": scr})["SCR"]["n"] == 3
+    assert {k: scored({"SER": ser})["SER"][k] for k in ("n", "valid")} == {"n": 3, "valid": 2}
     # Strict counts both as wrong.
-    strict = scoring.score_responses("SER", ser, "strict")
+    strict = scored({"SER": ser}, "strict")["SER"]
     assert (strict["n"], strict["score"]) == (4, 50.0)
 
 
@@ -76,10 +85,14 @@ def test_round_trip_through_official_files(full: dict[str, list[Item]], tmp_path
     for task, rs in responses.items():
         results.write_results(tmp_path, task, rs)
     assert results.result_path(tmp_path, "SED").name == "SED_results.jsonl"
-    back = results.rescore_folder(tmp_path, full)
+    back = {
+        t: results.read_responses(results.result_path(tmp_path, t), t, items) for t, items in full.items()
+    }
     assert back["MC"][5].status == "failed"
     for profile in ("reference", "strict"):
-        assert scoring.score_benchmark(back, profile) == scoring.score_benchmark(responses, profile)
+        assert {t: scored(back, profile)[t] for t in TASKS} == {
+            t: scored(responses, profile)[t] for t in TASKS
+        }
 
 
 def _write(path: Path, body: object) -> Path:
@@ -111,8 +124,8 @@ def test_reading_script_shaped_records(small: dict[str, list[Item]], tmp_path: P
         _write(tmp_path / "MC_results.json", {"detailed_results": records}), "MC", mc
     )
     assert [r.status for r in got] == ["answered", "failed", "missing", "missing"]
-    assert scoring.to_record(got[0]).pred == "C"
-    assert scoring.to_record(got[1]).pred == ""  # kept by the reference, unparsed
+    assert read(got[0]) == "C"
+    assert read(got[1]) == ""  # kept by the reference, unparsed
     had = small["SD"]
     fake = next(i for i in had if i.meta["gold"] == "fake")
     rows = [
@@ -142,7 +155,7 @@ def test_options_missing_from_records_come_from_metadata(
         }
     ]
     got = results.read_responses(_write(tmp_path / "ASC_results.json", {"samples": rows}), "ASC", asc)
-    assert scoring.to_record(got[0]).pred == asc[0].answer
+    assert read(got[0]) == asc[0].answer
 
 
 def test_record_faults(small: dict[str, list[Item]], tmp_path: Path) -> None:

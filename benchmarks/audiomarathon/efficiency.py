@@ -11,7 +11,6 @@ unlike the official scripts, whose decode time is a second full ``generate`` cal
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,20 +32,8 @@ TOKEN_FIELDS = {
 """Per count: its key in ``usage`` (remote endpoints) and in ``timings`` (in-process models)."""
 
 
-@dataclass(frozen=True)
-class TaskEfficiency:
-    """One task's answered requests, summarised."""
-
-    answered: int
-    latency_p50: float | None
-    latency_p90: float | None
-    ttft_p50: float | None
-    tokens_per_s_p50: float | None
-    tokens: dict[str, float | None]
-    """Mean prompt, audio and output tokens per answered request (``None`` where no record reports them)."""
-    upload_mb: float | None
-    audio_per_wall_s: float | None
-    """Seconds of audio answered per second of request time (one request at a time; concurrency multiplies it)."""
+HEADERS = ("Task", "Answered", "Latency p50 (s)", "p90 (s)", "TTFT p50 (s)", "Decode tok/s p50", "Prompt tok")
+HEADERS += ("Audio tok", "Output tok", "Upload (MB)", "Audio s / wall s")
 
 
 def _quantile(values: Sequence[float], q: float) -> float | None:
@@ -63,29 +50,36 @@ def _count(record: Mapping[str, Any], kind: str) -> float | None:
     return value if value is not None else as_number((record.get("timings") or {}).get(timing_key))
 
 
-def summarise(records: Sequence[Mapping[str, Any]], durations: Mapping[str, float]) -> TaskEfficiency:
-    """The efficiency of one task from its answered records; ``durations`` maps question keys to audio seconds."""
+def _cell(value: float | None, digits: int = 2) -> str:
+    return DASH if value is None else f"{value:.{digits}f}"
+
+
+def task_row(task: str, records: Sequence[Mapping[str, Any]], durations: Mapping[str, float]) -> list[str]:
+    """One task's answered records summarised (``durations``: audio seconds per question key): latency, time to
+    first token and decode speed, mean token counts and upload size, and seconds of audio answered per second of
+    request time (one request at a time; concurrency multiplies it)."""
 
     def values(get: Any) -> list[float]:
         return [v for r in records if (v := get(r)) is not None]
+
+    def timing(key: str) -> list[float]:
+        return values(lambda r: as_number((r.get("timings") or {}).get(key)))
 
     latency = values(lambda r: as_number(r.get("latency_s")))
     timed = [
         (durations[r["key"]], as_number(r.get("latency_s")) or 0.0) for r in records if r["key"] in durations
     ]
     wall = sum(t for _, t in timed)
-    return TaskEfficiency(
-        answered=len(records),
-        latency_p50=_quantile(latency, 50),
-        latency_p90=_quantile(latency, 90),
-        ttft_p50=_quantile(values(lambda r: as_number((r.get("timings") or {}).get("ttft_s"))), 50),
-        tokens_per_s_p50=_quantile(
-            values(lambda r: as_number((r.get("timings") or {}).get("output_tokens_per_s"))), 50
-        ),
-        tokens={kind: _mean(values(lambda r, k=kind: _count(r, k))) for kind in TOKEN_FIELDS},
-        upload_mb=_mean([b / 1e6 for b in values(lambda r: as_number(r.get("request_bytes")))]),
-        audio_per_wall_s=sum(a for a, _ in timed) / wall if timed and wall > 0 else None,
-    )
+    cells = [
+        (_quantile(latency, 50), 2),
+        (_quantile(latency, 90), 2),
+        (_quantile(timing("ttft_s"), 50), 3),
+        (_quantile(timing("output_tokens_per_s"), 50), 1),
+        *((_mean(values(lambda r, k=kind: _count(r, k))), 0) for kind in TOKEN_FIELDS),
+        (_mean([b / 1e6 for b in values(lambda r: as_number(r.get("request_bytes")))]), 2),
+        (sum(a for a, _ in timed) / wall if timed and wall > 0 else None, 1),
+    ]
+    return [task, str(len(records)), *(_cell(value, digits) for value, digits in cells)]
 
 
 def audio_seconds(root: Path, task: str) -> dict[str, float]:
@@ -101,30 +95,6 @@ def audio_seconds(root: Path, task: str) -> dict[str, float]:
         except (RuntimeError, sf.LibsndfileError):
             continue
     return seconds
-
-
-def _cell(value: float | None, digits: int = 2) -> str:
-    return DASH if value is None else f"{value:.{digits}f}"
-
-
-def efficiency_table(stats: Mapping[str, TaskEfficiency]) -> Table:
-    rows = [
-        [
-            task,
-            str(s.answered),
-            _cell(s.latency_p50),
-            _cell(s.latency_p90),
-            _cell(s.ttft_p50, 3),
-            _cell(s.tokens_per_s_p50, 1),
-            *(_cell(s.tokens[kind], 0) for kind in TOKEN_FIELDS),
-            _cell(s.upload_mb),
-            _cell(s.audio_per_wall_s, 1),
-        ]
-        for task, s in stats.items()
-    ]
-    headers = ["Task", "Answered", "Latency p50 (s)", "p90 (s)", "TTFT p50 (s)", "Decode tok/s p50"]
-    headers += ["Prompt tok", "Audio tok", "Output tok", "Upload (MB)", "Audio s / wall s"]
-    return Table(headers, rows)
 
 
 TIMINGS = published_table("audiomarathon", "timings")
@@ -143,29 +113,13 @@ def one_answer_s(row: Mapping[str, Any]) -> float:
 
 
 def published_timing_table() -> Table:
-    rows = [
-        [
-            row["task"],
-            row["dataset"],
-            row["model"],
-            f"{row['total_s']:.3f}",
-            f"{row['prefill_s']:.3f}",
-            f"{row['decode_s']:.3f}",
-            "yes" if prefill_counted_twice(row) else "no",
-            f"{one_answer_s(row):.3f}",
-        ]
-        for row in TIMINGS.rows
-    ]
-    headers = [
-        "Task",
-        "Dataset",
-        "Model",
-        "Total (s)",
-        "Prefill (s)",
-        "Decode (s)",
-        "Prefill twice",
-        "One answer (s)",
-    ]
+    rows = []
+    for row in TIMINGS.rows:
+        seconds = [f"{row[key]:.3f}" for key in ("total_s", "prefill_s", "decode_s")]
+        twice = "yes" if prefill_counted_twice(row) else "no"
+        rows.append([row["task"], row["dataset"], row["model"], *seconds, twice, f"{one_answer_s(row):.3f}"])
+    headers = ["Task", "Dataset", "Model", "Total (s)", "Prefill (s)", "Decode (s)", "Prefill twice"]
+    headers.append("One answer (s)")
     return Table(headers, rows, align="lll" + "r" * 3 + "lr")
 
 
@@ -186,16 +140,16 @@ def efficiency_blocks(paths: RunPaths, tasks: Sequence[str]) -> list[Any]:
     """The report section: this run's efficiency per task, then the published timings and how to read them."""
     run_json = read_run_json(paths.run_json)
     root = Path(run_json["data_root"]) if isinstance(run_json, dict) and run_json.get("data_root") else None
-    stats = {}
+    rows = []
     for task in tasks:
         journal = paths.infer_journal(task)
         if not journal.is_file():
             continue
         answered = [r for r in latest_by_key(journal).values() if is_answered(r)]
         durations = audio_seconds(root, task) if root is not None and root.is_dir() else {}
-        stats[task] = summarise(answered, durations)
+        rows.append(task_row(task, answered, durations))
     blocks: list[Any] = [Heading("Efficiency")]
-    if stats:
+    if rows:
         blocks.append(
             Paragraph(
                 "Per answered question (latest answer): request latency; time to first token and decode speed "
@@ -204,7 +158,7 @@ def efficiency_blocks(paths: RunPaths, tasks: Sequence[str]) -> list[Any]:
                 "request at a time."
             )
         )
-        blocks.append(efficiency_table(stats))
+        blocks.append(Table(list(HEADERS), rows))
     else:
         blocks.append(Paragraph("Not available: no infer journal."))
     blocks += [Heading("Published inference times (seconds per sample)", 3), published_timing_table()]

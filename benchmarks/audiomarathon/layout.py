@@ -1,42 +1,35 @@
 """The AudioMarathon data layout: loaders of the ten official metadata formats, and their validation.
 
 One data root holds a folder per task, named by its leaderboard abbreviation. Each folder keeps the task's official
-metadata file under its official name, with the audio where the task's script looks for it:
-
-====  ========================================  ==================================================
-SER   ``merged_audio_data.json``                ``<path>``
-SCR   ``race_benchmark.json``                   ``<audio_path>``
-ASR   ``test-clean/<spk>/<chap>/*.flac``        transcript in ``<id>.txt`` or ``<spk>-<chap>.trans.txt``
-SED   ``desed_sound_event_detection_task.json``  ``<path>`` (entries under ``"tasks"``)
-MC    ``music_genre_classification_meta.json``  ``wav/<path>``
-ASC   ``acoustic_scene_task_meta.json``          ``<path>``
-SD    ``real/*.wav`` and ``fake/*.wav``          balanced: as many real as fake, seeded sample
-ER    ``audio_emotion_dataset.json``             ``<path>``
-SAR   ``age_classification_task_meta.json``      ``wav/<path>``
-SGR   ``gender_id_task_meta.json``               ``wav/<path>``; balanced male/female, seeded sample
-====  ========================================  ==================================================
+metadata file under its official name, with the audio where the task's script looks for it; the names and fields
+are data (``prompts/audiomarathon/layout.yaml``). LibriSpeech (ASR) is ``test-clean/<spk>/<chap>/*.flac`` with its
+transcript in ``<id>.txt`` or ``<spk>-<chap>.trans.txt``; HAD (SD) is ``real/*.wav`` and ``fake/*.wav``, balanced
+to as many real as fake by a seeded sample, as the VoxCeleb gender task is balanced to as many male as female.
 
 Each question becomes an :class:`~avibench.items.Item` with the audio part first and the official prompt text after
-it, the correct option letter as ``answer`` (ASR: the transcript) and, in ``meta``, the ground truth in the form the
-task's script compares (``gold``), the file name results are joined on (``file``) and the breakdown ``group``.
+it (``prompts/audiomarathon.yaml``), the correct option letter as ``answer`` (ASR: the transcript) and, in ``meta``,
+the ground truth in the form the task's script compares (``gold``), the file name results are joined on (``file``)
+and the breakdown ``group``.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from functools import cache
+from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import soundfile as sf
+import yaml
 
-from avibench.benchmarks.audiomarathon.prompt import task_prompt
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
-from avibench.kits import records
+from avibench.kits import fields, records
 from avibench.level_metrics.audiomarathon import TASKS
+from avibench.plugin import Problem
 
 BENCHMARK = "audiomarathon"
 SEED = 42
@@ -44,162 +37,62 @@ SEED = 42
 MIN_SECONDS, MAX_SECONDS = 60.0, 330.0
 """Clip durations outside this range draw a warning (the benchmark's clips are 90–300 s long)."""
 LETTERS = "ABCDE"
-
-
-@dataclass(frozen=True)
-class JsonTask:
-    """Where one JSON-described task keeps its entries and how an entry reads."""
-
-    metadata: str
-    audio_field: str
-    options: Callable[[Mapping[str, Any]], list[str]]
-    required: tuple[str, ...]
-    gold: Literal["letter", "text", "label"]
-    """letter: ``answer_gt`` is the option letter; text: it is the option text; label: it is the option text
-    compared lower-cased."""
-    answer_field: str = "answer_gt"
-    audio_dir: str = ""
-    container: str | None = None
-    group_field: str | None = None
-    extra: tuple[str, ...] = ()
-
-
-def _choice_fields(n: int) -> Callable[[Mapping[str, Any]], list[str]]:
-    keys = [f"choice_{c}" for c in "abcde"[:n]]
-    return lambda entry: [str(entry.get(k, "")) for k in keys]
-
-
-def _choice_keys(n: int) -> tuple[str, ...]:
-    return tuple(f"choice_{c}" for c in "abcde"[:n])
-
-
-JSON_TASKS: dict[str, JsonTask] = {
-    "SER": JsonTask(
-        "merged_audio_data.json",
-        "path",
-        _choice_fields(4),
-        ("path", "question", *_choice_keys(4), "answer_gt"),
-        "letter",
-        group_field="dataset_name",
-        extra=("task_name", "entity_types", "uniq_id"),
-    ),
-    "SCR": JsonTask(
-        "race_benchmark.json",
-        "audio_path",
-        lambda e: [str(o) for o in e["options"]],
-        ("audio_path", "question", "options", "answer"),
-        "letter",
-        answer_field="answer",
-        extra=("article_id", "question_idx"),
-    ),
-    "SED": JsonTask(
-        "desed_sound_event_detection_task.json",
-        "path",
-        lambda e: [str(e["choices"].get(c, "")) for c in "ABCD"],
-        ("path", "question", "choices", "answer_gt"),
-        "letter",
-        container="tasks",
-        group_field="task_type",
-        extra=("primary_event", "correct_event", "uniq_id"),
-    ),
-    "MC": JsonTask(
-        "music_genre_classification_meta.json",
-        "path",
-        _choice_fields(4),
-        ("path", "question", *_choice_keys(4), "answer_gt"),
-        "letter",
-        audio_dir="wav",
-        group_field="genre_label",
-    ),
-    "ASC": JsonTask(
-        "acoustic_scene_task_meta.json",
-        "path",
-        _choice_fields(4),
-        ("path", "scene_label", "question", *_choice_keys(4), "answer_gt"),
-        "letter",
-        group_field="scene_label",
-    ),
-    "ER": JsonTask(
-        "audio_emotion_dataset.json",
-        "path",
-        _choice_fields(4),
-        ("path", "question", "answer_gt"),
-        "letter",
-        group_field="emotion_label",
-        extra=("person_id",),
-    ),
-    "SAR": JsonTask(
-        "age_classification_task_meta.json",
-        "path",
-        _choice_fields(5),
-        ("path", "speaker_id_original", "question", *_choice_keys(5), "answer_gt"),
-        "text",
-        audio_dir="wav",
-        extra=("speaker_id_original", "speaker_age"),
-    ),
-    "SGR": JsonTask(
-        "gender_id_task_meta.json",
-        "path",
-        _choice_fields(2),
-        ("path", "speaker_id_original", "question", *_choice_keys(2), "answer_gt"),
-        "label",
-        audio_dir="wav",
-        extra=("speaker_id_original",),
-    ),
-}
 ASR_SPLIT = "test-clean"
 HAD_FOLDERS = ("real", "fake")
-VESUS_DROPPED = (("2", "happy"), ("10", "happy"))
-"""(person, emotion) pairs the VESUS script leaves out of the task."""
+CHECKS: dict[str, fields.Check] = {
+    "choices": lambda v: None if isinstance(v, dict) else "must be an object of options A-D",
+    "options": fields.strings,
+}
+"""Field checks beyond being there (and not null)."""
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One validation finding: an ``error`` makes the entry unusable, a ``warning`` does not."""
-
-    level: Literal["error", "warning"]
-    error: DatasetError
-
-    def __str__(self) -> str:
-        return f"{self.level}: {self.error}"
+@cache
+def data_file(name: str) -> Mapping[str, Any]:
+    """A data file under ``prompts/`` (the prompts, the layout, the sample's vocabularies)."""
+    return yaml.safe_load(resources.files("avibench.prompts").joinpath(name).read_text(encoding="utf-8"))
 
 
-@dataclass
-class Loaded:
-    """A task's items, the entries left out (with why) and warnings."""
+def json_task(task: str) -> Mapping[str, Any]:
+    """Where one metadata-described task keeps its entries and how an entry reads (see the data file)."""
+    return data_file("audiomarathon/layout.yaml")["tasks"][task]
 
-    items: list[Item] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+
+def data_path(root: Path | str, task: str) -> Path:
+    """The file or folder a task's questions come from (ASR and SD: a folder)."""
+    if task == "ASR":
+        return Path(root) / "ASR" / ASR_SPLIT
+    return Path(root) / task / ("" if task == "SD" else json_task(task)["metadata"])
+
+
+def _given(value: Any) -> str | None:
+    return None if value is not None else "is missing"
 
 
 # ---- building items ---------------------------------------------------------------------------------------------
 
 
 def _item(
-    task: str,
-    index: int,
-    item_id: str,
-    audio: Path,
-    question: str,
-    options: Sequence[str],
-    answer: str,
-    meta: Mapping[str, Any],
-    source: Any,
+    task: str, index: int, item_id: str, audio: Path, question: str, options: Sequence[str], **rest: Any
 ) -> Item:
-    prompt = task_prompt(task)
+    """The question with the task's official prompt: system text, user text after the clip, output-token limit."""
+    prompt = data_file("audiomarathon.yaml")["tasks"][task]
+    line = prompt.get("option_line", "")
+    lines = "\n".join(line.format(letter=LETTERS[i], text=o) for i, o in enumerate(options))
+    text = prompt["user"].format(
+        question=question or prompt.get("default_question", ""),
+        options=lines.strip() if prompt.get("strip_options") else lines,
+    )
     return Item(
         benchmark=BENCHMARK,
         task=task,
         item_id=item_id,
-        parts=(Part.audio(audio), Part.text(prompt.render(question, options))),
-        answer=answer,
+        parts=(Part.audio(audio), Part.text(text)),
         index=index,
         options=tuple(options),
-        system=prompt.system,
-        max_tokens=prompt.max_tokens,
+        system=prompt["system"],
+        max_tokens=prompt["max_tokens"],
         template=f"{BENCHMARK}/{task}",
-        meta=dict(meta),
-        source=source,
+        **rest,
     )
 
 
@@ -214,93 +107,71 @@ def _unique_ids(paths: Sequence[str]) -> list[str]:
 
 
 def _gold_and_letter(
-    spec: JsonTask, entry: Mapping[str, Any], options: Sequence[str]
+    spec: Mapping[str, Any], entry: Mapping[str, Any], options: Sequence[str]
 ) -> tuple[str, str | None]:
     """The ground truth as the script compares it, and the option letter it names (``None``: not an option)."""
-    raw = str(entry[spec.answer_field])
-    if spec.gold == "letter":
+    raw = str(entry[spec.get("answer", "answer_gt")])
+    if spec["gold"] == "letter":
         letter = raw.strip().upper()
         return letter, letter if len(letter) == 1 and letter in LETTERS[: len(options)] else None
-    gold = raw.strip() if spec.gold == "text" else raw.lower().strip()
-    names = [o.strip() if spec.gold == "text" else o.lower().strip() for o in options]
+    gold = raw.strip() if spec["gold"] == "text" else raw.lower().strip()
+    names = [o.strip() if spec["gold"] == "text" else o.lower().strip() for o in options]
     return gold, LETTERS[names.index(gold)] if gold in names else None
 
 
-def _entries(path: Path, spec: JsonTask) -> list[Any]:
-    return records.read_records(path, key=spec.container, otherwise="json")
+def _options(spec: Mapping[str, Any], entry: Mapping[str, Any]) -> list[str]:
+    if "option_list" in spec:
+        return [str(o) for o in entry[spec["option_list"]]]
+    source = entry[spec["options_in"]] if "options_in" in spec else entry
+    return [str(source.get(k, "")) for k in spec["options"]]
 
 
-def _entry_problem(path: Path, spec: JsonTask, index: int, entry: Any) -> DatasetError | None:
-    if not isinstance(entry, dict):
-        return DatasetError(path, "entry is not an object", index=index)
-    for name in spec.required:
-        if name not in entry or entry[name] is None:
-            return DatasetError(path, "missing field", index=index, field=name)
-    if spec.container == "tasks" and not isinstance(entry["choices"], dict):
-        return DatasetError(path, "expected an object of options A-D", index=index, field="choices")
-    if spec.answer_field == "answer" and not isinstance(entry["options"], list):
-        return DatasetError(path, "expected a list of options", index=index, field="options")
-    return None
+def _vesus_dropped(entry: Mapping[str, Any]) -> bool:
+    pair = [str(entry.get("person_id", "")).strip(), str(entry.get("emotion_label", "")).strip().lower()]
+    return pair in data_file("audiomarathon/layout.yaml")["vesus_dropped"]
 
 
-def _load_json(root: Path, task: str, *, skip_missing_audio: bool, check_audio: bool) -> Loaded:
-    spec = JSON_TASKS[task]
+def _load_json(root: Path, task: str, check_audio: bool) -> tuple[list[Item], list[Problem]]:
+    spec = json_task(task)
     folder = root / task
-    path = folder / spec.metadata
-    out = Loaded()
+    path = folder / spec["metadata"]
+    required = {name: CHECKS.get(name, _given) for name in spec["required"]}
+    items: list[Item] = []
+    problems: list[Problem] = []
     kept: list[tuple[int, dict[str, Any], Path]] = []
-    for index, entry in enumerate(_entries(path, spec)):
-        problem = _entry_problem(path, spec, index, entry)
-        if problem is None and task == "ER":
-            pair = (
-                str(entry.get("person_id", "")).strip(),
-                str(entry.get("emotion_label", "")).strip().lower(),
-            )
-            if pair in VESUS_DROPPED:
-                continue
+    for index, entry in records.read_rows(path, key=spec.get("container"), otherwise="json"):
+        problem = next(fields.problems(path, index, entry, required), None)
+        if problem is None and task == "ER" and _vesus_dropped(entry):
+            continue
         if problem is None:
-            audio = folder / spec.audio_dir / str(entry[spec.audio_field])
+            audio = folder / spec.get("audio_dir", "") / str(entry[spec["audio"]])
             if not check_audio or audio.is_file():
                 kept.append((index, entry, audio))
                 continue
-            problem = DatasetError(
-                path, f"audio file not found: {audio}", index=index, field=spec.audio_field
-            )
-            if skip_missing_audio:
-                out.problems.append(Problem("warning", problem))
-                continue
-        out.problems.append(Problem("error", problem))
-    ids = _unique_ids([str(e[spec.audio_field]) for _, e, _ in kept])
+            problem = Problem(str(path), f"audio file not found: {audio}", index, spec["audio"])
+        problems.append(problem)
+    ids = _unique_ids([str(e[spec["audio"]]) for _, e, _ in kept])
     for (index, entry, audio), item_id in zip(kept, ids, strict=True):
-        options = spec.options(entry)
+        options = _options(spec, entry)
         gold, letter = _gold_and_letter(spec, entry, options)
         if letter is None:
-            error = DatasetError(
-                path, f"answer {gold!r} is not one of the options", index=index, field=spec.answer_field
-            )
-            out.problems.append(Problem("error", error))
+            field = spec.get("answer", "answer_gt")
+            problems.append(Problem(str(path), f"answer {gold!r} is not one of the options", index, field))
             continue
-        rel = str(entry[spec.audio_field])
+        rel = str(entry[spec["audio"]])
+        # RACE's subset is read from the audio path as its script does ("high" wins, anything else is "middle")
         group = (
-            _race_subset(rel)
+            ("high" if "high" in rel else "middle")
             if task == "SCR"
-            else str(entry.get(spec.group_field, ""))
-            if spec.group_field
-            else ""
+            else str(entry.get(spec.get("group"), ""))
         )
         meta = {"gold": gold, "file": Path(rel).name, "path": rel, "group": group}
-        meta.update({k: entry[k] for k in spec.extra if k in entry})
-        out.items.append(
-            _item(task, index, item_id, audio, str(entry["question"]), options, letter, meta, entry)
+        meta.update({k: entry[k] for k in spec.get("extra", ()) if k in entry})
+        question = str(entry["question"])
+        items.append(
+            _item(task, index, item_id, audio, question, options, answer=letter, meta=meta, source=entry)
         )
-    if task == "SGR":
-        out.items = _balanced(out.items, ("male", "female"))
-    return out
-
-
-def _race_subset(path: str) -> str:
-    """RACE's subset, read from the audio path as its script does ("high" wins, anything else is "middle")."""
-    return "high" if "high" in path else "middle"
+    return (_balanced(items, ("male", "female")) if task == "SGR" else items), problems
 
 
 def _balanced(items: list[Item], labels: Sequence[str]) -> list[Item]:
@@ -317,21 +188,19 @@ def _balanced(items: list[Item], labels: Sequence[str]) -> list[Item]:
     return chosen
 
 
-def _load_had(root: Path) -> Loaded:
-    folder = root / "SD"
-    out = Loaded()
+def _load_had(root: Path) -> tuple[list[Item], list[Problem]]:
     items: list[Item] = []
+    problems: list[Problem] = []
     for position, label in enumerate(HAD_FOLDERS):
-        sub = folder / label
+        sub = root / "SD" / label
         if not sub.is_dir():
-            out.problems.append(Problem("error", DatasetError(sub, "folder not found")))
+            problems.append(Problem(str(sub), "folder not found"))
             continue
         for wav in sorted(sub.glob("*.wav")):
             rel = f"{label}/{wav.name}"
             meta = {"gold": label, "file": wav.name, "path": rel, "group": label}
-            items.append(_item("SD", 0, rel, wav, "", HAD_FOLDERS, LETTERS[position], meta, None))
-    out.items = [replace(it, index=i) for i, it in enumerate(_balanced(items, HAD_FOLDERS))]
-    return out
+            items.append(_item("SD", 0, rel, wav, "", HAD_FOLDERS, answer=LETTERS[position], meta=meta))
+    return [replace(it, index=i) for i, it in enumerate(_balanced(items, HAD_FOLDERS))], problems
 
 
 def _transcript(chapter: Path, speaker: str, chap: str, utterance: str) -> str | None:
@@ -355,11 +224,12 @@ def _transcribed(chapter: Path) -> set[str]:
     return ids
 
 
-def _load_asr(root: Path, *, skip_missing_audio: bool, check_audio: bool) -> Loaded:
-    split = root / "ASR" / ASR_SPLIT
-    out = Loaded()
+def _load_asr(root: Path, check_audio: bool) -> tuple[list[Item], list[Problem]]:
+    split = data_path(root, "ASR")
     if not split.is_dir():
         raise DatasetError(split, "folder not found")
+    items: list[Item] = []
+    problems: list[Problem] = []
     for speaker in sorted(p for p in split.iterdir() if p.is_dir()):
         for chapter in sorted(p for p in speaker.iterdir() if p.is_dir()):
             utterances = {p.stem for p in chapter.glob("*.flac")}
@@ -368,10 +238,9 @@ def _load_asr(root: Path, *, skip_missing_audio: bool, check_audio: bool) -> Loa
             for flac in (chapter / f"{u}.flac" for u in sorted(utterances)):
                 text = _transcript(chapter, speaker.name, chapter.name, flac.stem)
                 if text is None:
-                    error = DatasetError(
-                        flac, "no transcript (neither <id>.txt nor a line in the .trans.txt)"
+                    problems.append(
+                        Problem(str(flac), "no transcript (neither <id>.txt nor a line in the .trans.txt)")
                     )
-                    out.problems.append(Problem("warning" if skip_missing_audio else "error", error))
                     continue
                 rel = flac.relative_to(root / "ASR").as_posix()
                 meta = {
@@ -381,82 +250,65 @@ def _load_asr(root: Path, *, skip_missing_audio: bool, check_audio: bool) -> Loa
                     "group": speaker.name,
                     "chapter": chapter.name,
                 }
-                out.items.append(_item("ASR", len(out.items), flac.stem, flac, "", (), text, meta, None))
-    return out
+                items.append(_item("ASR", len(items), flac.stem, flac, "", (), answer=text, meta=meta))
+    return items, problems
 
 
-def load(
-    root: Path | str, task: str, *, skip_missing_audio: bool = False, check_audio: bool = True
-) -> Loaded:
+def load(root: Path | str, task: str, *, check_audio: bool = True) -> tuple[list[Item], list[Problem]]:
     """Items of ``task`` under ``root`` with the problems found while reading (no audio is decoded).
 
-    ``skip_missing_audio`` leaves out, with a warning, the entries the scripts skip silently (audio not found, an
-    utterance without transcript); otherwise they are errors. ``check_audio=False`` does not look for the audio at
-    all, so the metadata alone gives the questions (rescoring; infer then fails a question whose audio is missing):
-    LibriSpeech utterances then come from the transcripts. HAD has no metadata file: its questions are the file
-    names under ``real/`` and ``fake/``, which must be there (the files are never read)."""
+    ``check_audio=False`` does not look for the audio at all, so the metadata alone gives the questions (rescoring;
+    infer then fails a question whose audio is missing): LibriSpeech utterances then come from the transcripts.
+    HAD has no metadata file: its questions are the file names under ``real/`` and ``fake/``, which must be there
+    (the files are never read)."""
     root = Path(root)
-    if task not in TASKS:
-        raise KeyError(f"unknown AudioMarathon task {task!r}; known: {', '.join(TASKS)}")
     if task == "ASR":
-        return _load_asr(root, skip_missing_audio=skip_missing_audio, check_audio=check_audio)
+        return _load_asr(root, check_audio)
     if task == "SD":
         return _load_had(root)
-    return _load_json(root, task, skip_missing_audio=skip_missing_audio, check_audio=check_audio)
+    return _load_json(root, task, check_audio)
 
 
-def load_task(
-    root: Path | str, task: str, *, skip_missing_audio: bool = False, check_audio: bool = True
-) -> list[Item]:
-    """Items of ``task``; raises the first error as a :class:`DatasetError`."""
-    loaded = load(root, task, skip_missing_audio=skip_missing_audio, check_audio=check_audio)
-    for problem in loaded.problems:
-        if problem.level == "error":
-            raise problem.error
-    return loaded.items
+def load_task(root: Path | str, task: str, *, check_audio: bool = True) -> list[Item]:
+    """Items of ``task``; raises the first problem as a :class:`DatasetError`."""
+    items, problems = load(root, task, check_audio=check_audio)
+    fields.raise_first(iter(problems))
+    return items
 
 
 # ---- validation -----------------------------------------------------------------------------------------------
 
 
 def _duration_problems(items: Sequence[Item]) -> Iterator[Problem]:
+    import soundfile as sf  # only validation reads the clips
+
     for item in items:
-        audio = item.media[0]
+        audio = str(item.media[0])
         try:
-            seconds = sf.info(str(audio)).duration
+            seconds = sf.info(audio).duration
         except (RuntimeError, sf.LibsndfileError) as exc:
-            yield Problem("error", DatasetError(audio, f"unreadable audio ({exc})", index=item.index))
+            yield Problem(audio, f"unreadable audio ({exc})", item.index)
             continue
         if not MIN_SECONDS <= seconds <= MAX_SECONDS:
-            yield Problem(
-                "warning",
-                DatasetError(
-                    audio,
-                    f"clip lasts {seconds:.1f} s, outside {MIN_SECONDS:g}-{MAX_SECONDS:g} s",
-                    index=item.index,
-                ),
-            )
+            why = f"clip lasts {seconds:.1f} s, outside {MIN_SECONDS:g}-{MAX_SECONDS:g} s"
+            yield Problem(audio, why, item.index, severity="warning")
 
 
-def validate_task(root: Path | str, task: str) -> list[Problem]:
-    """Every problem of ``task``: file, entries and fields, answers against options, audio presence and duration."""
-    try:
-        loaded = load(root, task)
-    except DatasetError as exc:
-        return [Problem("error", exc)]
-    problems = list(loaded.problems)
-    if not loaded.items and not problems:
-        problems.append(Problem("error", DatasetError(Path(root) / task, "no items")))
-    return problems + list(_duration_problems(loaded.items))
-
-
-def validate(root: Path | str, tasks: Sequence[str] = TASKS) -> dict[str, list[Problem]]:
-    """``validate_task`` for each task (a task whose folder is missing reports that as its one error)."""
+def validate(root: Path | str, tasks: Sequence[str] = TASKS) -> list[Problem]:
+    """Every problem of each task: its folder, file, entries and fields, answers against options, audio presence
+    and duration."""
     root = Path(root)
-    out: dict[str, list[Problem]] = {}
+    found: list[Problem] = []
     for task in tasks:
         if not (root / task).is_dir():
-            out[task] = [Problem("error", DatasetError(root / task, "task folder not found"))]
-        else:
-            out[task] = validate_task(root, task)
-    return out
+            found.append(Problem(str(root / task), "task folder not found"))
+            continue
+        try:
+            items, problems = load(root, task)
+        except DatasetError as exc:
+            found.append(Problem(str(exc.path), exc.message, exc.index, exc.field))
+            continue
+        if not items and not problems:
+            problems.append(Problem(str(root / task), "no items"))
+        found += problems + list(_duration_problems(items))
+    return found

@@ -8,7 +8,7 @@ the rules cannot read. The reference profile always re-extracts from the raw rep
 rules, so ``eval`` scores a run whether or not refine ran. ``eval --predictions DIR`` rescores the official result
 files (``<TASK>_results.json``, ``SED_results.jsonl``) from the metadata alone; ``export`` writes them.
 
-The plug-in declares how each profile reads a response and the record a question contributes (``scoring``), each
+The plug-in declares how each profile reads a response and the record a question contributes (``read``, ``record_of``), each
 task's official score over those records as its metric, the headline (the mean of the task scores), each profile's
 chance levels and the official benchmark block; the core scores a run with them.
 """
@@ -17,29 +17,105 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from statistics import fmean
 from typing import Any, ClassVar
 
-from avibench.benchmarks.audiomarathon import layout, results, sample
-from avibench.benchmarks.audiomarathon.scoring import (
-    chance_levels,
-    read,
-    record_of,
-    record_value,
-    sample_score,
-    score_responses,
-    task_metric,
-)
+import numpy as np
+
+from avibench.benchmarks.audiomarathon import layout, results
 from avibench.contracts import RunPaths
-from avibench.file_memo import items_per_version
+from avibench.file_memo import file_key, items_per_version
 from avibench.items import Item, Response
 from avibench.kits.published import board_rows, published_table
-from avibench.level_metrics.audiomarathon import benchmark_block, score_task
+from avibench.level_metrics.audiomarathon import (
+    REFERENCE,
+    MarathonProfile,
+    Record,
+    benchmark_block,
+    cached_wer,
+    chance_level,
+    class_pairs,
+    defined_classes,
+    get_profile,
+    pair_scores,
+    score_task,
+    task_score,
+)
 from avibench.level_metrics.task_metrics import Aggregate, Metric, official
 from avibench.plugin import Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
-from avibench.refine.audiomarathon import strict_extract
+from avibench.refine.audiomarathon import official_extract, strict_extract
+
+DROPPED_ON_ERROR = ("SCR", "ASR")
+"""Tasks whose script skips a sample whose request failed; the others keep it with an empty prediction."""
+
+
+def read(response: Response, profile: str | MarathonProfile = REFERENCE) -> str | None:
+    """The prediction ``profile`` reads from ``response``; ``None`` where it has none: unanswered (strict), or left
+    out (reference: never asked, or a failed request of a task whose script drops it).
+
+    Strict reads the refine stage's answer when refine ran (``method`` set) and extracts from the raw reply itself
+    otherwise; the reference always re-extracts from the raw reply as the scripts do, and reads a failed request
+    as the empty prediction the other scripts keep."""
+    profile = get_profile(profile)
+    item = response.item
+    if response.status == "answered":
+        if not profile.official_extraction and response.method is not None:
+            return response.refined
+        if profile.official_extraction:
+            return official_extract(item.task, response.raw or "", item.options)
+        return strict_extract(item.task, response.raw, item.options)
+    if profile.skip_unanswered and response.status == "failed" and item.task not in DROPPED_ON_ERROR:
+        return ""
+    return None
+
+
+def record_of(item: Item, pred: str | None) -> Record:
+    """The scoring record of ``item`` answered ``pred``."""
+    return Record(
+        str(item.answer), str(item.meta["gold"]), pred, item.options, str(item.meta.get("group", ""))
+    )
+
+
+def task_metric(task: str, profile: str) -> Callable[[Sequence[Any]], float | None]:
+    """The task's official score (0-100) in ``profile`` from the record values of the questions it scored: the
+    task metric the core scores, resamples and compares with (sklearn-free, equal to the scripts' score)."""
+
+    def metric(values: Sequence[Any]) -> float | None:
+        found = [_record(v) for v in values]
+        return task_score(task, found, profile) if found else None
+
+    def resample(values: Sequence[Sequence[Any]], draws: Any) -> list[float | None]:
+        """The score of every row of ``draws``; a class the task has that a row does not draw is left out of that
+        row's F1 (:func:`pair_scores`). A choice or classification task's score depends only on how often each
+        (truth, guess) pair occurs: the rows' pair counts are one matrix product, scored together. ASR's WER is
+        not: each item's records are built once, each row scored."""
+        items = [[_record(v) for v in item] for item in values]
+        if task == "ASR":
+            rows = ([r for i in row for r in items[i]] for row in draws.tolist())
+            return [task_score(task, found, profile) if found else None for found in rows]
+        found = [class_pairs(task, item, profile) for item in items]
+        pairs = sorted({pair for item in found for pair in item})
+        column = {pair: j for j, pair in enumerate(pairs)}
+        per_item = np.zeros((len(items), len(pairs)))
+        for i, item in enumerate(found):
+            for pair in item:
+                per_item[i, column[pair]] += 1
+        rows = np.asarray(draws) + len(items) * np.arange(len(draws))[:, None]
+        drawn = np.bincount(rows.ravel(), minlength=len(draws) * len(items)).reshape(len(draws), len(items))
+        counts = drawn.astype(float) @ per_item
+        defined = defined_classes(task, [r for item in items for r in item], profile)
+        scores = pair_scores(task, pairs, counts, profile, defined)
+        return [score if row.any() else None for score, row in zip(scores, counts, strict=True)]
+
+    metric.resample = resample  # type: ignore[attr-defined]  # what the bootstrap calls
+    return metric
+
+
+def _record(value: Mapping[str, Any]) -> Record:
+    return Record(**{**value, "options": tuple(value["options"])})
 
 
 def _task(name: str, title: str, group: str) -> Task:
@@ -64,6 +140,16 @@ LISTED = ("ASR", "SD")
 """Tasks whose question list is a folder listing rather than one metadata file."""
 #: Loaded items per version of a task's metadata file and root (see :meth:`AudioMarathon.load`).
 _ITEMS: dict[tuple[Any, ...], tuple[Item, ...]] = {}
+
+
+def _reference_records(responses: Sequence[Response]) -> list[Record]:
+    """The records of ``responses`` the reference scores (it leaves out what it reads as ``None``)."""
+    return [record_of(r.item, pred) for r in responses if (pred := read(r, "reference")) is not None]
+
+
+def _as_replied(item: Item, letter: str) -> str:
+    """How a compliant model writes a letter: lower case where the prompt asks for 'a' or 'b'."""
+    return letter.lower() if item.task in ("SD", "SGR") else letter
 
 
 class AudioMarathon(Benchmark):
@@ -91,24 +177,21 @@ class AudioMarathon(Benchmark):
     # -- data -------------------------------------------------------------------------------------------
 
     def available(self, root: Path) -> tuple[Task, ...]:
-        root = Path(root)
-
         def present(task: str) -> bool:
-            if task == "ASR":
-                return (root / "ASR" / layout.ASR_SPLIT).is_dir()
             if task == "SD":
-                return any((root / "SD" / f).is_dir() for f in layout.HAD_FOLDERS)
-            return (root / task / layout.JSON_TASKS[task].metadata).is_file()
+                return any((layout.data_path(root, task) / f).is_dir() for f in layout.HAD_FOLDERS)
+            path = layout.data_path(root, task)
+            return path.is_dir() if task == "ASR" else path.is_file()
 
         return tuple(t for t in TASKS if present(t.name))
 
     def data_files(self, root: Path, task: Task) -> tuple[Path, ...]:
         if task.name == "ASR":
-            return tuple(sorted((Path(root) / "ASR" / layout.ASR_SPLIT).glob("*/*/*.txt")))
+            return tuple(sorted(layout.data_path(root, "ASR").glob("*/*/*.txt")))
         if task.name == "SD":
             # its questions are the folders' listings: a folder's time changes when a clip is added or removed
-            return tuple(Path(root) / "SD" / label for label in layout.HAD_FOLDERS)
-        return (Path(root) / task.name / layout.JSON_TASKS[task.name].metadata,)
+            return tuple(layout.data_path(root, "SD") / label for label in layout.HAD_FOLDERS)
+        return (layout.data_path(root, task.name),)
 
     def fingerprint(self, root: Path, tasks: Sequence[Task]) -> str:
         """The metadata files' hash, plus the question lists of the tasks defined by folder listings."""
@@ -120,25 +203,22 @@ class AudioMarathon(Benchmark):
 
     def load(self, root: Path, task: Task, template: str | None = None) -> list[Item]:
         """The task's questions from its metadata; the audio is not looked for (``validate-data`` checks it).
-        A task with one metadata file is loaded once per version of it (eval loads a task for scoring,
-        completeness and per-sample rows); a task listed from folders is listed each time."""
-        if task.name in LISTED:
+        A task is loaded once per version of its metadata file, or for HAD of its two folders, whose times change
+        when a clip is added or removed (eval loads a task for scoring, completeness and per-sample rows);
+        LibriSpeech, listed from many folders, is listed each time."""
+        if task.name == "ASR":
             return layout.load_task(root, task.name, check_audio=False)
-        return items_per_version(
-            _ITEMS,
-            Path(root) / task.name / layout.JSON_TASKS[task.name].metadata,
-            (str(root), task.name),
-            lambda: layout.load_task(root, task.name, check_audio=False),
-        )
+        path = layout.data_path(root, task.name)
+        keyed, other = (path / "real", file_key(path / "fake")) if task.name == "SD" else (path, None)
+        load = partial(layout.load_task, root, task.name, check_audio=False)
+        return items_per_version(_ITEMS, keyed, (str(root), task.name, other), load)
 
     def validate(self, root: Path, tasks: Sequence[Task]) -> list[Problem]:
-        return [
-            Problem(p.error.path, p.error.message, p.error.index, p.error.field, p.level)
-            for task, problems in layout.validate(root, [t.name for t in tasks]).items()
-            for p in problems
-        ]
+        return layout.validate(root, [t.name for t in tasks])
 
     def generate_sample(self, out: Path, *, seed: int = 0, full_size: bool = False) -> dict[str, int]:
+        from avibench.benchmarks.audiomarathon import sample  # the media kit: only sample-data needs it
+
         return sample.generate(out, full_size=full_size, seed=seed)
 
     # -- answers ----------------------------------------------------------------------------------------
@@ -148,24 +228,35 @@ class AudioMarathon(Benchmark):
         return strict_extract(item.task, text, item.options)
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.random_answer(item, rng)
+        """A uniformly random option letter (ASR: as many random made-up words as the transcript has)."""
+        if item.task == "ASR":
+            words = layout.data_file("audiomarathon/sample.yaml")["words"]
+            return " ".join(rng.choice(words)[::-1] + "x" for _ in str(item.answer).split())
+        return _as_replied(item, "ABCDE"[rng.randrange(len(item.options))])
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        return sample.oracle_answer(item, rng)
+        """The correct answer as a compliant model would reply it."""
+        return str(item.answer) if item.task == "ASR" else _as_replied(item, str(item.answer))
 
     # -- scoring: the declaration -------------------------------------------------------------------------
 
     def read(self, response: Response, profile: str) -> str | None:
-        """The profile's prediction (see :func:`scoring.read`); ``None``: unanswered, or left out by the reference."""
+        """The profile's prediction (see :func:`read`); ``None``: unanswered, or left out by the reference."""
         return read(response, profile)
 
     def item_value(self, answer: str | None, item: Item) -> dict[str, Any]:
         """The question's scoring record (as JSON): what the task's official score is computed from."""
-        return record_value(record_of(item, answer))
+        return {**vars(record_of(item, answer)), "options": list(item.options)}
 
     def item_score(self, answer: str | None, item: Item) -> float:
-        """The question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0)."""
-        return sample_score(item.task, record_of(item, answer))
+        """The question's own score for the pages: right or wrong (ASR: 1 - its WER, floored at 0).
+
+        The prediction is right when it is the correct option letter or, in the form the reference reads HAD,
+        VoxCeleb age and gender answers (the label or option text), the ground truth itself, as the task's metric
+        counts it."""
+        if item.task == "ASR":
+            return max(0.0, 1.0 - cached_wer(str(item.meta["gold"]), answer or "") / 100.0)
+        return float(bool(answer) and answer in (str(item.answer), str(item.meta["gold"])))
 
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """Each task's official score (F1, 100 - WER...) in the profile, from its questions' records."""
@@ -173,7 +264,7 @@ class AudioMarathon(Benchmark):
 
     def task_chance(self, task: Task, items: Sequence[Item], profile: str) -> float | None:
         """The profile's score of a uniform random guess among each question's options (ASR: 0)."""
-        return chance_levels({task.name: items}, profile)[task.name]
+        return chance_level(task.name, [record_of(i, None) for i in items], profile)
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """The benchmark block: per task the script's block (``metric``, ``score``, ``n``, ``valid`` and the
@@ -209,8 +300,12 @@ class AudioMarathon(Benchmark):
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         """Responses from the official result files in folder ``path`` (one per task; absent tasks are left out)."""
-        wanted = [t for t in tasks if results.result_path(path, t.name).is_file()]
-        return results.rescore_folder(path, {t.name: self.load(root, t) for t in wanted})
+        files = {t.name: results.result_path(path, t.name) for t in tasks}
+        return {
+            t.name: results.read_responses(files[t.name], t.name, self.load(root, t))
+            for t in tasks
+            if files[t.name].is_file()
+        }
 
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
@@ -218,7 +313,7 @@ class AudioMarathon(Benchmark):
         """The official result files. Both stages write the raw replies: the scripts store the raw response and
         their own extraction of it (which rescoring recomputes), never a refined answer."""
         return {
-            task: results.write_results(out, task, rs, score_responses(task, rs, "reference"))
+            task: results.write_results(out, task, rs, score_task(task, _reference_records(rs), "reference"))
             for task, rs in responses.items()
         }
 

@@ -13,69 +13,36 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Any
 
+from avibench.benchmarks.audiomarathon import layout
 from avibench.errors import DatasetError
 from avibench.items import Item, Response
 from avibench.kits import records as kit_records
 from avibench.refine.audiomarathon import official_extract
 
-
-@dataclass(frozen=True)
-class Shape:
-    """Where one script puts things in its result records."""
-
-    container: Literal["samples", "detailed_results", "jsonl"]
-    raw: str
-    file: str
-    file_form: Literal["full", "relative", "name"]
-    """How the script writes the audio: its full path, the metadata's relative path, or the file name."""
-    gold: str
-    pred: str
-    options: Literal["letters", "choice_keys", "choice_fields", "list", ""] = ""
-    """``letters``: ``{"A": ...}``; ``choice_keys``: ``{"choice_a": ...}``; ``choice_fields``: ``choice_a`` ... at the
-    top level; ``list``: a list."""
-    index: str = ""
-    """The field holding the question's metadata position, where the script writes one that can join."""
-
-
-SHAPES: dict[str, Shape] = {
-    "SER": Shape(
-        "samples", "response", "audio_path", "full", "ground_truth_choice", "predicted_choice", "letters"
-    ),
-    "SCR": Shape("samples", "raw_response", "audio_path", "relative", "gt", "pred", index="idx"),
-    "ASR": Shape("detailed_results", "response_text", "path", "full", "reference", "hypothesis"),
-    "SED": Shape(
-        "jsonl", "model_output", "path", "full", "ground_truth_choice", "predicted_choice", "choice_fields"
-    ),
-    "MC": Shape(
-        "detailed_results",
-        "model_response",
-        "audio_path",
-        "full",
-        "ground_truth",
-        "predicted_answer",
-        "list",
-        "sample_id",
-    ),
-    "ASC": Shape("samples", "model_output", "audio_file", "name", "ground_truth", "extracted_answer"),
-    "SD": Shape("samples", "model_output", "audio_file", "name", "ground_truth", "extracted_answer"),
-    "ER": Shape(
-        "samples", "response", "audio_path", "relative", "answer_gt", "predicted_answer", "choice_keys"
-    ),
-    "SAR": Shape(
-        "samples", "response", "wav_path", "full", "ground_truth", "extracted_answer", "choice_keys"
-    ),
-    "SGR": Shape("samples", "model_output", "audio_file", "name", "ground_truth", "extracted_answer"),
+OPTION_FORMS: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "letters": ("choices", tuple("ABCDE")),
+    "choice_keys": ("choices", tuple(f"choice_{c}" for c in "abcde")),
+    "choice_fields": (None, tuple(f"choice_{c}" for c in "abcde")),
 }
+"""Where a record keeps its options (an object under a key, or the top level) and their keys, by the data's form."""
+Shape = Mapping[str, Any]
+
+
+def shape_of(task: str) -> Shape:
+    """Where the task's script puts things in its result records (``prompts/audiomarathon/results.yaml``)."""
+    return layout.data_file("audiomarathon/results.yaml")[task]
+
+
 ERROR = "ERROR"
 
 
 def result_path(folder: Path | str, task: str) -> Path:
     """Where the result file of ``task`` lives in ``folder``."""
-    suffix = ".jsonl" if SHAPES[task].container == "jsonl" else ".json"
+    suffix = ".jsonl" if shape_of(task)["container"] == "jsonl" else ".json"
     return Path(folder) / f"{task}_results{suffix}"
 
 
@@ -84,36 +51,27 @@ def result_path(folder: Path | str, task: str) -> Path:
 
 def read_records(path: Path | str, task: str) -> list[dict[str, Any]]:
     """The per-sample records of one official result file."""
-    path = Path(path)
-    shape = SHAPES[task]
-    if shape.container == "jsonl":
-        records = kit_records.read_records(path)
-    else:
-        records = kit_records.read_records(path, key=shape.container, otherwise="json")
-    for i, record in enumerate(records):
-        if not isinstance(record, dict):
-            raise DatasetError(path, "record is not an object", index=i)
-    return records
+    container = shape_of(task)["container"]
+    key = None if container == "jsonl" else container
+    rows = kit_records.read_rows(Path(path), key=key, otherwise="json")
+    return [record for _, record in kit_records.objects(Path(path), rows)]
 
 
 def _options(record: Mapping[str, Any], shape: Shape) -> tuple[str, ...]:
     """The options a record carries (empty when it has none, as the scripts' error records)."""
-    if shape.options == "letters":
-        found = record.get("choices") or {}
-        return tuple(str(found[k]) for k in "ABCDE" if k in found)
-    if shape.options == "choice_keys":
-        found = record.get("choices") or {}
-        return tuple(str(found[f"choice_{c}"]) for c in "abcde" if f"choice_{c}" in found)
-    if shape.options == "choice_fields":
-        return tuple(str(record[f"choice_{c}"]) for c in "abcde" if f"choice_{c}" in record)
-    if shape.options == "list":
+    form = shape.get("options")
+    if form == "list":
         return tuple(str(o) for o in record.get("options") or ())
-    return ()
+    if form is None:
+        return ()
+    where, keys = OPTION_FORMS[form]
+    found = (record.get(where) or {}) if where else record
+    return tuple(str(found[k]) for k in keys if k in found)
 
 
 def _is_error(record: Mapping[str, Any], shape: Shape) -> bool:
-    raw = str(record.get(shape.raw) or "")
-    return raw == ERROR or raw.startswith(ERROR + ": ") or str(record.get(shape.pred, "")).upper() == ERROR
+    raw = str(record.get(shape["raw"]) or "")
+    return raw == ERROR or raw.startswith(ERROR + ": ") or str(record.get(shape["pred"], "")).upper() == ERROR
 
 
 class _Index:
@@ -139,55 +97,43 @@ class _Index:
         return self.by_name.get(parts[-1], []) if parts else []
 
     def find(self, path: Path, i: int, record: Mapping[str, Any], shape: Shape) -> Item:
-        value = str(record.get(shape.file) or "")
+        value = str(record.get(shape["file"]) or "")
         candidates = self._by_file(value, record) if value else []
-        if shape.index and isinstance(record.get(shape.index), int):
-            item = self.by_index.get(record[shape.index])
+        index = shape.get("index")
+        if index and isinstance(record.get(index), int):
+            item = self.by_index.get(record[index])
             if item is not None and (not value or item in candidates):
                 return item
         if len(candidates) == 1:
             return candidates[0]
         why = "names no metadata item" if not candidates else "matches several metadata items"
-        raise DatasetError(path, f"{why} ({value!r})", index=i, field=shape.file)
+        raise DatasetError(path, f"{why} ({value!r})", index=i, field=shape["file"])
 
 
 def read_responses(path: Path | str, task: str, items: Sequence[Item]) -> list[Response]:
     """A response for every metadata item: answered or failed from the record that names it, else missing."""
     path = Path(path)
-    shape = SHAPES[task]
+    shape = shape_of(task)
     index = _Index(task, items)
     found: dict[str, Response] = {}
     for i, record in enumerate(read_records(path, task)):
         item = index.find(path, i, record, shape)
         if item.key in found:
-            raise DatasetError(path, f"second record for {item.item_id!r}", index=i, field=shape.file)
+            raise DatasetError(path, f"second record for {item.item_id!r}", index=i, field=shape["file"])
         if _is_error(record, shape):
             found[item.key] = Response(item, "failed")
             continue
-        gold = str(record.get(shape.gold, ""))
+        gold = str(record.get(shape["gold"], ""))
         expected = str(item.meta["gold"])
         if gold.strip().lower() != expected.strip().lower():
-            raise DatasetError(
-                path,
-                f"ground truth {gold!r} differs from the metadata's {expected!r}",
-                index=i,
-                field=shape.gold,
-            )
+            why = f"ground truth {gold!r} differs from the metadata's {expected!r}"
+            raise DatasetError(path, why, index=i, field=shape["gold"])
         options = _options(record, shape)
         if options and len(options) == len(item.options):
             item = replace(item, options=options)
-        raw = record.get(shape.raw)
+        raw = record.get(shape["raw"])
         found[item.key] = Response(item, "answered", raw="" if raw is None else str(raw))
     return [found.get(item.key, Response(item, "missing")) for item in items]
-
-
-def rescore_folder(folder: Path | str, items: Mapping[str, Sequence[Item]]) -> dict[str, list[Response]]:
-    """Responses of every task whose official result file is in ``folder``."""
-    return {
-        task: read_responses(result_path(folder, task), task, task_items)
-        for task, task_items in items.items()
-        if result_path(folder, task).is_file()
-    }
 
 
 # ---- writing ----------------------------------------------------------------------------------------------------
@@ -198,19 +144,18 @@ def _file_value(item: Item, shape: Shape) -> str:
         "full": str(item.media[0]),
         "relative": str(item.meta["path"]),
         "name": PurePosixPath(str(item.meta["path"])).name,
-    }[shape.file_form]
+    }[shape["file_form"]]
 
 
 def _option_fields(item: Item, shape: Shape) -> dict[str, Any]:
-    if shape.options == "letters":
-        return {"choices": {"ABCDE"[i]: o for i, o in enumerate(item.options)}}
-    if shape.options == "choice_keys":
-        return {"choices": {f"choice_{'abcde'[i]}": o for i, o in enumerate(item.options)}}
-    if shape.options == "choice_fields":
-        return {f"choice_{'abcde'[i]}": o for i, o in enumerate(item.options)}
-    if shape.options == "list":
+    form = shape.get("options")
+    if form == "list":
         return {"options": list(item.options)}
-    return {}
+    if form is None:
+        return {}
+    where, keys = OPTION_FORMS[form]
+    named = {keys[i]: option for i, option in enumerate(item.options)}
+    return {where: named} if where else named
 
 
 def to_record(response: Response, shape: Shape) -> dict[str, Any]:
@@ -219,14 +164,14 @@ def to_record(response: Response, shape: Shape) -> dict[str, Any]:
     failed = response.status != "answered"
     raw = ERROR if failed else response.raw or ""
     record: dict[str, Any] = {
-        shape.file: _file_value(item, shape),
-        shape.gold: item.meta["gold"],
-        shape.raw: raw,
-        shape.pred: ERROR if failed else official_extract(item.task, raw, item.options),
+        shape["file"]: _file_value(item, shape),
+        shape["gold"]: item.meta["gold"],
+        shape["raw"]: raw,
+        shape["pred"]: ERROR if failed else official_extract(item.task, raw, item.options),
         **_option_fields(item, shape),
     }
-    if shape.index:
-        record[shape.index] = item.index
+    if "index" in shape:
+        record[shape["index"]] = item.index
     if item.task == "SD":
         record["audio_label"] = item.meta["gold"]
     return record
@@ -236,13 +181,13 @@ def write_results(
     folder: Path | str, task: str, responses: Sequence[Response], summary: Mapping[str, Any] | None = None
 ) -> Path:
     """Write ``<TASK>_results.json[l]`` for ``responses`` (missing ones are left out, as the scripts never saw them)."""
-    shape = SHAPES[task]
+    shape = shape_of(task)
     rows = [to_record(r, shape) for r in responses if r.status != "missing"]
     path = result_path(folder, task)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if shape.container == "jsonl":
+    if shape["container"] == "jsonl":
         kit_records.write_jsonl(path, rows)
     else:
-        body = {shape.container: rows, "summary": dict(summary or {})}
+        body = {shape["container"]: rows, "summary": dict(summary or {})}
         path.write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")
     return path

@@ -1,4 +1,4 @@
-"""A deterministic AudioMarathon sample in the official layout, and the random and oracle answerers.
+"""A deterministic AudioMarathon sample in the official layout.
 
 Clips are long (90 s) but sampled at a low rate so the sample stays small: tone sequences whose pitches encode the
 item's class for the classification tasks, a spoken-like signal (one voiced burst per word, its length following the
@@ -20,22 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from avibench.items import Item
+from avibench.benchmarks.audiomarathon import layout
 from avibench.kits.media import voiced_words, write_audio
 
-SMALL = {"SER": 4, "SCR": 4, "ASR": 3, "SED": 4, "MC": 4, "ASC": 4, "SD": 4, "ER": 4, "SAR": 5, "SGR": 4}
-FULL = {
-    "SER": 490,
-    "SCR": 820,
-    "ASR": 204,
-    "SED": 254,
-    "MC": 120,
-    "ASC": 1145,
-    "SD": 776,
-    "ER": 185,
-    "SAR": 959,
-    "SGR": 1614,
-}
+SMALL = dict(SER=4, SCR=4, ASR=3, SED=4, MC=4, ASC=4, SD=4, ER=4, SAR=5, SGR=4)
+FULL = dict(SER=490, SCR=820, ASR=204, SED=254, MC=120, ASC=1145, SD=776, ER=185, SAR=959, SGR=1614)
 """Questions per task: the small default, and the official counts (README; HAD and gender after balancing)."""
 
 SECONDS = 90.0
@@ -46,83 +35,10 @@ POOL = 6
 SURPLUS = 1
 """Extra real HAD clips and male speakers written beyond the balanced count, so balancing has something to cut."""
 
-GENRES = ("blues", "classical", "country", "disco", "hiphop", "jazz", "metal", "pop", "reggae", "rock")
-SCENES = (
-    "airport - indoor hall",
-    "bus - travelling by bus",
-    "metro - travelling by underground",
-    "metro station - underground platform",
-    "park - urban green area",
-    "public square - open plaza",
-    "shopping mall - indoor shops",
-    "street pedestrian - walking street",
-    "street traffic - busy road",
-    "tram - travelling by tram",
-)
-EVENTS = (
-    "Alarm bell ringing",
-    "Blender",
-    "Cat",
-    "Dishes",
-    "Dog",
-    "Frying",
-    "Running water",
-    "Speech",
-    "Vacuum cleaner",
-)
-EMOTIONS = ("angry", "happy", "sad", "fearful", "monotone")
-AGE_GROUPS = (
-    "Young Adult (18-30)",
-    "Adult (31-45)",
-    "Middle Aged (46-60)",
-    "Senior (61-75)",
-    "Elderly (76+)",
-)
-ENTITIES = (
-    "Boston",
-    "Microsoft",
-    "Jane Austen",
-    "the Nile",
-    "Tokyo",
-    "UNESCO",
-    "Paris",
-    "Mount Everest",
-    "Oxford",
-)
-WORDS = tuple(
-    [
-        "the",
-        "old",
-        "river",
-        "ran",
-        "past",
-        "a",
-        "quiet",
-        "town",
-        "where",
-        "people",
-        "gathered",
-        "each",
-        "morning",
-        "to",
-        "trade",
-        "bread",
-        "fish",
-        "and",
-        "news",
-        "about",
-        "distant",
-        "cities",
-        "ships",
-        "and",
-        "the",
-        "weather",
-        "that",
-        "shaped",
-        "their",
-        "simple",
-        "lives",
-    ]
+VOCABULARY = layout.data_file("audiomarathon/sample.yaml")
+GENRES, SCENES, EVENTS, EMOTIONS, AGE_GROUPS, ENTITIES, WORDS = (
+    tuple(VOCABULARY[name])
+    for name in ("genres", "scenes", "events", "emotions", "age_groups", "entities", "words")
 )
 
 
@@ -178,94 +94,79 @@ def _options(rng: random.Random, pool: Sequence[str], correct: str, k: int, posi
     return [*others[:position], correct, *others[position:]]
 
 
-def _letter_fields(options: Sequence[str]) -> dict[str, str]:
-    return {f"choice_{'abcde'[i]}": o for i, o in enumerate(options)}
+POOLS = {
+    "SED": EVENTS,
+    "MC": GENRES,
+    "ASC": SCENES,
+    "ER": EMOTIONS,
+    "SAR": AGE_GROUPS,
+    "SGR": ("male", "female"),
+}
+
+
+def _filled(template: Any, values: dict[str, Any]) -> Any:
+    """A template of the sample data file with one question's values (see the file)."""
+    if isinstance(template, list):
+        return [_filled(v, values) for v in template]
+    if isinstance(template, dict):
+        out: dict[str, Any] = {}
+        for key, value in template.items():
+            if key == "{fields}":
+                out.update({f"choice_{'abcde'[i]}": o for i, o in enumerate(values["options"])})
+            else:
+                out[key] = _filled(value, values)
+        return out
+    if isinstance(template, str) and template[:1] == "{" and template[1:-1] in values:
+        return values[template[1:-1]]
+    return template.format(**values) if isinstance(template, str) else template
 
 
 def _question(task: str, i: int, rng: random.Random) -> tuple[dict[str, Any], int]:
     """One metadata entry (without its audio path) and the class key its clip encodes."""
-    position = i % 4
+    k = 5 if task == "SAR" else 4
+    position = i % k
     if task == "SER":
         correct = ", ".join(rng.sample(ENTITIES, 2))
-        distractors = [", ".join(rng.sample(ENTITIES, 2)) for _ in range(6)]
-        options = _options(rng, [correct, *distractors], correct, 4, position)
-        return {
-            "task_name": "ner",
-            "dataset_name": "slue-voxpopuli",
-            "question": "Which named entities are mentioned in the speech?",
-            **_letter_fields(options),
-            "answer_gt": "ABCD"[position],
-            "entity_count": 2,
-            "entity_types": ["PLACE", "ORG"],
-            "uniq_id": i,
-        }, i
+        pool, key = [correct, *(", ".join(rng.sample(ENTITIES, 2)) for _ in range(6))], i
+    elif task == "SCR":
+        correct, pool, key = "", [], i
+    else:
+        pool = POOLS[task]
+        correct = pool[i % 2 if task == "SGR" else i % len(pool)]
+        key = pool.index(correct)
     if task == "SCR":
         options = [f"statement {i}-{j}" for j in range(4)]
-        return {
-            "question": f"What does the passage say about topic {i}?",
-            "options": options,
-            "answer": "ABCD"[position],
-        }, i
-    if task == "SED":
-        correct = EVENTS[i % len(EVENTS)]
-        options = _options(rng, EVENTS, correct, 4, position)
-        return {
-            "task_type": "primary_event",
-            "question": "Which sound event is heard most in this recording?",
-            "choices": dict(zip("ABCD", options, strict=True)),
-            "answer_gt": "ABCD"[position],
-            "all_events": [correct],
-            "primary_event": correct,
-            "correct_event": correct,
-            "uniq_id": i,
-        }, EVENTS.index(correct)
-    if task in ("MC", "ASC", "ER"):
-        pool = {"MC": GENRES, "ASC": SCENES, "ER": EMOTIONS}[task]
-        correct = pool[i % len(pool)]
-        options = _options(rng, pool, correct, 4, position)
-        entry = {
-            "question": f"Which {'genre' if task == 'MC' else 'scene' if task == 'ASC' else 'emotion'} is this?"
-        }
-        entry.update(_letter_fields(options), answer_gt="ABCD"[position])
-        entry[{"MC": "genre_label", "ASC": "scene_label", "ER": "emotion_label"}[task]] = correct
-        if task == "ER":
-            entry["person_id"] = str(3 + i % 7)
-        return entry, pool.index(correct)
-    if task == "SAR":
-        correct = AGE_GROUPS[i % len(AGE_GROUPS)]
-        options = _options(rng, AGE_GROUPS, correct, 5, i % 5)
-        return {
-            "speaker_id_original": f"id{10000 + i}",
-            "question": "Which age group does the speaker belong to?",
-            **_letter_fields(options),
-            "answer_gt": correct,
-            "speaker_age": 20 + 12 * AGE_GROUPS.index(correct),
-        }, AGE_GROUPS.index(correct)
-    gender = "male" if i % 2 == 0 else "female"
-    return {
-        "speaker_id_original": f"id{20000 + i}",
-        "question": "What is the gender of the speaker?",
-        "choice_a": "male",
-        "choice_b": "female",
-        "answer_gt": gender,
-    }, int(gender == "female")
+    elif task == "SGR":
+        options = list(pool)
+    else:
+        options = _options(rng, pool, correct, k, position)
+    values = {
+        "index": i,
+        "letter": "ABCD"[position % 4],
+        "correct": correct,
+        "options": options,
+        "choices": dict(zip("ABCD", options, strict=False)),
+        "person": str(3 + i % 7),
+        "speaker": f"id{(10000 if task == 'SAR' else 20000) + i}",
+        "age": 20 + 12 * key,
+    }
+    return _filled(VOCABULARY["entries"][task], values), key
 
 
-METADATA = {
-    "SER": ("merged_audio_data.json", "path", "", "audio"),
-    "SCR": ("race_benchmark.json", "audio_path", "", "{subset}"),
-    "SED": ("desed_sound_event_detection_task.json", "path", "", "audio"),
-    "MC": ("music_genre_classification_meta.json", "path", "wav", "genres"),
-    "ASC": ("acoustic_scene_task_meta.json", "path", "", "audio"),
-    "ER": ("audio_emotion_dataset.json", "path", "", "audio"),
-    "SAR": ("age_classification_task_meta.json", "path", "wav", "speakers"),
-    "SGR": ("gender_id_task_meta.json", "path", "wav", "speakers"),
+CLIP_FOLDER = {
+    "SER": "audio",
+    "SCR": "{subset}",
+    "SED": "audio",
+    "MC": "genres",
+    "ASC": "audio",
+    "ER": "audio",
 }
-"""Metadata file, audio-path field, audio folder the script prepends, sub-folder of the generated clips."""
+"""Sub-folder of the generated clips (SAR and SGR: ``speakers``)."""
 
 
 def _json_task(root: Path, task: str, n: int, rng: random.Random, clips: Clips) -> None:
-    name, field, audio_dir, sub = METADATA[task]
+    spec = layout.json_task(task)
+    field, sub = spec["audio"], CLIP_FOLDER.get(task, "speakers")
     folder = root / task
     entries = []
     for i in range(n):
@@ -273,14 +174,12 @@ def _json_task(root: Path, task: str, n: int, rng: random.Random, clips: Clips) 
         clip = i // 2 if task == "SCR" else i
         subset = "high" if clip % 2 == 0 else "middle"
         rel = f"{sub.format(subset=subset)}/{task.lower()}_{clip:04d}.wav"
-        path = folder / audio_dir / rel
+        path = folder / spec.get("audio_dir", "") / rel
         if not path.exists():
             clips.put(path, task, clip, lambda key=key: _tones(_class_pitches(key, clips.rate), clips.rate))
         entries.append({field: rel, **entry})
-        if task == "SCR":
-            entry.update(article_id=Path(rel).stem, question_idx=i)
     body: Any = {"tasks": entries} if task == "SED" else entries
-    (folder / name).write_text(json.dumps(body, indent=1), encoding="utf-8")
+    (folder / spec["metadata"]).write_text(json.dumps(body, indent=1), encoding="utf-8")
 
 
 def _asr(root: Path, n: int, rng: random.Random, clips: Clips) -> None:
@@ -329,30 +228,3 @@ def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dic
         else:
             _json_task(root, task, n + (SURPLUS if task == "SGR" else 0), rng, clips)
     return dict(counts)
-
-
-# ---- answerers --------------------------------------------------------------------------------------------------
-
-
-def _letter_reply(item: Item, letter: str) -> str:
-    """How a compliant model writes a letter: lower case where the prompt asks for 'a' or 'b'."""
-    return letter.lower() if item.task in ("SD", "SGR") else letter
-
-
-def random_answer(item: Item, rng: random.Random) -> str:
-    """A uniformly random option letter (ASR: as many random made-up words as the transcript has)."""
-    if item.task == "ASR":
-        return " ".join(rng.choice(WORDS)[::-1] + "x" for _ in str(item.answer).split())
-    return _letter_reply(item, "ABCDE"[rng.randrange(len(item.options))])
-
-
-def oracle_answer(item: Item, rng: random.Random) -> str:
-    """The correct answer as a compliant model would reply it."""
-    del rng
-    return str(item.answer) if item.task == "ASR" else _letter_reply(item, str(item.answer))
-
-
-ANSWERERS: dict[str, Callable[[Item, random.Random], str]] = {
-    "random": random_answer,
-    "oracle": oracle_answer,
-}
