@@ -23,12 +23,10 @@ from avibench.refine.text import (
     find_lists,
     to_float,
 )
+from avibench.refine.vocab import VOCABULARY
 
 FRAME_KEYS = ("frame", "frame_id", "frame_index", "index")
-NO_BOX = frozenset(
-    {"none", "null", "", "n/a", "na", "no box", "no object", "not visible", "absent", "-", "—", "–", "not present",
-     "invisible", "no"}
-)  # fmt: skip
+NO_BOX = frozenset(VOCABULARY["no_box_values"])
 #: A frame described as having no sounding object in it.
 ABSENT = re.compile(
     r"\b(?:none|null|no (?:sounding )?(?:object|box|instrument|source)|not visible|invisible|off[- ](?:screen|stage|"

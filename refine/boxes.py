@@ -18,22 +18,12 @@ from typing import Any
 
 from avibench.refine.context import RefineContext
 from avibench.refine.text import parse_literal, to_float
+from avibench.refine.vocab import VOCABULARY
 
 XYXY, YXYX, XYWH, CXCYWH = "xyxy", "yxyx", "xywh", "cxcywh"
 NORMALISED_MAX = 1.5
 GRID_MAX = 1000.0
 
-#: Named-corner dicts: the keys (lowercased, ``-``/space as ``_``) and the order they give.
-_CORNER_KEYS: tuple[tuple[tuple[str, str, str, str], str], ...] = (
-    (("x_min", "y_min", "x_max", "y_max"), XYXY),
-    (("xmin", "ymin", "xmax", "ymax"), XYXY),
-    (("x1", "y1", "x2", "y2"), XYXY),
-    (("x0", "y0", "x1", "y1"), XYXY),
-    (("left", "top", "right", "bottom"), XYXY),
-    (("x", "y", "width", "height"), XYWH),
-    (("x", "y", "w", "h"), XYWH),
-    (("x_min", "y_min", "width", "height"), XYWH),
-)
 
 _SEP = r"\s*(?:,|/|;|\band\b)\s*"
 _X1, _Y1 = r"(?:x_?min|xmin|x1|x0|left)", r"(?:y_?min|ymin|y1|y0|top)"
@@ -140,7 +130,8 @@ def read_box(value: Any) -> Box | None:
         value = list(parsed) if isinstance(parsed, list | tuple) else None
     if isinstance(value, Mapping):
         keys = {str(k).strip().lower().replace("-", "_").replace(" ", "_"): v for k, v in value.items()}
-        for names, order in _CORNER_KEYS:
+        for corners, order in VOCABULARY["corner_keys"].items():
+            names = corners.split()
             if set(names) <= keys.keys() and len(keys) <= 6:
                 nums = _four([keys[n] for n in names])
                 return None if nums is None else Box(nums, order)

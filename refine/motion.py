@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from avibench.refine.text import HEDGE, NEGATION
+from avibench.refine.vocab import VOCABULARY
 
 Vector = tuple[int, int]
 
@@ -32,11 +33,7 @@ _STARTS_ENDS = re.compile(
     rf"(?:\bend(?:s|ed|ing)?\s+(?:\w+\s+){{0,3}}?|\b(?:to|towards?|into)\s+)(?:the\s+)?(?P<end>{_POSITION})\b",
     re.I,
 )
-_STEP = {
-    "up": (0, -1), "upward": (0, -1), "upwards": (0, -1), "down": (0, 1), "downward": (0, 1), "downwards": (0, 1),
-    "leftward": (-1, 0), "leftwards": (-1, 0), "rightward": (1, 0), "rightwards": (1, 0),
-    "to the left": (-1, 0), "to the right": (1, 0),
-}  # fmt: skip
+_STEP = VOCABULARY["movement_steps"]
 _STEPS = re.compile(r"\bto the (?:left|right)\b|\b(?:up|down)(?:wards?)?\b|\b(?:left|right)wards?\b", re.I)
 #: "speeds up", "upside down": not directions.
 _PHRASAL = re.compile(
@@ -58,8 +55,7 @@ _MOTION = re.compile(
     re.I,
 )
 _STILL = re.compile(rf"{NEGATION}|\b(?:stationary|still|static|without)\b", re.I)
-_CLASSES = {"horizontal": "h", "horizontally": "h", "vertical": "v", "vertically": "v", "inclined": "d",
-            "diagonal": "d", "diagonally": "d", "oblique": "d", "slanted": "d"}  # fmt: skip
+_CLASSES = VOCABULARY["movement_classes"]
 
 
 def _point(name: str) -> Vector:

@@ -45,15 +45,10 @@ from avibench.refine.text import (
     strip_answer_prefix,
     usable,
 )
-from avibench.refine.vocab import classes_in, normalise_key
+from avibench.refine.vocab import VOCABULARY, classes_in, normalise_key
 
 _KEY_ID = re.compile(r"^\s*(.*?)[\s_#-]*(\d+)\s*$")
-#: Words before a dict that name the whole answer, not one object ("answer = {...}", "Result: {...}").
-_WHOLE_ANSWER = frozenset(
-    {"answer", "final answer", "result", "results", "output", "boxes", "bboxes", "bounding boxes", "detections",
-     "json", "python", "response", "instances", "objects", "locations", "predictions", "bbox", "box",
-     "bounding box", "coordinates", "location"}
-)  # fmt: skip
+_WHOLE_ANSWER = frozenset(VOCABULARY["whole_answer_labels"])
 #: A label of up to three words that opens a line, a bullet or a sentence and ends in ":" or "=".
 _LABEL_BEFORE = re.compile(
     r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*(?:answer\s*[:=]\s*)?[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"

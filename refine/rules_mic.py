@@ -29,20 +29,11 @@ from avibench.refine.text import (
     without_echo,
     words,
 )
-from avibench.refine.vocab import class_at, match_class, normalise_key, singular
+from avibench.refine.vocab import VOCABULARY, class_at, match_class, normalise_key, singular
 
-_VAGUE = frozenset(
-    {"some", "several", "many", "few", "multiple", "various", "numerous", "lots", "lot", "group", "groups", "crowd",
-     "flock", "herd", "pack", "bunch", "more", "other", "others", "plenty", "couple", "another"}
-)  # fmt: skip
+_VAGUE = frozenset(VOCABULARY["vague_quantities"])
 _DEFINITE = frozenset({"the", "this", "that", "these", "those", "its", "his", "her", "their", "same"})
-#: Words after "a"/"an" that describe the recording, not an object to count.
-_NOT_OBJECTS = frozenset(
-    {"sound", "sounds", "voice", "noise", "melody", "tune", "song", "background", "recording", "clip", "scene",
-     "image", "picture", "photo", "video", "lot", "bit", "kind", "type", "sort", "few", "couple", "group", "total",
-     "mix", "combination", "variety", "loud", "soft", "faint", "clear", "distant", "single", "person's", "man's",
-     "rhythm", "beat", "conversation", "speech"}
-)  # fmt: skip
+_NOT_OBJECTS = frozenset(VOCABULARY["not_objects"])
 _LINE_PAIR = re.compile(
     r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|–|—|x|×|\(x?)\s*\**\s*(\w+)\**\s*\)?\s*[.,;]?$"
 )
@@ -208,12 +199,7 @@ def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
     return counts
 
 
-#: Words that count the objects already listed rather than new ones ("three separate animals", "4 in total").
-_RESTATING = frozenset(
-    {"animal", "animals", "source", "sources", "object", "objects", "instance", "instances", "thing", "things",
-     "item", "items", "total", "emitter", "emitters", "individual", "individuals", "altogether", "overall",
-     "people", "persons", "voices", "speakers"}
-)  # fmt: skip
+_RESTATING = frozenset(VOCABULARY["restating_words"])
 
 
 def _quantities(text: str) -> list[tuple[int, list[str]]]:
@@ -305,11 +291,7 @@ def _is_singular(token: str) -> bool:
     return singular(token) == token
 
 
-#: "on the table", "near the door": a place named in passing, whose count the answer does not commit to.
-_PLACE_WORDS = frozenset(
-    {"on", "in", "at", "near", "under", "behind", "beside", "by", "from", "into", "onto", "over", "above",
-     "below", "inside", "next", "across", "around", "against", "atop", "through", "down", "along", "to"}
-)  # fmt: skip
+_PLACE_WORDS = frozenset(VOCABULARY["place_words"])
 
 
 #: "like a", "as a": a comparison, not an object counted.

@@ -16,7 +16,6 @@ from functools import cache
 
 from avibench.refine.context import RefineContext
 from avibench.refine.motion import contradicts_direction, direction_answer, order_answer, other_end
-from avibench.refine.option_aliases import PLURAL_NOUNS, aliases_for
 from avibench.refine.text import (
     CARDINALS,
     DOUBT,
@@ -31,16 +30,9 @@ from avibench.refine.text import (
     usable,
     words,
 )
-from avibench.refine.vocab import COLOUR_WORDS, SHAPE_WORDS, singular
+from avibench.refine.vocab import COLOUR_WORDS, PLURAL_NOUNS, SHAPE_WORDS, VOCABULARY, aliases_for, singular
 
-#: Spelling slips in the official option vocabularies, and what models write instead.
-_TYPOS = {
-    "availabel": "available",
-    "puprle": "purple",
-    "movenment": "movement",
-    "grey": "gray",
-    "centre": "center",
-}
+_TYPOS = VOCABULARY["option_typos"]
 _NEGATORS = re.compile(
     r"(?:\bnot|\bisnt|\barent|\bwasnt|\bwerent|\bdoesnt|\bdont|\bdidnt|\bnever|\bneither|\bnor|\bexcluding|\bexcept|"
     r"\brather than|\binstead of|\bthan|\bno longer|\bwithout)\s+(?:\w+\s+){0,3}$"
@@ -128,9 +120,7 @@ def _letter(span: str, options: Sequence[str]) -> str | None:
     return options[index] if index < len(options) else None
 
 
-_FILLER = frozenset(
-    {"so", "therefore", "thus", "hence", "overall", "in", "conclusion", "summary", "short", "then", "well"}
-)
+_FILLER = frozenset(VOCABULARY["discourse_fillers"])
 
 
 def _lead_word(span: str) -> str | None:
@@ -206,11 +196,7 @@ def _against_always(lead: str, span: str, question: str) -> bool:
     return bool(_BROKEN.search(_CONTINUOUS.sub(" ", rest)))
 
 
-_QUESTION_WORDS = frozenset(
-    {"is", "are", "was", "were", "do", "does", "did", "can", "could", "there", "any", "the", "a", "an", "in", "of",
-     "on", "at", "to", "you", "hear", "see", "this", "that", "it", "its", "video", "audio", "clip", "image", "sound",
-     "playing", "heard", "visible", "present", "have", "has", "and", "or"}
-)  # fmt: skip
+_QUESTION_WORDS = frozenset(VOCABULARY["question_words"])
 _DENYING = re.compile(r"\b(?:no|not|never|without|nor|neither)\s+((?:\w+\W+){0,2}\w+)", re.I)
 
 
@@ -306,9 +292,7 @@ def _number_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
 
 def _yes_no_question(question: str) -> bool:
     first = words(question)[:1]
-    return bool(first) and first[0] in {
-        "is", "are", "was", "were", "can", "could", "do", "does", "did", "will", "would", "has", "have", "should",
-    }  # fmt: skip
+    return bool(first) and first[0] in VOCABULARY["yes_no_question_starts"]
 
 
 def _free_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | None:
