@@ -14,37 +14,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from avibench.refine.box_answers import (
-    format_box,
-    grid_native,
-    object_box,
-    object_lists,
-    other_box_in_prose,
-    pixel_native,
-    row_box,
-    truncated,
-    unwrap,
-)
-from avibench.refine.boxes import (
-    LABEL_KEYS,
-    Box,
-    Invalid,
-    is_corner_dict,
-    normalise_all,
-    prose_boxes,
-    read_box,
-)
+from avibench.refine import boxes as bx
+from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
-from avibench.refine.text import (
-    DOUBT,
-    HEDGE,
-    REFUSAL,
-    dict_spans,
-    markdown_tables,
-    outside_dicts,
-    strip_answer_prefix,
-    usable,
-)
 from avibench.refine.vocab import VOCABULARY, classes_in, normalise_key
 
 _KEY_ID = re.compile(r"^\s*(.*?)[\s_#-]*(\d+)\s*$")
@@ -59,7 +31,7 @@ _SENTENCE_END = re.compile(r"[.!?;\n]\s*")
 
 def _doubts(text: str, names: list[str]) -> bool:
     """The answer doubts itself ("I am not certain", "maybe") or names one box as two objects ("violin / cello")."""
-    return DOUBT.search(text) is not None or any(re.search(r"/|\bor\b", n) for n in names)
+    return tx.DOUBT.search(text) is not None or any(re.search(r"/|\bor\b", n) for n in names)
 
 
 #: Words that end a sentence before a colon without naming anything ("Its bounding box ..., is:").
@@ -72,14 +44,14 @@ def _label_before(segment: str) -> str | None:
     return m.group(1).strip() if m and m.group(1).strip().lower() not in _NO_LABEL else None
 
 
-Instance = tuple[str, Box]
+Instance = tuple[str, bx.Box]
 
 
 def _from_objects(objects: list[Mapping[Any, Any]]) -> list[Instance] | None:
     out: list[Instance] = []
     for obj in objects:
-        name = next((obj[k] for k in LABEL_KEYS if isinstance(obj.get(k), str)), None)
-        box = object_box(obj)
+        name = next((obj[k] for k in bx.LABEL_KEYS if isinstance(obj.get(k), str)), None)
+        box = bx.object_box(obj)
         if name is None or box is None:
             return None
         out.append((name, box))
@@ -94,36 +66,36 @@ def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
             return None
         many = isinstance(raw, list) and raw and all(isinstance(b, list | tuple | str | Mapping) for b in raw)
         for item in raw if many else [raw]:
-            box = read_box(item) or _written_box(item)
+            box = bx.read_box(item) or _written_box(item)
             if box is None:
                 return None
             out.append((name, box))
     return out
 
 
-def _written_box(value: Any) -> Box | None:
+def _written_box(value: Any) -> bx.Box | None:
     """A dict value that writes its one box in words ("center=(0.5, 0.62), w=0.7, h=0.46")."""
-    found = prose_boxes(value) if isinstance(value, str) else []
+    found = bx.prose_boxes(value) if isinstance(value, str) else []
     return found[0].box if len(found) == 1 else None
 
 
 def _from_dicts(text: str) -> list[Instance] | None:
     """One dict of instances, or one box dict per object after its label ("dog_1: {"x1": ...}")."""
-    spans = dict_spans(text)
+    spans = tx.dict_spans(text)
     if len(spans) == 1:
         start, _, value = spans[0]
-        value = unwrap(value)
+        value = bx.unwrap(value)
         label = _label_before(text[:start])
-        if not is_corner_dict(value):
+        if not bx.is_corner_dict(value):
             return _from_mapping(value) if isinstance(value, Mapping) else None
         if label is None or label.lower() in _WHOLE_ANSWER:
             return None
-        return [(label, read_box(value))]  # type: ignore[list-item]
+        return [(label, bx.read_box(value))]  # type: ignore[list-item]
     out: list[Instance] = []
     previous = 0
     for start, end, value in spans:
         label = _label_before(text[previous:start])
-        box = read_box(value)
+        box = bx.read_box(value)
         if label is None or box is None or label.lower() in _WHOLE_ANSWER:
             return None
         out.append((label, box))
@@ -164,7 +136,7 @@ def _from_prose(text: str, ctx: RefineContext) -> list[Instance] | None:
     """One box per named object in lines or sentences ("- **Dog**: [..]", "the dog spans from (x, y) to (x, y)")."""
     out: list[Instance] = []
     previous = 0
-    for found in prose_boxes(text):
+    for found in bx.prose_boxes(text):
         segment = text[previous : found.start]
         if out and re.fullmatch(r"\s*(?:,|;|and|&)?\s*", segment):
             name: str | None = out[-1][0]  # "Cats: [..], [..]": one label for the boxes after it
@@ -191,13 +163,13 @@ def _restatements_dropped(instances: list[Instance], ctx: RefineContext) -> list
 
 def _from_table(text: str) -> list[Instance] | None:
     """A markdown table with an object column and a box column (or four corner columns)."""
-    tables = markdown_tables(text)
+    tables = tx.markdown_tables(text)
     if len(tables) != 1:
         return None
     header, *rows = tables[0]
     lowered = [h.lower() for h in header]
     name_col = next(
-        (i for i, h in enumerate(lowered) if any(k in h for k in (*LABEL_KEYS, "instrument"))), None
+        (i for i, h in enumerate(lowered) if any(k in h for k in (*bx.LABEL_KEYS, "instrument"))), None
     )
     if name_col is None:
         return None
@@ -205,8 +177,8 @@ def _from_table(text: str) -> list[Instance] | None:
     for row in rows:
         if len(row) != len(header):
             return None
-        box = row_box(header, row, skip=name_col)
-        if not isinstance(box, Box):
+        box = bx.row_box(header, row, skip=name_col)
+        if not isinstance(box, bx.Box):
             return None
         out.append((row[name_col], box))
     return out
@@ -214,14 +186,14 @@ def _from_table(text: str) -> list[Instance] | None:
 
 def _instances(text: str, ctx: RefineContext) -> list[Instance] | None:
     """The instances of an answer, most structured reading first."""
-    objects = object_lists(text)
+    objects = bx.object_lists(text)
     if objects:
         return _from_objects(objects[0]) if len(objects) == 1 else None
-    if dict_spans(text):
+    if tx.dict_spans(text):
         return _from_dicts(text)
-    if HEDGE.search(text):
+    if tx.HEDGE.search(text):
         return None  # prose that hedges between places or objects
-    return _from_table(text) if markdown_tables(text) else _from_prose(text, ctx)
+    return _from_table(text) if tx.markdown_tables(text) else _from_prose(text, ctx)
 
 
 def _avl_keys(names: list[str], ctx: RefineContext) -> list[str]:
@@ -249,31 +221,33 @@ def _avl_keys(names: list[str], ctx: RefineContext) -> list[str]:
 
 def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     """The canonical instance-box dict for an AVL sample, or ``None`` when the rules cannot tell."""
-    text = usable(raw)
-    if text is None or REFUSAL.search(text):
+    text = tx.usable(raw)
+    if text is None or tx.REFUSAL.search(text):
         return None
-    text = strip_answer_prefix(text)
-    if truncated(text):
+    text = tx.strip_answer_prefix(text)
+    if bx.truncated(text):
         return None
     instances = _instances(text, ctx)
     if instances is None or _doubts(text, [name for name, _ in instances]):
         return None
-    if _denied_in_prose([name for name, _ in instances], outside_dicts(text), ctx):
+    if _denied_in_prose([name for name, _ in instances], tx.outside_dicts(text), ctx):
         return None
-    if dict_spans(text) and other_box_in_prose([box for _, box in instances], outside_dicts(text)):
+    if tx.dict_spans(text) and bx.other_box_in_prose([box for _, box in instances], tx.outside_dicts(text)):
         return None
     try:
-        normalised = normalise_all(
-            [box for _, box in instances], ctx, text, pixels=pixel_native(text), grid=grid_native(text)
+        normalised = bx.normalise_all(
+            [box for _, box in instances], ctx, text, pixels=bx.pixel_native(text), grid=bx.grid_native(text)
         )
-    except Invalid:
+    except bx.Invalid:
         return None
     keys = _avl_keys([name for name, _ in instances], ctx)
     if ctx.classes and any(key.rsplit("_", 1)[0] not in ctx.classes for key in keys):
         return None  # a name on no class ("drum", "plane" unmapped): left to the LLM rather than scored as written
-    if _other_source_named({key.rsplit("_", 1)[0] for key in keys}, outside_dicts(text), ctx):
+    if _other_source_named({key.rsplit("_", 1)[0] for key in keys}, tx.outside_dicts(text), ctx):
         return None
-    return json.dumps({k: format_box(b) for k, b in zip(keys, normalised, strict=True)}, ensure_ascii=False)
+    return json.dumps(
+        {k: bx.format_box(b) for k, b in zip(keys, normalised, strict=True)}, ensure_ascii=False
+    )
 
 
 #: Prose naming the sound's source ("The sounding object is the piano", "the sound comes from the dog").

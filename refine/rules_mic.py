@@ -12,23 +12,9 @@ import json
 import re
 from typing import Any
 
+from avibench.refine import text as tx
 from avibench.refine.boxes import BOX_KEYS, LABEL_KEYS
 from avibench.refine.context import RefineContext
-from avibench.refine.text import (
-    CARDINALS,
-    HEDGE,
-    NUMBER_WORDS,
-    REFUSAL,
-    dict_spans,
-    markdown_tables,
-    outside_dicts,
-    sentences,
-    strip_answer_prefix,
-    to_int,
-    usable,
-    without_echo,
-    words,
-)
 from avibench.refine.vocab import VOCABULARY, class_at, match_class, normalise_key, singular
 
 _VAGUE = frozenset(VOCABULARY["vague_quantities"])
@@ -98,7 +84,7 @@ def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | No
     for key, raw_count in (_slots(value) or value).items():
         if not isinstance(key, str) or not key.strip() or re.search(r"\bor\b|/", key):
             return None  # no key, or one that hedges between objects ("man or woman")
-        n = to_int(raw_count)
+        n = tx.to_int(raw_count)
         if n is None:
             return None
         _add(counts, _count_key(key, ctx), n)
@@ -177,7 +163,7 @@ def _bare_pair(piece: str, ctx: RefineContext) -> tuple[str, str] | None:
 def _tally(pairs: list[tuple[str, str]], ctx: RefineContext) -> dict[str, int] | None:
     counts: dict[str, int] = {}
     for name, raw_count in pairs:
-        n = to_int(raw_count)
+        n = tx.to_int(raw_count)
         if n is None:
             return None
         _add(counts, _count_key(name, ctx), n)
@@ -204,11 +190,11 @@ _RESTATING = frozenset(VOCABULARY["restating_words"])
 
 def _quantities(text: str) -> list[tuple[int, list[str]]]:
     """Each number in the text, with the few words after it."""
-    tokens = words(text)
+    tokens = tx.words(text)
     return [
-        (int(w) if w.isdigit() else CARDINALS[w], tokens[i + 1 : i + 1 + _LOOKBACK])
+        (int(w) if w.isdigit() else tx.CARDINALS[w], tokens[i + 1 : i + 1 + _LOOKBACK])
         for i, w in enumerate(tokens)
-        if w.isdigit() or w in CARDINALS
+        if w.isdigit() or w in tx.CARDINALS
     ]
 
 
@@ -232,7 +218,7 @@ def _agrees(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool:
 
 def _from_table(text: str, ctx: RefineContext) -> dict[str, int] | None:
     """A markdown table of names and counts (a "Total" row is skipped)."""
-    tables = markdown_tables(text)
+    tables = tx.markdown_tables(text)
     if len(tables) != 1 or len(tables[0][0]) < 2:
         return None
     header, *rows = tables[0]
@@ -256,8 +242,8 @@ def _quantity(
         t = tokens[j]
         if t.isdigit() and len(t) <= 4:
             return int(t)
-        if t in NUMBER_WORDS:
-            return NUMBER_WORDS[t] if articles or t in CARDINALS or t in {"single", "lone"} else None
+        if t in tx.NUMBER_WORDS:
+            return tx.NUMBER_WORDS[t] if articles or t in tx.CARDINALS or t in {"single", "lone"} else None
         if t == "of" and j > 0 and tokens[j - 1] == "pair":
             return 2
         if t in _VAGUE:
@@ -272,7 +258,7 @@ def _quantity(
 def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
     """A quantity that counts something off the class list ("two ducks", "a cow"): the rules would drop it."""
     for j, t in enumerate(tokens):
-        if not (t.isdigit() or t in NUMBER_WORDS) or t in {"no", "none"}:
+        if not (t.isdigit() or t in tx.NUMBER_WORDS) or t in {"no", "none"}:
             continue
         if t == "one" and tokens[j + 1 : j + 2] == ["of"]:
             continue  # "riding one of them": a pronoun, not a count
@@ -350,12 +336,12 @@ def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool
         by_kind[_kind(cls)] = by_kind.get(_kind(cls), 0) + n
     found: dict[str, set[int]] = {}
     for line in _COUNT_AFTER.sub(" ", prose).splitlines():
-        line = " ".join(s for s in sentences(line) if not _MEMBER.search(s))
-        part = _prose_quantities(words(line), ctx.classes, articles=False)
+        line = " ".join(s for s in tx.sentences(line) if not _MEMBER.search(s))
+        part = _prose_quantities(tx.words(line), ctx.classes, articles=False)
         if (
             part is None
         ):  # "several birds": no count, but a class the counts leave out is still another answer
-            if any(_kind(c) not in by_kind for c in _vague_classes(words(line), ctx.classes)):
+            if any(_kind(c) not in by_kind for c in _vague_classes(tx.words(line), ctx.classes)):
                 return True
             continue
         for cls, qs in part[0].items():
@@ -398,9 +384,9 @@ def _vague_classes(tokens: list[str], classes: tuple[str, ...]) -> set[str]:
 
 
 def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
-    if len(text) > _MAX_PROSE or HEDGE.search(text) or REFUSAL.search(text):
+    if len(text) > _MAX_PROSE or tx.HEDGE.search(text) or tx.REFUSAL.search(text):
         return None
-    tokens = words(text)
+    tokens = tx.words(text)
     found = _prose_quantities(tokens, ctx.classes)
     if found is None:
         return None
@@ -449,11 +435,11 @@ def _as_dict_names(prose: str, counts: dict[str, int]) -> str:
 
 def parse_mic(raw: object, ctx: RefineContext) -> str | None:
     """The canonical count dict for a MIC sample, or ``None`` when the rules cannot tell."""
-    text = usable(raw)
+    text = tx.usable(raw)
     if text is None:
         return None
-    text = strip_answer_prefix(without_echo(text, ctx.prompt_text))
-    spans = dict_spans(text)
+    text = tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text))
+    spans = tx.dict_spans(text)
     dicts = [value for _, _, value in spans]
     detected = _detections(dicts)
     if detected is not None:
@@ -464,7 +450,7 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
         distinct = {canonical_mic(p) for p in parsed if p is not None}
         if None in parsed or len(distinct) != 1:
             return None
-        prose = outside_dicts(text)
+        prose = tx.outside_dicts(text)
         if _COUNT_DOUBT.search(prose):
             return None  # "answer={'pumpkin': 5} (could also be 6 ...)"
         prose = _as_dict_names(prose, parsed[0])

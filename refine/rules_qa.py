@@ -14,22 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
 from avibench.refine.motion import contradicts_direction, direction_answer, order_answer, other_end
-from avibench.refine.text import (
-    CARDINALS,
-    DOUBT,
-    HEDGE,
-    NEGATION,
-    REFUSAL,
-    answer_phrases,
-    bold_spans,
-    hash_spans,
-    sentences,
-    strip_answer_prefix,
-    usable,
-    words,
-)
 from avibench.refine.vocab import COLOUR_WORDS, PLURAL_NOUNS, SHAPE_WORDS, VOCABULARY, aliases_for, singular
 
 _TYPOS = VOCABULARY["option_typos"]
@@ -125,7 +112,7 @@ _FILLER = frozenset(VOCABULARY["discourse_fillers"])
 
 def _lead_word(span: str) -> str | None:
     """The first word of a span after discourse fillers ("So, yes." -> "yes")."""
-    return next((w for w in words(span) if w not in _FILLER), None)
+    return next((w for w in tx.words(span) if w not in _FILLER), None)
 
 
 def _distinct(items: Sequence[str]) -> list[str]:
@@ -146,28 +133,28 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
         first = _lead_word(span)
         lead = next((o for o in options if o.lower() == first), None)
         if lead is not None:
-            if REFUSAL.search(span) or re.match(r"\W*no (?:doubt|problem|wonder)\b", span, re.I):
+            if tx.REFUSAL.search(span) or re.match(r"\W*no (?:doubt|problem|wonder)\b", span, re.I):
                 return None  # "No, I cannot tell", "No doubt, ...": not an answer
             if _against_always(lead.lower(), span, ctx.question):
                 return None
-            return None if len(found) > 1 and HEDGE.search(span) else lead
+            return None if len(found) > 1 and tx.HEDGE.search(span) else lead
         if not explicit:
             return found[0] if found == [o for o in options if o.lower() == "not sure"][:1] else None
     if not found:
-        return None if HEDGE.search(span) else direction_answer(span, options)
+        return None if tx.HEDGE.search(span) else direction_answer(span, options)
     if len(found) > 1 and not ctx.multi_answer:
         found = _unasked(found, span, ctx)
     if len(found) == 1 and _is_reference(found[0], ctx):
         return None  # "the instrument right of the bagpipe": the bagpipe itself is not the answer
     if len(found) == 1:
-        if norm(found[0]) not in _META_OPTIONS and (DOUBT.search(span) or _EITHER.search(span)):
+        if norm(found[0]) not in _META_OPTIONS and (tx.DOUBT.search(span) or _EITHER.search(span)):
             return None  # "either rotating or moving sideways, I cannot tell"
         start = next(m.start for m in mentions if m.option == found[0])
         if contradicts_direction(span, found[0]) or other_end(norm(span), start, ctx.question):
             return None
         return found[0]
     if ctx.multi_answer:
-        return ";".join(found) if explicit and not HEDGE.search(span) else None
+        return ";".join(found) if explicit and not tx.HEDGE.search(span) else None
     return order_answer(norm(span), [(m.option, m.start, m.end) for m in mentions], ctx.question)
 
 
@@ -203,12 +190,12 @@ _DENYING = re.compile(r"\b(?:no|not|never|without|nor|neither)\s+((?:\w+\W+){0,2
 def _denies_asked(text: str, question: str) -> bool:
     """A "yes" whose prose denies what the question asks about ("Is there music in the background?" - "Yes.
     There is no music in the background")."""
-    asked = {w for w in words(question) if w not in _QUESTION_WORDS and len(w) > 2}
+    asked = {w for w in tx.words(question) if w not in _QUESTION_WORDS and len(w) > 2}
     asked |= {singular(w) for w in asked}
     return any(
         w in asked or singular(w) in asked
         for m in _DENYING.finditer(re.sub(r"^\W*yes\b", "", text, flags=re.I))
-        for w in words(m.group(1))
+        for w in tx.words(m.group(1))
     )
 
 
@@ -251,17 +238,17 @@ _APART = re.compile(r"\b(?:alone|only|but|however|while|whereas|after|before|unt
 
 def _numbers(span: str) -> list[int]:
     values = []
-    for w in words(span):
+    for w in tx.words(span):
         if w.isdigit() and len(w) <= 6:
             values.append(int(w))
-        elif w in CARDINALS:
-            values.append(CARDINALS[w])
+        elif w in tx.CARDINALS:
+            values.append(tx.CARDINALS[w])
         elif w in _MULTI_WORDS:
             values.append(_MULTI_WORDS[w])
     return values
 
 
-_CARDINAL_WORDS = "|".join(CARDINALS)
+_CARDINAL_WORDS = "|".join(tx.CARDINALS)
 _AMOUNT = rf"(?:\d+(?:\.\d+)?|{_CARDINAL_WORDS})"
 _UNIT = r"(?:seconds?|secs?|s|ms|milliseconds?|minutes?|mins?|hours?|hz|bpm)"
 #: Durations, intervals and rates: numbers that do not answer "how many".
@@ -291,19 +278,19 @@ def _number_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
 
 
 def _yes_no_question(question: str) -> bool:
-    first = words(question)[:1]
+    first = tx.words(question)[:1]
     return bool(first) and first[0] in VOCABULARY["yes_no_question_starts"]
 
 
 def _free_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | None:
     """Without options: yes/no for a yes/no question, else a short answer as written."""
-    tokens = words(span)
+    tokens = tx.words(span)
     if not tokens:
         return None
     lead = _lead_word(span)
     if _yes_no_question(ctx.question) and lead in _YES_NO:
         return lead
-    if len(tokens) > _MAX_FREE_WORDS or HEDGE.search(span) or REFUSAL.search(span):
+    if len(tokens) > _MAX_FREE_WORDS or tx.HEDGE.search(span) or tx.REFUSAL.search(span):
         return None
     answer = " ".join(re.sub(r"[*#`]+", " ", span).split()).strip(" .,:;!?\"'()[]{}")
     return answer if re.fullmatch(r"[\w' -]+", answer) else None
@@ -314,16 +301,16 @@ def _levels(text: str) -> list[tuple[list[str], bool]]:
 
     The non-explicit ends are the first sentence, the last one and a concluding last clause ("..., so yes.").
     """
-    spans = sentences(text)
+    spans = tx.sentences(text)
     last_clause = re.split(r"[,;:]\s+", spans[-1])[-1] if spans else ""
     last_clause = last_clause if re.match(r"(?:so|therefore|thus|hence)\b", last_clause, re.I) else ""
     ends = _distinct([x for x in (spans[0], spans[-1], last_clause) if x]) if spans else []
     if sum(bool(_BULLET.match(line)) for line in text.splitlines()) >= 2:
         ends = []  # a list's first and last items are not where it answers
     return [
-        (hash_spans(text), True),
-        (bold_spans(text), True),
-        (answer_phrases(text), True),
+        (tx.hash_spans(text), True),
+        (tx.bold_spans(text), True),
+        (tx.answer_phrases(text), True),
         (ends, False),
         ([text], False),
     ]
@@ -379,7 +366,9 @@ def _unmarked_prose(text: str) -> str:
     bold or ``#x#`` answer, and labelled captions; line by line, so that a list stays a list."""
     lines = (
         " ".join(
-            _without_marks(s) for s in sentences(line) if not answer_phrases(s) and not _CAPTION.match(s)
+            _without_marks(s)
+            for s in tx.sentences(line)
+            if not tx.answer_phrases(s) and not _CAPTION.match(s)
         )
         for line in text.splitlines()
     )
@@ -395,7 +384,7 @@ _COUNT_OF = re.compile(rf"\b{_AMOUNT}((?:\s+[a-z-]+){{1,3}})", re.I)
 def _counting_prose(text: str, question: str) -> str:
     """The unmarked prose as far as it can count what the question asks: without list items' numbers and
     counts of other things ("How many cubes?" - "a scene with two spheres")."""
-    prose = _unmarked_prose("\n".join(s for s in sentences(text) if not _ITEM_NUMBER.match(s)))
+    prose = _unmarked_prose("\n".join(s for s in tx.sentences(text) if not _ITEM_NUMBER.match(s)))
     asked = _COUNTED_THING.search(question)
     thing = singular(asked.group(1).split()[-1].lower()) if asked else None
     if thing in (None, "time"):
@@ -488,7 +477,7 @@ def _stated_among(
 ) -> list[str]:
     """Of several marked words ("holding a **pipa** ... plays a **suona**"), the one an "Answer: ..." line
     states; the marked words otherwise."""
-    stated = _distinct([a for a in (pick(s, ctx, explicit=True) for s in answer_phrases(text)) if a])
+    stated = _distinct([a for a in (pick(s, ctx, explicit=True) for s in tx.answer_phrases(text)) if a])
     return stated if len(stated) == 1 and stated[0] in answers else answers
 
 
@@ -496,8 +485,10 @@ def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Callable
     """Another marked answer gives another option ("#cube# ... **Answer: sphere**"): a ``#x#``, an "answer
     is" phrase, or a bold span that is a sentence of its own (bold inside prose only emphasises)."""
     chosen = set(answer.split(";"))
-    alone = [b for s in sentences(text) if not re.search(r"\w", _MARKED.sub(" ", s)) for b in bold_spans(s)]
-    for spans in (hash_spans(text), alone, answer_phrases(text)):
+    alone = [
+        b for s in tx.sentences(text) if not re.search(r"\w", _MARKED.sub(" ", s)) for b in tx.bold_spans(s)
+    ]
+    for spans in (tx.hash_spans(text), alone, tx.answer_phrases(text)):
         for other in _level_answers(spans, True, ctx, pick):
             if not set(other.split(";")) <= chosen:
                 return True
@@ -519,7 +510,7 @@ _CORRECTION = re.compile(
     re.I,
 )
 _CONCLUSION = re.compile(r"(?:^|[,;.]\s*)(?:so|therefore|thus|hence)\b([^.]*)", re.I)
-_NEGATIVE = re.compile(NEGATION, re.I)
+_NEGATIVE = re.compile(tx.NEGATION, re.I)
 
 
 def _retracted(answer: str, prose: str, ctx: RefineContext) -> bool:
@@ -536,7 +527,7 @@ def _retracted(answer: str, prose: str, ctx: RefineContext) -> bool:
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
 #: Words saying an object is silent: an answer that mentions one is not a plain list of choices.
 _SILENT = re.compile(
-    rf"{NEGATION}|\b(?:silent|quiet|mute|none|neither|nor|except|only|without|but|while|whereas|still|"
+    rf"{tx.NEGATION}|\b(?:silent|quiet|mute|none|neither|nor|except|only|without|but|while|whereas|still|"
     r"stationary|motionless|remains?)\b",
     re.I,
 )
@@ -566,7 +557,7 @@ def _multi_prose(text: str, ctx: RefineContext) -> str | None:
     """Several options chosen in prose or a list without the ``#...#`` wrapping: one sentence naming them
     ("the cube and the sphere", "both the red one and the blue one", "cube, sphere") or bullet items of one
     option each. Refused when anything hedges, negates or calls an object silent."""
-    if HEDGE.search(text) or REFUSAL.search(text) or _SILENT.search(text):
+    if tx.HEDGE.search(text) or tx.REFUSAL.search(text) or _SILENT.search(text):
         return None
     if any(m.negated for m in _mentions(text, ctx.options, negated=True)):
         return None
@@ -580,7 +571,7 @@ def _multi_prose(text: str, ctx: RefineContext) -> str | None:
             return None
         chosen = _distinct([c[0] for c in per_item])
     else:
-        sets = {tuple(c) for c in (_chosen_in(s, ctx) for s in sentences(text)) if c}
+        sets = {tuple(c) for c in (_chosen_in(s, ctx) for s in tx.sentences(text)) if c}
         if len(sets) != 1:
             return None
         chosen = list(sets.pop())
@@ -610,11 +601,11 @@ _OPTIONS_ECHO = re.compile(r"^\W*(?:available\s+)?options?\s*(?:are|:)", re.I)
 def _without_question(text: str, question: str) -> str:
     """The text without sentences that only repeat the question (small models echo it before answering):
     the options a question names are not the answer."""
-    asked = words(question)
+    asked = tx.words(question)
     if not asked:
         return text
-    echoes = [s for s in sentences(text) if words(s) == asked or _OPTIONS_ECHO.match(s)]
-    if not echoes or len(echoes) == len(sentences(text)):
+    echoes = [s for s in tx.sentences(text) if tx.words(s) == asked or _OPTIONS_ECHO.match(s)]
+    if not echoes or len(echoes) == len(tx.sentences(text)):
         return text
     for echo in echoes:
         text = text.replace(echo, " ", 1)
@@ -623,10 +614,10 @@ def _without_question(text: str, question: str) -> str:
 
 def parse_qa(raw: object, ctx: RefineContext) -> str | None:
     """The canonical ``**answer**`` for a QA sample, or ``None`` when the rules cannot tell."""
-    text = usable(raw)
+    text = tx.usable(raw)
     if text is None:
         return None
-    text = _without_question(strip_answer_prefix(text), ctx.question)
+    text = _without_question(tx.strip_answer_prefix(text), ctx.question)
     answer = _solve(text, ctx, _number_answer) if ctx.expects_number else None
     if answer is None and ctx.options:
         answer = _solve(text, ctx, _option_answer)

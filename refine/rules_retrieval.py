@@ -12,23 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
-from avibench.refine.text import (
-    DOUBT,
-    HEDGE,
-    NEGATION,
-    NUMBER_WORDS,
-    ORDINALS,
-    REFUSAL,
-    answer_phrases,
-    bold_spans,
-    find_lists,
-    sentences,
-    strip_answer_prefix,
-    usable,
-    without_echo,
-    words,
-)
 from avibench.refine.vocab import singular
 
 _NOUNS = (
@@ -74,7 +59,7 @@ def _int_list(value: list[Any]) -> list[int] | None:
 
 
 def _lists(span: str) -> list[list[int]]:
-    return [lst for lst in (_int_list(v) for v in find_lists(span)) if lst is not None]
+    return [lst for lst in (_int_list(v) for v in tx.find_lists(span)) if lst is not None]
 
 
 def _numbers(group: str) -> list[int]:
@@ -82,12 +67,12 @@ def _numbers(group: str) -> list[int]:
 
 
 def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> list[int] | None:
-    if HEDGE.search(span) or REFUSAL.search(span):
+    if tx.HEDGE.search(span) or tx.REFUSAL.search(span):
         return None
     span = _NUMBER_SIGN.sub("", span)
     indexed = [n for m in _INDEXED.finditer(span) for n in _numbers(m.group(1))]
     named = [n for m in _NAMED.finditer(span) for n in _numbers(m.group(1))]
-    ordinals = [ORDINALS[w] - 1 for w in words(span) if w in ORDINALS]
+    ordinals = [tx.ORDINALS[w] - 1 for w in tx.words(span) if w in tx.ORDINALS]
     bare = _BARE.match(span)
     if ctx.n_candidates and re.search(r"\b(?:the )?last (?:one|clip|audio|image|candidate|item)", span, re.I):
         ordinals.append(ctx.n_candidates - 1)
@@ -109,7 +94,7 @@ def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> l
         said = every.group(1) or every.group("n")
         if (
             said is None
-            or NUMBER_WORDS.get(said.lower(), -1) == ctx.n_candidates
+            or tx.NUMBER_WORDS.get(said.lower(), -1) == ctx.n_candidates
             or said == str(ctx.n_candidates)
         ):
             return list(range(ctx.n_candidates))  # "All three audio clips match the image."
@@ -142,7 +127,7 @@ def _base_named(named: list[int], span: str, ctx: RefineContext) -> list[int] | 
 
 
 def _solve(text: str, ctx: RefineContext) -> list[int] | None:
-    explicit = bold_spans(text) + answer_phrases(text)
+    explicit = tx.bold_spans(text) + tx.answer_phrases(text)
     for spans in (explicit, [text]):
         found = [lst for s in spans for lst in _lists(s)]
         distinct = {tuple(lst) for lst in found}
@@ -150,7 +135,7 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
             return None
         if distinct:
             chosen = list(distinct.pop())
-            if DOUBT.search(text) or any(
+            if tx.DOUBT.search(text) or any(
                 lst != chosen and not _enumeration(lst, ctx) for lst in _lists(text)
             ):
                 return None  # "Possibly [2], maybe 3 as well"; "[1, 3] ... so the answer is [1]"
@@ -179,7 +164,7 @@ _AFFIRM = re.compile(
     re.I,
 )
 _DENY = re.compile(
-    rf"{NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b|[\u2717\u2718\u274c]", re.I
+    rf"{tx.NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b|[\u2717\u2718\u274c]", re.I
 )
 #: A list item or a per-candidate line ("- ...", "2. ...", "Image 3: ...").
 _ITEM = re.compile(rf"^\s*(?:[-*•]|\d+[.)]|(?:{_NOUNS}|index)\s*#?\s*\d+\s*[:–—-])\s*", re.I)
@@ -226,8 +211,8 @@ def _selected_against(chosen: list[int], prose: str, ctx: RefineContext) -> bool
     for m in _SELECTED.finditer(prose):
         if _DENY.search(m.group(0)):
             continue
-        rest = words(prose[: m.start()] + " " + prose[m.end() :])
-        described = {singular(w) for w in words(m.group(1)) if len(w) > 3}
+        rest = tx.words(prose[: m.start()] + " " + prose[m.end() :])
+        described = {singular(w) for w in tx.words(m.group(1)) if len(w) > 3}
         if not described & {singular(w) for w in rest}:
             continue
         if re.fullmatch(rf"\d+(?:(?:{_SEP})\d+)*", m.group(2).strip()):
@@ -244,7 +229,7 @@ def _grouped_against(chosen: list[int], prose: str) -> bool:
     whichever way it counts. A group apart from the choice describes the others ("Clips 0 and 2 contain a
     mower and a saxophone"). A candidate numbered 0 anywhere means the prose counts from 0."""
     readings = _readings(chosen, prose)
-    for sentence in sentences(prose):
+    for sentence in tx.sentences(prose):
         if _DENY.search(sentence):
             continue
         for m in (*_NAMED.finditer(sentence), *_INDEXED.finditer(sentence)):
@@ -256,16 +241,16 @@ def _grouped_against(chosen: list[int], prose: str) -> bool:
 
 def _affirming(prose: str) -> list[str]:
     """The sentences that say a candidate matches, without denying one."""
-    return [s for s in sentences(prose) if _AFFIRM.search(s) and not _DENY.search(s)]
+    return [s for s in tx.sentences(prose) if _AFFIRM.search(s) and not _DENY.search(s)]
 
 
 def _joined_bold(text: str) -> list[str]:
     """Bold spans (not item labels), except that several short ones in one sentence ("The **second** and **fifth** images") are
     read as that sentence: together they are one answer."""
-    spans = [s for s in bold_spans(text) if not s.rstrip().endswith(":")]  # "**Clip 0:**" labels an item
-    if len(spans) > 1 and all(len(words(s)) <= 3 for s in spans):
+    spans = [s for s in tx.bold_spans(text) if not s.rstrip().endswith(":")]  # "**Clip 0:**" labels an item
+    if len(spans) > 1 and all(len(tx.words(s)) <= 3 for s in spans):
         holding = [
-            s for s in sentences(text) if all(f"**{b}**" in s for b in spans) and "\n" not in s.strip()
+            s for s in tx.sentences(text) if all(f"**{b}**" in s for b in spans) and "\n" not in s.strip()
         ]
         if len(holding) == 1:
             return [holding[0].replace("**", "")]
@@ -275,8 +260,8 @@ def _joined_bold(text: str) -> list[str]:
 def _from_text(text: str, ctx: RefineContext) -> list[int] | None:
     """The indices prose names, where models put the answer: marked spans, the last sentence, the first,
     then the whole text; ``None`` when those disagree or name none."""
-    explicit = _joined_bold(text) + answer_phrases(text)
-    parts = sentences(text)
+    explicit = _joined_bold(text) + tx.answer_phrases(text)
+    parts = tx.sentences(text)
     zero_based = _ZERO_NAMED.search(text) is not None
     listed = sum(bool(_ITEM.match(line)) for line in text.splitlines()) >= 2
     ends = [] if listed else [parts[-1:], parts[:1]]  # a list's first and last items are not its answer
@@ -303,7 +288,7 @@ _BULLET_PICK = re.compile(
 def _from_bullets(text: str, ctx: RefineContext) -> list[int] | None:
     """Chosen candidates as bullet items, one each, read as the same candidates in running text would be."""
     picks = [m.group(1) for m in (_BULLET_PICK.match(line) for line in text.splitlines()) if m]
-    if not picks or DOUBT.search(text) or REFUSAL.search(text):
+    if not picks or tx.DOUBT.search(text) or tx.REFUSAL.search(text):
         return None
     if ctx.n_candidates and len(set(picks)) >= ctx.n_candidates:
         return None  # one bullet per candidate: an analysis of each, not a pick
@@ -312,10 +297,10 @@ def _from_bullets(text: str, ctx: RefineContext) -> list[int] | None:
 
 def parse_retrieval(raw: object, ctx: RefineContext) -> str | None:
     """The canonical index list for a retrieval sample, or ``None`` when the rules cannot tell."""
-    text = usable(raw)
+    text = tx.usable(raw)
     if text is None:
         return None
-    indices = _solve(strip_answer_prefix(without_echo(text, ctx.prompt_text)), ctx)
+    indices = _solve(tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text)), ctx)
     if indices is None or (ctx.n_candidates and any(i >= ctx.n_candidates for i in indices)):
         return None  # an index past the candidates is outside the answer space
     return canonical_indices(indices)
