@@ -22,7 +22,7 @@ from typing import Any
 
 from avibench.refine.context import RefineContext
 from avibench.refine.text import dict_spans, find_lists, parse_literal, to_float
-from avibench.refine.vocab import VOCABULARY
+from avibench.refine.vocab import VOCABULARY, any_of
 
 XYXY, YXYX, XYWH, CXCYWH = "xyxy", "yxyx", "xywh", "cxcywh"
 NORMALISED_MAX = 1.5
@@ -269,11 +269,7 @@ def normalise_all(
 
 
 #: Motion just before "from (x, y) to (x, y)": the two points are where an object goes, not its corners.
-_TRAVELS = re.compile(
-    r"\b(?:mov(?:es|ed|ing)|travel(?:s|led|ling)?|runs?|ran|walks?|walked|slides?|slid|drifts?|shifts?|rolls?|"
-    r"flies|flew|crosses|crossed)\b[^.()\n]{0,25}$",
-    re.I,
-)
+_TRAVELS = re.compile(any_of("travel_verbs") + r"[^.()\n]{0,25}$", re.I)
 #: The named-value forms of ``_PROSE_BOX``, as its groups in xyxy (or centre-size) order.
 _NAMED_GROUPS = (
     ("l", "t", "r", "b"),
@@ -326,12 +322,7 @@ def prose_boxes(text: str) -> list[ProseBox]:
 FRAME_KEYS = ("frame", "frame_id", "frame_index", "index")
 NO_BOX = frozenset(VOCABULARY["no_box_values"])
 #: A frame described as having no sounding object in it.
-ABSENT = re.compile(
-    r"\b(?:none|null|no (?:sounding )?(?:object|box|instrument|source)|not visible|invisible|off[- ](?:screen|stage|"
-    r"camera)|out of (?:the )?(?:frame|shot|view|picture)|absent|not present|not in (?:the )?(?:frame|shot|view)|"
-    r"hidden|occluded|gone|leaves|left the|walks off|disappear(?:s|ed)?|no longer|not (?:playing|sounding)|silent)\b",
-    re.I,
-)
+ABSENT = re.compile(any_of("absent_words"), re.I)
 
 
 def truncated(text: str) -> bool:

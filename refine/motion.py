@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from avibench.refine.text import HEDGE, NEGATION
-from avibench.refine.vocab import VOCABULARY
+from avibench.refine.vocab import VOCABULARY, any_of
 
 Vector = tuple[int, int]
 
@@ -36,24 +36,14 @@ _STARTS_ENDS = re.compile(
 _STEP = VOCABULARY["movement_steps"]
 _STEPS = re.compile(r"\bto the (?:left|right)\b|\b(?:up|down)(?:wards?)?\b|\b(?:left|right)wards?\b", re.I)
 #: "speeds up", "upside down": not directions.
-_PHRASAL = re.compile(
-    r"\b(?:speeds?|slows?|ends?|picks?|shows?|comes?|sets?|lights?|winds?|calms?|settles?|cools?) (?:up|down)\b|"
-    r"\bupside down\b|\btop-down\b|\bup close\b",
-    re.I,
-)
+_PHRASAL = re.compile(any_of("not_directions"), re.I)
 #: "moves right", "heading left": a side straight after a motion verb is a direction.
 _VERB_SIDE = re.compile(
     r"\b(?:mov(?:es|ing|e)|travel(?:s|ling|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|head(?:s|ing)?|drift(?:s|ing)?|"
     r"shift(?:s|ing)?|roll(?:s|ing)?)\s+(left|right)\b",
     re.I,
 )
-_MOTION = re.compile(
-    r"\b(?:mov(?:es|ed|ing|e)|travel(?:s|led|ling|ed|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|drift(?:s|ing)?|"
-    r"shift(?:s|ing|ed)?|roll(?:s|ing)?|head(?:s|ing)?|glid(?:es|ing|e)|translat(?:es|ing|ion)|motion|path|"
-    r"goes|went|rises|rising|falls|falling|descends|ascends|bounc(?:es|ing|e)|oscillat(?:es|ing)|swing(?:s|ing)?|"
-    r"bob(?:s|bing)?)\b",
-    re.I,
-)
+_MOTION = re.compile(any_of("motion_words"), re.I)
 _STILL = re.compile(rf"{NEGATION}|\b(?:stationary|still|static|without)\b", re.I)
 _CLASSES = VOCABULARY["movement_classes"]
 
@@ -97,11 +87,7 @@ def _kind(vector: Vector) -> str:
 
 
 #: Back-and-forth movement along one axis: a class of movement without a direction.
-_OSCILLATION = re.compile(
-    r"\b(?:up and down|down and up|upwards and downwards)\b|\b(?:left and right|right and left|side to side|"
-    r"side-to-side)\b",
-    re.I,
-)
+_OSCILLATION = re.compile(any_of("oscillation"), re.I)
 
 
 def _by_class(options: Sequence[str], kind: str) -> list[str]:
@@ -137,11 +123,7 @@ def contradicts_direction(span: str, option: str) -> bool:
     return len(vectors) == 1 and _kind(next(iter(vectors))) != wanted
 
 
-_FORWARD = re.compile(
-    r"\b(?:followed by|then|before|after which|afterwards?|later|next|joins?|joined by|comes? in second|"
-    r"second|finally|lastly|eventually)\b",
-    re.I,
-)
+_FORWARD = re.compile(any_of("order_forward"), re.I)
 _BACKWARD = re.compile(r"\b(?:after(?! which)(?!wards?)|preceded by|following)\b", re.I)
 _FIRST_Q = re.compile(r"\b(?:first|earliest|initially|earlier)\b", re.I)
 _LAST_Q = re.compile(r"\b(?:last|latest|final|finally|later)\b", re.I)

@@ -17,7 +17,7 @@ from typing import Any
 from avibench.refine import boxes as bx
 from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
-from avibench.refine.vocab import VOCABULARY, classes_in, normalise_key
+from avibench.refine.vocab import VOCABULARY, any_of, classes_in, normalise_key
 
 _KEY_ID = re.compile(r"^\s*(.*?)[\s_#-]*(\d+)\s*$")
 _WHOLE_ANSWER = frozenset(VOCABULARY["whole_answer_labels"])
@@ -251,12 +251,7 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
 
 
 #: Prose naming the sound's source ("The sounding object is the piano", "the sound comes from the dog").
-_SOURCE_NAMED = re.compile(
-    r"\b(?:sounding (?:object|instance|source)s? (?:is|are)|sound (?:is coming|comes|is) from|sound is made by|"
-    r"sound (?:is|was)(?: \w+ly)?(?= an?\b| the\b)|"
-    r"source of the sound is|(?:is|are) (?:making|producing|emitting) the sound)\s+([^.;\n]{1,40})",
-    re.I,
-)
+_SOURCE_NAMED = re.compile(any_of("source_named") + r"\s+([^.;\n]{1,40})", re.I)
 
 
 def _other_source_named(boxed: set[str], prose: str, ctx: RefineContext) -> bool:

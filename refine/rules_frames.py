@@ -17,6 +17,7 @@ from typing import Any
 from avibench.refine import boxes as bx
 from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
+from avibench.refine.vocab import any_of
 
 FRAMES = 10
 _FRAME_KEY = re.compile(r"^\s*(?:frame)?[\s_#-]*(\d+)\s*$", re.I)
@@ -35,11 +36,7 @@ _ALL_FRAMES = re.compile(
     r"(?:\w+\s+)?frames\b|\bframes?[\s_]*0\s*(?:-|–|to|through)\s*(?:frame[\s_]*)?9\b",
     re.I,
 )
-_NOT_ALL = re.compile(
-    r"\b(?:except|but|not|only|until|after|before|moves?|moving|shifts?|changes?|disappears?|leaves|hidden|"
-    r"partially|apart from|other than|no longer)\b",
-    re.I,
-)
+_NOT_ALL = re.compile(any_of("not_all_frames"), re.I)
 
 
 def _frame_of(key: Any) -> int | None:
@@ -248,9 +245,7 @@ _INSTRUCTION = re.compile(
 
 
 #: Words saying the sounding object cannot be seen ("not visible in any of the frames").
-_UNSEEN = re.compile(
-    r"\b(?:not visible|invisible|no sounding object|not present|absent|off[- ]screen|should be none)\b", re.I
-)
+_UNSEEN = re.compile(any_of("unseen_words"), re.I)
 
 
 def _said_nowhere(prose: str) -> bool:

@@ -17,7 +17,15 @@ from functools import cache
 from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
 from avibench.refine.motion import contradicts_direction, direction_answer, order_answer, other_end
-from avibench.refine.vocab import COLOUR_WORDS, PLURAL_NOUNS, SHAPE_WORDS, VOCABULARY, aliases_for, singular
+from avibench.refine.vocab import (
+    COLOUR_WORDS,
+    PLURAL_NOUNS,
+    SHAPE_WORDS,
+    VOCABULARY,
+    aliases_for,
+    any_of,
+    singular,
+)
 
 _TYPOS = VOCABULARY["option_typos"]
 _NEGATORS = re.compile(
@@ -159,17 +167,8 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
 
 
 _ALWAYS_Q = re.compile(r"\b(?:always|all the time|the whole time|throughout|continuously|the entire)\b", re.I)
-_CONTINUOUS = re.compile(
-    r"\b(?:continuously|constantly|throughout|the (?:whole|entire) (?:time|video|clip|piece|performance)|"
-    r"all the time|from (?:the )?(?:start|beginning) to (?:the )?end|never stops|"
-    r"(?:without|with no|never an?|not an?) (?:any |a single )?(?:pause|break|stop|rest|gap)s?)\b",
-    re.I,
-)
-_BROKEN = re.compile(
-    r"\b(?:stops?|stopped|pauses?|paused|rests?|silent|breaks?|intermittent(?:ly)?|only (?:at|in|for|during)|"
-    r"not always|starts? (?:late|later|halfway)|joins? (?:in )?later|drops? out)\b",
-    re.I,
-)
+_CONTINUOUS = re.compile(any_of("continuous_play"), re.I)
+_BROKEN = re.compile(any_of("broken_play"), re.I)
 
 
 def _against_always(lead: str, span: str, question: str) -> bool:
@@ -201,11 +200,7 @@ def _denies_asked(text: str, question: str) -> bool:
 
 #: A question about another option than the one it names ("on the right of the bagpipe", "at the same time
 #: as the pipa").
-_RELATIVE_Q = re.compile(
-    r"\b(?:left|right|front|behind) of\b|\bnext to\b|\bbeside\b|\bsame time as\b|\bother than\b|"
-    r"\b(?:after|before|together with|along with)\b",
-    re.I,
-)
+_RELATIVE_Q = re.compile(any_of("relative_question"), re.I)
 
 
 def _is_reference(option: str, ctx: RefineContext) -> bool:
@@ -505,10 +500,7 @@ def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Callable[...,
 
 
 #: A model correcting itself after its marked answer ("Looking more closely, ... is actually red").
-_CORRECTION = re.compile(
-    r"\b(?:actually|on second thought|looking (?:more )?closely|correction|i was wrong|rather|in fact)\b",
-    re.I,
-)
+_CORRECTION = re.compile(any_of("self_corrections"), re.I)
 _CONCLUSION = re.compile(r"(?:^|[,;.]\s*)(?:so|therefore|thus|hence)\b([^.]*)", re.I)
 _NEGATIVE = re.compile(tx.NEGATION, re.I)
 

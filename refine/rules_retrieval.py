@@ -14,12 +14,9 @@ from typing import Any
 
 from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
-from avibench.refine.vocab import singular
+from avibench.refine.vocab import VOCABULARY, any_of, singular
 
-_NOUNS = (
-    r"clips?|audios?|audio clips?|audio files?|wavs?|wav files?|sounds?|images?|pictures?|photos?|candidates?|"
-    r"items?|files?|tracks?|options?|recordings?|frames?"
-)
+_NOUNS = "|".join(VOCABULARY["candidate_nouns"])
 _SEP = rf"\s*(?:,\s*and|,|and|&|or|\+)\s*(?:the\s+)?(?:(?:{_NOUNS})\s*)?#?"
 _NAMED = re.compile(rf"\b(?:{_NOUNS})[\s_]*#?\s*(\d+(?:(?:{_SEP})\d+)*)", re.I)
 #: "Picture No.1", "image number 3": the number sign written out.
@@ -30,11 +27,7 @@ _INDEXED = re.compile(
 )
 _BARE = re.compile(rf"^\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
 _LISTED = re.compile(rf"(?:\bare|\bis|:)[*`]*\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
-_NONE = re.compile(
-    r"\b(?:none of (?:the|them|these|those)|not (?:a )?single one|no (?:\w+ )?(?:clips?|audios?|images?|candidates?|match(?:es|ing)?)|"
-    r"nothing matches|empty list)\b",
-    re.I,
-)
+_NONE = re.compile(any_of("no_candidate"), re.I)
 _ONE_BASED = re.compile(r"\b(?:1-based|one-based|1-indexed|starting (?:from|at) 1|counting from 1)\b", re.I)
 _MAX_INDEX = 999
 

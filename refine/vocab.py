@@ -37,6 +37,11 @@ COLOUR_WORDS = frozenset(VOCABULARY["colour_words"])
 PLURAL_NOUNS = SHAPE_WORDS | frozenset(VOCABULARY["plural_instruments"])
 
 
+def any_of(name: str) -> str:
+    """A vocabulary list as a regular expression matching any of its phrases as whole words."""
+    return rf"\b(?:{'|'.join(VOCABULARY[name])})\b"
+
+
 @cache
 def _engine() -> inflect.engine:
     """inflect, imported on first use: its import takes seconds, which a refine that never meets a plural (or
