@@ -299,8 +299,7 @@ def prose_boxes(text: str) -> list[ProseBox]:
             text[max(0, m.start() - 40) : m.start()]
         ):
             continue  # "moves from (x, y) to (x, y)": a path, not a box
-        flat = m.group("list") or m.group("tuple") or m.group("bare")
-        if flat is not None:
+        if (flat := m.group("list") or m.group("tuple") or m.group("bare")) is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])
             order = None
         elif any(m.group(names[0]) is not None for names in _NAMED_GROUPS):
@@ -347,8 +346,7 @@ def unwrap(value: Any) -> Any:
 
 def object_box(obj: Mapping[Any, Any]) -> Box | None:
     """The box of a ``{"label": ..., "bbox_2d": [...]}`` object, or of one with corner keys."""
-    key = next((k for k in BOX_KEYS if k in obj), None)
-    if key is None:
+    if (key := next((k for k in BOX_KEYS if k in obj), None)) is None:
         return read_box({k: v for k, v in obj.items() if k not in LABEL_KEYS and k not in FRAME_KEYS})
     box = read_box(obj[key])
     if box is not None and key == "box_2d" and box.order is None:

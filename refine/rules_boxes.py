@@ -66,8 +66,7 @@ def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
             return None
         many = isinstance(raw, list) and raw and all(isinstance(b, list | tuple | str | Mapping) for b in raw)
         for item in raw if many else [raw]:
-            box = bx.read_box(item) or _written_box(item)
-            if box is None:
+            if (box := bx.read_box(item) or _written_box(item)) is None:
                 return None
             out.append((name, box))
     return out
@@ -186,8 +185,7 @@ def _from_table(text: str) -> list[Instance] | None:
 
 def _instances(text: str, ctx: RefineContext) -> list[Instance] | None:
     """The instances of an answer, most structured reading first."""
-    objects = bx.object_lists(text)
-    if objects:
+    if objects := bx.object_lists(text):
         return _from_objects(objects[0]) if len(objects) == 1 else None
     if tx.dict_spans(text):
         return _from_dicts(text)

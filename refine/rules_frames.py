@@ -52,8 +52,7 @@ def _frames_from_dict(value: Mapping[Any, Any]) -> dict[int, Any] | None:
     """``{frame_k: box}``, where a box may also be a detection object (``{"box_2d": [..], "label": ..}``)."""
     frames = {}
     for key, box in value.items():
-        k = _frame_of(key)
-        if k is None:
+        if (k := _frame_of(key)) is None:
             return None
         if isinstance(box, Mapping) and any(b in box for b in bx.BOX_KEYS):
             inner = box[next(b for b in bx.BOX_KEYS if b in box)]
@@ -84,8 +83,7 @@ def _frames_from_table(text: str) -> dict[int, Any] | None:
     if len(tables) != 1:
         return None
     header, *rows = tables[0]
-    frame_col = next((i for i, h in enumerate(header) if "frame" in h.lower()), None)
-    if frame_col is None:
+    if (frame_col := next((i for i, h in enumerate(header) if "frame" in h.lower()), None)) is None:
         return None
     frames: dict[int, Any] = {}
     for row in rows:
@@ -116,8 +114,7 @@ def _frames_from_pairs(text: str) -> dict[int, Any] | None:
                 return None
             frames[k] = value
     for k, value in frames.items():
-        same = re.fullmatch(_SAME_AS, value, re.I)
-        if same is not None:
+        if (same := re.fullmatch(_SAME_AS, value, re.I)) is not None:
             source = frames.get(int(same.group(1)))
             if source is None or re.fullmatch(_SAME_AS, source, re.I):
                 return None  # a copy of a frame the answer does not give, or of a later copy
@@ -271,16 +268,14 @@ def _frames_from_object_lines(text: str) -> dict[int, Any] | None:
     list in the text is on such a line."""
     frames: dict[int, Any] = {}
     for line in text.splitlines():
-        m = _FRAME_LINE.match(line)
-        if m is None:
+        if (m := _FRAME_LINE.match(line)) is None:
             continue
         k, value = int(m.group(1)), m.group(2)
         lists = tx.find_lists(value)
         if bx.no_box(value.strip(" *`")) or (len(lists) == 1 and lists[0] == []):
             box: Any = None if not lists else []
         elif len(lists) == 1 and len(lists[0]) == 1 and isinstance(lists[0][0], Mapping):
-            box = bx.object_box(lists[0][0])
-            if box is None:
+            if (box := bx.object_box(lists[0][0])) is None:
                 return None
         else:
             return None
@@ -292,13 +287,11 @@ def _frames_from_object_lines(text: str) -> dict[int, Any] | None:
 
 
 def _frames(text: str) -> dict[int, Any] | None:
-    objects = bx.object_lists(text)
-    if objects:
+    if objects := bx.object_lists(text):
         if len(objects) != 1:
             return _frames_from_object_lines(text)
         return _frames_from_objects(objects[0]) or _one_object_for_all(objects[0], tx.outside_dicts(text))
-    spans = tx.dict_spans(text)
-    if spans:
+    if spans := tx.dict_spans(text):
         value = bx.unwrap(spans[0][2])
         return _frames_from_dict(value) if len(spans) == 1 and isinstance(value, Mapping) else None
     lists = tx.find_lists(text)
@@ -340,8 +333,7 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     for k, value in found.items():
         if not 0 <= k < FRAMES or bx.no_box(value):
             continue
-        box = value if isinstance(value, bx.Box) else bx.read_box(value)
-        if box is None:
+        if (box := value if isinstance(value, bx.Box) else bx.read_box(value)) is None:
             invalid.add(k)  # kept as [] (the scoring profile decides whether [] means "no box")
         else:
             present[k] = box

@@ -59,8 +59,7 @@ def _slots(value: dict[Any, Any]) -> dict[Any, Any] | None:
     names: dict[str, Any] = {}
     numbers: dict[str, Any] = {}
     for key, item in value.items():
-        m = _SLOT.match(str(key))
-        if m is None:
+        if (m := _SLOT.match(str(key))) is None:
             return None
         (numbers if m.group(1).lower() in ("count", "number") else names)[m.group(2)] = item
     if not names or names.keys() != numbers.keys() or not all(isinstance(n, str) for n in names.values()):
@@ -79,16 +78,11 @@ def _count_key(name: str, ctx: RefineContext) -> str:
 
 
 def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | None:
-    counts: dict[str, int] = {}
     value = _unwrap(value)
-    for key, raw_count in (_slots(value) or value).items():
-        if not isinstance(key, str) or not key.strip() or re.search(r"\bor\b|/", key):
-            return None  # no key, or one that hedges between objects ("man or woman")
-        n = tx.to_int(raw_count)
-        if n is None:
-            return None
-        _add(counts, _count_key(key, ctx), n)
-    return counts
+    pairs = list((_slots(value) or value).items())
+    if any(not isinstance(key, str) or not key.strip() or re.search(r"\bor\b|/", key) for key, _ in pairs):
+        return None  # no key, or one that hedges between objects ("man or woman")
+    return _tally(pairs, ctx)
 
 
 #: A note in parentheses without a number ("female × 1 (lead vocals)"), and a unit word after a count
@@ -102,8 +96,7 @@ _UNIT_AFTER = re.compile(
 def _pair(piece: str) -> tuple[str, str] | None:
     """(name, count) of one ``dog: 2`` / ``Dog × 2`` / ``2 × dog`` piece."""
     piece = _UNIT_AFTER.sub(r"\1\2", _NOTE.sub("", piece))
-    m = _LINE_PAIR.match(piece)
-    if m is not None:
+    if (m := _LINE_PAIR.match(piece)) is not None:
         return m.group(1), m.group(2)
     m = _COUNT_FIRST.match(piece)
     return (m.group(2), m.group(1)) if m else None
@@ -135,14 +128,11 @@ def _headed_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None
 
 
 def _line_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None:
-    headed = _headed_pairs(line, ctx)
-    if headed is not None:
+    if (headed := _headed_pairs(line, ctx)) is not None:
         return headed
-    whole = _pair(line)
-    if whole is not None:
+    if (whole := _pair(line)) is not None:
         return [whole]
-    counted = _BULLET_COUNT.match(line)
-    if counted is not None:
+    if (counted := _BULLET_COUNT.match(line)) is not None:
         return [(counted.group(2), counted.group(1))]
     pieces = [p for p in _PAIR_SPLIT.split(_LEAD_IN.sub("", line.strip())) if p.strip()]
     pairs = [_pair(p) or _bare_pair(p, ctx) for p in pieces]
@@ -163,8 +153,7 @@ def _bare_pair(piece: str, ctx: RefineContext) -> tuple[str, str] | None:
 def _tally(pairs: list[tuple[str, str]], ctx: RefineContext) -> dict[str, int] | None:
     counts: dict[str, int] = {}
     for name, raw_count in pairs:
-        n = tx.to_int(raw_count)
-        if n is None:
+        if (n := tx.to_int(raw_count)) is None:
             return None
         _add(counts, _count_key(name, ctx), n)
     return counts
@@ -273,20 +262,11 @@ def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
     return False
 
 
-def _is_singular(token: str) -> bool:
-    return singular(token) == token
-
-
 _PLACE_WORDS = frozenset(VOCABULARY["place_words"])
 
 
 #: "like a", "as a": a comparison, not an object counted.
 _LIKENING = frozenset({"like", "as"})
-
-
-def _placed(tokens: list[str], i: int) -> bool:
-    """The class at ``i`` follows a preposition of place ("on the table")."""
-    return i >= 2 and tokens[i - 2] in _PLACE_WORDS
 
 
 def _prose_quantities(
@@ -298,15 +278,16 @@ def _prose_quantities(
     unquantified: set[str] = set()
     i = 0
     while i < len(tokens):
-        hit = class_at(tokens, i, classes)
-        if hit is None:
+        if (hit := class_at(tokens, i, classes)) is None:
             i += 1
             continue
         cls, width = hit
         q = _quantity(tokens, i, classes, articles=articles)
         if q == "vague":
             return None
-        if articles and q == "definite" and _is_singular(tokens[i + width - 1]) and not _placed(tokens, i):
+        last = tokens[i + width - 1]
+        placed = i >= 2 and tokens[i - 2] in _PLACE_WORDS  # "on the table": a place named in passing
+        if articles and q == "definite" and singular(last) == last and not placed:
             q = 1  # "a man playing the guitar": one guitar
         if isinstance(q, int):
             quantities.setdefault(cls, set()).add(q)
@@ -387,8 +368,7 @@ def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
     if len(text) > _MAX_PROSE or tx.HEDGE.search(text) or tx.REFUSAL.search(text):
         return None
     tokens = tx.words(text)
-    found = _prose_quantities(tokens, ctx.classes)
-    if found is None:
+    if (found := _prose_quantities(tokens, ctx.classes)) is None:
         return None
     quantities, unquantified = found
     if not quantities or unquantified - set(quantities) or _stray_quantity(tokens, ctx.classes):
@@ -423,26 +403,14 @@ def _detections(dicts: list[dict[Any, Any]]) -> list[tuple[str, str]] | None:
 _ALSO_NAMED = re.compile(r"\b([A-Za-z][A-Za-z -]{0,30}?)\s*\(\s*([A-Za-z][A-Za-z -]{0,30}?)\s*\)")
 
 
-def _as_dict_names(prose: str, counts: dict[str, int]) -> str:
-    """The prose with a label that gives the dict's name in parentheses called by that name: "Person (man): 1"
-    beside ``{'man': 1}`` lists the man, not another class."""
-
-    def named(m: re.Match[str]) -> str:
-        return m.group(2) if m.group(2).lower() in counts else m.group(0)
-
-    return _ALSO_NAMED.sub(named, prose)
-
-
 def parse_mic(raw: object, ctx: RefineContext) -> str | None:
     """The canonical count dict for a MIC sample, or ``None`` when the rules cannot tell."""
-    text = tx.usable(raw)
-    if text is None:
+    if (text := tx.usable(raw)) is None:
         return None
     text = tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text))
     spans = tx.dict_spans(text)
     dicts = [value for _, _, value in spans]
-    detected = _detections(dicts)
-    if detected is not None:
+    if (detected := _detections(dicts)) is not None:
         counts = _tally(detected, ctx)
         return canonical_mic(counts) if counts else None
     if dicts:
@@ -453,13 +421,14 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
         prose = tx.outside_dicts(text)
         if _COUNT_DOUBT.search(prose):
             return None  # "answer={'pumpkin': 5} (could also be 6 ...)"
-        prose = _as_dict_names(prose, parsed[0])
+        # "Person (man): 1" beside {'man': 1} lists the man, not another class
+        counts = parsed[0]
+        prose = _ALSO_NAMED.sub(lambda m: m.group(2) if m.group(2).lower() in counts else m.group(0), prose)
         listed = _from_table(prose, ctx) or _from_lines(prose, ctx)
         if _contradicts(parsed[0], prose, ctx) or listed not in (None, parsed[0]):  # type: ignore[arg-type]
             return None  # the prose counts differently, in words or in its own list
         return distinct.pop()
     for parser in (_from_table, _from_lines, _from_prose):
-        counts = parser(text, ctx)
-        if counts is not None:
+        if (counts := parser(text, ctx)) is not None:
             return canonical_mic(counts)
     return None

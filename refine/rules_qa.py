@@ -15,28 +15,14 @@ from dataclasses import dataclass
 from functools import cache
 
 from avibench.refine import text as tx
+from avibench.refine import vocab
 from avibench.refine.context import RefineContext
 from avibench.refine.motion import contradicts_direction, direction_answer, order_answer, other_end
-from avibench.refine.vocab import (
-    COLOUR_WORDS,
-    PLURAL_NOUNS,
-    SHAPE_WORDS,
-    VOCABULARY,
-    aliases_for,
-    any_of,
-    singular,
-)
 
-_TYPOS = VOCABULARY["option_typos"]
-_NEGATORS = re.compile(
-    r"(?:\bnot|\bisnt|\barent|\bwasnt|\bwerent|\bdoesnt|\bdont|\bdidnt|\bnever|\bneither|\bnor|\bexcluding|\bexcept|"
-    r"\brather than|\binstead of|\bthan|\bno longer|\bwithout)\s+(?:\w+\s+){0,3}$"
-)
+_TYPOS = vocab.VOCABULARY["option_typos"]
+_NEGATORS = re.compile(vocab.any_of("negators") + r"\s+(?:\w+\s+){0,3}$")
 #: What follows an option to deny it ("the cone never moves", "the tuba is barely audible").
-_DENIED_AFTER = re.compile(
-    r"\s+(?:\w+\s+)?(?:never|is not|isnt|was not|wasnt|does not|doesnt|did not|didnt|makes no|made no|"
-    r"is silent|stays silent|remains silent|is barely audible|is inaudible|is not heard)\b"
-)
+_DENIED_AFTER = re.compile(r"\s+(?:\w+\s+)?" + vocab.any_of("denied_after"))
 _MULTI_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 _LETTERS = (
     re.compile(r"^\s*(?:option|choice)\s*[(\[]?([a-j])\b[)\]]?", re.I),
@@ -69,10 +55,10 @@ def _own_pattern(key: str) -> re.Pattern[str]:
     """An option's own wording; a noun option (a shape, an instrument) also in the plural ("the drums"), and
     a plural one in the singular ("conga" for "congas")."""
     *head, last = key.split()
-    one = singular(last)
-    if one != last and one in PLURAL_NOUNS:
+    one = vocab.singular(last)
+    if one != last and one in vocab.PLURAL_NOUNS:
         key = " ".join([*head, one])
-    plural = "(?:s|es)?" if key.split()[-1] in PLURAL_NOUNS else ""
+    plural = "(?:s|es)?" if key.split()[-1] in vocab.PLURAL_NOUNS else ""
     return re.compile(rf"\b{re.escape(key)}{plural}\b")
 
 
@@ -85,7 +71,7 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
     )
     by_key = dict(keys)
     patterns = [(option, _own_pattern(key)) for key, option in keys]
-    patterns += [(by_key[key], pattern) for key, pattern in aliases_for(by_key)]
+    patterns += [(by_key[key], pattern) for key, pattern in vocab.aliases_for(by_key)]
     found = sorted(
         ((option, m) for option, pattern in patterns for m in pattern.finditer(text)),
         key=lambda om: om[1].start() - om[1].end(),
@@ -106,8 +92,7 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
 def _letter(span: str, options: Sequence[str]) -> str | None:
     """The option named by a letter ("B", "(B) no", "Option B"), when the span starts with one."""
     for pattern in _LETTERS:
-        m = pattern.match(span)
-        if m:
+        if m := pattern.match(span):
             break
     else:
         return None
@@ -115,7 +100,7 @@ def _letter(span: str, options: Sequence[str]) -> str | None:
     return options[index] if index < len(options) else None
 
 
-_FILLER = frozenset(VOCABULARY["discourse_fillers"])
+_FILLER = frozenset(vocab.VOCABULARY["discourse_fillers"])
 
 
 def _lead_word(span: str) -> str | None:
@@ -132,15 +117,13 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     options = ctx.options
     mentions = _mentions(span, options)
     found = _distinct([m.option for m in mentions])
-    letter = _letter(span, options)
-    if letter is not None:
+    if (letter := _letter(span, options)) is not None:
         if found and found != [letter]:
             return None
         return letter
     if set(_YES_NO) <= {o.lower() for o in options}:
         first = _lead_word(span)
-        lead = next((o for o in options if o.lower() == first), None)
-        if lead is not None:
+        if (lead := next((o for o in options if o.lower() == first), None)) is not None:
             if tx.REFUSAL.search(span) or re.match(r"\W*no (?:doubt|problem|wonder)\b", span, re.I):
                 return None  # "No, I cannot tell", "No doubt, ...": not an answer
             if _against_always(lead.lower(), span, ctx.question):
@@ -167,8 +150,8 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
 
 
 _ALWAYS_Q = re.compile(r"\b(?:always|all the time|the whole time|throughout|continuously|the entire)\b", re.I)
-_CONTINUOUS = re.compile(any_of("continuous_play"), re.I)
-_BROKEN = re.compile(any_of("broken_play"), re.I)
+_CONTINUOUS = re.compile(vocab.any_of("continuous_play"), re.I)
+_BROKEN = re.compile(vocab.any_of("broken_play"), re.I)
 
 
 def _against_always(lead: str, span: str, question: str) -> bool:
@@ -182,7 +165,7 @@ def _against_always(lead: str, span: str, question: str) -> bool:
     return bool(_BROKEN.search(_CONTINUOUS.sub(" ", rest)))
 
 
-_QUESTION_WORDS = frozenset(VOCABULARY["question_words"])
+_QUESTION_WORDS = frozenset(vocab.VOCABULARY["question_words"])
 _DENYING = re.compile(r"\b(?:no|not|never|without|nor|neither)\s+((?:\w+\W+){0,2}\w+)", re.I)
 
 
@@ -190,9 +173,9 @@ def _denies_asked(text: str, question: str) -> bool:
     """A "yes" whose prose denies what the question asks about ("Is there music in the background?" - "Yes.
     There is no music in the background")."""
     asked = {w for w in tx.words(question) if w not in _QUESTION_WORDS and len(w) > 2}
-    asked |= {singular(w) for w in asked}
+    asked |= {vocab.singular(w) for w in asked}
     return any(
-        w in asked or singular(w) in asked
+        w in asked or vocab.singular(w) in asked
         for m in _DENYING.finditer(re.sub(r"^\W*yes\b", "", text, flags=re.I))
         for w in tx.words(m.group(1))
     )
@@ -200,7 +183,7 @@ def _denies_asked(text: str, question: str) -> bool:
 
 #: A question about another option than the one it names ("on the right of the bagpipe", "at the same time
 #: as the pipa").
-_RELATIVE_Q = re.compile(any_of("relative_question"), re.I)
+_RELATIVE_Q = re.compile(vocab.any_of("relative_question"), re.I)
 
 
 def _is_reference(option: str, ctx: RefineContext) -> bool:
@@ -274,7 +257,7 @@ def _number_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
 
 def _yes_no_question(question: str) -> bool:
     first = tx.words(question)[:1]
-    return bool(first) and first[0] in VOCABULARY["yes_no_question_starts"]
+    return bool(first) and first[0] in vocab.VOCABULARY["yes_no_question_starts"]
 
 
 def _free_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | None:
@@ -381,15 +364,15 @@ def _counting_prose(text: str, question: str) -> str:
     counts of other things ("How many cubes?" - "a scene with two spheres")."""
     prose = _unmarked_prose("\n".join(s for s in tx.sentences(text) if not _ITEM_NUMBER.match(s)))
     asked = _COUNTED_THING.search(question)
-    thing = singular(asked.group(1).split()[-1].lower()) if asked else None
+    thing = vocab.singular(asked.group(1).split()[-1].lower()) if asked else None
     if thing in (None, "time"):
         return prose  # "how many times does it beat?" counts events, which the prose names freely
 
     def other(m: re.Match[str]) -> str:
         after = [w.lower() for w in m.group(1).split()]
-        if any(singular(w) == thing for w in after):
+        if any(vocab.singular(w) == thing for w in after):
             return m.group(0)
-        counts_other = any(w in SHAPE_WORDS or (len(w) > 3 and singular(w) != w) for w in after)
+        counts_other = any(w in vocab.SHAPE_WORDS or (len(w) > 3 and vocab.singular(w) != w) for w in after)
         return " " if counts_other else m.group(0)
 
     return _COUNT_OF.sub(other, prose)
@@ -400,8 +383,7 @@ def _prose_answer(prose: str, ctx: RefineContext, pick: Callable[..., str | None
     for spans, explicit in _levels(prose):
         if explicit:
             continue
-        answers = _level_answers(spans, explicit, ctx, pick)
-        if answers:
+        if answers := _level_answers(spans, explicit, ctx, pick):
             return answers[0] if len(answers) == 1 else None
     return None
 
@@ -500,7 +482,7 @@ def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Callable[...,
 
 
 #: A model correcting itself after its marked answer ("Looking more closely, ... is actually red").
-_CORRECTION = re.compile(any_of("self_corrections"), re.I)
+_CORRECTION = re.compile(vocab.any_of("self_corrections"), re.I)
 _CONCLUSION = re.compile(r"(?:^|[,;.]\s*)(?:so|therefore|thus|hence)\b([^.]*)", re.I)
 _NEGATIVE = re.compile(tx.NEGATION, re.I)
 
@@ -518,24 +500,20 @@ def _retracted(answer: str, prose: str, ctx: RefineContext) -> bool:
 
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
 #: Words saying an object is silent: an answer that mentions one is not a plain list of choices.
-_SILENT = re.compile(
-    rf"{tx.NEGATION}|\b(?:silent|quiet|mute|none|neither|nor|except|only|without|but|while|whereas|still|"
-    r"stationary|motionless|remains?)\b",
-    re.I,
-)
+_SILENT = re.compile(rf"{tx.NEGATION}|{vocab.any_of('silent_words')}", re.I)
 
 
 def _foreign(text: str, ctx: RefineContext) -> bool:
     """The text names a shape or colour, of the kind the options are, that is not an option ("cylinder")."""
     option_words = {w for o in ctx.options for w in norm(o).split()}
-    aliases = aliases_for([norm(o) for o in ctx.options])
+    aliases = vocab.aliases_for([norm(o) for o in ctx.options])
     named = {
         form
         for w in norm(text).split()
-        for form in (w, singular(w))
+        for form in (w, vocab.singular(w))
         if not any(pattern.fullmatch(form) for _, pattern in aliases)
     }
-    for vocabulary in (SHAPE_WORDS, COLOUR_WORDS):
+    for vocabulary in (vocab.SHAPE_WORDS, vocab.COLOUR_WORDS):
         if option_words & vocabulary and (named & vocabulary) - option_words:
             return True
     return False
@@ -554,8 +532,7 @@ def _multi_prose(text: str, ctx: RefineContext) -> str | None:
     if any(m.negated for m in _mentions(text, ctx.options, negated=True)):
         return None
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    items = [m.group(1) for m in (_BULLET.match(ln) for ln in lines) if m]
-    if items:
+    if items := [m.group(1) for m in (_BULLET.match(ln) for ln in lines) if m]:
         if any(_chosen_in(ln, ctx) for ln in lines if not _BULLET.match(ln)):
             return None
         per_item = [_chosen_in(i, ctx) for i in items]
@@ -606,8 +583,7 @@ def _without_question(text: str, question: str) -> str:
 
 def parse_qa(raw: object, ctx: RefineContext) -> str | None:
     """The canonical ``**answer**`` for a QA sample, or ``None`` when the rules cannot tell."""
-    text = tx.usable(raw)
-    if text is None:
+    if (text := tx.usable(raw)) is None:
         return None
     text = _without_question(tx.strip_answer_prefix(text), ctx.question)
     answer = _solve(text, ctx, _number_answer) if ctx.expects_number else None

@@ -290,8 +290,7 @@ def _from_bullets(text: str, ctx: RefineContext) -> list[int] | None:
 
 def parse_retrieval(raw: object, ctx: RefineContext) -> str | None:
     """The canonical index list for a retrieval sample, or ``None`` when the rules cannot tell."""
-    text = tx.usable(raw)
-    if text is None:
+    if (text := tx.usable(raw)) is None:
         return None
     indices = _solve(tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text)), ctx)
     if indices is None or (ctx.n_candidates and any(i >= ctx.n_candidates for i in indices)):

@@ -97,12 +97,10 @@ def match_class(name: str, classes: Sequence[str]) -> str | None:
     text = name.strip().lower()
     if not text or len(text) > 80:
         return None
-    hit = index.get(squash(text)) or index.get(squash(singular(text)))
-    if hit is not None:
+    if (hit := index.get(squash(text)) or index.get(squash(singular(text)))) is not None:
         return hit
     synonyms = _synonyms(tuple(classes))
-    hit = synonyms.get(squash(text)) or synonyms.get(squash(singular(text)))
-    if hit is not None:
+    if (hit := synonyms.get(squash(text)) or synonyms.get(squash(singular(text)))) is not None:
         return hit
     parts = re.findall(r"[a-z0-9]+", text)
     found = {
@@ -146,8 +144,7 @@ def classes_in(text: str, classes: tuple[str, ...]) -> list[str]:
     found: list[str] = []
     i = 0
     while i < len(tokens):
-        hit = class_at(tokens, i, classes)
-        if hit is None:
+        if (hit := class_at(tokens, i, classes)) is None:
             i += 1
             continue
         found.append(hit[0])
