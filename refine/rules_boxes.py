@@ -29,19 +29,15 @@ _LABEL_BEFORE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?;\n]\s*")
 
 
-def _doubts(text: str, names: list[str]) -> bool:
-    """The answer doubts itself ("I am not certain", "maybe") or names one box as two objects ("violin / cello")."""
-    return tx.DOUBT.search(text) is not None or any(re.search(r"/|\bor\b", n) for n in names)
-
-
 #: Words that end a sentence before a colon without naming anything ("Its bounding box ..., is:").
 _NO_LABEL = frozenset({"is", "are", "was", "were", "be", "as follows", "follows", "here", "below"})
 
 
 def _label_before(segment: str) -> str | None:
-    """The label a segment ends with ("**Dog**: ", "dog_1 = "), or ``None``."""
+    """The label of one object a segment ends with ("**Dog**: ", "dog_1 = "), or ``None`` (none, or one that
+    names the whole answer)."""
     m = _LABEL_BEFORE.search(segment)
-    return m.group(1).strip() if m and m.group(1).strip().lower() not in _NO_LABEL else None
+    return m.group(1).strip() if m and m.group(1).strip().lower() not in _NO_LABEL | _WHOLE_ANSWER else None
 
 
 Instance = tuple[str, bx.Box]
@@ -66,16 +62,13 @@ def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
             return None
         many = isinstance(raw, list) and raw and all(isinstance(b, list | tuple | str | Mapping) for b in raw)
         for item in raw if many else [raw]:
-            if (box := bx.read_box(item) or _written_box(item)) is None:
+            written = (
+                bx.prose_boxes(item) if isinstance(item, str) else []
+            )  # "center=(0.5, 0.62), w=0.7, h=0.46"
+            if (box := bx.read_box(item) or (written[0].box if len(written) == 1 else None)) is None:
                 return None
             out.append((name, box))
     return out
-
-
-def _written_box(value: Any) -> bx.Box | None:
-    """A dict value that writes its one box in words ("center=(0.5, 0.62), w=0.7, h=0.46")."""
-    found = bx.prose_boxes(value) if isinstance(value, str) else []
-    return found[0].box if len(found) == 1 else None
 
 
 def _from_dicts(text: str) -> list[Instance] | None:
@@ -87,7 +80,7 @@ def _from_dicts(text: str) -> list[Instance] | None:
         label = _label_before(text[:start])
         if not bx.is_corner_dict(value):
             return _from_mapping(value) if isinstance(value, Mapping) else None
-        if label is None or label.lower() in _WHOLE_ANSWER:
+        if label is None:
             return None
         return [(label, bx.read_box(value))]  # type: ignore[list-item]
     out: list[Instance] = []
@@ -95,7 +88,7 @@ def _from_dicts(text: str) -> list[Instance] | None:
     for start, end, value in spans:
         label = _label_before(text[previous:start])
         box = bx.read_box(value)
-        if label is None or box is None or label.lower() in _WHOLE_ANSWER:
+        if label is None or box is None:
             return None
         out.append((label, box))
         previous = end
@@ -112,7 +105,7 @@ def _name_in(segment: str, ctx: RefineContext) -> str | None:
     """The object a stretch of prose before a box names: its closing label, else the one class named in its
     last sentence ("The guitar is at" -> guitar; "the person playing the guitar is at" -> None)."""
     label = _label_before(segment)
-    if label is not None and label.lower() not in _WHOLE_ANSWER and not _REFERS_BACK.search(_unnoted(label)):
+    if label is not None and not _REFERS_BACK.search(_unnoted(label)):
         return label
     clauses = [c for c in _SENTENCE_END.split(segment) if re.search(r"\w", c)]
     scope = clauses[-1] if clauses else ""
@@ -226,7 +219,8 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     if bx.truncated(text):
         return None
     instances = _instances(text, ctx)
-    if instances is None or _doubts(text, [name for name, _ in instances]):
+    # doubt ("I am not certain", "maybe"), or one box named as two objects ("violin / cello")
+    if instances is None or tx.DOUBT.search(text) or any(re.search(r"/|\bor\b", n) for n, _ in instances):
         return None
     if _denied_in_prose([name for name, _ in instances], tx.outside_dicts(text), ctx):
         return None

@@ -130,17 +130,9 @@ _STILL = re.compile(
 )
 
 
-def _frames_for_all(text: str) -> dict[int, Any] | None:
-    """One box said to hold in every frame ("the dog stays at [..] in all ten frames")."""
-    boxes = bx.prose_boxes(text)
-    if len(boxes) != 1 or not _ALL_FRAMES.search(text) or _not_all(text) or tx.HEDGE.search(text):
-        return None
-    return dict.fromkeys(range(FRAMES), boxes[0].box)
-
-
-def _one_object_for_all(objects: list[Mapping[Any, Any]], prose: str) -> dict[int, Any] | None:
-    """One detection object (``[{"bbox_2d": [..], "label": ..}]``) said to hold in every frame."""
-    box = bx.object_box(objects[0]) if len(objects) == 1 else None
+def _for_all(box: bx.Box | None, prose: str) -> dict[int, Any] | None:
+    """One box (the prose's only one, or a lone detection object ``[{"bbox_2d": [..], "label": ..}]``) said to
+    hold in every frame ("the dog stays at [..] in all ten frames")."""
     if box is None or not _ALL_FRAMES.search(prose) or _not_all(prose) or tx.HEDGE.search(prose):
         return None
     return dict.fromkeys(range(FRAMES), box)
@@ -290,7 +282,8 @@ def _frames(text: str) -> dict[int, Any] | None:
     if objects := bx.object_lists(text):
         if len(objects) != 1:
             return _frames_from_object_lines(text)
-        return _frames_from_objects(objects[0]) or _one_object_for_all(objects[0], tx.outside_dicts(text))
+        lone = bx.object_box(objects[0][0]) if len(objects[0]) == 1 else None
+        return _frames_from_objects(objects[0]) or _for_all(lone, tx.outside_dicts(text))
     if spans := tx.dict_spans(text):
         value = bx.unwrap(spans[0][2])
         return _frames_from_dict(value) if len(spans) == 1 and isinstance(value, Mapping) else None
@@ -299,11 +292,10 @@ def _frames(text: str) -> dict[int, Any] | None:
         return dict(enumerate(lists[0]))
     if tx.markdown_tables(text):
         return _frames_from_table(text)
+    boxes = bx.prose_boxes(text)
+    lone = boxes[0].box if len(boxes) == 1 else None
     return (
-        _frames_from_mentions(text)
-        or _frames_from_pairs(text)
-        or _frames_for_all(text)
-        or _frames_empty(text)
+        _frames_from_mentions(text) or _frames_from_pairs(text) or _for_all(lone, text) or _frames_empty(text)
     )
 
 
@@ -311,10 +303,7 @@ def _frames_differ(present: dict[int, bx.Box], prose: str) -> bool:
     """The prose beside the frames names a frame and gives it another box, or a box where the frames have
     none ("in frame_4 the cat is at [..]" beside ``'frame_4': None``)."""
     named = _frames_from_mentions(prose, need_box=False) or {}
-    return any(
-        (present[k].numbers if k in present else None) != (v.numbers if isinstance(v, bx.Box) else None)
-        for k, v in named.items()
-    )
+    return any(_numbers_of(present.get(k)) != _numbers_of(v) for k, v in named.items())
 
 
 def parse_avlg(raw: object, ctx: RefineContext) -> str | None:

@@ -19,6 +19,8 @@ from avibench.refine import vocab
 from avibench.refine.context import RefineContext
 from avibench.refine.motion import contradicts_direction, direction_answer, order_answer, other_end
 
+#: What reads an answer of one kind (an option, a number, a free answer) from a span.
+Pick = Callable[..., str | None]
 _TYPOS = vocab.VOCABULARY["option_typos"]
 _NEGATORS = re.compile(vocab.any_of("negators") + r"\s+(?:\w+\s+){0,3}$")
 #: What follows an option to deny it ("the cone never moves", "the tuba is barely audible").
@@ -312,9 +314,7 @@ def _heads(span: str) -> list[str]:
     return [lead.group(1), span]
 
 
-def _level_answers(
-    spans: list[str], explicit: bool, ctx: RefineContext, pick: Callable[..., str | None]
-) -> list[str]:
+def _level_answers(spans: list[str], explicit: bool, ctx: RefineContext, pick: Pick) -> list[str]:
     if explicit:
         return _distinct([a for a in (pick(s, ctx, explicit=True) for s in spans) if a])
     found = (next((a for h in _heads(s) if (a := pick(h, ctx, explicit=False))), None) for s in spans)
@@ -378,7 +378,7 @@ def _counting_prose(text: str, question: str) -> str:
     return _COUNT_OF.sub(other, prose)
 
 
-def _prose_answer(prose: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
+def _prose_answer(prose: str, ctx: RefineContext, pick: Pick) -> str | None:
     """What the unmarked prose answers, if it says one thing."""
     for spans, explicit in _levels(prose):
         if explicit:
@@ -393,7 +393,7 @@ def _disagrees(answer: str, prose: str | None) -> bool:
     return prose is not None and not set(prose.split(";")) <= set(answer.split(";"))
 
 
-def _unusable(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _unusable(span: str, ctx: RefineContext, pick: Pick) -> bool:
     """A marked answer that names only the reference of a relative question."""
     if pick is not _option_answer:
         return False
@@ -401,7 +401,7 @@ def _unusable(span: str, ctx: RefineContext, pick: Callable[..., str | None]) ->
     return bool(named) and all(_is_reference(o, ctx) for o in named)
 
 
-def _torn(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _torn(span: str, ctx: RefineContext, pick: Pick) -> bool:
     """A marked answer that names several candidates without choosing ("**Answer: center / left**")."""
     if pick is _number_answer:
         return len(set(_numbers(span))) > 1
@@ -412,7 +412,7 @@ def _torn(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> boo
     )
 
 
-def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
+def _solve(text: str, ctx: RefineContext, pick: Pick) -> str | None:
     levels = _levels(text)
     for spans, explicit in levels:
         answers = _level_answers(spans, explicit, ctx, pick)
@@ -436,7 +436,7 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
     return None
 
 
-def _contradicted(answer: str, text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _contradicted(answer: str, text: str, ctx: RefineContext, pick: Pick) -> bool:
     """The rest of the text goes against a marked answer: its prose answers otherwise or takes the answer
     back, another marked form answers otherwise, or (several options) the prose names more."""
     prose = _unmarked_prose(text)
@@ -449,16 +449,14 @@ def _contradicted(answer: str, text: str, ctx: RefineContext, pick: Callable[...
     )
 
 
-def _stated_among(
-    answers: list[str], text: str, ctx: RefineContext, pick: Callable[..., str | None]
-) -> list[str]:
+def _stated_among(answers: list[str], text: str, ctx: RefineContext, pick: Pick) -> list[str]:
     """Of several marked words ("holding a **pipa** ... plays a **suona**"), the one an "Answer: ..." line
     states; the marked words otherwise."""
     stated = _distinct([a for a in (pick(s, ctx, explicit=True) for s in tx.answer_phrases(text)) if a])
     return stated if len(stated) == 1 and stated[0] in answers else answers
 
 
-def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Pick) -> bool:
     """Another marked answer gives another option ("#cube# ... **Answer: sphere**"): a ``#x#``, an "answer
     is" phrase, or a bold span that is a sentence of its own (bold inside prose only emphasises)."""
     chosen = set(answer.split(";"))
@@ -472,7 +470,7 @@ def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Callable
     return False
 
 
-def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Pick) -> bool:
     """For several options: the prose names more sounding objects than the marked answer chose ("#sphere#
     ... The sounding objects are the sphere and the cone")."""
     if not ctx.multi_answer or pick is not _option_answer:
