@@ -38,17 +38,9 @@ def canonical_indices(indices: list[int]) -> str:
 
 
 def _int_list(value: list[Any]) -> list[int] | None:
-    out = []
-    for v in value:
-        if isinstance(v, bool):
-            return None
-        if isinstance(v, int) and 0 <= v <= _MAX_INDEX:
-            out.append(v)
-        elif isinstance(v, str) and v.strip().isdigit() and int(v) <= _MAX_INDEX:
-            out.append(int(v))
-        else:
-            return None
-    return out
+    """The list as indices, or ``None`` when an item is none (a bool, a word, a negative or huge number)."""
+    out = [int(v) for v in value if type(v) is int or (isinstance(v, str) and v.strip().isdecimal())]
+    return out if len(out) == len(value) and all(0 <= n <= _MAX_INDEX for n in out) else None
 
 
 def _lists(span: str) -> list[list[int]]:
@@ -134,7 +126,8 @@ def _solve(text: str, ctx: RefineContext) -> list[int] | None:
                 return None  # "Possibly [2], maybe 3 as well"; "[1, 3] ... so the answer is [1]"
             prose = _LIST.sub(" ", text)
             affirmed = _affirmed(prose, ctx)
-            said = _affirmed_numbers(prose)
+            # the numbers of the candidates the prose says match, as written (zero- or one-based)
+            said = {n for s in _affirming(prose) for m in _NAMED.finditer(s) for n in _numbers(m.group(1))}
             if (
                 (said and said not in ({*chosen}, {c + 1 for c in chosen}))
                 or _grouped_against(chosen, prose)
@@ -168,17 +161,8 @@ def _affirmed(prose: str, ctx: RefineContext) -> list[int] | None:
     """The candidates the prose beside a list says match ("Clip 1: piano - matches", "The second clip
     matches"), sentence by sentence, denials skipped; ``None`` when it affirms none."""
     zero_based = _ZERO_NAMED.search(prose) is not None
-    picked: list[int] = []
-    for sentence in _affirming(prose):
-        picked += _from_prose(sentence, ctx, zero_based=zero_based) or []
+    picked = [n for s in _affirming(prose) for n in _from_prose(s, ctx, zero_based=zero_based) or []]
     return picked or None
-
-
-def _affirmed_numbers(prose: str) -> set[int]:
-    """The numbers of the candidates the prose says match, as written (zero- or one-based)."""
-    return {
-        n for sentence in _affirming(prose) for m in _NAMED.finditer(sentence) for n in _numbers(m.group(1))
-    }
 
 
 #: Candidates picked out by what they show: "Images with horses: 1, 4", "the clips containing rain are 0 and 3".
