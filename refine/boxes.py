@@ -6,10 +6,10 @@ A box value is four numbers (a list, a tuple, a string) or a dict with named cor
 "(y_min, x_min, y_max, x_max)", "center x, center y, w, h"), else the asked ``[x_min, y_min, x_max, y_max]``;
 an answer that states two different conventions is refused. Every box becomes normalised ``[x_min, y_min,
 x_max, y_max]`` with one scale for the whole answer, decided from its largest value and what it says about
-pixels (see :class:`Scaler`).
+pixels (see :func:`_divisors`).
 
 The second half reads how box answers are laid out, for the AVL and AVLG rules alike: detection objects and
-their keys, wrapper dicts, markdown table rows, "no box" values and words, the native box formats, and prose
+their keys, wrapper dicts, markdown table rows, "no box" values and words, and prose
 boxes a structured answer does not hold.
 """
 
@@ -205,67 +205,50 @@ def _image_size(text: str, ctx: RefineContext) -> tuple[int, int] | None:
     return stated.pop() if stated else ctx.image_size
 
 
-class Scaler:
-    """Turns xyxy boxes of one answer into normalised ones, with one scale for the whole answer.
+def _divisors(boxes: list[list[float]], ctx: RefineContext, text: str) -> tuple[float, float]:
+    """The one scale (x and y divisors) of an answer's xyxy boxes.
 
     Up to 1.5 the boxes are already normalised. Up to 1000 they are on the 0-1000 grid (what the AVL scorer
-    assumes too) when the answer says so or uses a grid-native format (``grid``: Gemini's ``box_2d``), or when
-    a box reaches past the image's pixels; whole numbers that would fit the image as pixels too, with no unit
-    stated, are refused. A stated pixel unit or a pixel-native format (``pixels``) means pixels, and so does
-    anything above 1000; both need the size of the image the model saw. An answer that says both "pixel" and
-    "0-1000" is refused.
+    assumes too) when the answer says so or uses a grid-native format (Gemini's ``box_2d``), or when a box
+    reaches past the image's pixels; whole numbers that would fit the image as pixels too, with no unit stated,
+    are refused. A stated pixel unit or a pixel-native format (Qwen's grounding format, ``bbox_2d``, gives
+    pixels of the image the model saw) means pixels, and so does anything above 1000; both need the size of the
+    image the model saw. An answer that says both "pixel" and "0-1000" is refused.
     """
-
-    def __init__(
-        self,
-        boxes: list[list[float]],
-        ctx: RefineContext,
-        text: str,
-        *,
-        pixels: bool = False,
-        grid: bool = False,
-    ):
-        peak = max((abs(v) for box in boxes for v in box), default=0.0)
-        said_pixels = pixels or bool(_PIXEL.search(text)) or bool(_stated_sizes(text))
-        said_grid = grid or bool(_GRID.search(text))
-        said_percent = bool(_PERCENT_UNIT.search(text))
-        if said_pixels + said_grid + said_percent > 1:
-            raise Invalid("two units stated (pixels, the 0-1000 grid, percent)")
-        if said_percent and NORMALISED_MAX < peak <= 100:
-            self.divisor = (100.0, 100.0)
-        elif peak <= NORMALISED_MAX:
-            self.divisor = (1.0, 1.0)
-        elif peak <= GRID_MAX and not said_pixels:
-            if not said_grid and _fits(boxes, ctx.image_size):
-                raise Invalid(
-                    "whole numbers that fit both the image's pixels and the 0-1000 grid, unit unstated"
-                )
-            self.divisor = (GRID_MAX, GRID_MAX)
-        else:
-            size = _image_size(text, ctx)
-            if size is None or said_grid:
-                raise Invalid("pixel boxes without an image size")
-            self.divisor = (float(size[0]), float(size[1]))
-
-    def __call__(self, box: list[float]) -> list[float]:
-        x1, y1, x2, y2 = box
-        if x2 < x1 or y2 < y1:
-            raise Invalid("corners out of order")
-        w, h = self.divisor
-        out = [round(v / d, 6) for v, d in zip(box, (w, h, w, h), strict=True)]
-        if any(v < -0.05 or v > NORMALISED_MAX for v in out):
-            raise Invalid("box outside the image")
-        return out
+    peak = max((abs(v) for box in boxes for v in box), default=0.0)
+    said_pixels = "bbox_2d" in text or bool(_PIXEL.search(text)) or bool(_stated_sizes(text))
+    said_grid = re.search(r"\bbox_2d\b", text) is not None or bool(_GRID.search(text))
+    said_percent = bool(_PERCENT_UNIT.search(text))
+    if said_pixels + said_grid + said_percent > 1:
+        raise Invalid("two units stated (pixels, the 0-1000 grid, percent)")
+    if said_percent and NORMALISED_MAX < peak <= 100:
+        return 100.0, 100.0
+    if peak <= NORMALISED_MAX:
+        return 1.0, 1.0
+    if peak <= GRID_MAX and not said_pixels:
+        if not said_grid and _fits(boxes, ctx.image_size):
+            raise Invalid("whole numbers that fit both the image's pixels and the 0-1000 grid, unit unstated")
+        return GRID_MAX, GRID_MAX
+    size = _image_size(text, ctx)
+    if size is None or said_grid:
+        raise Invalid("pixel boxes without an image size")
+    return float(size[0]), float(size[1])
 
 
-def normalise_all(
-    boxes: list[Box], ctx: RefineContext, text: str, *, pixels: bool = False, grid: bool = False
-) -> list[list[float]]:
+def normalise_all(boxes: list[Box], ctx: RefineContext, text: str) -> list[list[float]]:
     """Every box as normalised xyxy, in the stated convention and one scale; :class:`Invalid` otherwise."""
     order = stated_order(text)
     corners = [to_xyxy(b, order) for b in boxes]
-    scale = Scaler(corners, ctx, text, pixels=pixels, grid=grid)
-    return [scale(c) for c in corners]
+    w, h = _divisors(corners, ctx, text)
+    out = []
+    for x1, y1, x2, y2 in corners:
+        if x2 < x1 or y2 < y1:
+            raise Invalid("corners out of order")
+        box = [round(v / d, 6) for v, d in zip((x1, y1, x2, y2), (w, h, w, h), strict=True)]
+        if any(v < -0.05 or v > NORMALISED_MAX for v in box):
+            raise Invalid("box outside the image")
+        out.append(box)
+    return out
 
 
 #: Motion just before "from (x, y) to (x, y)": the two points are where an object goes, not its corners.
@@ -352,16 +335,6 @@ def object_box(obj: Mapping[Any, Any]) -> Box | None:
     if box is not None and key == "box_2d" and box.order is None:
         box = Box(box.numbers, YXYX)
     return box
-
-
-def pixel_native(text: str) -> bool:
-    """Qwen's grounding format (``bbox_2d``) gives pixels of the image the model saw."""
-    return "bbox_2d" in text
-
-
-def grid_native(text: str) -> bool:
-    """Gemini's detection format (``box_2d``) is on the 0-1000 grid."""
-    return re.search(r"\bbox_2d\b", text) is not None
 
 
 def object_lists(text: str) -> list[list[Mapping[Any, Any]]]:

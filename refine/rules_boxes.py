@@ -227,9 +227,7 @@ def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     if tx.dict_spans(text) and bx.other_box_in_prose([box for _, box in instances], tx.outside_dicts(text)):
         return None
     try:
-        normalised = bx.normalise_all(
-            [box for _, box in instances], ctx, text, pixels=bx.pixel_native(text), grid=bx.grid_native(text)
-        )
+        normalised = bx.normalise_all([box for _, box in instances], ctx, text)
     except bx.Invalid:
         return None
     keys = _avl_keys([name for name, _ in instances], ctx)

@@ -341,9 +341,7 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     if tx.DOUBT.search(text) or re.search(r"\]\s*or\s+(?:none|null|\[)", text, re.I):
         return None  # doubt, or a frame given a box "or None"
     try:
-        boxes = bx.normalise_all(
-            list(present.values()), ctx, text, pixels=bx.pixel_native(text), grid=bx.grid_native(text)
-        )
+        boxes = bx.normalise_all(list(present.values()), ctx, text)
         normalised = dict(zip(present, boxes, strict=True))
     except bx.Invalid:
         return None

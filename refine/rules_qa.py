@@ -73,7 +73,7 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
     )
     by_key = dict(keys)
     patterns = [(option, _own_pattern(key)) for key, option in keys]
-    patterns += [(by_key[key], pattern) for key, pattern in vocab.aliases_for(by_key)]
+    patterns += [(by_key[key], pattern) for key, pattern in vocab.aliases_for(tuple(by_key))]
     found = sorted(
         ((option, m) for option, pattern in patterns for m in pattern.finditer(text)),
         key=lambda om: om[1].start() - om[1].end(),
@@ -504,7 +504,7 @@ _SILENT = re.compile(rf"{tx.NEGATION}|{vocab.any_of('silent_words')}", re.I)
 def _foreign(text: str, ctx: RefineContext) -> bool:
     """The text names a shape or colour, of the kind the options are, that is not an option ("cylinder")."""
     option_words = {w for o in ctx.options for w in norm(o).split()}
-    aliases = vocab.aliases_for([norm(o) for o in ctx.options])
+    aliases = vocab.aliases_for(tuple(norm(o) for o in ctx.options))
     named = {
         form
         for w in norm(text).split()

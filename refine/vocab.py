@@ -17,7 +17,7 @@ guess. The word lists and alias tables are data: ``prompts/avibench/refine_vocab
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -153,27 +153,18 @@ def classes_in(text: str, classes: tuple[str, ...]) -> list[str]:
 
 
 @cache
-def _compiled(alias: str) -> re.Pattern[str]:
-    return re.compile(rf"\b(?:{alias})\b")
-
-
-def aliases_for(option_keys: Iterable[str]) -> list[tuple[str, re.Pattern[str]]]:
+def aliases_for(option_keys: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
     """(option key, pattern) for every alias of the offered options (normalised keys), excluding aliases that
-    would match another offered option's own wording."""
-    return _aliases(tuple(option_keys))
-
-
-@cache
-def _aliases(option_keys: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
-    """:func:`aliases_for` for one option list, worked out once: every answer to a question shares it. The
-    "first"/"last" aliases need the two-clip framing: they are only used when "second" is not itself an option."""
+    would match another offered option's own wording; worked out once per option list, which every answer to
+    a question shares. The "first"/"last" aliases need the two-clip framing: they are only used when "second"
+    is not itself an option."""
     keys = option_keys
     out: list[tuple[str, re.Pattern[str]]] = []
     if "second" in keys:
         keys = tuple(k for k in keys if k not in ("first", "last"))
     for key in keys:
         for alias in VOCABULARY["option_aliases"].get(key, ()):
-            pattern = _compiled(alias)
+            pattern = re.compile(rf"\b(?:{alias})\b")
             if any(other != key and pattern.search(other) for other in option_keys):
                 continue
             if set(VOCABULARY["aliases_shared_with"].get(alias, ())) & set(option_keys):
