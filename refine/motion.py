@@ -68,17 +68,12 @@ def _vectors(text: str) -> set[Vector]:
     steps += [_STEP[f"to the {side.lower()}"] for side in _VERB_SIDE.findall(stripped)]
     if steps:
         step = (_sign(sum(s[0] for s in steps)), _sign(sum(s[1] for s in steps)))
-        if not any(_part_of(step, path) for path in found):
-            found.add(
-                step
-            )  # "moves upward from the bottom right to the top left": the step is part of the path
+        # "moves upward from the bottom right to the top left": the step is part of the path (every direction
+        # the step has, the path has too)
+        if not any(all(s == 0 or s == p for s, p in zip(step, path, strict=True)) for path in found):
+            found.add(step)
     found.discard((0, 0))
     return found
-
-
-def _part_of(step: Vector, path: Vector) -> bool:
-    """Every direction the step has, the path has too (up is part of up-and-left)."""
-    return all(s == 0 or s == p for s, p in zip(step, path, strict=True))
 
 
 def _kind(vector: Vector) -> str:
@@ -158,16 +153,14 @@ def order_answer(span: str, mentions: Sequence[tuple[str, int, int]], question: 
     ]
     if ends:
         return ends[0] if len(ends) == 1 else None
-    steps = []
-    for (_, _, end), (_, start, _) in pairwise(mentions):
-        between = span[end:start]
-        forward, backward = bool(_FORWARD.search(between)), bool(_BACKWARD.search(between))
-        if forward == backward:
-            return None
-        steps.append(forward)
-    if len(set(steps)) != 1:
+    # every link between two mentions reads one way, forwards ("followed by") or backwards ("preceded by")
+    links = {
+        (bool(_FORWARD.search(span[end:start])), bool(_BACKWARD.search(span[end:start])))
+        for (_, _, end), (_, start, _) in pairwise(mentions)
+    }
+    if links not in ({(True, False)}, {(False, True)}):
         return None
-    order = [m[0] for m in mentions] if steps[0] else [m[0] for m in reversed(mentions)]
+    order = [m[0] for m in mentions] if links == {(True, False)} else [m[0] for m in reversed(mentions)]
     return order[0] if asks_first else order[-1]
 
 

@@ -25,7 +25,6 @@ _TYPOS = vocab.VOCABULARY["option_typos"]
 _NEGATORS = re.compile(vocab.any_of("negators") + r"\s+(?:\w+\s+){0,3}$")
 #: What follows an option to deny it ("the cone never moves", "the tuba is barely audible").
 _DENIED_AFTER = re.compile(r"\s+(?:\w+\s+)?" + vocab.any_of("denied_after"))
-_MULTI_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 _LETTERS = (
     re.compile(r"^\s*(?:option|choice)\s*[(\[]?([a-j])\b[)\]]?", re.I),
     re.compile(r"^\s*[(\[]([A-J])[)\]]"),
@@ -216,16 +215,16 @@ def _unasked(found: list[str], span: str, ctx: RefineContext) -> list[str]:
 _APART = re.compile(r"\b(?:alone|only|but|however|while|whereas|after|before|until|instead|unlike)\b", re.I)
 
 
+#: Numbers written as words: cardinals ("two") and multipliers ("twice").
+_COUNT_WORDS = {"once": 1, "twice": 2, "thrice": 3, **tx.CARDINALS}
+
+
 def _numbers(span: str) -> list[int]:
-    values = []
-    for w in tx.words(span):
-        if w.isdigit() and len(w) <= 6:
-            values.append(int(w))
-        elif w in tx.CARDINALS:
-            values.append(tx.CARDINALS[w])
-        elif w in _MULTI_WORDS:
-            values.append(_MULTI_WORDS[w])
-    return values
+    return [
+        int(w) if w.isdigit() and len(w) <= 6 else _COUNT_WORDS[w]
+        for w in tx.words(span)
+        if (w.isdigit() and len(w) <= 6) or w in _COUNT_WORDS
+    ]
 
 
 _CARDINAL_WORDS = "|".join(tx.CARDINALS)
@@ -257,18 +256,14 @@ def _number_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     return values[0] if len(values) == 1 else None
 
 
-def _yes_no_question(question: str) -> bool:
-    first = tx.words(question)[:1]
-    return bool(first) and first[0] in vocab.VOCABULARY["yes_no_question_starts"]
-
-
 def _free_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | None:
     """Without options: yes/no for a yes/no question, else a short answer as written."""
     tokens = tx.words(span)
     if not tokens:
         return None
     lead = _lead_word(span)
-    if _yes_no_question(ctx.question) and lead in _YES_NO:
+    asks = tx.words(ctx.question)[:1]  # a yes/no question opens with its verb
+    if asks and asks[0] in vocab.VOCABULARY["yes_no_question_starts"] and lead in _YES_NO:
         return lead
     if len(tokens) > _MAX_FREE_WORDS or tx.HEDGE.search(span) or tx.REFUSAL.search(span):
         return None
@@ -388,9 +383,9 @@ def _prose_answer(prose: str, ctx: RefineContext, pick: Pick) -> str | None:
     return None
 
 
-def _disagrees(answer: str, prose: str | None) -> bool:
-    """A marked answer that the prose contradicts (for several options: the prose names one not chosen)."""
-    return prose is not None and not set(prose.split(";")) <= set(answer.split(";"))
+def _beyond(other: str | None, answer: str) -> bool:
+    """Another reading names an option the answer does not choose (of several, one it left out)."""
+    return other is not None and not set(other.split(";")) <= set(answer.split(";"))
 
 
 def _unusable(span: str, ctx: RefineContext, pick: Pick) -> bool:
@@ -420,17 +415,13 @@ def _solve(text: str, ctx: RefineContext, pick: Pick) -> str | None:
             answers = _stated_among(answers, text, ctx, pick)
         if len(answers) > 1:
             return None
-        if not answers and explicit and any(_torn(s, ctx, pick) for s in spans):
-            return None  # the model marked its answer and it is torn: the prose cannot settle it
-        if not answers and explicit and pick is _option_answer and any(_foreign(s, ctx) for s in spans):
-            return None  # "Final answer: sphere" where no option is a sphere: the prose cannot settle it
-        if (
-            not answers
-            and explicit
-            and spans is not levels[1][0]
-            and any(_unusable(s, ctx, pick) for s in spans)
-        ):
-            return None  # "**Answer:** banjo" to "what is left of the banjo?": no answer, and the prose cannot say
+        if not answers and explicit:
+            if any(_torn(s, ctx, pick) for s in spans):
+                return None  # the model marked its answer and it is torn: the prose cannot settle it
+            if pick is _option_answer and any(_foreign(s, ctx) for s in spans):
+                return None  # "Final answer: sphere" where no option is a sphere: the prose cannot settle it
+            if spans is not levels[1][0] and any(_unusable(s, ctx, pick) for s in spans):
+                return None  # "**Answer:** banjo" to "what is left of the banjo?": the prose cannot say
         if answers:
             return None if explicit and _contradicted(answers[0], text, ctx, pick) else answers[0]
     return None
@@ -442,7 +433,7 @@ def _contradicted(answer: str, text: str, ctx: RefineContext, pick: Pick) -> boo
     prose = _unmarked_prose(text)
     said = _counting_prose(text, ctx.question) if pick is _number_answer else prose
     return (
-        _disagrees(answer, _prose_answer(said, ctx, pick))
+        _beyond(_prose_answer(said, ctx, pick), answer)
         or _retracted(answer, prose, ctx)
         or _marked_elsewhere(answer, text, ctx, pick)
         or _prose_adds(answer, prose, ctx, pick)
@@ -459,15 +450,14 @@ def _stated_among(answers: list[str], text: str, ctx: RefineContext, pick: Pick)
 def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Pick) -> bool:
     """Another marked answer gives another option ("#cube# ... **Answer: sphere**"): a ``#x#``, an "answer
     is" phrase, or a bold span that is a sentence of its own (bold inside prose only emphasises)."""
-    chosen = set(answer.split(";"))
     alone = [
         b for s in tx.sentences(text) if not re.search(r"\w", _MARKED.sub(" ", s)) for b in tx.bold_spans(s)
     ]
-    for spans in (tx.hash_spans(text), alone, tx.answer_phrases(text)):
-        for other in _level_answers(spans, True, ctx, pick):
-            if not set(other.split(";")) <= chosen:
-                return True
-    return False
+    return any(
+        _beyond(other, answer)
+        for spans in (tx.hash_spans(text), alone, tx.answer_phrases(text))
+        for other in _level_answers(spans, True, ctx, pick)
+    )
 
 
 def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Pick) -> bool:
@@ -475,8 +465,7 @@ def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Pick) -> bool
     ... The sounding objects are the sphere and the cone")."""
     if not ctx.multi_answer or pick is not _option_answer:
         return False
-    listed = _multi_prose(prose, ctx) if prose.strip() else None
-    return listed is not None and not set(listed.split(";")) <= set(answer.split(";"))
+    return _beyond(_multi_prose(prose, ctx) if prose.strip() else None, answer)
 
 
 #: A model correcting itself after its marked answer ("Looking more closely, ... is actually red").
