@@ -44,14 +44,11 @@ Instance = tuple[str, bx.Box]
 
 
 def _from_objects(objects: list[Mapping[Any, Any]]) -> list[Instance] | None:
-    out: list[Instance] = []
-    for obj in objects:
-        name = next((obj[k] for k in bx.LABEL_KEYS if isinstance(obj.get(k), str)), None)
-        box = bx.object_box(obj)
-        if name is None or box is None:
-            return None
-        out.append((name, box))
-    return out
+    out = [
+        (next((o[k] for k in bx.LABEL_KEYS if isinstance(o.get(k), str)), None), bx.object_box(o))
+        for o in objects
+    ]
+    return None if any(name is None or box is None for name, box in out) else out  # type: ignore[return-value]
 
 
 def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
@@ -159,21 +156,13 @@ def _from_table(text: str) -> list[Instance] | None:
     if len(tables) != 1:
         return None
     header, *rows = tables[0]
-    lowered = [h.lower() for h in header]
     name_col = next(
-        (i for i, h in enumerate(lowered) if any(k in h for k in (*bx.LABEL_KEYS, "instrument"))), None
+        (i for i, h in enumerate(header) if any(k in h.lower() for k in (*bx.LABEL_KEYS, "instrument"))), None
     )
-    if name_col is None:
+    if name_col is None or any(len(row) != len(header) for row in rows):
         return None
-    out: list[Instance] = []
-    for row in rows:
-        if len(row) != len(header):
-            return None
-        box = bx.row_box(header, row, skip=name_col)
-        if not isinstance(box, bx.Box):
-            return None
-        out.append((row[name_col], box))
-    return out
+    out = [(row[name_col], bx.row_box(header, row, skip=name_col)) for row in rows]
+    return out if all(isinstance(box, bx.Box) for _, box in out) else None  # type: ignore[return-value]
 
 
 def _instances(text: str, ctx: RefineContext) -> list[Instance] | None:

@@ -211,8 +211,7 @@ def _from_table(text: str, ctx: RefineContext) -> dict[str, int] | None:
     if len(tables) != 1 or len(tables[0][0]) < 2:
         return None
     header, *rows = tables[0]
-    lowered = [h.lower() for h in header]
-    count_col = next((i for i, h in enumerate(lowered) if any(k in h for k in _COUNT_HEADERS)), None)
+    count_col = next((i for i, h in enumerate(header) if any(k in h.lower() for k in _COUNT_HEADERS)), None)
     if count_col is None:
         return None
     name_col = next(i for i in range(len(header)) if i != count_col)
@@ -319,23 +318,18 @@ def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool
     for line in _COUNT_AFTER.sub(" ", prose).splitlines():
         line = " ".join(s for s in tx.sentences(line) if not _MEMBER.search(s))
         part = _prose_quantities(tx.words(line), ctx.classes, articles=False)
-        if (
-            part is None
-        ):  # "several birds": no count, but a class the counts leave out is still another answer
+        if part is None:  # "several birds": no count, but a class the counts leave out is another answer
             if any(_kind(c) not in by_kind for c in _vague_classes(tx.words(line), ctx.classes)):
                 return True
             continue
         for cls, qs in part[0].items():
             found.setdefault(cls, set()).update(qs)
-    for cls, qs in found.items():
-        if qs == {0}:
-            continue
-        if cls in counts:
-            if qs != {counts[cls]}:
-                return True
-        elif qs != {by_kind.get(_kind(cls), 0)}:
-            return True  # "a single female vocalist" beside {"woman": 1} agrees; beside {} it does not
-    return False
+    # "a single female vocalist" beside {"woman": 1} agrees; beside {} it does not
+    return any(
+        qs != {counts[cls] if cls in counts else by_kind.get(_kind(cls), 0)}
+        for cls, qs in found.items()
+        if qs != {0}
+    )
 
 
 #: Classes that name the same people: the prose may call the dict's "woman" a "female vocalist".
