@@ -201,32 +201,29 @@ def _avl_keys(names: list[str], ctx: RefineContext) -> list[str]:
 
 def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     """The canonical instance-box dict for an AVL sample, or ``None`` when the rules cannot tell."""
-    text = tx.usable(raw)
-    if text is None or tx.REFUSAL.search(text):
+    if (text := tx.usable(raw)) is None or tx.REFUSAL.search(text):
         return None
     text = tx.strip_answer_prefix(text)
-    if bx.truncated(text):
+    if bx.truncated(text) or (instances := _instances(text, ctx)) is None:
         return None
-    instances = _instances(text, ctx)
+    names, boxes = [name for name, _ in instances], [box for _, box in instances]
+    prose = tx.outside_dicts(text)
     # doubt ("I am not certain", "maybe"), or one box named as two objects ("violin / cello")
-    if instances is None or tx.DOUBT.search(text) or any(re.search(r"/|\bor\b", n) for n, _ in instances):
+    if tx.DOUBT.search(text) or any(re.search(r"/|\bor\b", n) for n in names):
         return None
-    if _denied_in_prose([name for name, _ in instances], tx.outside_dicts(text), ctx):
-        return None
-    if tx.dict_spans(text) and bx.other_box_in_prose([box for _, box in instances], tx.outside_dicts(text)):
+    if _denied_in_prose(names, prose, ctx) or (tx.dict_spans(text) and bx.other_box_in_prose(boxes, prose)):
         return None
     try:
-        normalised = bx.normalise_all([box for _, box in instances], ctx, text)
+        normalised = bx.normalise_all(boxes, ctx, text)
     except bx.Invalid:
         return None
-    keys = _avl_keys([name for name, _ in instances], ctx)
+    keys = _avl_keys(names, ctx)
     if ctx.classes and any(key.rsplit("_", 1)[0] not in ctx.classes for key in keys):
         return None  # a name on no class ("drum", "plane" unmapped): left to the LLM rather than scored as written
-    if _other_source_named({key.rsplit("_", 1)[0] for key in keys}, tx.outside_dicts(text), ctx):
+    if _other_source_named({key.rsplit("_", 1)[0] for key in keys}, prose, ctx):
         return None
-    return json.dumps(
-        {k: bx.format_box(b) for k, b in zip(keys, normalised, strict=True)}, ensure_ascii=False
-    )
+    out = {k: bx.format_box(b) for k, b in zip(keys, normalised, strict=True)}
+    return json.dumps(out, ensure_ascii=False)
 
 
 #: Prose naming the sound's source ("The sounding object is the piano", "the sound comes from the dog").

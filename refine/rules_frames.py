@@ -308,14 +308,12 @@ def _frames_differ(present: dict[int, bx.Box], prose: str) -> bool:
 
 def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     """The canonical frame-box dict for an AVLG sample (Python literal, ``None`` = no box), or ``None``."""
-    text = tx.usable(raw)
-    if text is None or _refused(text):
+    if (text := tx.usable(raw)) is None or _refused(text):
         return None
     text = tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text))
     if bx.truncated(text):
         return None  # the missing frames are unknown, not empty
-    found = _frames(text)
-    if not found:
+    if not (found := _frames(text)):
         return None
     present: dict[int, bx.Box] = {}
     invalid: set[int] = set()
@@ -328,16 +326,15 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
             present[k] = box
     if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
         return None  # placeholders only (an echoed template): no answer to read
-    outside = tx.outside_dicts(text)
-    if tx.dict_spans(text) and (
-        bx.other_box_in_prose(list(present.values()), outside) or _frames_differ(present, outside)
-    ):
-        return None  # the prose gives a box the frames do not have, or gives a frame another box
-    claims = " ".join(s for s in tx.sentences(outside) if not _INSTRUCTION.match(s))
-    if tx.dict_spans(text) and present and _said_nowhere(claims):
-        return None  # boxes, yet the prose says the object is in no frame
-    if tx.dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(claims) and not _not_all(claims):
-        return None  # frames without a box, yet the prose says the object is in every frame
+    if tx.dict_spans(text):
+        outside = tx.outside_dicts(text)
+        claims = " ".join(s for s in tx.sentences(outside) if not _INSTRUCTION.match(s))
+        if bx.other_box_in_prose(list(present.values()), outside) or _frames_differ(present, outside):
+            return None  # the prose gives a box the frames do not have, or gives a frame another box
+        if present and _said_nowhere(claims):
+            return None  # boxes, yet the prose says the object is in no frame
+        if len(present) < FRAMES and _ALL_FRAMES.search(claims) and not _not_all(claims):
+            return None  # frames without a box, yet the prose says the object is in every frame
     if tx.DOUBT.search(text) or re.search(r"\]\s*or\s+(?:none|null|\[)", text, re.I):
         return None  # doubt, or a frame given a box "or None"
     try:
@@ -345,9 +342,8 @@ def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
         normalised = dict(zip(present, boxes, strict=True))
     except bx.Invalid:
         return None
-    parts = []
-    for k in range(FRAMES):
-        box = normalised.get(k)
-        value = "[]" if k in invalid else (bx.format_box(box) if box is not None else "None")
-        parts.append(f"'frame_{k}': {value}")
-    return "{" + ", ".join(parts) + "}"
+    values = (
+        "[]" if k in invalid else bx.format_box(normalised[k]) if k in normalised else "None"
+        for k in range(FRAMES)
+    )
+    return "{" + ", ".join(f"'frame_{k}': {value}" for k, value in enumerate(values)) + "}"

@@ -92,10 +92,7 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
 
 def _letter(span: str, options: Sequence[str]) -> str | None:
     """The option named by a letter ("B", "(B) no", "Option B"), when the span starts with one."""
-    for pattern in _LETTERS:
-        if m := pattern.match(span):
-            break
-    else:
+    if (m := next((hit for pattern in _LETTERS if (hit := pattern.match(span))), None)) is None:
         return None
     index = ord(m.group(1).upper()) - ord("A")
     return options[index] if index < len(options) else None
@@ -375,10 +372,8 @@ def _counting_prose(text: str, question: str) -> str:
 
 def _prose_answer(prose: str, ctx: RefineContext, pick: Pick) -> str | None:
     """What the unmarked prose answers, if it says one thing."""
-    for spans, explicit in _levels(prose):
-        if explicit:
-            continue
-        if answers := _level_answers(spans, explicit, ctx, pick):
+    for spans in (spans for spans, explicit in _levels(prose) if not explicit):
+        if answers := _level_answers(spans, False, ctx, pick):
             return answers[0] if len(answers) == 1 else None
     return None
 

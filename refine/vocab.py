@@ -110,9 +110,7 @@ def match_class(name: str, classes: Sequence[str]) -> str | None:
         is not None
     }  # "man singing" -> person
     found -= META_CLASSES
-    if len(found) == 1:
-        return found.pop()
-    return None
+    return found.pop() if len(found) == 1 else None
 
 
 def normalise_key(name: str, classes: Sequence[str]) -> str:
