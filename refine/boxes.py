@@ -253,17 +253,16 @@ def normalise_all(boxes: list[Box], ctx: RefineContext, text: str) -> list[list[
 
 #: Motion just before "from (x, y) to (x, y)": the two points are where an object goes, not its corners.
 _TRAVELS = re.compile(any_of("travel_verbs") + r"[^.()\n]{0,25}$", re.I)
-#: The named-value forms of ``_PROSE_BOX``, as its groups in xyxy (or centre-size) order.
-_NAMED_GROUPS = (
-    ("l", "t", "r", "b"),
-    ("x1", "y1", "x2", "y2"),
-    ("cx", "cy", "w", "h"),
-    ("qx", "qy", "qw", "qh"),
-    ("p1", "p2", "p3", "p4"),
-    ("w1", "h1", "w2", "h2"),
-)
-#: The order each form gives its four values in (``None``: the order the answer states).
-_GROUP_ORDER = {"l": XYXY, "x1": XYXY, "cx": CXCYWH, "qx": CXCYWH, "p1": None, "w1": XYXY}
+#: The named-value forms of ``_PROSE_BOX``: their groups in xyxy (or centre-size) order, and the order they give
+#: their four values in (``None``: the order the answer states).
+_NAMED_GROUPS: dict[tuple[str, ...], str | None] = {
+    ("l", "t", "r", "b"): XYXY,
+    ("x1", "y1", "x2", "y2"): XYXY,
+    ("cx", "cy", "w", "h"): CXCYWH,
+    ("qx", "qy", "qw", "qh"): CXCYWH,
+    ("p1", "p2", "p3", "p4"): None,
+    ("w1", "h1", "w2", "h2"): XYXY,
+}
 
 
 @dataclass(frozen=True)
@@ -278,20 +277,17 @@ def prose_boxes(text: str) -> list[ProseBox]:
     "top-left (x, y) and bottom-right (x, y)" (the two-point forms are corners, whatever the stated order)."""
     found = []
     for m in _PROSE_BOX.finditer(text):
-        if text[m.start() : m.start() + 4].lower() == "from" and _TRAVELS.search(
-            text[max(0, m.start() - 40) : m.start()]
-        ):
+        if m.group(0)[:4].lower() == "from" and _TRAVELS.search(text[max(0, m.start() - 40) : m.start()]):
             continue  # "moves from (x, y) to (x, y)": a path, not a box
         if (flat := m.group("list") or m.group("tuple") or m.group("bare")) is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])
             order = None
-        elif any(m.group(names[0]) is not None for names in _NAMED_GROUPS):
-            names = next(n for n in _NAMED_GROUPS if m.group(n[0]) is not None)
+        elif (names := next((n for n in _NAMED_GROUPS if m.group(n[0]) is not None), None)) is not None:
             values = [m.group(k) for k in names]
             if len({"%" in v for v in values}) > 1:
                 continue  # some sides in percent, some not
             nums = _four([float(v.rstrip(" %")) / (100 if "%" in v else 1) for v in values])
-            order = _GROUP_ORDER[names[0]]
+            order = _NAMED_GROUPS[names]
         else:
             points = [g for g in m.groups()[2:] if g is not None]
             nums = _four([float(v) for v in points])
@@ -338,26 +334,20 @@ def object_box(obj: Mapping[Any, Any]) -> Box | None:
 
 
 def object_lists(text: str) -> list[list[Mapping[Any, Any]]]:
-    found = []
-    for value in find_lists(text):
-        if value and all(isinstance(x, Mapping) for x in value):
-            found.append(value)
-    for _, _, value in dict_spans(text):
-        inner = unwrap(value)
-        if isinstance(inner, list) and inner and all(isinstance(x, Mapping) for x in inner):
-            found.append(inner)
-    return found
+    """Lists of detection objects, bare or inside a wrapper dict."""
+    candidates = [*find_lists(text), *(unwrap(value) for _, _, value in dict_spans(text))]
+    return [v for v in candidates if isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v)]
 
 
 def row_box(header: list[str], row: list[str], skip: int) -> Box | str | None:
     """The box a table row holds: a box cell, four corner cells named by the header, or a no-box cell
     (returned as written); ``None`` when the row is neither."""
     cells = {h.strip().lower(): c for i, (h, c) in enumerate(zip(header, row, strict=True)) if i != skip}
-    named = read_box({h: to_float(c) if to_float(c) is not None else c for h, c in cells.items()})
-    if named is not None:
+    if (
+        named := read_box({h: to_float(c) if to_float(c) is not None else c for h, c in cells.items()})
+    ) is not None:
         return named
-    values = [c for c in cells.values() if c.strip()]
-    boxes = [b for b in (read_box(c) for c in values if c.strip()[:1] in "[(") if b is not None]
+    boxes = [b for b in (read_box(c) for c in cells.values() if c.strip() and c.strip()[:1] in "[(") if b]
     if len(boxes) == 1:
         return boxes[0]
     if not boxes and all(c.strip().lower() in NO_BOX or _absent_cell(c) for c in cells.values()):

@@ -350,12 +350,8 @@ _COUNT_DOUBT = re.compile(
 
 def _vague_classes(tokens: list[str], classes: tuple[str, ...]) -> set[str]:
     """The classes prose gives a vague quantity ("some birds", "3 more dogs")."""
-    found = set()
-    for i in range(len(tokens)):
-        hit = class_at(tokens, i, classes)
-        if hit is not None and _quantity(tokens, i, classes, articles=False) == "vague":
-            found.add(hit[0])
-    return found
+    hits = ((i, class_at(tokens, i, classes)) for i in range(len(tokens)))
+    return {hit[0] for i, hit in hits if hit and _quantity(tokens, i, classes, articles=False) == "vague"}
 
 
 def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
@@ -369,10 +365,7 @@ def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
         return None
     if any(len(qs) > 1 for qs in quantities.values()):
         return None
-    counts: dict[str, int] = {}
-    for cls, qs in quantities.items():
-        _add(counts, cls, qs.pop())
-    return counts
+    return {cls: n for cls, (n,) in quantities.items() if n > 0}
 
 
 _COUNT_KEYS = ("count", "number", "quantity", "num", "amount")
@@ -402,8 +395,7 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
     if (text := tx.usable(raw)) is None:
         return None
     text = tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text))
-    spans = tx.dict_spans(text)
-    dicts = [value for _, _, value in spans]
+    dicts = [value for _, _, value in tx.dict_spans(text)]
     if (detected := _detections(dicts)) is not None:
         counts = _tally(detected, ctx)
         return canonical_mic(counts) if counts else None
