@@ -495,10 +495,10 @@ def _foreign(text: str, ctx: RefineContext) -> bool:
         for form in (w, vocab.singular(w))
         if not any(pattern.fullmatch(form) for _, pattern in aliases)
     }
-    for vocabulary in (vocab.SHAPE_WORDS, vocab.COLOUR_WORDS):
-        if option_words & vocabulary and (named & vocabulary) - option_words:
-            return True
-    return False
+    return any(
+        option_words & kind and (named & kind) - option_words
+        for kind in (vocab.SHAPE_WORDS, vocab.COLOUR_WORDS)
+    )
 
 
 def _chosen_in(span: str, ctx: RefineContext) -> list[str]:
@@ -553,9 +553,9 @@ def _without_question(text: str, question: str) -> str:
     """The text without sentences that only repeat the question (small models echo it before answering):
     the options a question names are not the answer."""
     asked = tx.words(question)
-    if not asked:
-        return text
-    echoes = [s for s in tx.sentences(text) if tx.words(s) == asked or _OPTIONS_ECHO.match(s)]
+    echoes = (
+        [s for s in tx.sentences(text) if tx.words(s) == asked or _OPTIONS_ECHO.match(s)] if asked else []
+    )
     if not echoes or len(echoes) == len(tx.sentences(text)):
         return text
     for echo in echoes:

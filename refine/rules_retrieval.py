@@ -69,20 +69,11 @@ def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> l
         if based is None:
             return None
         named = based
-    every = _EVERY.search(span)
-    if (
-        every
-        and ctx.n_candidates
-        and not _DENY.search(span)
-        and not re.search(r"\b(?:except|only|but)\b", span, re.I)
-    ):
+    every, total = _EVERY.search(span), ctx.n_candidates
+    if every and total and not _DENY.search(span) and not re.search(r"\b(?:except|only|but)\b", span, re.I):
         said = every.group(1) or every.group("n")
-        if (
-            said is None
-            or tx.NUMBER_WORDS.get(said.lower(), -1) == ctx.n_candidates
-            or said == str(ctx.n_candidates)
-        ):
-            return list(range(ctx.n_candidates))  # "All three audio clips match the image."
+        if said is None or said == str(total) or tx.NUMBER_WORDS.get(said.lower()) == total:
+            return list(range(total))  # "All three audio clips match the image."
     kinds = {tuple(k) for k in (indexed, named, ordinals) if k}
     if not kinds and (bare or listed):
         numbers = _numbers((bare or listed).group(1))  # type: ignore[union-attr]
@@ -114,8 +105,7 @@ def _base_named(named: list[int], span: str, ctx: RefineContext) -> list[int] | 
 def _solve(text: str, ctx: RefineContext) -> list[int] | None:
     explicit = tx.bold_spans(text) + tx.answer_phrases(text)
     for spans in (explicit, [text]):
-        found = [lst for s in spans for lst in _lists(s)]
-        distinct = {tuple(lst) for lst in found}
+        distinct = {tuple(lst) for s in spans for lst in _lists(s)}
         if len(distinct) > 1:
             return None
         if distinct:
