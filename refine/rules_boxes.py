@@ -233,11 +233,8 @@ _SOURCE_NAMED = re.compile(any_of("source_named") + r"\s+([^.;\n]{1,40})", re.I)
 def _other_source_named(boxed: set[str], prose: str, ctx: RefineContext) -> bool:
     """The prose names the sound's source as a class none of the boxes is ("The sounding object is the piano"
     beside ``{'violin_1': ...}``)."""
-    for m in _SOURCE_NAMED.finditer(prose):
-        named = set(classes_in(m.group(1), ctx.classes))
-        if named and not named & boxed:
-            return True
-    return False
+    named = (set(classes_in(m.group(1), ctx.classes)) for m in _SOURCE_NAMED.finditer(prose))
+    return any(n and not n & boxed for n in named)
 
 
 _NOT_SOUNDING = (

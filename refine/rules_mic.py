@@ -118,12 +118,10 @@ def _headed_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None
     m = _HEADING.match(line)
     if m is None or match_class(m.group(1), ctx.classes):
         return None  # "dog: 2 barks" counts the class before the colon
-    pairs = []
-    for piece in (p for p in _PAIR_SPLIT.split(m.group(2).strip()) if p.strip()):
-        counted = _COUNT_NAME.match(piece.strip())
-        if counted is None or not match_class(counted.group(2), ctx.classes):
-            return None
-        pairs.append((counted.group(2), counted.group(1)))
+    counted = [_COUNT_NAME.match(p.strip()) for p in _PAIR_SPLIT.split(m.group(2).strip()) if p.strip()]
+    if any(c is None or not match_class(c.group(2), ctx.classes) for c in counted):
+        return None
+    pairs = [(c.group(2), c.group(1)) for c in counted if c]
     return pairs or None
 
 

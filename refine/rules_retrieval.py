@@ -196,14 +196,13 @@ def _grouped_against(chosen: list[int], prose: str) -> bool:
     whichever way it counts. A group apart from the choice describes the others ("Clips 0 and 2 contain a
     mower and a saxophone"). A candidate numbered 0 anywhere means the prose counts from 0."""
     readings = _readings(chosen, prose)
-    for sentence in tx.sentences(prose):
-        if _DENY.search(sentence):
-            continue
-        for m in (*_NAMED.finditer(sentence), *_INDEXED.finditer(sentence)):
-            group = set(_numbers(m.group(1)))
-            if len(group) > 1 and group not in readings and any(group & r for r in readings):
-                return True
-    return False
+    groups = (
+        set(_numbers(m.group(1)))
+        for sentence in tx.sentences(prose)
+        if not _DENY.search(sentence)
+        for m in (*_NAMED.finditer(sentence), *_INDEXED.finditer(sentence))
+    )
+    return any(len(g) > 1 and g not in readings and any(g & r for r in readings) for g in groups)
 
 
 def _affirming(prose: str) -> list[str]:
