@@ -80,16 +80,10 @@ def _from_dicts(text: str) -> list[Instance] | None:
         if label is None:
             return None
         return [(label, bx.read_box(value))]  # type: ignore[list-item]
-    out: list[Instance] = []
-    previous = 0
-    for start, end, value in spans:
-        label = _label_before(text[previous:start])
-        box = bx.read_box(value)
-        if label is None or box is None:
-            return None
-        out.append((label, box))
-        previous = end
-    return out
+    ends = [0, *(end for _, end, _ in spans[:-1])]  # each label lies between the previous dict and its own
+    pairs = zip(ends, spans, strict=True)
+    out = [(_label_before(text[end:start]), bx.read_box(value)) for end, (start, _, value) in pairs]
+    return None if any(label is None or box is None for label, box in out) else out  # type: ignore[return-value]
 
 
 #: A last clause that names no object but points back at one: a pronoun, or a box label line ("BBox: ").
@@ -179,14 +173,13 @@ def _instances(text: str, ctx: RefineContext) -> list[Instance] | None:
 def _avl_keys(names: list[str], ctx: RefineContext) -> list[str]:
     """``category_id`` keys on the class list; a missing id is the instance's position among all instances
     (the prompt's numbering: male_1, dog_2, dog_3, cat_4), a clashing one the next free number."""
-    keys: list[str] = []
     parsed = []
     for name in names:
         m = _KEY_ID.match(name)
         base, ident = (m.group(1), int(m.group(2))) if m and m.group(1) else (name, None)
         parsed.append((normalise_key(base, ctx.classes).replace(" ", "_"), ident))
     used = {f"{b}_{i}" for b, i in parsed if i is not None}
-    seen: set[str] = set()
+    seen: dict[str, None] = {}  # the keys so far, in order
     for position, (base, ident) in enumerate(parsed, start=1):
         key = f"{base}_{ident}" if ident is not None else None
         if key is None or key in seen:
@@ -194,9 +187,8 @@ def _avl_keys(names: list[str], ctx: RefineContext) -> list[str]:
             while f"{base}_{number}" in seen or f"{base}_{number}" in used:
                 number += 1
             key = f"{base}_{number}"
-        seen.add(key)
-        keys.append(key)
-    return keys
+        seen[key] = None
+    return list(seen)
 
 
 def parse_avl(raw: object, ctx: RefineContext) -> str | None:
