@@ -42,10 +42,8 @@ _NOT_ALL = re.compile(any_of("not_all_frames"), re.I)
 def _frame_of(key: Any) -> int | None:
     if isinstance(key, int) and not isinstance(key, bool):
         return key
-    if isinstance(key, str):
-        m = _FRAME_KEY.match(key)
-        return int(m.group(1)) if m else None
-    return None
+    m = _FRAME_KEY.match(key) if isinstance(key, str) else None
+    return int(m.group(1)) if m else None
 
 
 def _frames_from_dict(value: Mapping[Any, Any]) -> dict[int, Any] | None:
@@ -91,11 +89,9 @@ def _frames_from_table(text: str) -> dict[int, Any] | None:
         box = bx.row_box(header, row, skip=frame_col) if m else None
         if m is None or box is None:
             return None
-        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
-        for k in range(first, last + 1):
-            if k in frames:
-                return None
-            frames[k] = box
+        if frames.keys() & (span := range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1)):
+            return None
+        frames.update(dict.fromkeys(span, box))
     return frames
 
 
@@ -109,10 +105,9 @@ def _frames_from_pairs(text: str) -> dict[int, Any] | None:
         return None
     frames: dict[int, Any] = {}
     for first, last, value, _ in pairs:
-        for k in range(int(first), int(last or first) + 1):
-            if k in frames:
-                return None
-            frames[k] = value
+        if frames.keys() & (span := range(int(first), int(last or first) + 1)):
+            return None
+        frames.update(dict.fromkeys(span, value))
     for k, value in frames.items():
         if (same := re.fullmatch(_SAME_AS, value, re.I)) is not None:
             source = frames.get(int(same.group(1)))
