@@ -115,10 +115,7 @@ def _four(values: Any) -> tuple[float, float, float, float] | None:
     if not isinstance(values, list | tuple) or len(values) != 4:
         return None
     nums = [to_float(v) for v in values]
-    if any(n is None for n in nums):
-        return None
-    a, b, c, d = (float(n) for n in nums if n is not None)
-    return a, b, c, d
+    return None if None in nums else tuple(float(n) for n in nums if n is not None)  # type: ignore[return-value]
 
 
 def read_box(value: Any) -> Box | None:

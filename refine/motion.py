@@ -77,8 +77,7 @@ def _vectors(text: str) -> set[Vector]:
 
 
 def _kind(vector: Vector) -> str:
-    dx, dy = vector
-    return "d" if dx and dy else ("h" if dx else "v")
+    return "d" if all(vector) else ("h" if vector[0] else "v")
 
 
 #: Back-and-forth movement along one axis: a class of movement without a direction.
@@ -178,7 +177,6 @@ def other_end(span: str, start: int, question: str) -> bool:
     asks_first, asks_last = bool(_FIRST_Q.search(question)), bool(_LAST_Q.search(question))
     if asks_first == asks_last or _RELATION_Q.search(question):
         return False
-    before, after = span[:start], span[start:]
-    if asks_first and _COMES_LATER.match(after):
+    if asks_first and _COMES_LATER.match(span[start:]):
         return True  # "the static noise only starts after it", "the piano joins later"
-    return bool((_LED_TO if asks_first else _LED_FROM).search(before))
+    return bool((_LED_TO if asks_first else _LED_FROM).search(span[:start]))

@@ -116,9 +116,7 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     mentions = _mentions(span, options)
     found = _distinct([m.option for m in mentions])
     if (letter := _letter(span, options)) is not None:
-        if found and found != [letter]:
-            return None
-        return letter
+        return None if found and found != [letter] else letter
     if set(_YES_NO) <= {o.lower() for o in options}:
         first = _lead_word(span)
         if (lead := next((o for o in options if o.lower() == first), None)) is not None:
