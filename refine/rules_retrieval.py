@@ -58,25 +58,23 @@ def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> l
     indexed = [n for m in _INDEXED.finditer(span) for n in _numbers(m.group(1))]
     named = [n for m in _NAMED.finditer(span) for n in _numbers(m.group(1))]
     ordinals = [tx.ORDINALS[w] - 1 for w in tx.words(span) if w in tx.ORDINALS]
-    bare = _BARE.match(span)
+    plain = _BARE.match(span) or _LISTED.search(span)  # bare numbers, or numbers listed at the end
     if ctx.n_candidates and re.search(r"\b(?:the )?last (?:one|clip|audio|image|candidate|item)", span, re.I):
         ordinals.append(ctx.n_candidates - 1)
-    listed = _LISTED.search(span)
     if named:
         based = named if zero_based else _base_named(named, span, ctx)
         if based is None and ordinals in ([n - 1 for n in named], named):
             based = ordinals  # "image #1 (the first) and image #3 (the third)", "wav 2 (the third one)"
-        if based is None:
+        if (named := based) is None:
             return None
-        named = based
     every, total = _EVERY.search(span), ctx.n_candidates
     if every and total and not _DENY.search(span) and not re.search(r"\b(?:except|only|but)\b", span, re.I):
         said = every.group(1) or every.group("n")
         if said is None or said == str(total) or tx.NUMBER_WORDS.get(said.lower()) == total:
             return list(range(total))  # "All three audio clips match the image."
     kinds = {tuple(k) for k in (indexed, named, ordinals) if k}
-    if not kinds and (bare or listed):
-        numbers = _numbers((bare or listed).group(1))  # type: ignore[union-attr]
+    if not kinds and plain:
+        numbers = _numbers(plain.group(1))
         if _ONE_BASED.search(span):  # "Using 1-based numbering, the matching wavs are 2 and 3."
             return None if 0 in numbers else [n - 1 for n in numbers]
         return numbers
