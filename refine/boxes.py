@@ -340,9 +340,8 @@ def row_box(header: list[str], row: list[str], skip: int) -> Box | str | None:
     """The box a table row holds: a box cell, four corner cells named by the header, or a no-box cell
     (returned as written); ``None`` when the row is neither."""
     cells = {h.strip().lower(): c for i, (h, c) in enumerate(zip(header, row, strict=True)) if i != skip}
-    if (
-        named := read_box({h: to_float(c) if to_float(c) is not None else c for h, c in cells.items()})
-    ) is not None:
+    named = read_box({h: to_float(c) if to_float(c) is not None else c for h, c in cells.items()})
+    if named is not None:
         return named
     boxes = [b for b in (read_box(c) for c in cells.values() if c.strip() and c.strip()[:1] in "[(") if b]
     if len(boxes) == 1:

@@ -59,9 +59,8 @@ def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
             return None
         many = isinstance(raw, list) and raw and all(isinstance(b, list | tuple | str | Mapping) for b in raw)
         for item in raw if many else [raw]:
-            written = (
-                bx.prose_boxes(item) if isinstance(item, str) else []
-            )  # "center=(0.5, 0.62), w=0.7, h=0.46"
+            # a box written in words: "center=(0.5, 0.62), w=0.7, h=0.46"
+            written = bx.prose_boxes(item) if isinstance(item, str) else []
             if (box := bx.read_box(item) or (written[0].box if len(written) == 1 else None)) is None:
                 return None
             out.append((name, box))
