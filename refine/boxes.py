@@ -6,7 +6,11 @@ A box value is four numbers (a list, a tuple, a string) or a dict with named cor
 "(y_min, x_min, y_max, x_max)", "center x, center y, w, h"), else the asked ``[x_min, y_min, x_max, y_max]``;
 an answer that states two different conventions is refused. Every box becomes normalised ``[x_min, y_min,
 x_max, y_max]`` with one scale for the whole answer, decided from its largest value and what it says about
-pixels (see :class:`Scaler`).
+pixels (see :func:`_divisors`).
+
+The second half reads how box answers are laid out, for the AVL and AVLG rules alike: detection objects and
+their keys, wrapper dicts, markdown table rows, "no box" values and words, and prose
+boxes a structured answer does not hold.
 """
 
 from __future__ import annotations
@@ -17,23 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from avibench.refine.context import RefineContext
-from avibench.refine.text import parse_literal, to_float
+from avibench.refine.text import dict_spans, find_lists, parse_literal, to_float
+from avibench.refine.vocab import VOCABULARY, any_of
 
 XYXY, YXYX, XYWH, CXCYWH = "xyxy", "yxyx", "xywh", "cxcywh"
 NORMALISED_MAX = 1.5
 GRID_MAX = 1000.0
 
-#: Named-corner dicts: the keys (lowercased, ``-``/space as ``_``) and the order they give.
-_CORNER_KEYS: tuple[tuple[tuple[str, str, str, str], str], ...] = (
-    (("x_min", "y_min", "x_max", "y_max"), XYXY),
-    (("xmin", "ymin", "xmax", "ymax"), XYXY),
-    (("x1", "y1", "x2", "y2"), XYXY),
-    (("x0", "y0", "x1", "y1"), XYXY),
-    (("left", "top", "right", "bottom"), XYXY),
-    (("x", "y", "width", "height"), XYWH),
-    (("x", "y", "w", "h"), XYWH),
-    (("x_min", "y_min", "width", "height"), XYWH),
-)
 
 _SEP = r"\s*(?:,|/|;|\band\b)\s*"
 _X1, _Y1 = r"(?:x_?min|xmin|x1|x0|left)", r"(?:y_?min|ymin|y1|y0|top)"
@@ -121,10 +115,7 @@ def _four(values: Any) -> tuple[float, float, float, float] | None:
     if not isinstance(values, list | tuple) or len(values) != 4:
         return None
     nums = [to_float(v) for v in values]
-    if any(n is None for n in nums):
-        return None
-    a, b, c, d = (float(n) for n in nums if n is not None)
-    return a, b, c, d
+    return None if None in nums else tuple(float(n) for n in nums if n is not None)  # type: ignore[return-value]
 
 
 def read_box(value: Any) -> Box | None:
@@ -140,7 +131,8 @@ def read_box(value: Any) -> Box | None:
         value = list(parsed) if isinstance(parsed, list | tuple) else None
     if isinstance(value, Mapping):
         keys = {str(k).strip().lower().replace("-", "_").replace(" ", "_"): v for k, v in value.items()}
-        for names, order in _CORNER_KEYS:
+        for corners, order in VOCABULARY["corner_keys"].items():
+            names = corners.split()
             if set(names) <= keys.keys() and len(keys) <= 6:
                 nums = _four([keys[n] for n in names])
                 return None if nums is None else Box(nums, order)
@@ -210,86 +202,64 @@ def _image_size(text: str, ctx: RefineContext) -> tuple[int, int] | None:
     return stated.pop() if stated else ctx.image_size
 
 
-class Scaler:
-    """Turns xyxy boxes of one answer into normalised ones, with one scale for the whole answer.
+def _divisors(boxes: list[list[float]], ctx: RefineContext, text: str) -> tuple[float, float]:
+    """The one scale (x and y divisors) of an answer's xyxy boxes.
 
     Up to 1.5 the boxes are already normalised. Up to 1000 they are on the 0-1000 grid (what the AVL scorer
-    assumes too) when the answer says so or uses a grid-native format (``grid``: Gemini's ``box_2d``), or when
-    a box reaches past the image's pixels; whole numbers that would fit the image as pixels too, with no unit
-    stated, are refused. A stated pixel unit or a pixel-native format (``pixels``) means pixels, and so does
-    anything above 1000; both need the size of the image the model saw. An answer that says both "pixel" and
-    "0-1000" is refused.
+    assumes too) when the answer says so or uses a grid-native format (Gemini's ``box_2d``), or when a box
+    reaches past the image's pixels; whole numbers that would fit the image as pixels too, with no unit stated,
+    are refused. A stated pixel unit or a pixel-native format (Qwen's grounding format, ``bbox_2d``, gives
+    pixels of the image the model saw) means pixels, and so does anything above 1000; both need the size of the
+    image the model saw. An answer that says both "pixel" and "0-1000" is refused.
     """
-
-    def __init__(
-        self,
-        boxes: list[list[float]],
-        ctx: RefineContext,
-        text: str,
-        *,
-        pixels: bool = False,
-        grid: bool = False,
-    ):
-        peak = max((abs(v) for box in boxes for v in box), default=0.0)
-        said_pixels = pixels or bool(_PIXEL.search(text)) or bool(_stated_sizes(text))
-        said_grid = grid or bool(_GRID.search(text))
-        said_percent = bool(_PERCENT_UNIT.search(text))
-        if said_pixels + said_grid + said_percent > 1:
-            raise Invalid("two units stated (pixels, the 0-1000 grid, percent)")
-        if said_percent and NORMALISED_MAX < peak <= 100:
-            self.divisor = (100.0, 100.0)
-        elif peak <= NORMALISED_MAX:
-            self.divisor = (1.0, 1.0)
-        elif peak <= GRID_MAX and not said_pixels:
-            if not said_grid and _fits(boxes, ctx.image_size):
-                raise Invalid(
-                    "whole numbers that fit both the image's pixels and the 0-1000 grid, unit unstated"
-                )
-            self.divisor = (GRID_MAX, GRID_MAX)
-        else:
-            size = _image_size(text, ctx)
-            if size is None or said_grid:
-                raise Invalid("pixel boxes without an image size")
-            self.divisor = (float(size[0]), float(size[1]))
-
-    def __call__(self, box: list[float]) -> list[float]:
-        x1, y1, x2, y2 = box
-        if x2 < x1 or y2 < y1:
-            raise Invalid("corners out of order")
-        w, h = self.divisor
-        out = [round(v / d, 6) for v, d in zip(box, (w, h, w, h), strict=True)]
-        if any(v < -0.05 or v > NORMALISED_MAX for v in out):
-            raise Invalid("box outside the image")
-        return out
+    peak = max((abs(v) for box in boxes for v in box), default=0.0)
+    said_pixels = "bbox_2d" in text or bool(_PIXEL.search(text)) or bool(_stated_sizes(text))
+    said_grid = re.search(r"\bbox_2d\b", text) is not None or bool(_GRID.search(text))
+    said_percent = bool(_PERCENT_UNIT.search(text))
+    if said_pixels + said_grid + said_percent > 1:
+        raise Invalid("two units stated (pixels, the 0-1000 grid, percent)")
+    if said_percent and NORMALISED_MAX < peak <= 100:
+        return 100.0, 100.0
+    if peak <= NORMALISED_MAX:
+        return 1.0, 1.0
+    if peak <= GRID_MAX and not said_pixels:
+        if not said_grid and _fits(boxes, ctx.image_size):
+            raise Invalid("whole numbers that fit both the image's pixels and the 0-1000 grid, unit unstated")
+        return GRID_MAX, GRID_MAX
+    size = _image_size(text, ctx)
+    if size is None or said_grid:
+        raise Invalid("pixel boxes without an image size")
+    return float(size[0]), float(size[1])
 
 
-def normalise_all(
-    boxes: list[Box], ctx: RefineContext, text: str, *, pixels: bool = False, grid: bool = False
-) -> list[list[float]]:
+def normalise_all(boxes: list[Box], ctx: RefineContext, text: str) -> list[list[float]]:
     """Every box as normalised xyxy, in the stated convention and one scale; :class:`Invalid` otherwise."""
     order = stated_order(text)
     corners = [to_xyxy(b, order) for b in boxes]
-    scale = Scaler(corners, ctx, text, pixels=pixels, grid=grid)
-    return [scale(c) for c in corners]
+    w, h = _divisors(corners, ctx, text)
+    out = []
+    for x1, y1, x2, y2 in corners:
+        if x2 < x1 or y2 < y1:
+            raise Invalid("corners out of order")
+        box = [round(v / d, 6) for v, d in zip((x1, y1, x2, y2), (w, h, w, h), strict=True)]
+        if any(v < -0.05 or v > NORMALISED_MAX for v in box):
+            raise Invalid("box outside the image")
+        out.append(box)
+    return out
 
 
 #: Motion just before "from (x, y) to (x, y)": the two points are where an object goes, not its corners.
-_TRAVELS = re.compile(
-    r"\b(?:mov(?:es|ed|ing)|travel(?:s|led|ling)?|runs?|ran|walks?|walked|slides?|slid|drifts?|shifts?|rolls?|"
-    r"flies|flew|crosses|crossed)\b[^.()\n]{0,25}$",
-    re.I,
-)
-#: The named-value forms of ``_PROSE_BOX``, as its groups in xyxy (or centre-size) order.
-_NAMED_GROUPS = (
-    ("l", "t", "r", "b"),
-    ("x1", "y1", "x2", "y2"),
-    ("cx", "cy", "w", "h"),
-    ("qx", "qy", "qw", "qh"),
-    ("p1", "p2", "p3", "p4"),
-    ("w1", "h1", "w2", "h2"),
-)
-#: The order each form gives its four values in (``None``: the order the answer states).
-_GROUP_ORDER = {"l": XYXY, "x1": XYXY, "cx": CXCYWH, "qx": CXCYWH, "p1": None, "w1": XYXY}
+_TRAVELS = re.compile(any_of("travel_verbs") + r"[^.()\n]{0,25}$", re.I)
+#: The named-value forms of ``_PROSE_BOX``: their groups in xyxy (or centre-size) order, and the order they give
+#: their four values in (``None``: the order the answer states).
+_NAMED_GROUPS: dict[tuple[str, ...], str | None] = {
+    ("l", "t", "r", "b"): XYXY,
+    ("x1", "y1", "x2", "y2"): XYXY,
+    ("cx", "cy", "w", "h"): CXCYWH,
+    ("qx", "qy", "qw", "qh"): CXCYWH,
+    ("p1", "p2", "p3", "p4"): None,
+    ("w1", "h1", "w2", "h2"): XYXY,
+}
 
 
 @dataclass(frozen=True)
@@ -304,21 +274,17 @@ def prose_boxes(text: str) -> list[ProseBox]:
     "top-left (x, y) and bottom-right (x, y)" (the two-point forms are corners, whatever the stated order)."""
     found = []
     for m in _PROSE_BOX.finditer(text):
-        if text[m.start() : m.start() + 4].lower() == "from" and _TRAVELS.search(
-            text[max(0, m.start() - 40) : m.start()]
-        ):
+        if m.group(0)[:4].lower() == "from" and _TRAVELS.search(text[max(0, m.start() - 40) : m.start()]):
             continue  # "moves from (x, y) to (x, y)": a path, not a box
-        flat = m.group("list") or m.group("tuple") or m.group("bare")
-        if flat is not None:
+        if (flat := m.group("list") or m.group("tuple") or m.group("bare")) is not None:
             nums = _four([float(v) for v in re.findall(_NUM, flat)])
             order = None
-        elif any(m.group(names[0]) is not None for names in _NAMED_GROUPS):
-            names = next(n for n in _NAMED_GROUPS if m.group(n[0]) is not None)
+        elif (names := next((n for n in _NAMED_GROUPS if m.group(n[0]) is not None), None)) is not None:
             values = [m.group(k) for k in names]
             if len({"%" in v for v in values}) > 1:
                 continue  # some sides in percent, some not
             nums = _four([float(v.rstrip(" %")) / (100 if "%" in v else 1) for v in values])
-            order = _GROUP_ORDER[names[0]]
+            order = _NAMED_GROUPS[names]
         else:
             points = [g for g in m.groups()[2:] if g is not None]
             nums = _four([float(v) for v in points])
@@ -326,3 +292,76 @@ def prose_boxes(text: str) -> list[ProseBox]:
         if nums is not None:
             found.append(ProseBox(m.start(), m.end(), Box(nums, order)))
     return found
+
+
+FRAME_KEYS = ("frame", "frame_id", "frame_index", "index")
+NO_BOX = frozenset(VOCABULARY["no_box_values"])
+#: A frame described as having no sounding object in it.
+ABSENT = re.compile(any_of("absent_words"), re.I)
+
+
+def truncated(text: str) -> bool:
+    """Unbalanced brackets: the answer was cut off (or is not a structure at all)."""
+    return text.count("[") != text.count("]") or text.count("{") != text.count("}")
+
+
+def format_box(box: list[float]) -> str:
+    return "[" + ", ".join(repr(float(v)) for v in box) + "]"
+
+
+def unwrap(value: Any) -> Any:
+    """``{"answer": {...}}`` / ``{"objects": [...]}`` -> the inner value (a corner dict is not a wrapper)."""
+    while isinstance(value, Mapping) and len(value) == 1 and not is_corner_dict(value):
+        inner = next(iter(value.values()))
+        objects = isinstance(inner, list) and inner and all(isinstance(x, Mapping) for x in inner)
+        if is_corner_dict(inner) or not (isinstance(inner, Mapping) or objects):
+            break
+        value = inner
+    return value
+
+
+def object_box(obj: Mapping[Any, Any]) -> Box | None:
+    """The box of a ``{"label": ..., "bbox_2d": [...]}`` object, or of one with corner keys."""
+    if (key := next((k for k in BOX_KEYS if k in obj), None)) is None:
+        return read_box({k: v for k, v in obj.items() if k not in LABEL_KEYS and k not in FRAME_KEYS})
+    box = read_box(obj[key])
+    if box is not None and key == "box_2d" and box.order is None:
+        box = Box(box.numbers, YXYX)
+    return box
+
+
+def object_lists(text: str) -> list[list[Mapping[Any, Any]]]:
+    """Lists of detection objects, bare or inside a wrapper dict."""
+    candidates = [*find_lists(text), *(unwrap(value) for _, _, value in dict_spans(text))]
+    return [v for v in candidates if isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v)]
+
+
+def row_box(header: list[str], row: list[str], skip: int) -> Box | str | None:
+    """The box a table row holds: a box cell, four corner cells named by the header, or a no-box cell
+    (returned as written); ``None`` when the row is neither."""
+    cells = {h.strip().lower(): c for i, (h, c) in enumerate(zip(header, row, strict=True)) if i != skip}
+    named = read_box({h: to_float(c) if to_float(c) is not None else c for h, c in cells.items()})
+    if named is not None:
+        return named
+    boxes = [b for b in (read_box(c) for c in cells.values() if c.strip() and c.strip()[:1] in "[(") if b]
+    if len(boxes) == 1:
+        return boxes[0]
+    if not boxes and all(c.strip().lower() in NO_BOX or _absent_cell(c) for c in cells.values()):
+        return "None"
+    return None
+
+
+def _absent_cell(cell: str) -> bool:
+    """A cell saying there is no box: "— (not visible)", "none (hidden)"."""
+    return not re.search(r"\d", cell) and ABSENT.search(cell) is not None
+
+
+def no_box(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip().lower() in NO_BOX)
+
+
+def other_box_in_prose(boxes: list[Box], prose: str) -> bool:
+    """The prose beside the structured answer gives a box that is none of its boxes ("The cat is at [..]"
+    before a dict that puts it elsewhere)."""
+    given = {box.numbers for box in boxes}
+    return any(found.box.numbers not in given for found in prose_boxes(prose))

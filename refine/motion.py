@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from avibench.refine.text import HEDGE, NEGATION
+from avibench.refine.vocab import VOCABULARY, any_of
 
 Vector = tuple[int, int]
 
@@ -32,34 +33,19 @@ _STARTS_ENDS = re.compile(
     rf"(?:\bend(?:s|ed|ing)?\s+(?:\w+\s+){{0,3}}?|\b(?:to|towards?|into)\s+)(?:the\s+)?(?P<end>{_POSITION})\b",
     re.I,
 )
-_STEP = {
-    "up": (0, -1), "upward": (0, -1), "upwards": (0, -1), "down": (0, 1), "downward": (0, 1), "downwards": (0, 1),
-    "leftward": (-1, 0), "leftwards": (-1, 0), "rightward": (1, 0), "rightwards": (1, 0),
-    "to the left": (-1, 0), "to the right": (1, 0),
-}  # fmt: skip
+_STEP = VOCABULARY["movement_steps"]
 _STEPS = re.compile(r"\bto the (?:left|right)\b|\b(?:up|down)(?:wards?)?\b|\b(?:left|right)wards?\b", re.I)
 #: "speeds up", "upside down": not directions.
-_PHRASAL = re.compile(
-    r"\b(?:speeds?|slows?|ends?|picks?|shows?|comes?|sets?|lights?|winds?|calms?|settles?|cools?) (?:up|down)\b|"
-    r"\bupside down\b|\btop-down\b|\bup close\b",
-    re.I,
-)
+_PHRASAL = re.compile(any_of("not_directions"), re.I)
 #: "moves right", "heading left": a side straight after a motion verb is a direction.
 _VERB_SIDE = re.compile(
     r"\b(?:mov(?:es|ing|e)|travel(?:s|ling|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|head(?:s|ing)?|drift(?:s|ing)?|"
     r"shift(?:s|ing)?|roll(?:s|ing)?)\s+(left|right)\b",
     re.I,
 )
-_MOTION = re.compile(
-    r"\b(?:mov(?:es|ed|ing|e)|travel(?:s|led|ling|ed|ing)?|go(?:es|ing)?|slid(?:es|ing|e)|drift(?:s|ing)?|"
-    r"shift(?:s|ing|ed)?|roll(?:s|ing)?|head(?:s|ing)?|glid(?:es|ing|e)|translat(?:es|ing|ion)|motion|path|"
-    r"goes|went|rises|rising|falls|falling|descends|ascends|bounc(?:es|ing|e)|oscillat(?:es|ing)|swing(?:s|ing)?|"
-    r"bob(?:s|bing)?)\b",
-    re.I,
-)
+_MOTION = re.compile(any_of("motion_words"), re.I)
 _STILL = re.compile(rf"{NEGATION}|\b(?:stationary|still|static|without)\b", re.I)
-_CLASSES = {"horizontal": "h", "horizontally": "h", "vertical": "v", "vertically": "v", "inclined": "d",
-            "diagonal": "d", "diagonally": "d", "oblique": "d", "slanted": "d"}  # fmt: skip
+_CLASSES = VOCABULARY["movement_classes"]
 
 
 def _point(name: str) -> Vector:
@@ -82,30 +68,20 @@ def _vectors(text: str) -> set[Vector]:
     steps += [_STEP[f"to the {side.lower()}"] for side in _VERB_SIDE.findall(stripped)]
     if steps:
         step = (_sign(sum(s[0] for s in steps)), _sign(sum(s[1] for s in steps)))
-        if not any(_part_of(step, path) for path in found):
-            found.add(
-                step
-            )  # "moves upward from the bottom right to the top left": the step is part of the path
+        # "moves upward from the bottom right to the top left": the step is part of the path (every direction
+        # the step has, the path has too)
+        if not any(all(s == 0 or s == p for s, p in zip(step, path, strict=True)) for path in found):
+            found.add(step)
     found.discard((0, 0))
     return found
 
 
-def _part_of(step: Vector, path: Vector) -> bool:
-    """Every direction the step has, the path has too (up is part of up-and-left)."""
-    return all(s == 0 or s == p for s, p in zip(step, path, strict=True))
-
-
 def _kind(vector: Vector) -> str:
-    dx, dy = vector
-    return "d" if dx and dy else ("h" if dx else "v")
+    return "d" if all(vector) else ("h" if vector[0] else "v")
 
 
 #: Back-and-forth movement along one axis: a class of movement without a direction.
-_OSCILLATION = re.compile(
-    r"\b(?:up and down|down and up|upwards and downwards)\b|\b(?:left and right|right and left|side to side|"
-    r"side-to-side)\b",
-    re.I,
-)
+_OSCILLATION = re.compile(any_of("oscillation"), re.I)
 
 
 def _by_class(options: Sequence[str], kind: str) -> list[str]:
@@ -141,11 +117,7 @@ def contradicts_direction(span: str, option: str) -> bool:
     return len(vectors) == 1 and _kind(next(iter(vectors))) != wanted
 
 
-_FORWARD = re.compile(
-    r"\b(?:followed by|then|before|after which|afterwards?|later|next|joins?|joined by|comes? in second|"
-    r"second|finally|lastly|eventually)\b",
-    re.I,
-)
+_FORWARD = re.compile(any_of("order_forward"), re.I)
 _BACKWARD = re.compile(r"\b(?:after(?! which)(?!wards?)|preceded by|following)\b", re.I)
 _FIRST_Q = re.compile(r"\b(?:first|earliest|initially|earlier)\b", re.I)
 _LAST_Q = re.compile(r"\b(?:last|latest|final|finally|later)\b", re.I)
@@ -180,16 +152,14 @@ def order_answer(span: str, mentions: Sequence[tuple[str, int, int]], question: 
     ]
     if ends:
         return ends[0] if len(ends) == 1 else None
-    steps = []
-    for (_, _, end), (_, start, _) in pairwise(mentions):
-        between = span[end:start]
-        forward, backward = bool(_FORWARD.search(between)), bool(_BACKWARD.search(between))
-        if forward == backward:
-            return None
-        steps.append(forward)
-    if len(set(steps)) != 1:
+    # every link between two mentions reads one way, forwards ("followed by") or backwards ("preceded by")
+    links = {
+        (bool(_FORWARD.search(span[end:start])), bool(_BACKWARD.search(span[end:start])))
+        for (_, _, end), (_, start, _) in pairwise(mentions)
+    }
+    if links not in ({(True, False)}, {(False, True)}):
         return None
-    order = [m[0] for m in mentions] if steps[0] else [m[0] for m in reversed(mentions)]
+    order = [m[0] for m in mentions] if links == {(True, False)} else [m[0] for m in reversed(mentions)]
     return order[0] if asks_first else order[-1]
 
 
@@ -207,7 +177,6 @@ def other_end(span: str, start: int, question: str) -> bool:
     asks_first, asks_last = bool(_FIRST_Q.search(question)), bool(_LAST_Q.search(question))
     if asks_first == asks_last or _RELATION_Q.search(question):
         return False
-    before, after = span[:start], span[start:]
-    if asks_first and _COMES_LATER.match(after):
+    if asks_first and _COMES_LATER.match(span[start:]):
         return True  # "the static noise only starts after it", "the piano joins later"
-    return bool((_LED_TO if asks_first else _LED_FROM).search(before))
+    return bool((_LED_TO if asks_first else _LED_FROM).search(span[:start]))

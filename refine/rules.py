@@ -11,9 +11,7 @@ from avibench.refine.rules_mic import parse_mic
 from avibench.refine.rules_qa import parse_qa
 from avibench.refine.rules_retrieval import parse_retrieval
 
-Parser = Callable[[object, RefineContext], "str | None"]
-
-PARSERS: dict[str, Parser] = {
+PARSERS: dict[str, Callable[[object, RefineContext], str | None]] = {
     "qa": parse_qa,
     "mic": parse_mic,
     "retrieval": parse_retrieval,

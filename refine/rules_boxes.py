@@ -14,46 +14,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from avibench.refine.box_answers import (
-    format_box,
-    grid_native,
-    object_box,
-    object_lists,
-    other_box_in_prose,
-    pixel_native,
-    row_box,
-    truncated,
-    unwrap,
-)
-from avibench.refine.boxes import (
-    LABEL_KEYS,
-    Box,
-    Invalid,
-    is_corner_dict,
-    normalise_all,
-    prose_boxes,
-    read_box,
-)
+from avibench.refine import boxes as bx
+from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
-from avibench.refine.text import (
-    DOUBT,
-    HEDGE,
-    REFUSAL,
-    dict_spans,
-    markdown_tables,
-    outside_dicts,
-    strip_answer_prefix,
-    usable,
-)
-from avibench.refine.vocab import classes_in, normalise_key
+from avibench.refine.vocab import VOCABULARY, any_of, classes_in, normalise_key
 
 _KEY_ID = re.compile(r"^\s*(.*?)[\s_#-]*(\d+)\s*$")
-#: Words before a dict that name the whole answer, not one object ("answer = {...}", "Result: {...}").
-_WHOLE_ANSWER = frozenset(
-    {"answer", "final answer", "result", "results", "output", "boxes", "bboxes", "bounding boxes", "detections",
-     "json", "python", "response", "instances", "objects", "locations", "predictions", "bbox", "box",
-     "bounding box", "coordinates", "location"}
-)  # fmt: skip
+_WHOLE_ANSWER = frozenset(VOCABULARY["whole_answer_labels"])
 #: A label of up to three words that opens a line, a bullet or a sentence and ends in ":" or "=".
 _LABEL_BEFORE = re.compile(
     r"(?:^|[\n,;.]|[-*•]\s|\d[.)]\s)\s*(?:answer\s*[:=]\s*)?[*`'\"]*([A-Za-z][\w-]*(?: [\w-]+){0,2}?)[*`'\"]*\s*(?:\([^)]*\))?\s*"
@@ -62,33 +29,26 @@ _LABEL_BEFORE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?;\n]\s*")
 
 
-def _doubts(text: str, names: list[str]) -> bool:
-    """The answer doubts itself ("I am not certain", "maybe") or names one box as two objects ("violin / cello")."""
-    return DOUBT.search(text) is not None or any(re.search(r"/|\bor\b", n) for n in names)
-
-
 #: Words that end a sentence before a colon without naming anything ("Its bounding box ..., is:").
 _NO_LABEL = frozenset({"is", "are", "was", "were", "be", "as follows", "follows", "here", "below"})
 
 
 def _label_before(segment: str) -> str | None:
-    """The label a segment ends with ("**Dog**: ", "dog_1 = "), or ``None``."""
+    """The label of one object a segment ends with ("**Dog**: ", "dog_1 = "), or ``None`` (none, or one that
+    names the whole answer)."""
     m = _LABEL_BEFORE.search(segment)
-    return m.group(1).strip() if m and m.group(1).strip().lower() not in _NO_LABEL else None
+    return m.group(1).strip() if m and m.group(1).strip().lower() not in _NO_LABEL | _WHOLE_ANSWER else None
 
 
-Instance = tuple[str, Box]
+Instance = tuple[str, bx.Box]
 
 
 def _from_objects(objects: list[Mapping[Any, Any]]) -> list[Instance] | None:
-    out: list[Instance] = []
-    for obj in objects:
-        name = next((obj[k] for k in LABEL_KEYS if isinstance(obj.get(k), str)), None)
-        box = object_box(obj)
-        if name is None or box is None:
-            return None
-        out.append((name, box))
-    return out
+    out = [
+        (next((o[k] for k in bx.LABEL_KEYS if isinstance(o.get(k), str)), None), bx.object_box(o))
+        for o in objects
+    ]
+    return None if any(name is None or box is None for name, box in out) else out  # type: ignore[return-value]
 
 
 def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
@@ -99,41 +59,30 @@ def _from_mapping(value: Mapping[Any, Any]) -> list[Instance] | None:
             return None
         many = isinstance(raw, list) and raw and all(isinstance(b, list | tuple | str | Mapping) for b in raw)
         for item in raw if many else [raw]:
-            box = read_box(item) or _written_box(item)
-            if box is None:
+            # a box written in words: "center=(0.5, 0.62), w=0.7, h=0.46"
+            written = bx.prose_boxes(item) if isinstance(item, str) else []
+            if (box := bx.read_box(item) or (written[0].box if len(written) == 1 else None)) is None:
                 return None
             out.append((name, box))
     return out
 
 
-def _written_box(value: Any) -> Box | None:
-    """A dict value that writes its one box in words ("center=(0.5, 0.62), w=0.7, h=0.46")."""
-    found = prose_boxes(value) if isinstance(value, str) else []
-    return found[0].box if len(found) == 1 else None
-
-
 def _from_dicts(text: str) -> list[Instance] | None:
     """One dict of instances, or one box dict per object after its label ("dog_1: {"x1": ...}")."""
-    spans = dict_spans(text)
+    spans = tx.dict_spans(text)
     if len(spans) == 1:
         start, _, value = spans[0]
-        value = unwrap(value)
+        value = bx.unwrap(value)
         label = _label_before(text[:start])
-        if not is_corner_dict(value):
+        if not bx.is_corner_dict(value):
             return _from_mapping(value) if isinstance(value, Mapping) else None
-        if label is None or label.lower() in _WHOLE_ANSWER:
+        if label is None:
             return None
-        return [(label, read_box(value))]  # type: ignore[list-item]
-    out: list[Instance] = []
-    previous = 0
-    for start, end, value in spans:
-        label = _label_before(text[previous:start])
-        box = read_box(value)
-        if label is None or box is None or label.lower() in _WHOLE_ANSWER:
-            return None
-        out.append((label, box))
-        previous = end
-    return out
+        return [(label, bx.read_box(value))]  # type: ignore[list-item]
+    ends = [0, *(end for _, end, _ in spans[:-1])]  # each label lies between the previous dict and its own
+    pairs = zip(ends, spans, strict=True)
+    out = [(_label_before(text[end:start]), bx.read_box(value)) for end, (start, _, value) in pairs]
+    return None if any(label is None or box is None for label, box in out) else out  # type: ignore[return-value]
 
 
 #: A last clause that names no object but points back at one: a pronoun, or a box label line ("BBox: ").
@@ -146,7 +95,7 @@ def _name_in(segment: str, ctx: RefineContext) -> str | None:
     """The object a stretch of prose before a box names: its closing label, else the one class named in its
     last sentence ("The guitar is at" -> guitar; "the person playing the guitar is at" -> None)."""
     label = _label_before(segment)
-    if label is not None and label.lower() not in _WHOLE_ANSWER and not _REFERS_BACK.search(_unnoted(label)):
+    if label is not None and not _REFERS_BACK.search(_unnoted(label)):
         return label
     clauses = [c for c in _SENTENCE_END.split(segment) if re.search(r"\w", c)]
     scope = clauses[-1] if clauses else ""
@@ -169,7 +118,7 @@ def _from_prose(text: str, ctx: RefineContext) -> list[Instance] | None:
     """One box per named object in lines or sentences ("- **Dog**: [..]", "the dog spans from (x, y) to (x, y)")."""
     out: list[Instance] = []
     previous = 0
-    for found in prose_boxes(text):
+    for found in bx.prose_boxes(text):
         segment = text[previous : found.start]
         if out and re.fullmatch(r"\s*(?:,|;|and|&)?\s*", segment):
             name: str | None = out[-1][0]  # "Cats: [..], [..]": one label for the boxes after it
@@ -196,50 +145,40 @@ def _restatements_dropped(instances: list[Instance], ctx: RefineContext) -> list
 
 def _from_table(text: str) -> list[Instance] | None:
     """A markdown table with an object column and a box column (or four corner columns)."""
-    tables = markdown_tables(text)
+    tables = tx.markdown_tables(text)
     if len(tables) != 1:
         return None
     header, *rows = tables[0]
-    lowered = [h.lower() for h in header]
     name_col = next(
-        (i for i, h in enumerate(lowered) if any(k in h for k in (*LABEL_KEYS, "instrument"))), None
+        (i for i, h in enumerate(header) if any(k in h.lower() for k in (*bx.LABEL_KEYS, "instrument"))), None
     )
-    if name_col is None:
+    if name_col is None or any(len(row) != len(header) for row in rows):
         return None
-    out: list[Instance] = []
-    for row in rows:
-        if len(row) != len(header):
-            return None
-        box = row_box(header, row, skip=name_col)
-        if not isinstance(box, Box):
-            return None
-        out.append((row[name_col], box))
-    return out
+    out = [(row[name_col], bx.row_box(header, row, skip=name_col)) for row in rows]
+    return out if all(isinstance(box, bx.Box) for _, box in out) else None  # type: ignore[return-value]
 
 
 def _instances(text: str, ctx: RefineContext) -> list[Instance] | None:
     """The instances of an answer, most structured reading first."""
-    objects = object_lists(text)
-    if objects:
+    if objects := bx.object_lists(text):
         return _from_objects(objects[0]) if len(objects) == 1 else None
-    if dict_spans(text):
+    if tx.dict_spans(text):
         return _from_dicts(text)
-    if HEDGE.search(text):
+    if tx.HEDGE.search(text):
         return None  # prose that hedges between places or objects
-    return _from_table(text) if markdown_tables(text) else _from_prose(text, ctx)
+    return _from_table(text) if tx.markdown_tables(text) else _from_prose(text, ctx)
 
 
 def _avl_keys(names: list[str], ctx: RefineContext) -> list[str]:
     """``category_id`` keys on the class list; a missing id is the instance's position among all instances
     (the prompt's numbering: male_1, dog_2, dog_3, cat_4), a clashing one the next free number."""
-    keys: list[str] = []
     parsed = []
     for name in names:
         m = _KEY_ID.match(name)
         base, ident = (m.group(1), int(m.group(2))) if m and m.group(1) else (name, None)
         parsed.append((normalise_key(base, ctx.classes).replace(" ", "_"), ident))
     used = {f"{b}_{i}" for b, i in parsed if i is not None}
-    seen: set[str] = set()
+    seen: dict[str, None] = {}  # the keys so far, in order
     for position, (base, ident) in enumerate(parsed, start=1):
         key = f"{base}_{ident}" if ident is not None else None
         if key is None or key in seen:
@@ -247,57 +186,46 @@ def _avl_keys(names: list[str], ctx: RefineContext) -> list[str]:
             while f"{base}_{number}" in seen or f"{base}_{number}" in used:
                 number += 1
             key = f"{base}_{number}"
-        seen.add(key)
-        keys.append(key)
-    return keys
+        seen[key] = None
+    return list(seen)
 
 
 def parse_avl(raw: object, ctx: RefineContext) -> str | None:
     """The canonical instance-box dict for an AVL sample, or ``None`` when the rules cannot tell."""
-    text = usable(raw)
-    if text is None or REFUSAL.search(text):
+    if (text := tx.usable(raw)) is None or tx.REFUSAL.search(text):
         return None
-    text = strip_answer_prefix(text)
-    if truncated(text):
+    text = tx.strip_answer_prefix(text)
+    if bx.truncated(text) or (instances := _instances(text, ctx)) is None:
         return None
-    instances = _instances(text, ctx)
-    if instances is None or _doubts(text, [name for name, _ in instances]):
+    names, boxes = [name for name, _ in instances], [box for _, box in instances]
+    prose = tx.outside_dicts(text)
+    # doubt ("I am not certain", "maybe"), or one box named as two objects ("violin / cello")
+    if tx.DOUBT.search(text) or any(re.search(r"/|\bor\b", n) for n in names):
         return None
-    if _denied_in_prose([name for name, _ in instances], outside_dicts(text), ctx):
-        return None
-    if dict_spans(text) and other_box_in_prose([box for _, box in instances], outside_dicts(text)):
+    if _denied_in_prose(names, prose, ctx) or (tx.dict_spans(text) and bx.other_box_in_prose(boxes, prose)):
         return None
     try:
-        normalised = normalise_all(
-            [box for _, box in instances], ctx, text, pixels=pixel_native(text), grid=grid_native(text)
-        )
-    except Invalid:
+        normalised = bx.normalise_all(boxes, ctx, text)
+    except bx.Invalid:
         return None
-    keys = _avl_keys([name for name, _ in instances], ctx)
+    keys = _avl_keys(names, ctx)
     if ctx.classes and any(key.rsplit("_", 1)[0] not in ctx.classes for key in keys):
         return None  # a name on no class ("drum", "plane" unmapped): left to the LLM rather than scored as written
-    if _other_source_named({key.rsplit("_", 1)[0] for key in keys}, outside_dicts(text), ctx):
+    if _other_source_named({key.rsplit("_", 1)[0] for key in keys}, prose, ctx):
         return None
-    return json.dumps({k: format_box(b) for k, b in zip(keys, normalised, strict=True)}, ensure_ascii=False)
+    out = {k: bx.format_box(b) for k, b in zip(keys, normalised, strict=True)}
+    return json.dumps(out, ensure_ascii=False)
 
 
 #: Prose naming the sound's source ("The sounding object is the piano", "the sound comes from the dog").
-_SOURCE_NAMED = re.compile(
-    r"\b(?:sounding (?:object|instance|source)s? (?:is|are)|sound (?:is coming|comes|is) from|sound is made by|"
-    r"sound (?:is|was)(?: \w+ly)?(?= an?\b| the\b)|"
-    r"source of the sound is|(?:is|are) (?:making|producing|emitting) the sound)\s+([^.;\n]{1,40})",
-    re.I,
-)
+_SOURCE_NAMED = re.compile(any_of("source_named") + r"\s+([^.;\n]{1,40})", re.I)
 
 
 def _other_source_named(boxed: set[str], prose: str, ctx: RefineContext) -> bool:
     """The prose names the sound's source as a class none of the boxes is ("The sounding object is the piano"
     beside ``{'violin_1': ...}``)."""
-    for m in _SOURCE_NAMED.finditer(prose):
-        named = set(classes_in(m.group(1), ctx.classes))
-        if named and not named & boxed:
-            return True
-    return False
+    named = (set(classes_in(m.group(1), ctx.classes)) for m in _SOURCE_NAMED.finditer(prose))
+    return any(n and not n & boxed for n in named)
 
 
 _NOT_SOUNDING = (

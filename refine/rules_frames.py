@@ -14,43 +14,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from avibench.refine.box_answers import (
-    ABSENT,
-    FRAME_KEYS,
-    format_box,
-    grid_native,
-    no_box,
-    object_box,
-    object_lists,
-    other_box_in_prose,
-    pixel_native,
-    row_box,
-    truncated,
-    unwrap,
-)
-from avibench.refine.boxes import (
-    BOX_KEYS,
-    Box,
-    Invalid,
-    normalise_all,
-    prose_boxes,
-    read_box,
-)
+from avibench.refine import boxes as bx
+from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
-from avibench.refine.text import (
-    DOUBT,
-    HEDGE,
-    REFUSAL,
-    dict_spans,
-    find_lists,
-    markdown_tables,
-    outside_dicts,
-    sentences,
-    strip_answer_prefix,
-    to_float,
-    usable,
-    without_echo,
-)
+from avibench.refine.vocab import any_of
 
 FRAMES = 10
 _FRAME_KEY = re.compile(r"^\s*(?:frame)?[\s_#-]*(\d+)\s*$", re.I)
@@ -69,32 +36,25 @@ _ALL_FRAMES = re.compile(
     r"(?:\w+\s+)?frames\b|\bframes?[\s_]*0\s*(?:-|–|to|through)\s*(?:frame[\s_]*)?9\b",
     re.I,
 )
-_NOT_ALL = re.compile(
-    r"\b(?:except|but|not|only|until|after|before|moves?|moving|shifts?|changes?|disappears?|leaves|hidden|"
-    r"partially|apart from|other than|no longer)\b",
-    re.I,
-)
+_NOT_ALL = re.compile(any_of("not_all_frames"), re.I)
 
 
 def _frame_of(key: Any) -> int | None:
     if isinstance(key, int) and not isinstance(key, bool):
         return key
-    if isinstance(key, str):
-        m = _FRAME_KEY.match(key)
-        return int(m.group(1)) if m else None
-    return None
+    m = _FRAME_KEY.match(key) if isinstance(key, str) else None
+    return int(m.group(1)) if m else None
 
 
 def _frames_from_dict(value: Mapping[Any, Any]) -> dict[int, Any] | None:
     """``{frame_k: box}``, where a box may also be a detection object (``{"box_2d": [..], "label": ..}``)."""
     frames = {}
     for key, box in value.items():
-        k = _frame_of(key)
-        if k is None:
+        if (k := _frame_of(key)) is None:
             return None
-        if isinstance(box, Mapping) and any(b in box for b in BOX_KEYS):
-            inner = box[next(b for b in BOX_KEYS if b in box)]
-            box = None if no_box(inner) else object_box(box) or inner
+        if isinstance(box, Mapping) and any(b in box for b in bx.BOX_KEYS):
+            inner = box[next(b for b in bx.BOX_KEYS if b in box)]
+            box = None if bx.no_box(inner) else bx.object_box(box) or inner
         frames[k] = box
     return frames
 
@@ -103,12 +63,12 @@ def _frames_from_objects(objects: list[Mapping[Any, Any]]) -> dict[int, Any] | N
     """``[{"frame": 0, "bbox": [...]}, ...]``."""
     frames: dict[int, Any] = {}
     for obj in objects:
-        k = next((_frame_of(obj[key]) for key in FRAME_KEYS if key in obj), None)
+        k = next((_frame_of(obj[key]) for key in bx.FRAME_KEYS if key in obj), None)
         if k is None or k in frames:
             return None
-        key = next((b for b in BOX_KEYS if b in obj), None)
-        empty = key is not None and no_box(obj[key])
-        frames[k] = None if empty else object_box(obj) or obj.get(key or "", [])
+        key = next((b for b in bx.BOX_KEYS if b in obj), None)
+        empty = key is not None and bx.no_box(obj[key])
+        frames[k] = None if empty else bx.object_box(obj) or obj.get(key or "", [])
     return frames
 
 
@@ -117,24 +77,21 @@ _TABLE_FRAMES = re.compile(r"(?:frames?[\s_#-]*)?(\d+)(?:\s*(?:-|–|—|to)\s*(
 
 
 def _frames_from_table(text: str) -> dict[int, Any] | None:
-    tables = markdown_tables(text)
+    tables = tx.markdown_tables(text)
     if len(tables) != 1:
         return None
     header, *rows = tables[0]
-    frame_col = next((i for i, h in enumerate(header) if "frame" in h.lower()), None)
-    if frame_col is None:
+    if (frame_col := next((i for i, h in enumerate(header) if "frame" in h.lower()), None)) is None:
         return None
     frames: dict[int, Any] = {}
     for row in rows:
         m = _TABLE_FRAMES.fullmatch(row[frame_col].strip(" *`")) if len(row) == len(header) else None
-        box = row_box(header, row, skip=frame_col) if m else None
+        box = bx.row_box(header, row, skip=frame_col) if m else None
         if m is None or box is None:
             return None
-        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
-        for k in range(first, last + 1):
-            if k in frames:
-                return None
-            frames[k] = box
+        if frames.keys() & (span := range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1)):
+            return None
+        frames.update(dict.fromkeys(span, box))
     return frames
 
 
@@ -148,13 +105,11 @@ def _frames_from_pairs(text: str) -> dict[int, Any] | None:
         return None
     frames: dict[int, Any] = {}
     for first, last, value, _ in pairs:
-        for k in range(int(first), int(last or first) + 1):
-            if k in frames:
-                return None
-            frames[k] = value
+        if frames.keys() & (span := range(int(first), int(last or first) + 1)):
+            return None
+        frames.update(dict.fromkeys(span, value))
     for k, value in frames.items():
-        same = re.fullmatch(_SAME_AS, value, re.I)
-        if same is not None:
+        if (same := re.fullmatch(_SAME_AS, value, re.I)) is not None:
             source = frames.get(int(same.group(1)))
             if source is None or re.fullmatch(_SAME_AS, source, re.I):
                 return None  # a copy of a frame the answer does not give, or of a later copy
@@ -170,18 +125,10 @@ _STILL = re.compile(
 )
 
 
-def _frames_for_all(text: str) -> dict[int, Any] | None:
-    """One box said to hold in every frame ("the dog stays at [..] in all ten frames")."""
-    boxes = prose_boxes(text)
-    if len(boxes) != 1 or not _ALL_FRAMES.search(text) or _not_all(text) or HEDGE.search(text):
-        return None
-    return dict.fromkeys(range(FRAMES), boxes[0].box)
-
-
-def _one_object_for_all(objects: list[Mapping[Any, Any]], prose: str) -> dict[int, Any] | None:
-    """One detection object (``[{"bbox_2d": [..], "label": ..}]``) said to hold in every frame."""
-    box = object_box(objects[0]) if len(objects) == 1 else None
-    if box is None or not _ALL_FRAMES.search(prose) or _not_all(prose) or HEDGE.search(prose):
+def _for_all(box: bx.Box | None, prose: str) -> dict[int, Any] | None:
+    """One box (the prose's only one, or a lone detection object ``[{"bbox_2d": [..], "label": ..}]``) said to
+    hold in every frame ("the dog stays at [..] in all ten frames")."""
+    if box is None or not _ALL_FRAMES.search(prose) or _not_all(prose) or tx.HEDGE.search(prose):
         return None
     return dict.fromkeys(range(FRAMES), box)
 
@@ -189,7 +136,7 @@ def _one_object_for_all(objects: list[Mapping[Any, Any]], prose: str) -> dict[in
 def _not_all(text: str) -> bool:
     """The text limits or changes the box somewhere ("except frame 3", "moves right", "leaves the frame")."""
     still = _STILL.sub(" ", text)
-    return _NOT_ALL.search(still) is not None or ABSENT.search(still) is not None
+    return _NOT_ALL.search(still) is not None or bx.ABSENT.search(still) is not None
 
 
 #: No sounding object in any frame, said in words ("the sound comes from off-screen in every frame").
@@ -199,11 +146,11 @@ _NONE_ANYWHERE = re.compile(r"\b(?:all|every|each|any|none of the)\b[^.;\n]{0,30
 def _frames_empty(text: str) -> dict[int, Any] | None:
     """Every frame without a box, when the text gives no box and says nothing sounds in any frame."""
     aside_free = re.sub(r"\([^)]*\)", " ", text)  # "(or any other source)" is an aside, not a hedge
-    if prose_boxes(text) or HEDGE.search(aside_free) or DOUBT.search(text):
+    if bx.prose_boxes(text) or tx.HEDGE.search(aside_free) or tx.DOUBT.search(text):
         return None
     if re.search(r"\d\.\d|\d\s*%|[\[(]\s*-?\d", text):
         return None  # numbers of a box the rules could not read are not "no box"
-    if _NONE_ANYWHERE.search(text) and ABSENT.search(text):
+    if _NONE_ANYWHERE.search(text) and bx.ABSENT.search(text):
         return dict.fromkeys(range(FRAMES))
     return None
 
@@ -231,12 +178,12 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
     neither (narration, "starting in frame 2") assigns nothing; a box before the first mention, two boxes
     for one stretch or one frame given two different values refuse."""
     mentions = list(_FRAME_MENTION.finditer(text))
-    if not mentions or prose_boxes(text[: mentions[0].start()]):
+    if not mentions or bx.prose_boxes(text[: mentions[0].start()]):
         return None
     frames: dict[int, Any] = {}
     for m, after in zip(mentions, [*mentions[1:], None], strict=True):
         stretch = text[m.end() : after.start() if after else len(text)]
-        boxes = prose_boxes(stretch)
+        boxes = bx.prose_boxes(stretch)
         numbers = _mentioned_frames(m)
         if len(boxes) > 1 or numbers is None:
             return None
@@ -244,7 +191,7 @@ def _frames_from_mentions(text: str, *, need_box: bool = True) -> dict[int, Any]
             value: Any = boxes[0].box
         elif re.search(r"\[[^\]]*\]", stretch):
             return None  # "[]" or a placeholder: the frame-pair reading keeps it as written
-        elif _TIED_TO_NEXT.search(stretch) or not ABSENT.search(_own_clause(stretch)):
+        elif _TIED_TO_NEXT.search(stretch) or not bx.ABSENT.search(_own_clause(stretch)):
             continue  # "has left the view after frame 6" is about the next mention, not this one
         else:
             value = None  # said in the mention's own clause; later ones are about other things
@@ -271,7 +218,7 @@ def _own_clause(stretch: str) -> str:
 
 
 def _numbers_of(value: Any) -> tuple[float, ...] | None:
-    return value.numbers if isinstance(value, Box) else None
+    return value.numbers if isinstance(value, bx.Box) else None
 
 
 #: A step of the model's plan ("Step 2. Find the horse in each frame."): what it set out to do, not a claim.
@@ -282,22 +229,21 @@ _INSTRUCTION = re.compile(
 
 
 #: Words saying the sounding object cannot be seen ("not visible in any of the frames").
-_UNSEEN = re.compile(
-    r"\b(?:not visible|invisible|no sounding object|not present|absent|off[- ]screen|should be none)\b", re.I
-)
+_UNSEEN = re.compile(any_of("unseen_words"), re.I)
 
 
 def _said_nowhere(prose: str) -> bool:
     """A sentence saying no frame shows the sounding object, naming no frame numbers."""
     return any(
-        _NONE_ANYWHERE.search(s) and _UNSEEN.search(s) and not re.search(r"\d", s) for s in sentences(prose)
+        _NONE_ANYWHERE.search(s) and _UNSEEN.search(s) and not re.search(r"\d", s)
+        for s in tx.sentences(prose)
     )
 
 
 def _refused(text: str) -> bool:
     """A refusal of the task; "in frames 3 and 4, where I can't place a reliable box" only says those
     frames have none."""
-    return any(REFUSAL.search(s) and not _FRAME_MENTION.search(s) for s in sentences(text))
+    return any(tx.REFUSAL.search(s) and not _FRAME_MENTION.search(s) for s in tx.sentences(text))
 
 
 #: A line giving one frame its detections: "frame_3: [{"bbox_2d": [..], "label": "car"}]", "frame_5: []".
@@ -309,16 +255,14 @@ def _frames_from_object_lines(text: str) -> dict[int, Any] | None:
     list in the text is on such a line."""
     frames: dict[int, Any] = {}
     for line in text.splitlines():
-        m = _FRAME_LINE.match(line)
-        if m is None:
+        if (m := _FRAME_LINE.match(line)) is None:
             continue
         k, value = int(m.group(1)), m.group(2)
-        lists = find_lists(value)
-        if no_box(value.strip(" *`")) or (len(lists) == 1 and lists[0] == []):
+        lists = tx.find_lists(value)
+        if bx.no_box(value.strip(" *`")) or (len(lists) == 1 and lists[0] == []):
             box: Any = None if not lists else []
         elif len(lists) == 1 and len(lists[0]) == 1 and isinstance(lists[0][0], Mapping):
-            box = object_box(lists[0][0])
-            if box is None:
+            if (box := bx.object_box(lists[0][0])) is None:
                 return None
         else:
             return None
@@ -326,87 +270,75 @@ def _frames_from_object_lines(text: str) -> dict[int, Any] | None:
             return None
         frames[k] = box
     read = sum(v is not None and v != [] for v in frames.values())
-    return frames if read and read == len(object_lists(text)) else None
+    return frames if read and read == len(bx.object_lists(text)) else None
 
 
 def _frames(text: str) -> dict[int, Any] | None:
-    objects = object_lists(text)
-    if objects:
+    if objects := bx.object_lists(text):
         if len(objects) != 1:
             return _frames_from_object_lines(text)
-        return _frames_from_objects(objects[0]) or _one_object_for_all(objects[0], outside_dicts(text))
-    spans = dict_spans(text)
-    if spans:
-        value = unwrap(spans[0][2])
+        lone = bx.object_box(objects[0][0]) if len(objects[0]) == 1 else None
+        return _frames_from_objects(objects[0]) or _for_all(lone, tx.outside_dicts(text))
+    if spans := tx.dict_spans(text):
+        value = bx.unwrap(spans[0][2])
         return _frames_from_dict(value) if len(spans) == 1 and isinstance(value, Mapping) else None
-    lists = find_lists(text)
-    if len(lists) == 1 and len(lists[0]) == FRAMES and not all(to_float(v) is not None for v in lists[0]):
+    lists = tx.find_lists(text)
+    if len(lists) == 1 and len(lists[0]) == FRAMES and not all(tx.to_float(v) is not None for v in lists[0]):
         return dict(enumerate(lists[0]))
-    if markdown_tables(text):
+    if tx.markdown_tables(text):
         return _frames_from_table(text)
+    boxes = bx.prose_boxes(text)
+    lone = boxes[0].box if len(boxes) == 1 else None
     return (
-        _frames_from_mentions(text)
-        or _frames_from_pairs(text)
-        or _frames_for_all(text)
-        or _frames_empty(text)
+        _frames_from_mentions(text) or _frames_from_pairs(text) or _for_all(lone, text) or _frames_empty(text)
     )
 
 
-def _frames_differ(present: dict[int, Box], prose: str) -> bool:
+def _frames_differ(present: dict[int, bx.Box], prose: str) -> bool:
     """The prose beside the frames names a frame and gives it another box, or a box where the frames have
     none ("in frame_4 the cat is at [..]" beside ``'frame_4': None``)."""
     named = _frames_from_mentions(prose, need_box=False) or {}
-    return any(
-        (present[k].numbers if k in present else None) != (v.numbers if isinstance(v, Box) else None)
-        for k, v in named.items()
-    )
+    return any(_numbers_of(present.get(k)) != _numbers_of(v) for k, v in named.items())
 
 
 def parse_avlg(raw: object, ctx: RefineContext) -> str | None:
     """The canonical frame-box dict for an AVLG sample (Python literal, ``None`` = no box), or ``None``."""
-    text = usable(raw)
-    if text is None or _refused(text):
+    if (text := tx.usable(raw)) is None or _refused(text):
         return None
-    text = strip_answer_prefix(without_echo(text, ctx.prompt_text))
-    if truncated(text):
+    text = tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text))
+    if bx.truncated(text):
         return None  # the missing frames are unknown, not empty
-    found = _frames(text)
-    if not found:
+    if not (found := _frames(text)):
         return None
-    present: dict[int, Box] = {}
+    present: dict[int, bx.Box] = {}
     invalid: set[int] = set()
     for k, value in found.items():
-        if not 0 <= k < FRAMES or no_box(value):
+        if not 0 <= k < FRAMES or bx.no_box(value):
             continue
-        box = value if isinstance(value, Box) else read_box(value)
-        if box is None:
+        if (box := value if isinstance(value, bx.Box) else bx.read_box(value)) is None:
             invalid.add(k)  # kept as [] (the scoring profile decides whether [] means "no box")
         else:
             present[k] = box
     if invalid and not present and any(not isinstance(found[k], list | tuple) or found[k] for k in invalid):
         return None  # placeholders only (an echoed template): no answer to read
-    outside = outside_dicts(text)
-    if dict_spans(text) and (
-        other_box_in_prose(list(present.values()), outside) or _frames_differ(present, outside)
-    ):
-        return None  # the prose gives a box the frames do not have, or gives a frame another box
-    claims = " ".join(s for s in sentences(outside) if not _INSTRUCTION.match(s))
-    if dict_spans(text) and present and _said_nowhere(claims):
-        return None  # boxes, yet the prose says the object is in no frame
-    if dict_spans(text) and len(present) < FRAMES and _ALL_FRAMES.search(claims) and not _not_all(claims):
-        return None  # frames without a box, yet the prose says the object is in every frame
-    if DOUBT.search(text) or re.search(r"\]\s*or\s+(?:none|null|\[)", text, re.I):
+    if tx.dict_spans(text):
+        outside = tx.outside_dicts(text)
+        claims = " ".join(s for s in tx.sentences(outside) if not _INSTRUCTION.match(s))
+        if bx.other_box_in_prose(list(present.values()), outside) or _frames_differ(present, outside):
+            return None  # the prose gives a box the frames do not have, or gives a frame another box
+        if present and _said_nowhere(claims):
+            return None  # boxes, yet the prose says the object is in no frame
+        if len(present) < FRAMES and _ALL_FRAMES.search(claims) and not _not_all(claims):
+            return None  # frames without a box, yet the prose says the object is in every frame
+    if tx.DOUBT.search(text) or re.search(r"\]\s*or\s+(?:none|null|\[)", text, re.I):
         return None  # doubt, or a frame given a box "or None"
     try:
-        boxes = normalise_all(
-            list(present.values()), ctx, text, pixels=pixel_native(text), grid=grid_native(text)
-        )
+        boxes = bx.normalise_all(list(present.values()), ctx, text)
         normalised = dict(zip(present, boxes, strict=True))
-    except Invalid:
+    except bx.Invalid:
         return None
-    parts = []
-    for k in range(FRAMES):
-        box = normalised.get(k)
-        value = "[]" if k in invalid else (format_box(box) if box is not None else "None")
-        parts.append(f"'frame_{k}': {value}")
-    return "{" + ", ".join(parts) + "}"
+    values = (
+        "[]" if k in invalid else bx.format_box(normalised[k]) if k in normalised else "None"
+        for k in range(FRAMES)
+    )
+    return "{" + ", ".join(f"'frame_{k}': {value}" for k, value in enumerate(values)) + "}"

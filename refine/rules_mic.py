@@ -12,37 +12,14 @@ import json
 import re
 from typing import Any
 
+from avibench.refine import text as tx
 from avibench.refine.boxes import BOX_KEYS, LABEL_KEYS
 from avibench.refine.context import RefineContext
-from avibench.refine.text import (
-    CARDINALS,
-    HEDGE,
-    NUMBER_WORDS,
-    REFUSAL,
-    dict_spans,
-    markdown_tables,
-    outside_dicts,
-    sentences,
-    strip_answer_prefix,
-    to_int,
-    usable,
-    without_echo,
-    words,
-)
-from avibench.refine.vocab import class_at, match_class, normalise_key, singular
+from avibench.refine.vocab import VOCABULARY, class_at, match_class, normalise_key, singular
 
-_VAGUE = frozenset(
-    {"some", "several", "many", "few", "multiple", "various", "numerous", "lots", "lot", "group", "groups", "crowd",
-     "flock", "herd", "pack", "bunch", "more", "other", "others", "plenty", "couple", "another"}
-)  # fmt: skip
+_VAGUE = frozenset(VOCABULARY["vague_quantities"])
 _DEFINITE = frozenset({"the", "this", "that", "these", "those", "its", "his", "her", "their", "same"})
-#: Words after "a"/"an" that describe the recording, not an object to count.
-_NOT_OBJECTS = frozenset(
-    {"sound", "sounds", "voice", "noise", "melody", "tune", "song", "background", "recording", "clip", "scene",
-     "image", "picture", "photo", "video", "lot", "bit", "kind", "type", "sort", "few", "couple", "group", "total",
-     "mix", "combination", "variety", "loud", "soft", "faint", "clear", "distant", "single", "person's", "man's",
-     "rhythm", "beat", "conversation", "speech"}
-)  # fmt: skip
+_NOT_OBJECTS = frozenset(VOCABULARY["not_objects"])
 _LINE_PAIR = re.compile(
     r"^[\s*\-•\d.)]*\**([A-Za-z][A-Za-z _'-]{0,40}?)\**\s*(?:[:=]|-|–|—|x|×|\(x?)\s*\**\s*(\w+)\**\s*\)?\s*[.,;]?$"
 )
@@ -82,8 +59,7 @@ def _slots(value: dict[Any, Any]) -> dict[Any, Any] | None:
     names: dict[str, Any] = {}
     numbers: dict[str, Any] = {}
     for key, item in value.items():
-        m = _SLOT.match(str(key))
-        if m is None:
+        if (m := _SLOT.match(str(key))) is None:
             return None
         (numbers if m.group(1).lower() in ("count", "number") else names)[m.group(2)] = item
     if not names or names.keys() != numbers.keys() or not all(isinstance(n, str) for n in names.values()):
@@ -102,16 +78,11 @@ def _count_key(name: str, ctx: RefineContext) -> str:
 
 
 def _from_dict(value: dict[Any, Any], ctx: RefineContext) -> dict[str, int] | None:
-    counts: dict[str, int] = {}
     value = _unwrap(value)
-    for key, raw_count in (_slots(value) or value).items():
-        if not isinstance(key, str) or not key.strip() or re.search(r"\bor\b|/", key):
-            return None  # no key, or one that hedges between objects ("man or woman")
-        n = to_int(raw_count)
-        if n is None:
-            return None
-        _add(counts, _count_key(key, ctx), n)
-    return counts
+    pairs = list((_slots(value) or value).items())
+    if any(not isinstance(key, str) or not key.strip() or re.search(r"\bor\b|/", key) for key, _ in pairs):
+        return None  # no key, or one that hedges between objects ("man or woman")
+    return _tally(pairs, ctx)
 
 
 #: A note in parentheses without a number ("female × 1 (lead vocals)"), and a unit word after a count
@@ -125,8 +96,7 @@ _UNIT_AFTER = re.compile(
 def _pair(piece: str) -> tuple[str, str] | None:
     """(name, count) of one ``dog: 2`` / ``Dog × 2`` / ``2 × dog`` piece."""
     piece = _UNIT_AFTER.sub(r"\1\2", _NOTE.sub("", piece))
-    m = _LINE_PAIR.match(piece)
-    if m is not None:
+    if (m := _LINE_PAIR.match(piece)) is not None:
         return m.group(1), m.group(2)
     m = _COUNT_FIRST.match(piece)
     return (m.group(2), m.group(1)) if m else None
@@ -148,24 +118,19 @@ def _headed_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None
     m = _HEADING.match(line)
     if m is None or match_class(m.group(1), ctx.classes):
         return None  # "dog: 2 barks" counts the class before the colon
-    pairs = []
-    for piece in (p for p in _PAIR_SPLIT.split(m.group(2).strip()) if p.strip()):
-        counted = _COUNT_NAME.match(piece.strip())
-        if counted is None or not match_class(counted.group(2), ctx.classes):
-            return None
-        pairs.append((counted.group(2), counted.group(1)))
+    counted = [_COUNT_NAME.match(p.strip()) for p in _PAIR_SPLIT.split(m.group(2).strip()) if p.strip()]
+    if any(c is None or not match_class(c.group(2), ctx.classes) for c in counted):
+        return None
+    pairs = [(c.group(2), c.group(1)) for c in counted if c]
     return pairs or None
 
 
 def _line_pairs(line: str, ctx: RefineContext) -> list[tuple[str, str]] | None:
-    headed = _headed_pairs(line, ctx)
-    if headed is not None:
+    if (headed := _headed_pairs(line, ctx)) is not None:
         return headed
-    whole = _pair(line)
-    if whole is not None:
+    if (whole := _pair(line)) is not None:
         return [whole]
-    counted = _BULLET_COUNT.match(line)
-    if counted is not None:
+    if (counted := _BULLET_COUNT.match(line)) is not None:
         return [(counted.group(2), counted.group(1))]
     pieces = [p for p in _PAIR_SPLIT.split(_LEAD_IN.sub("", line.strip())) if p.strip()]
     pairs = [_pair(p) or _bare_pair(p, ctx) for p in pieces]
@@ -186,8 +151,7 @@ def _bare_pair(piece: str, ctx: RefineContext) -> tuple[str, str] | None:
 def _tally(pairs: list[tuple[str, str]], ctx: RefineContext) -> dict[str, int] | None:
     counts: dict[str, int] = {}
     for name, raw_count in pairs:
-        n = to_int(raw_count)
-        if n is None:
+        if (n := tx.to_int(raw_count)) is None:
             return None
         _add(counts, _count_key(name, ctx), n)
     return counts
@@ -208,21 +172,16 @@ def _from_lines(text: str, ctx: RefineContext) -> dict[str, int] | None:
     return counts
 
 
-#: Words that count the objects already listed rather than new ones ("three separate animals", "4 in total").
-_RESTATING = frozenset(
-    {"animal", "animals", "source", "sources", "object", "objects", "instance", "instances", "thing", "things",
-     "item", "items", "total", "emitter", "emitters", "individual", "individuals", "altogether", "overall",
-     "people", "persons", "voices", "speakers"}
-)  # fmt: skip
+_RESTATING = frozenset(VOCABULARY["restating_words"])
 
 
 def _quantities(text: str) -> list[tuple[int, list[str]]]:
     """Each number in the text, with the few words after it."""
-    tokens = words(text)
+    tokens = tx.words(text)
     return [
-        (int(w) if w.isdigit() else CARDINALS[w], tokens[i + 1 : i + 1 + _LOOKBACK])
+        (int(w) if w.isdigit() else tx.CARDINALS[w], tokens[i + 1 : i + 1 + _LOOKBACK])
         for i, w in enumerate(tokens)
-        if w.isdigit() or w in CARDINALS
+        if w.isdigit() or w in tx.CARDINALS
     ]
 
 
@@ -246,12 +205,11 @@ def _agrees(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool:
 
 def _from_table(text: str, ctx: RefineContext) -> dict[str, int] | None:
     """A markdown table of names and counts (a "Total" row is skipped)."""
-    tables = markdown_tables(text)
+    tables = tx.markdown_tables(text)
     if len(tables) != 1 or len(tables[0][0]) < 2:
         return None
     header, *rows = tables[0]
-    lowered = [h.lower() for h in header]
-    count_col = next((i for i, h in enumerate(lowered) if any(k in h for k in _COUNT_HEADERS)), None)
+    count_col = next((i for i, h in enumerate(header) if any(k in h.lower() for k in _COUNT_HEADERS)), None)
     if count_col is None:
         return None
     name_col = next(i for i in range(len(header)) if i != count_col)
@@ -270,8 +228,8 @@ def _quantity(
         t = tokens[j]
         if t.isdigit() and len(t) <= 4:
             return int(t)
-        if t in NUMBER_WORDS:
-            return NUMBER_WORDS[t] if articles or t in CARDINALS or t in {"single", "lone"} else None
+        if t in tx.NUMBER_WORDS:
+            return tx.NUMBER_WORDS[t] if articles or t in tx.CARDINALS or t in {"single", "lone"} else None
         if t == "of" and j > 0 and tokens[j - 1] == "pair":
             return 2
         if t in _VAGUE:
@@ -286,7 +244,7 @@ def _quantity(
 def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
     """A quantity that counts something off the class list ("two ducks", "a cow"): the rules would drop it."""
     for j, t in enumerate(tokens):
-        if not (t.isdigit() or t in NUMBER_WORDS) or t in {"no", "none"}:
+        if not (t.isdigit() or t in tx.NUMBER_WORDS) or t in {"no", "none"}:
             continue
         if t == "one" and tokens[j + 1 : j + 2] == ["of"]:
             continue  # "riding one of them": a pronoun, not a count
@@ -301,24 +259,11 @@ def _stray_quantity(tokens: list[str], classes: tuple[str, ...]) -> bool:
     return False
 
 
-def _is_singular(token: str) -> bool:
-    return singular(token) == token
-
-
-#: "on the table", "near the door": a place named in passing, whose count the answer does not commit to.
-_PLACE_WORDS = frozenset(
-    {"on", "in", "at", "near", "under", "behind", "beside", "by", "from", "into", "onto", "over", "above",
-     "below", "inside", "next", "across", "around", "against", "atop", "through", "down", "along", "to"}
-)  # fmt: skip
+_PLACE_WORDS = frozenset(VOCABULARY["place_words"])
 
 
 #: "like a", "as a": a comparison, not an object counted.
 _LIKENING = frozenset({"like", "as"})
-
-
-def _placed(tokens: list[str], i: int) -> bool:
-    """The class at ``i`` follows a preposition of place ("on the table")."""
-    return i >= 2 and tokens[i - 2] in _PLACE_WORDS
 
 
 def _prose_quantities(
@@ -330,15 +275,16 @@ def _prose_quantities(
     unquantified: set[str] = set()
     i = 0
     while i < len(tokens):
-        hit = class_at(tokens, i, classes)
-        if hit is None:
+        if (hit := class_at(tokens, i, classes)) is None:
             i += 1
             continue
         cls, width = hit
         q = _quantity(tokens, i, classes, articles=articles)
         if q == "vague":
             return None
-        if articles and q == "definite" and _is_singular(tokens[i + width - 1]) and not _placed(tokens, i):
+        last = tokens[i + width - 1]
+        placed = i >= 2 and tokens[i - 2] in _PLACE_WORDS  # "on the table": a place named in passing
+        if articles and q == "definite" and singular(last) == last and not placed:
             q = 1  # "a man playing the guitar": one guitar
         if isinstance(q, int):
             quantities.setdefault(cls, set()).add(q)
@@ -368,25 +314,20 @@ def _contradicts(counts: dict[str, int], prose: str, ctx: RefineContext) -> bool
         by_kind[_kind(cls)] = by_kind.get(_kind(cls), 0) + n
     found: dict[str, set[int]] = {}
     for line in _COUNT_AFTER.sub(" ", prose).splitlines():
-        line = " ".join(s for s in sentences(line) if not _MEMBER.search(s))
-        part = _prose_quantities(words(line), ctx.classes, articles=False)
-        if (
-            part is None
-        ):  # "several birds": no count, but a class the counts leave out is still another answer
-            if any(_kind(c) not in by_kind for c in _vague_classes(words(line), ctx.classes)):
+        line = " ".join(s for s in tx.sentences(line) if not _MEMBER.search(s))
+        part = _prose_quantities(tx.words(line), ctx.classes, articles=False)
+        if part is None:  # "several birds": no count, but a class the counts leave out is another answer
+            if any(_kind(c) not in by_kind for c in _vague_classes(tx.words(line), ctx.classes)):
                 return True
             continue
         for cls, qs in part[0].items():
             found.setdefault(cls, set()).update(qs)
-    for cls, qs in found.items():
-        if qs == {0}:
-            continue
-        if cls in counts:
-            if qs != {counts[cls]}:
-                return True
-        elif qs != {by_kind.get(_kind(cls), 0)}:
-            return True  # "a single female vocalist" beside {"woman": 1} agrees; beside {} it does not
-    return False
+    # "a single female vocalist" beside {"woman": 1} agrees; beside {} it does not
+    return any(
+        qs != {counts[cls] if cls in counts else by_kind.get(_kind(cls), 0)}
+        for cls, qs in found.items()
+        if qs != {0}
+    )
 
 
 #: Classes that name the same people: the prose may call the dict's "woman" a "female vocalist".
@@ -407,30 +348,22 @@ _COUNT_DOUBT = re.compile(
 
 def _vague_classes(tokens: list[str], classes: tuple[str, ...]) -> set[str]:
     """The classes prose gives a vague quantity ("some birds", "3 more dogs")."""
-    found = set()
-    for i in range(len(tokens)):
-        hit = class_at(tokens, i, classes)
-        if hit is not None and _quantity(tokens, i, classes, articles=False) == "vague":
-            found.add(hit[0])
-    return found
+    hits = ((i, class_at(tokens, i, classes)) for i in range(len(tokens)))
+    return {hit[0] for i, hit in hits if hit and _quantity(tokens, i, classes, articles=False) == "vague"}
 
 
 def _from_prose(text: str, ctx: RefineContext) -> dict[str, int] | None:
-    if len(text) > _MAX_PROSE or HEDGE.search(text) or REFUSAL.search(text):
+    if len(text) > _MAX_PROSE or tx.HEDGE.search(text) or tx.REFUSAL.search(text):
         return None
-    tokens = words(text)
-    found = _prose_quantities(tokens, ctx.classes)
-    if found is None:
+    tokens = tx.words(text)
+    if (found := _prose_quantities(tokens, ctx.classes)) is None:
         return None
     quantities, unquantified = found
     if not quantities or unquantified - set(quantities) or _stray_quantity(tokens, ctx.classes):
         return None
     if any(len(qs) > 1 for qs in quantities.values()):
         return None
-    counts: dict[str, int] = {}
-    for cls, qs in quantities.items():
-        _add(counts, cls, qs.pop())
-    return counts
+    return {cls: n for cls, (n,) in quantities.items() if n > 0}
 
 
 _COUNT_KEYS = ("count", "number", "quantity", "num", "amount")
@@ -455,26 +388,13 @@ def _detections(dicts: list[dict[Any, Any]]) -> list[tuple[str, str]] | None:
 _ALSO_NAMED = re.compile(r"\b([A-Za-z][A-Za-z -]{0,30}?)\s*\(\s*([A-Za-z][A-Za-z -]{0,30}?)\s*\)")
 
 
-def _as_dict_names(prose: str, counts: dict[str, int]) -> str:
-    """The prose with a label that gives the dict's name in parentheses called by that name: "Person (man): 1"
-    beside ``{'man': 1}`` lists the man, not another class."""
-
-    def named(m: re.Match[str]) -> str:
-        return m.group(2) if m.group(2).lower() in counts else m.group(0)
-
-    return _ALSO_NAMED.sub(named, prose)
-
-
 def parse_mic(raw: object, ctx: RefineContext) -> str | None:
     """The canonical count dict for a MIC sample, or ``None`` when the rules cannot tell."""
-    text = usable(raw)
-    if text is None:
+    if (text := tx.usable(raw)) is None:
         return None
-    text = strip_answer_prefix(without_echo(text, ctx.prompt_text))
-    spans = dict_spans(text)
-    dicts = [value for _, _, value in spans]
-    detected = _detections(dicts)
-    if detected is not None:
+    text = tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text))
+    dicts = [value for _, _, value in tx.dict_spans(text)]
+    if (detected := _detections(dicts)) is not None:
         counts = _tally(detected, ctx)
         return canonical_mic(counts) if counts else None
     if dicts:
@@ -482,16 +402,17 @@ def parse_mic(raw: object, ctx: RefineContext) -> str | None:
         distinct = {canonical_mic(p) for p in parsed if p is not None}
         if None in parsed or len(distinct) != 1:
             return None
-        prose = outside_dicts(text)
+        prose = tx.outside_dicts(text)
         if _COUNT_DOUBT.search(prose):
             return None  # "answer={'pumpkin': 5} (could also be 6 ...)"
-        prose = _as_dict_names(prose, parsed[0])
+        # "Person (man): 1" beside {'man': 1} lists the man, not another class
+        counts = parsed[0]
+        prose = _ALSO_NAMED.sub(lambda m: m.group(2) if m.group(2).lower() in counts else m.group(0), prose)
         listed = _from_table(prose, ctx) or _from_lines(prose, ctx)
         if _contradicts(parsed[0], prose, ctx) or listed not in (None, parsed[0]):  # type: ignore[arg-type]
             return None  # the prose counts differently, in words or in its own list
         return distinct.pop()
     for parser in (_from_table, _from_lines, _from_prose):
-        counts = parser(text, ctx)
-        if counts is not None:
+        if (counts := parser(text, ctx)) is not None:
             return canonical_mic(counts)
     return None

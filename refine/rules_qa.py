@@ -14,43 +14,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from avibench.refine import text as tx
+from avibench.refine import vocab
 from avibench.refine.context import RefineContext
 from avibench.refine.motion import contradicts_direction, direction_answer, order_answer, other_end
-from avibench.refine.option_aliases import PLURAL_NOUNS, aliases_for
-from avibench.refine.text import (
-    CARDINALS,
-    DOUBT,
-    HEDGE,
-    NEGATION,
-    REFUSAL,
-    answer_phrases,
-    bold_spans,
-    hash_spans,
-    sentences,
-    strip_answer_prefix,
-    usable,
-    words,
-)
-from avibench.refine.vocab import COLOUR_WORDS, SHAPE_WORDS, singular
 
-#: Spelling slips in the official option vocabularies, and what models write instead.
-_TYPOS = {
-    "availabel": "available",
-    "puprle": "purple",
-    "movenment": "movement",
-    "grey": "gray",
-    "centre": "center",
-}
-_NEGATORS = re.compile(
-    r"(?:\bnot|\bisnt|\barent|\bwasnt|\bwerent|\bdoesnt|\bdont|\bdidnt|\bnever|\bneither|\bnor|\bexcluding|\bexcept|"
-    r"\brather than|\binstead of|\bthan|\bno longer|\bwithout)\s+(?:\w+\s+){0,3}$"
-)
+#: What reads an answer of one kind (an option, a number, a free answer) from a span.
+Pick = Callable[..., str | None]
+_TYPOS = vocab.VOCABULARY["option_typos"]
+_NEGATORS = re.compile(vocab.any_of("negators") + r"\s+(?:\w+\s+){0,3}$")
 #: What follows an option to deny it ("the cone never moves", "the tuba is barely audible").
-_DENIED_AFTER = re.compile(
-    r"\s+(?:\w+\s+)?(?:never|is not|isnt|was not|wasnt|does not|doesnt|did not|didnt|makes no|made no|"
-    r"is silent|stays silent|remains silent|is barely audible|is inaudible|is not heard)\b"
-)
-_MULTI_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+_DENIED_AFTER = re.compile(r"\s+(?:\w+\s+)?" + vocab.any_of("denied_after"))
 _LETTERS = (
     re.compile(r"^\s*(?:option|choice)\s*[(\[]?([a-j])\b[)\]]?", re.I),
     re.compile(r"^\s*[(\[]([A-J])[)\]]"),
@@ -82,10 +56,10 @@ def _own_pattern(key: str) -> re.Pattern[str]:
     """An option's own wording; a noun option (a shape, an instrument) also in the plural ("the drums"), and
     a plural one in the singular ("conga" for "congas")."""
     *head, last = key.split()
-    one = singular(last)
-    if one != last and one in PLURAL_NOUNS:
+    one = vocab.singular(last)
+    if one != last and one in vocab.PLURAL_NOUNS:
         key = " ".join([*head, one])
-    plural = "(?:s|es)?" if key.split()[-1] in PLURAL_NOUNS else ""
+    plural = "(?:s|es)?" if key.split()[-1] in vocab.PLURAL_NOUNS else ""
     return re.compile(rf"\b{re.escape(key)}{plural}\b")
 
 
@@ -98,7 +72,7 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
     )
     by_key = dict(keys)
     patterns = [(option, _own_pattern(key)) for key, option in keys]
-    patterns += [(by_key[key], pattern) for key, pattern in aliases_for(by_key)]
+    patterns += [(by_key[key], pattern) for key, pattern in vocab.aliases_for(tuple(by_key))]
     found = sorted(
         ((option, m) for option, pattern in patterns for m in pattern.finditer(text)),
         key=lambda om: om[1].start() - om[1].end(),
@@ -118,24 +92,18 @@ def _mentions(span: str, options: Sequence[str], *, negated: bool = False) -> li
 
 def _letter(span: str, options: Sequence[str]) -> str | None:
     """The option named by a letter ("B", "(B) no", "Option B"), when the span starts with one."""
-    for pattern in _LETTERS:
-        m = pattern.match(span)
-        if m:
-            break
-    else:
+    if (m := next((hit for pattern in _LETTERS if (hit := pattern.match(span))), None)) is None:
         return None
     index = ord(m.group(1).upper()) - ord("A")
     return options[index] if index < len(options) else None
 
 
-_FILLER = frozenset(
-    {"so", "therefore", "thus", "hence", "overall", "in", "conclusion", "summary", "short", "then", "well"}
-)
+_FILLER = frozenset(vocab.VOCABULARY["discourse_fillers"])
 
 
 def _lead_word(span: str) -> str | None:
     """The first word of a span after discourse fillers ("So, yes." -> "yes")."""
-    return next((w for w in words(span) if w not in _FILLER), None)
+    return next((w for w in tx.words(span) if w not in _FILLER), None)
 
 
 def _distinct(items: Sequence[str]) -> list[str]:
@@ -147,52 +115,39 @@ def _option_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     options = ctx.options
     mentions = _mentions(span, options)
     found = _distinct([m.option for m in mentions])
-    letter = _letter(span, options)
-    if letter is not None:
-        if found and found != [letter]:
-            return None
-        return letter
+    if (letter := _letter(span, options)) is not None:
+        return None if found and found != [letter] else letter
     if set(_YES_NO) <= {o.lower() for o in options}:
         first = _lead_word(span)
-        lead = next((o for o in options if o.lower() == first), None)
-        if lead is not None:
-            if REFUSAL.search(span) or re.match(r"\W*no (?:doubt|problem|wonder)\b", span, re.I):
+        if (lead := next((o for o in options if o.lower() == first), None)) is not None:
+            if tx.REFUSAL.search(span) or re.match(r"\W*no (?:doubt|problem|wonder)\b", span, re.I):
                 return None  # "No, I cannot tell", "No doubt, ...": not an answer
             if _against_always(lead.lower(), span, ctx.question):
                 return None
-            return None if len(found) > 1 and HEDGE.search(span) else lead
+            return None if len(found) > 1 and tx.HEDGE.search(span) else lead
         if not explicit:
             return found[0] if found == [o for o in options if o.lower() == "not sure"][:1] else None
     if not found:
-        return None if HEDGE.search(span) else direction_answer(span, options)
+        return None if tx.HEDGE.search(span) else direction_answer(span, options)
     if len(found) > 1 and not ctx.multi_answer:
         found = _unasked(found, span, ctx)
     if len(found) == 1 and _is_reference(found[0], ctx):
         return None  # "the instrument right of the bagpipe": the bagpipe itself is not the answer
     if len(found) == 1:
-        if norm(found[0]) not in _META_OPTIONS and (DOUBT.search(span) or _EITHER.search(span)):
+        if norm(found[0]) not in _META_OPTIONS and (tx.DOUBT.search(span) or _EITHER.search(span)):
             return None  # "either rotating or moving sideways, I cannot tell"
         start = next(m.start for m in mentions if m.option == found[0])
         if contradicts_direction(span, found[0]) or other_end(norm(span), start, ctx.question):
             return None
         return found[0]
     if ctx.multi_answer:
-        return ";".join(found) if explicit and not HEDGE.search(span) else None
+        return ";".join(found) if explicit and not tx.HEDGE.search(span) else None
     return order_answer(norm(span), [(m.option, m.start, m.end) for m in mentions], ctx.question)
 
 
 _ALWAYS_Q = re.compile(r"\b(?:always|all the time|the whole time|throughout|continuously|the entire)\b", re.I)
-_CONTINUOUS = re.compile(
-    r"\b(?:continuously|constantly|throughout|the (?:whole|entire) (?:time|video|clip|piece|performance)|"
-    r"all the time|from (?:the )?(?:start|beginning) to (?:the )?end|never stops|"
-    r"(?:without|with no|never an?|not an?) (?:any |a single )?(?:pause|break|stop|rest|gap)s?)\b",
-    re.I,
-)
-_BROKEN = re.compile(
-    r"\b(?:stops?|stopped|pauses?|paused|rests?|silent|breaks?|intermittent(?:ly)?|only (?:at|in|for|during)|"
-    r"not always|starts? (?:late|later|halfway)|joins? (?:in )?later|drops? out)\b",
-    re.I,
-)
+_CONTINUOUS = re.compile(vocab.any_of("continuous_play"), re.I)
+_BROKEN = re.compile(vocab.any_of("broken_play"), re.I)
 
 
 def _against_always(lead: str, span: str, question: str) -> bool:
@@ -206,33 +161,25 @@ def _against_always(lead: str, span: str, question: str) -> bool:
     return bool(_BROKEN.search(_CONTINUOUS.sub(" ", rest)))
 
 
-_QUESTION_WORDS = frozenset(
-    {"is", "are", "was", "were", "do", "does", "did", "can", "could", "there", "any", "the", "a", "an", "in", "of",
-     "on", "at", "to", "you", "hear", "see", "this", "that", "it", "its", "video", "audio", "clip", "image", "sound",
-     "playing", "heard", "visible", "present", "have", "has", "and", "or"}
-)  # fmt: skip
+_QUESTION_WORDS = frozenset(vocab.VOCABULARY["question_words"])
 _DENYING = re.compile(r"\b(?:no|not|never|without|nor|neither)\s+((?:\w+\W+){0,2}\w+)", re.I)
 
 
 def _denies_asked(text: str, question: str) -> bool:
     """A "yes" whose prose denies what the question asks about ("Is there music in the background?" - "Yes.
     There is no music in the background")."""
-    asked = {w for w in words(question) if w not in _QUESTION_WORDS and len(w) > 2}
-    asked |= {singular(w) for w in asked}
+    asked = {w for w in tx.words(question) if w not in _QUESTION_WORDS and len(w) > 2}
+    asked |= {vocab.singular(w) for w in asked}
     return any(
-        w in asked or singular(w) in asked
+        w in asked or vocab.singular(w) in asked
         for m in _DENYING.finditer(re.sub(r"^\W*yes\b", "", text, flags=re.I))
-        for w in words(m.group(1))
+        for w in tx.words(m.group(1))
     )
 
 
 #: A question about another option than the one it names ("on the right of the bagpipe", "at the same time
 #: as the pipa").
-_RELATIVE_Q = re.compile(
-    r"\b(?:left|right|front|behind) of\b|\bnext to\b|\bbeside\b|\bsame time as\b|\bother than\b|"
-    r"\b(?:after|before|together with|along with)\b",
-    re.I,
-)
+_RELATIVE_Q = re.compile(vocab.any_of("relative_question"), re.I)
 
 
 def _is_reference(option: str, ctx: RefineContext) -> bool:
@@ -263,19 +210,19 @@ def _unasked(found: list[str], span: str, ctx: RefineContext) -> list[str]:
 _APART = re.compile(r"\b(?:alone|only|but|however|while|whereas|after|before|until|instead|unlike)\b", re.I)
 
 
+#: Numbers written as words: cardinals ("two") and multipliers ("twice").
+_COUNT_WORDS = {"once": 1, "twice": 2, "thrice": 3, **tx.CARDINALS}
+
+
 def _numbers(span: str) -> list[int]:
-    values = []
-    for w in words(span):
-        if w.isdigit() and len(w) <= 6:
-            values.append(int(w))
-        elif w in CARDINALS:
-            values.append(CARDINALS[w])
-        elif w in _MULTI_WORDS:
-            values.append(_MULTI_WORDS[w])
-    return values
+    return [
+        int(w) if w.isdigit() and len(w) <= 6 else _COUNT_WORDS[w]
+        for w in tx.words(span)
+        if (w.isdigit() and len(w) <= 6) or w in _COUNT_WORDS
+    ]
 
 
-_CARDINAL_WORDS = "|".join(CARDINALS)
+_CARDINAL_WORDS = "|".join(tx.CARDINALS)
 _AMOUNT = rf"(?:\d+(?:\.\d+)?|{_CARDINAL_WORDS})"
 _UNIT = r"(?:seconds?|secs?|s|ms|milliseconds?|minutes?|mins?|hours?|hz|bpm)"
 #: Durations, intervals and rates: numbers that do not answer "how many".
@@ -304,22 +251,16 @@ def _number_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | No
     return values[0] if len(values) == 1 else None
 
 
-def _yes_no_question(question: str) -> bool:
-    first = words(question)[:1]
-    return bool(first) and first[0] in {
-        "is", "are", "was", "were", "can", "could", "do", "does", "did", "will", "would", "has", "have", "should",
-    }  # fmt: skip
-
-
 def _free_answer(span: str, ctx: RefineContext, *, explicit: bool) -> str | None:
     """Without options: yes/no for a yes/no question, else a short answer as written."""
-    tokens = words(span)
+    tokens = tx.words(span)
     if not tokens:
         return None
     lead = _lead_word(span)
-    if _yes_no_question(ctx.question) and lead in _YES_NO:
+    asks = tx.words(ctx.question)[:1]  # a yes/no question opens with its verb
+    if asks and asks[0] in vocab.VOCABULARY["yes_no_question_starts"] and lead in _YES_NO:
         return lead
-    if len(tokens) > _MAX_FREE_WORDS or HEDGE.search(span) or REFUSAL.search(span):
+    if len(tokens) > _MAX_FREE_WORDS or tx.HEDGE.search(span) or tx.REFUSAL.search(span):
         return None
     answer = " ".join(re.sub(r"[*#`]+", " ", span).split()).strip(" .,:;!?\"'()[]{}")
     return answer if re.fullmatch(r"[\w' -]+", answer) else None
@@ -330,16 +271,16 @@ def _levels(text: str) -> list[tuple[list[str], bool]]:
 
     The non-explicit ends are the first sentence, the last one and a concluding last clause ("..., so yes.").
     """
-    spans = sentences(text)
+    spans = tx.sentences(text)
     last_clause = re.split(r"[,;:]\s+", spans[-1])[-1] if spans else ""
     last_clause = last_clause if re.match(r"(?:so|therefore|thus|hence)\b", last_clause, re.I) else ""
     ends = _distinct([x for x in (spans[0], spans[-1], last_clause) if x]) if spans else []
     if sum(bool(_BULLET.match(line)) for line in text.splitlines()) >= 2:
         ends = []  # a list's first and last items are not where it answers
     return [
-        (hash_spans(text), True),
-        (bold_spans(text), True),
-        (answer_phrases(text), True),
+        (tx.hash_spans(text), True),
+        (tx.bold_spans(text), True),
+        (tx.answer_phrases(text), True),
         (ends, False),
         ([text], False),
     ]
@@ -363,9 +304,7 @@ def _heads(span: str) -> list[str]:
     return [lead.group(1), span]
 
 
-def _level_answers(
-    spans: list[str], explicit: bool, ctx: RefineContext, pick: Callable[..., str | None]
-) -> list[str]:
+def _level_answers(spans: list[str], explicit: bool, ctx: RefineContext, pick: Pick) -> list[str]:
     if explicit:
         return _distinct([a for a in (pick(s, ctx, explicit=True) for s in spans) if a])
     found = (next((a for h in _heads(s) if (a := pick(h, ctx, explicit=False))), None) for s in spans)
@@ -395,7 +334,9 @@ def _unmarked_prose(text: str) -> str:
     bold or ``#x#`` answer, and labelled captions; line by line, so that a list stays a list."""
     lines = (
         " ".join(
-            _without_marks(s) for s in sentences(line) if not answer_phrases(s) and not _CAPTION.match(s)
+            _without_marks(s)
+            for s in tx.sentences(line)
+            if not tx.answer_phrases(s) and not _CAPTION.match(s)
         )
         for line in text.splitlines()
     )
@@ -411,39 +352,36 @@ _COUNT_OF = re.compile(rf"\b{_AMOUNT}((?:\s+[a-z-]+){{1,3}})", re.I)
 def _counting_prose(text: str, question: str) -> str:
     """The unmarked prose as far as it can count what the question asks: without list items' numbers and
     counts of other things ("How many cubes?" - "a scene with two spheres")."""
-    prose = _unmarked_prose("\n".join(s for s in sentences(text) if not _ITEM_NUMBER.match(s)))
+    prose = _unmarked_prose("\n".join(s for s in tx.sentences(text) if not _ITEM_NUMBER.match(s)))
     asked = _COUNTED_THING.search(question)
-    thing = singular(asked.group(1).split()[-1].lower()) if asked else None
+    thing = vocab.singular(asked.group(1).split()[-1].lower()) if asked else None
     if thing in (None, "time"):
         return prose  # "how many times does it beat?" counts events, which the prose names freely
 
     def other(m: re.Match[str]) -> str:
         after = [w.lower() for w in m.group(1).split()]
-        if any(singular(w) == thing for w in after):
+        if any(vocab.singular(w) == thing for w in after):
             return m.group(0)
-        counts_other = any(w in SHAPE_WORDS or (len(w) > 3 and singular(w) != w) for w in after)
+        counts_other = any(w in vocab.SHAPE_WORDS or (len(w) > 3 and vocab.singular(w) != w) for w in after)
         return " " if counts_other else m.group(0)
 
     return _COUNT_OF.sub(other, prose)
 
 
-def _prose_answer(prose: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
+def _prose_answer(prose: str, ctx: RefineContext, pick: Pick) -> str | None:
     """What the unmarked prose answers, if it says one thing."""
-    for spans, explicit in _levels(prose):
-        if explicit:
-            continue
-        answers = _level_answers(spans, explicit, ctx, pick)
-        if answers:
+    for spans in (spans for spans, explicit in _levels(prose) if not explicit):
+        if answers := _level_answers(spans, False, ctx, pick):
             return answers[0] if len(answers) == 1 else None
     return None
 
 
-def _disagrees(answer: str, prose: str | None) -> bool:
-    """A marked answer that the prose contradicts (for several options: the prose names one not chosen)."""
-    return prose is not None and not set(prose.split(";")) <= set(answer.split(";"))
+def _beyond(other: str | None, answer: str) -> bool:
+    """Another reading names an option the answer does not choose (of several, one it left out)."""
+    return other is not None and not set(other.split(";")) <= set(answer.split(";"))
 
 
-def _unusable(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _unusable(span: str, ctx: RefineContext, pick: Pick) -> bool:
     """A marked answer that names only the reference of a relative question."""
     if pick is not _option_answer:
         return False
@@ -451,7 +389,7 @@ def _unusable(span: str, ctx: RefineContext, pick: Callable[..., str | None]) ->
     return bool(named) and all(_is_reference(o, ctx) for o in named)
 
 
-def _torn(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _torn(span: str, ctx: RefineContext, pick: Pick) -> bool:
     """A marked answer that names several candidates without choosing ("**Answer: center / left**")."""
     if pick is _number_answer:
         return len(set(_numbers(span))) > 1
@@ -462,7 +400,7 @@ def _torn(span: str, ctx: RefineContext, pick: Callable[..., str | None]) -> boo
     )
 
 
-def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> str | None:
+def _solve(text: str, ctx: RefineContext, pick: Pick) -> str | None:
     levels = _levels(text)
     for spans, explicit in levels:
         answers = _level_answers(spans, explicit, ctx, pick)
@@ -470,72 +408,63 @@ def _solve(text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> st
             answers = _stated_among(answers, text, ctx, pick)
         if len(answers) > 1:
             return None
-        if not answers and explicit and any(_torn(s, ctx, pick) for s in spans):
-            return None  # the model marked its answer and it is torn: the prose cannot settle it
-        if not answers and explicit and pick is _option_answer and any(_foreign(s, ctx) for s in spans):
-            return None  # "Final answer: sphere" where no option is a sphere: the prose cannot settle it
-        if (
-            not answers
-            and explicit
-            and spans is not levels[1][0]
-            and any(_unusable(s, ctx, pick) for s in spans)
-        ):
-            return None  # "**Answer:** banjo" to "what is left of the banjo?": no answer, and the prose cannot say
+        if not answers and explicit:
+            if any(_torn(s, ctx, pick) for s in spans):
+                return None  # the model marked its answer and it is torn: the prose cannot settle it
+            if pick is _option_answer and any(_foreign(s, ctx) for s in spans):
+                return None  # "Final answer: sphere" where no option is a sphere: the prose cannot settle it
+            if spans is not levels[1][0] and any(_unusable(s, ctx, pick) for s in spans):
+                return None  # "**Answer:** banjo" to "what is left of the banjo?": the prose cannot say
         if answers:
             return None if explicit and _contradicted(answers[0], text, ctx, pick) else answers[0]
     return None
 
 
-def _contradicted(answer: str, text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _contradicted(answer: str, text: str, ctx: RefineContext, pick: Pick) -> bool:
     """The rest of the text goes against a marked answer: its prose answers otherwise or takes the answer
     back, another marked form answers otherwise, or (several options) the prose names more."""
     prose = _unmarked_prose(text)
     said = _counting_prose(text, ctx.question) if pick is _number_answer else prose
     return (
-        _disagrees(answer, _prose_answer(said, ctx, pick))
+        _beyond(_prose_answer(said, ctx, pick), answer)
         or _retracted(answer, prose, ctx)
         or _marked_elsewhere(answer, text, ctx, pick)
         or _prose_adds(answer, prose, ctx, pick)
     )
 
 
-def _stated_among(
-    answers: list[str], text: str, ctx: RefineContext, pick: Callable[..., str | None]
-) -> list[str]:
+def _stated_among(answers: list[str], text: str, ctx: RefineContext, pick: Pick) -> list[str]:
     """Of several marked words ("holding a **pipa** ... plays a **suona**"), the one an "Answer: ..." line
     states; the marked words otherwise."""
-    stated = _distinct([a for a in (pick(s, ctx, explicit=True) for s in answer_phrases(text)) if a])
+    stated = _distinct([a for a in (pick(s, ctx, explicit=True) for s in tx.answer_phrases(text)) if a])
     return stated if len(stated) == 1 and stated[0] in answers else answers
 
 
-def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _marked_elsewhere(answer: str, text: str, ctx: RefineContext, pick: Pick) -> bool:
     """Another marked answer gives another option ("#cube# ... **Answer: sphere**"): a ``#x#``, an "answer
     is" phrase, or a bold span that is a sentence of its own (bold inside prose only emphasises)."""
-    chosen = set(answer.split(";"))
-    alone = [b for s in sentences(text) if not re.search(r"\w", _MARKED.sub(" ", s)) for b in bold_spans(s)]
-    for spans in (hash_spans(text), alone, answer_phrases(text)):
-        for other in _level_answers(spans, True, ctx, pick):
-            if not set(other.split(";")) <= chosen:
-                return True
-    return False
+    alone = [
+        b for s in tx.sentences(text) if not re.search(r"\w", _MARKED.sub(" ", s)) for b in tx.bold_spans(s)
+    ]
+    return any(
+        _beyond(other, answer)
+        for spans in (tx.hash_spans(text), alone, tx.answer_phrases(text))
+        for other in _level_answers(spans, True, ctx, pick)
+    )
 
 
-def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Callable[..., str | None]) -> bool:
+def _prose_adds(answer: str, prose: str, ctx: RefineContext, pick: Pick) -> bool:
     """For several options: the prose names more sounding objects than the marked answer chose ("#sphere#
     ... The sounding objects are the sphere and the cone")."""
     if not ctx.multi_answer or pick is not _option_answer:
         return False
-    listed = _multi_prose(prose, ctx) if prose.strip() else None
-    return listed is not None and not set(listed.split(";")) <= set(answer.split(";"))
+    return _beyond(_multi_prose(prose, ctx) if prose.strip() else None, answer)
 
 
 #: A model correcting itself after its marked answer ("Looking more closely, ... is actually red").
-_CORRECTION = re.compile(
-    r"\b(?:actually|on second thought|looking (?:more )?closely|correction|i was wrong|rather|in fact)\b",
-    re.I,
-)
+_CORRECTION = re.compile(vocab.any_of("self_corrections"), re.I)
 _CONCLUSION = re.compile(r"(?:^|[,;.]\s*)(?:so|therefore|thus|hence)\b([^.]*)", re.I)
-_NEGATIVE = re.compile(NEGATION, re.I)
+_NEGATIVE = re.compile(tx.NEGATION, re.I)
 
 
 def _retracted(answer: str, prose: str, ctx: RefineContext) -> bool:
@@ -551,27 +480,23 @@ def _retracted(answer: str, prose: str, ctx: RefineContext) -> bool:
 
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$")
 #: Words saying an object is silent: an answer that mentions one is not a plain list of choices.
-_SILENT = re.compile(
-    rf"{NEGATION}|\b(?:silent|quiet|mute|none|neither|nor|except|only|without|but|while|whereas|still|"
-    r"stationary|motionless|remains?)\b",
-    re.I,
-)
+_SILENT = re.compile(rf"{tx.NEGATION}|{vocab.any_of('silent_words')}", re.I)
 
 
 def _foreign(text: str, ctx: RefineContext) -> bool:
     """The text names a shape or colour, of the kind the options are, that is not an option ("cylinder")."""
     option_words = {w for o in ctx.options for w in norm(o).split()}
-    aliases = aliases_for([norm(o) for o in ctx.options])
+    aliases = vocab.aliases_for(tuple(norm(o) for o in ctx.options))
     named = {
         form
         for w in norm(text).split()
-        for form in (w, singular(w))
+        for form in (w, vocab.singular(w))
         if not any(pattern.fullmatch(form) for _, pattern in aliases)
     }
-    for vocabulary in (SHAPE_WORDS, COLOUR_WORDS):
-        if option_words & vocabulary and (named & vocabulary) - option_words:
-            return True
-    return False
+    return any(
+        option_words & kind and (named & kind) - option_words
+        for kind in (vocab.SHAPE_WORDS, vocab.COLOUR_WORDS)
+    )
 
 
 def _chosen_in(span: str, ctx: RefineContext) -> list[str]:
@@ -582,13 +507,12 @@ def _multi_prose(text: str, ctx: RefineContext) -> str | None:
     """Several options chosen in prose or a list without the ``#...#`` wrapping: one sentence naming them
     ("the cube and the sphere", "both the red one and the blue one", "cube, sphere") or bullet items of one
     option each. Refused when anything hedges, negates or calls an object silent."""
-    if HEDGE.search(text) or REFUSAL.search(text) or _SILENT.search(text):
+    if tx.HEDGE.search(text) or tx.REFUSAL.search(text) or _SILENT.search(text):
         return None
     if any(m.negated for m in _mentions(text, ctx.options, negated=True)):
         return None
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    items = [m.group(1) for m in (_BULLET.match(ln) for ln in lines) if m]
-    if items:
+    if items := [m.group(1) for m in (_BULLET.match(ln) for ln in lines) if m]:
         if any(_chosen_in(ln, ctx) for ln in lines if not _BULLET.match(ln)):
             return None
         per_item = [_chosen_in(i, ctx) for i in items]
@@ -596,7 +520,7 @@ def _multi_prose(text: str, ctx: RefineContext) -> str | None:
             return None
         chosen = _distinct([c[0] for c in per_item])
     else:
-        sets = {tuple(c) for c in (_chosen_in(s, ctx) for s in sentences(text)) if c}
+        sets = {tuple(c) for c in (_chosen_in(s, ctx) for s in tx.sentences(text)) if c}
         if len(sets) != 1:
             return None
         chosen = list(sets.pop())
@@ -626,11 +550,11 @@ _OPTIONS_ECHO = re.compile(r"^\W*(?:available\s+)?options?\s*(?:are|:)", re.I)
 def _without_question(text: str, question: str) -> str:
     """The text without sentences that only repeat the question (small models echo it before answering):
     the options a question names are not the answer."""
-    asked = words(question)
-    if not asked:
-        return text
-    echoes = [s for s in sentences(text) if words(s) == asked or _OPTIONS_ECHO.match(s)]
-    if not echoes or len(echoes) == len(sentences(text)):
+    asked = tx.words(question)
+    echoes = (
+        [s for s in tx.sentences(text) if tx.words(s) == asked or _OPTIONS_ECHO.match(s)] if asked else []
+    )
+    if not echoes or len(echoes) == len(tx.sentences(text)):
         return text
     for echo in echoes:
         text = text.replace(echo, " ", 1)
@@ -639,10 +563,9 @@ def _without_question(text: str, question: str) -> str:
 
 def parse_qa(raw: object, ctx: RefineContext) -> str | None:
     """The canonical ``**answer**`` for a QA sample, or ``None`` when the rules cannot tell."""
-    text = usable(raw)
-    if text is None:
+    if (text := tx.usable(raw)) is None:
         return None
-    text = _without_question(strip_answer_prefix(text), ctx.question)
+    text = _without_question(tx.strip_answer_prefix(text), ctx.question)
     answer = _solve(text, ctx, _number_answer) if ctx.expects_number else None
     if answer is None and ctx.options:
         answer = _solve(text, ctx, _option_answer)

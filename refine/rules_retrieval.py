@@ -12,29 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from avibench.refine import text as tx
 from avibench.refine.context import RefineContext
-from avibench.refine.text import (
-    DOUBT,
-    HEDGE,
-    NEGATION,
-    NUMBER_WORDS,
-    ORDINALS,
-    REFUSAL,
-    answer_phrases,
-    bold_spans,
-    find_lists,
-    sentences,
-    strip_answer_prefix,
-    usable,
-    without_echo,
-    words,
-)
-from avibench.refine.vocab import singular
+from avibench.refine.vocab import VOCABULARY, any_of, singular
 
-_NOUNS = (
-    r"clips?|audios?|audio clips?|audio files?|wavs?|wav files?|sounds?|images?|pictures?|photos?|candidates?|"
-    r"items?|files?|tracks?|options?|recordings?|frames?"
-)
+_NOUNS = "|".join(VOCABULARY["candidate_nouns"])
 _SEP = rf"\s*(?:,\s*and|,|and|&|or|\+)\s*(?:the\s+)?(?:(?:{_NOUNS})\s*)?#?"
 _NAMED = re.compile(rf"\b(?:{_NOUNS})[\s_]*#?\s*(\d+(?:(?:{_SEP})\d+)*)", re.I)
 #: "Picture No.1", "image number 3": the number sign written out.
@@ -45,11 +27,7 @@ _INDEXED = re.compile(
 )
 _BARE = re.compile(rf"^\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
 _LISTED = re.compile(rf"(?:\bare|\bis|:)[*`]*\s*(\d+(?:(?:{_SEP})\d+)*)\s*\.?\s*$", re.I)
-_NONE = re.compile(
-    r"\b(?:none of (?:the|them|these|those)|not (?:a )?single one|no (?:\w+ )?(?:clips?|audios?|images?|candidates?|match(?:es|ing)?)|"
-    r"nothing matches|empty list)\b",
-    re.I,
-)
+_NONE = re.compile(any_of("no_candidate"), re.I)
 _ONE_BASED = re.compile(r"\b(?:1-based|one-based|1-indexed|starting (?:from|at) 1|counting from 1)\b", re.I)
 _MAX_INDEX = 999
 
@@ -60,21 +38,13 @@ def canonical_indices(indices: list[int]) -> str:
 
 
 def _int_list(value: list[Any]) -> list[int] | None:
-    out = []
-    for v in value:
-        if isinstance(v, bool):
-            return None
-        if isinstance(v, int) and 0 <= v <= _MAX_INDEX:
-            out.append(v)
-        elif isinstance(v, str) and v.strip().isdigit() and int(v) <= _MAX_INDEX:
-            out.append(int(v))
-        else:
-            return None
-    return out
+    """The list as indices, or ``None`` when an item is none (a bool, a word, a negative or huge number)."""
+    out = [int(v) for v in value if type(v) is int or (isinstance(v, str) and v.strip().isdecimal())]
+    return out if len(out) == len(value) and all(0 <= n <= _MAX_INDEX for n in out) else None
 
 
 def _lists(span: str) -> list[list[int]]:
-    return [lst for lst in (_int_list(v) for v in find_lists(span)) if lst is not None]
+    return [lst for lst in (_int_list(v) for v in tx.find_lists(span)) if lst is not None]
 
 
 def _numbers(group: str) -> list[int]:
@@ -82,40 +52,29 @@ def _numbers(group: str) -> list[int]:
 
 
 def _from_prose(span: str, ctx: RefineContext, *, zero_based: bool = False) -> list[int] | None:
-    if HEDGE.search(span) or REFUSAL.search(span):
+    if tx.HEDGE.search(span) or tx.REFUSAL.search(span):
         return None
     span = _NUMBER_SIGN.sub("", span)
     indexed = [n for m in _INDEXED.finditer(span) for n in _numbers(m.group(1))]
     named = [n for m in _NAMED.finditer(span) for n in _numbers(m.group(1))]
-    ordinals = [ORDINALS[w] - 1 for w in words(span) if w in ORDINALS]
-    bare = _BARE.match(span)
+    ordinals = [tx.ORDINALS[w] - 1 for w in tx.words(span) if w in tx.ORDINALS]
+    plain = _BARE.match(span) or _LISTED.search(span)  # bare numbers, or numbers listed at the end
     if ctx.n_candidates and re.search(r"\b(?:the )?last (?:one|clip|audio|image|candidate|item)", span, re.I):
         ordinals.append(ctx.n_candidates - 1)
-    listed = _LISTED.search(span)
     if named:
         based = named if zero_based else _base_named(named, span, ctx)
         if based is None and ordinals in ([n - 1 for n in named], named):
             based = ordinals  # "image #1 (the first) and image #3 (the third)", "wav 2 (the third one)"
-        if based is None:
+        if (named := based) is None:
             return None
-        named = based
-    every = _EVERY.search(span)
-    if (
-        every
-        and ctx.n_candidates
-        and not _DENY.search(span)
-        and not re.search(r"\b(?:except|only|but)\b", span, re.I)
-    ):
+    every, total = _EVERY.search(span), ctx.n_candidates
+    if every and total and not _DENY.search(span) and not re.search(r"\b(?:except|only|but)\b", span, re.I):
         said = every.group(1) or every.group("n")
-        if (
-            said is None
-            or NUMBER_WORDS.get(said.lower(), -1) == ctx.n_candidates
-            or said == str(ctx.n_candidates)
-        ):
-            return list(range(ctx.n_candidates))  # "All three audio clips match the image."
+        if said is None or said == str(total) or tx.NUMBER_WORDS.get(said.lower()) == total:
+            return list(range(total))  # "All three audio clips match the image."
     kinds = {tuple(k) for k in (indexed, named, ordinals) if k}
-    if not kinds and (bare or listed):
-        numbers = _numbers((bare or listed).group(1))  # type: ignore[union-attr]
+    if not kinds and plain:
+        numbers = _numbers(plain.group(1))
         if _ONE_BASED.search(span):  # "Using 1-based numbering, the matching wavs are 2 and 3."
             return None if 0 in numbers else [n - 1 for n in numbers]
         return numbers
@@ -142,21 +101,21 @@ def _base_named(named: list[int], span: str, ctx: RefineContext) -> list[int] | 
 
 
 def _solve(text: str, ctx: RefineContext) -> list[int] | None:
-    explicit = bold_spans(text) + answer_phrases(text)
+    explicit = tx.bold_spans(text) + tx.answer_phrases(text)
     for spans in (explicit, [text]):
-        found = [lst for s in spans for lst in _lists(s)]
-        distinct = {tuple(lst) for lst in found}
+        distinct = {tuple(lst) for s in spans for lst in _lists(s)}
         if len(distinct) > 1:
             return None
         if distinct:
             chosen = list(distinct.pop())
-            if DOUBT.search(text) or any(
+            if tx.DOUBT.search(text) or any(
                 lst != chosen and not _enumeration(lst, ctx) for lst in _lists(text)
             ):
                 return None  # "Possibly [2], maybe 3 as well"; "[1, 3] ... so the answer is [1]"
             prose = _LIST.sub(" ", text)
             affirmed = _affirmed(prose, ctx)
-            said = _affirmed_numbers(prose)
+            # the numbers of the candidates the prose says match, as written (zero- or one-based)
+            said = {n for s in _affirming(prose) for m in _NAMED.finditer(s) for n in _numbers(m.group(1))}
             if (
                 (said and said not in ({*chosen}, {c + 1 for c in chosen}))
                 or _grouped_against(chosen, prose)
@@ -179,7 +138,7 @@ _AFFIRM = re.compile(
     re.I,
 )
 _DENY = re.compile(
-    rf"{NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b|[\u2717\u2718\u274c]", re.I
+    rf"{tx.NEGATION}|\b(?:none|neither|nor|unlike|mismatch(?:es|ed)?)\b|[\u2717\u2718\u274c]", re.I
 )
 #: A list item or a per-candidate line ("- ...", "2. ...", "Image 3: ...").
 _ITEM = re.compile(rf"^\s*(?:[-*•]|\d+[.)]|(?:{_NOUNS}|index)\s*#?\s*\d+\s*[:–—-])\s*", re.I)
@@ -190,17 +149,8 @@ def _affirmed(prose: str, ctx: RefineContext) -> list[int] | None:
     """The candidates the prose beside a list says match ("Clip 1: piano - matches", "The second clip
     matches"), sentence by sentence, denials skipped; ``None`` when it affirms none."""
     zero_based = _ZERO_NAMED.search(prose) is not None
-    picked: list[int] = []
-    for sentence in _affirming(prose):
-        picked += _from_prose(sentence, ctx, zero_based=zero_based) or []
+    picked = [n for s in _affirming(prose) for n in _from_prose(s, ctx, zero_based=zero_based) or []]
     return picked or None
-
-
-def _affirmed_numbers(prose: str) -> set[int]:
-    """The numbers of the candidates the prose says match, as written (zero- or one-based)."""
-    return {
-        n for sentence in _affirming(prose) for m in _NAMED.finditer(sentence) for n in _numbers(m.group(1))
-    }
 
 
 #: Candidates picked out by what they show: "Images with horses: 1, 4", "the clips containing rain are 0 and 3".
@@ -226,8 +176,8 @@ def _selected_against(chosen: list[int], prose: str, ctx: RefineContext) -> bool
     for m in _SELECTED.finditer(prose):
         if _DENY.search(m.group(0)):
             continue
-        rest = words(prose[: m.start()] + " " + prose[m.end() :])
-        described = {singular(w) for w in words(m.group(1)) if len(w) > 3}
+        rest = tx.words(prose[: m.start()] + " " + prose[m.end() :])
+        described = {singular(w) for w in tx.words(m.group(1)) if len(w) > 3}
         if not described & {singular(w) for w in rest}:
             continue
         if re.fullmatch(rf"\d+(?:(?:{_SEP})\d+)*", m.group(2).strip()):
@@ -244,28 +194,27 @@ def _grouped_against(chosen: list[int], prose: str) -> bool:
     whichever way it counts. A group apart from the choice describes the others ("Clips 0 and 2 contain a
     mower and a saxophone"). A candidate numbered 0 anywhere means the prose counts from 0."""
     readings = _readings(chosen, prose)
-    for sentence in sentences(prose):
-        if _DENY.search(sentence):
-            continue
-        for m in (*_NAMED.finditer(sentence), *_INDEXED.finditer(sentence)):
-            group = set(_numbers(m.group(1)))
-            if len(group) > 1 and group not in readings and any(group & r for r in readings):
-                return True
-    return False
+    groups = (
+        set(_numbers(m.group(1)))
+        for sentence in tx.sentences(prose)
+        if not _DENY.search(sentence)
+        for m in (*_NAMED.finditer(sentence), *_INDEXED.finditer(sentence))
+    )
+    return any(len(g) > 1 and g not in readings and any(g & r for r in readings) for g in groups)
 
 
 def _affirming(prose: str) -> list[str]:
     """The sentences that say a candidate matches, without denying one."""
-    return [s for s in sentences(prose) if _AFFIRM.search(s) and not _DENY.search(s)]
+    return [s for s in tx.sentences(prose) if _AFFIRM.search(s) and not _DENY.search(s)]
 
 
 def _joined_bold(text: str) -> list[str]:
     """Bold spans (not item labels), except that several short ones in one sentence ("The **second** and **fifth** images") are
     read as that sentence: together they are one answer."""
-    spans = [s for s in bold_spans(text) if not s.rstrip().endswith(":")]  # "**Clip 0:**" labels an item
-    if len(spans) > 1 and all(len(words(s)) <= 3 for s in spans):
+    spans = [s for s in tx.bold_spans(text) if not s.rstrip().endswith(":")]  # "**Clip 0:**" labels an item
+    if len(spans) > 1 and all(len(tx.words(s)) <= 3 for s in spans):
         holding = [
-            s for s in sentences(text) if all(f"**{b}**" in s for b in spans) and "\n" not in s.strip()
+            s for s in tx.sentences(text) if all(f"**{b}**" in s for b in spans) and "\n" not in s.strip()
         ]
         if len(holding) == 1:
             return [holding[0].replace("**", "")]
@@ -275,8 +224,8 @@ def _joined_bold(text: str) -> list[str]:
 def _from_text(text: str, ctx: RefineContext) -> list[int] | None:
     """The indices prose names, where models put the answer: marked spans, the last sentence, the first,
     then the whole text; ``None`` when those disagree or name none."""
-    explicit = _joined_bold(text) + answer_phrases(text)
-    parts = sentences(text)
+    explicit = _joined_bold(text) + tx.answer_phrases(text)
+    parts = tx.sentences(text)
     zero_based = _ZERO_NAMED.search(text) is not None
     listed = sum(bool(_ITEM.match(line)) for line in text.splitlines()) >= 2
     ends = [] if listed else [parts[-1:], parts[:1]]  # a list's first and last items are not its answer
@@ -303,7 +252,7 @@ _BULLET_PICK = re.compile(
 def _from_bullets(text: str, ctx: RefineContext) -> list[int] | None:
     """Chosen candidates as bullet items, one each, read as the same candidates in running text would be."""
     picks = [m.group(1) for m in (_BULLET_PICK.match(line) for line in text.splitlines()) if m]
-    if not picks or DOUBT.search(text) or REFUSAL.search(text):
+    if not picks or tx.DOUBT.search(text) or tx.REFUSAL.search(text):
         return None
     if ctx.n_candidates and len(set(picks)) >= ctx.n_candidates:
         return None  # one bullet per candidate: an analysis of each, not a pick
@@ -312,10 +261,9 @@ def _from_bullets(text: str, ctx: RefineContext) -> list[int] | None:
 
 def parse_retrieval(raw: object, ctx: RefineContext) -> str | None:
     """The canonical index list for a retrieval sample, or ``None`` when the rules cannot tell."""
-    text = usable(raw)
-    if text is None:
+    if (text := tx.usable(raw)) is None:
         return None
-    indices = _solve(strip_answer_prefix(without_echo(text, ctx.prompt_text)), ctx)
+    indices = _solve(tx.strip_answer_prefix(tx.without_echo(text, ctx.prompt_text)), ctx)
     if indices is None or (ctx.n_candidates and any(i >= ctx.n_candidates for i in indices)):
         return None  # an index past the candidates is outside the answer space
     return canonical_indices(indices)

@@ -1,9 +1,17 @@
-"""Mapping the names models use onto a task's class list: case, plurals, spaces versus hyphens, modifiers.
+"""Mapping the names models use onto a task's class list and onto option wording.
 
 The scorers compare class names as exact strings, so "Dogs", "hair dryer" and "black dog" must become "dog",
-"hair-dryer" and "dog". Only the everyday names listed in ``SYNONYMS`` map onto another word ("puppy" ->
+"hair-dryer" and "dog". Only the everyday names listed as ``class_synonyms`` map onto another word ("puppy" ->
 "dog", "man" -> "person" where the list has no "man"); any other name that maps onto no class is kept as written
 (the AVL rules then refuse it, the counting rules keep it for the scorer to count as the wrong class it is).
+
+Option aliases are what models write instead of an option's own words ("rotating" for "Rotation",
+"stationary" for "No movement", "the second clip" for "last"), as patterns over normalised text. An alias
+counts as a mention of its option only when the option is offered and the alias is not itself the wording of
+another offered option (the "the middle one" option keeps "middle" from meaning "center"). Every alias is a
+paraphrase a careful reader would map without doubt; anything that could mean two options (a "guitar" that is
+electric, "moderately rough") is left out or fenced off with a lookaround, so the rules refuse rather than
+guess. The word lists and alias tables are data: ``prompts/avibench/refine_vocabulary.yaml``.
 """
 
 from __future__ import annotations
@@ -11,13 +19,27 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from avibench.definitions import prompt_resource
 
 if TYPE_CHECKING:
     import inflect
 
-#: Class-list entries that are answers about the list, not objects to look for in prose.
-META_CLASSES = frozenset({"not sure", "no available option"})
+#: The rules' word lists and alias tables, by name (each list's meaning is written beside it in the file).
+VOCABULARY: dict[str, Any] = yaml.safe_load(prompt_resource("avibench", "refine_vocabulary.yaml"))
+META_CLASSES = frozenset(VOCABULARY["meta_classes"])
+SHAPE_WORDS = frozenset(VOCABULARY["shape_words"])
+COLOUR_WORDS = frozenset(VOCABULARY["colour_words"])
+#: Option words that are nouns, matched in the plural too ("the drums", "two cones"): shapes and instruments.
+PLURAL_NOUNS = SHAPE_WORDS | frozenset(VOCABULARY["plural_instruments"])
+
+
+def any_of(name: str) -> str:
+    """A vocabulary list as a regular expression matching any of its phrases as whole words."""
+    return rf"\b(?:{'|'.join(VOCABULARY[name])})\b"
 
 
 @cache
@@ -57,29 +79,12 @@ def two_word_classes(classes: tuple[str, ...]) -> dict[str, str]:
     return {c.replace("-", " "): c for c in classes if "-" in c}
 
 
-#: Everyday names for a class, used only when the name itself is not a class of the list and the class is
-#: ("kitten" -> "cat"; "man" -> "person" for AVL, whose list has no "man"). Each one names the class without doubt.
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "cat": ("kitten", "kitty"),
-    "dog": ("puppy", "doggy"),
-    "mower": ("lawnmower", "lawn mower"),
-    "lawn-mower": ("lawnmower", "lawn mower", "mower"),
-    "person": ("man", "woman", "boy", "girl", "people", "persons", "human", "lady", "gentleman", "child", "kid",
-               "musician", "singer", "male", "female", "vocalist", "performer", "player"),
-    "man": ("gentleman",),
-    "woman": ("lady",),
-    "drum": ("drum kit", "drumkit", "drum set", "drums"),
-    "saxophone": ("sax",),
-    "airplane": ("plane", "aeroplane", "aircraft", "jet", "airliner"),
-}  # fmt: skip
-
-
 @cache
 def _synonyms(classes: tuple[str, ...]) -> dict[str, str]:
     present = {squash(c) for c in classes}
     return {
         squash(word): target
-        for target, words in SYNONYMS.items()
+        for target, words in VOCABULARY["class_synonyms"].items()
         if target in classes
         for word in words
         if squash(word) not in present
@@ -92,12 +97,10 @@ def match_class(name: str, classes: Sequence[str]) -> str | None:
     text = name.strip().lower()
     if not text or len(text) > 80:
         return None
-    hit = index.get(squash(text)) or index.get(squash(singular(text)))
-    if hit is not None:
+    if (hit := index.get(squash(text)) or index.get(squash(singular(text)))) is not None:
         return hit
     synonyms = _synonyms(tuple(classes))
-    hit = synonyms.get(squash(text)) or synonyms.get(squash(singular(text)))
-    if hit is not None:
+    if (hit := synonyms.get(squash(text)) or synonyms.get(squash(singular(text)))) is not None:
         return hit
     parts = re.findall(r"[a-z0-9]+", text)
     found = {
@@ -107,9 +110,7 @@ def match_class(name: str, classes: Sequence[str]) -> str | None:
         is not None
     }  # "man singing" -> person
     found -= META_CLASSES
-    if len(found) == 1:
-        return found.pop()
-    return None
+    return found.pop() if len(found) == 1 else None
 
 
 def normalise_key(name: str, classes: Sequence[str]) -> str:
@@ -141,8 +142,7 @@ def classes_in(text: str, classes: tuple[str, ...]) -> list[str]:
     found: list[str] = []
     i = 0
     while i < len(tokens):
-        hit = class_at(tokens, i, classes)
-        if hit is None:
+        if (hit := class_at(tokens, i, classes)) is None:
             i += 1
             continue
         found.append(hit[0])
@@ -150,13 +150,22 @@ def classes_in(text: str, classes: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-#: Shape and colour words, to tell when an answer names something of the options' kind that is no option.
-SHAPE_WORDS = frozenset(
-    {"cube", "sphere", "cone", "pyramid", "cylinder", "cuboid", "prism", "torus", "ball", "box", "block",
-     "tetrahedron", "ring", "disk", "disc", "capsule", "star", "triangle", "square", "circle", "rectangle",
-     "octahedron", "hexagon", "pentagon", "oval", "ellipse", "donut", "heart"}
-)  # fmt: skip
-COLOUR_WORDS = frozenset(
-    {"red", "blue", "white", "black", "gray", "grey", "green", "yellow", "purple", "orange", "pink", "brown",
-     "cyan", "magenta", "violet", "silver", "gold", "golden", "beige", "teal", "turquoise", "maroon", "navy"}
-)  # fmt: skip
+@cache
+def aliases_for(option_keys: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
+    """(option key, pattern) for every alias of the offered options (normalised keys), excluding aliases that
+    would match another offered option's own wording; worked out once per option list, which every answer to
+    a question shares. The "first"/"last" aliases need the two-clip framing: they are only used when "second"
+    is not itself an option."""
+    keys = option_keys
+    out: list[tuple[str, re.Pattern[str]]] = []
+    if "second" in keys:
+        keys = tuple(k for k in keys if k not in ("first", "last"))
+    for key in keys:
+        for alias in VOCABULARY["option_aliases"].get(key, ()):
+            pattern = re.compile(rf"\b(?:{alias})\b")
+            if any(other != key and pattern.search(other) for other in option_keys):
+                continue
+            if set(VOCABULARY["aliases_shared_with"].get(alias, ())) & set(option_keys):
+                continue
+            out.append((key, pattern))
+    return out
