@@ -98,3 +98,21 @@ def test_run_intervals_cover_stages_overall_and_taxonomy_and_report_spread() -> 
     assert len(result["tasks"]) == 14 and result["items"]["AMIC"] == 30
     # runs r0 (items 0, 2, ...) and r1 score 1/3 each: spread 0
     assert result["spread"]["AMIC"]["sd"] == 0.0 and result["spread"]["AMIC"]["runs"] == 2
+
+
+def test_resamples_drawn_in_blocks_equal_the_whole_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large task's resamples are drawn and scored in blocks of rows (memory); the intervals must not depend on
+    the block size, single and paired alike."""
+    import avibench.level_metrics.bootstrap as boot
+
+    rng = np.random.default_rng(7)
+    a = {"A": _units(list(rng.integers(0, 2, 301))), "B": _units(list(rng.integers(0, 2, 57)), headline=40.0)}
+    b = {"A": _units(list(rng.integers(0, 2, 301))), "B": _units(list(rng.integers(0, 2, 57)), headline=55.0)}
+    whole = bootstrap(a, _mean, seed=5), paired_bootstrap(a, b, _mean, seed=5)
+    monkeypatch.setattr(
+        boot, "BLOCK_DRAWS", 301 * 7
+    )  # blocks of 7 rows for A (the last one shorter), 37 for B
+    blocked = bootstrap(a, _mean, seed=5), paired_bootstrap(a, b, _mean, seed=5)
+    assert blocked == whole
+    monkeypatch.setattr(boot, "BLOCK_DRAWS", 1)  # one row per block
+    assert (bootstrap(a, _mean, seed=5), paired_bootstrap(a, b, _mean, seed=5)) == whole
