@@ -198,9 +198,10 @@ timer(plugin, "official_document", "  of which official documents")
 timer(dataset, "fingerprint", "dataset fingerprint")
 timer(cli, "task_gaps", "completeness")
 timer(cli, "build_rows", "per-sample rows")
+timer(cli.EncodedRows, "of", "  of which encoding them")
 timer(uncertainty, "run_intervals", "bootstrap intervals")
 timer(cli, "atomic_write_text", "write eval.json")
-timer(cli, "write_samples", "write samples.jsonl")
+timer(cli.EncodedRows, "write", "write samples.jsonl")
 try:
     main(sys.argv[1:])
 except SystemExit:

@@ -33,7 +33,7 @@ from avibench.evaluate.completeness import (
 )
 from avibench.evaluate.document import as_dict
 from avibench.evaluate.run_files import throughput
-from avibench.evaluate.samples import build_rows, samples_file, write_samples
+from avibench.evaluate.samples import EncodedRows, build_rows, samples_file
 from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
@@ -396,19 +396,19 @@ def eval_command(
         document.setdefault("summary", {})["incomplete"] = incomplete
     if read_unrefined := {name: gap.read_unrefined for name, gap in gaps.items() if gap.read_unrefined}:
         meta["unrefined_read"] = read_unrefined
-    rows = list(
+    rows = EncodedRows.of(
         build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile, scored.values)
     )
-    if rows and isinstance(document.get("summary"), dict):
+    if rows.slim and isinstance(document.get("summary"), dict):
         from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
 
-        document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
+        document["summary"]["intervals"] = run_intervals(benchmark, rows.slim, document["summary"], profile)
     requested = target
     kept = None if replace or target != run.paths.eval_json else _scores_less(benchmark, target, document)
     if kept is not None:
         target = target.with_name(f"eval-{_scored_name(tasks) if task_names else 'partial'}.json")
     atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
-    write_samples(samples_file(target), rows)
+    rows.write(samples_file(target))
     unparsed = unparsed_of(as_dict(document.get("coverage")))
     lines = [
         (False, result_heading("eval", benchmark.name, run.label)),

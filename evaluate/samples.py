@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -208,6 +209,31 @@ def build_rows(
 def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str, Any]]) -> int:
     """Write the rows as JSON lines (atomically, encoded as they are written); returns how many."""
     return atomic_write_lines(path, (_ROW_ENCODER.encode(row) for row in rows))
+
+
+#: What the intervals read of a row (:mod:`avibench.evaluate.uncertainty`).
+INTERVAL_FIELDS = ("reported_task", "group", "run", "scores", "values")
+
+
+@dataclass
+class EncodedRows:
+    """Rows kept as their JSON lines for samples.jsonl, and the few fields the intervals read: a full-size
+    AVI-Bench eval held about 30 MiB of row dicts (question, options, media, answers) for a 10 MB file."""
+
+    lines: list[str] = field(default_factory=list)
+    slim: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, rows: Iterable[dict[str, Any]]) -> EncodedRows:
+        out = cls()
+        for row in rows:
+            out.lines.append(_ROW_ENCODER.encode(row))
+            out.slim.append({key: row[key] for key in INTERVAL_FIELDS if key in row})
+        return out
+
+    def write(self, path: Path) -> int:
+        """Write samples.jsonl atomically, as :func:`write_samples` does."""
+        return atomic_write_lines(path, self.lines)
 
 
 def read_samples(paths: RunPaths) -> list[dict[str, Any]]:
