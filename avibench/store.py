@@ -271,6 +271,42 @@ def atomic_write_lines(path: Path | str, lines: Iterable[str]) -> int:
     return count
 
 
+class PendingLines:
+    """Text lines written to a temporary file in ``folder`` as they come, named only by :meth:`commit`.
+
+    For a file whose name is known only once its lines are written (eval's samples.jsonl, beside the eval file
+    it chooses last): the lines are on disk instead of in memory meanwhile, and the file appears whole or not at
+    all. Used as a context manager: leaving it without a commit removes the temporary file."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        with _naming(folder):
+            fd, self._tmp = tempfile.mkstemp(prefix=".pending.", suffix=".tmp", dir=folder)
+        os.fchmod(fd, 0o666 & ~_umask())
+        self._fh = os.fdopen(fd, "w", encoding="utf-8")
+        self.count = 0
+
+    def write(self, line: str) -> None:
+        self._fh.write(line + "\n")
+        self.count += 1
+
+    def commit(self, path: Path) -> None:
+        """Name the file ``path`` (synced first, so a crash leaves the old file or the whole new one)."""
+        with _naming(path):
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            os.replace(self._tmp, path)
+
+    def __enter__(self) -> PendingLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+        Path(self._tmp).unlink(missing_ok=True)
+
+
 def _replace(target: Path, data: bytes | Iterable[bytes]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

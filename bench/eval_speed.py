@@ -198,10 +198,9 @@ timer(plugin, "official_document", "  of which official documents")
 timer(dataset, "fingerprint", "dataset fingerprint")
 timer(cli, "task_gaps", "completeness")
 timer(cli, "build_rows", "per-sample rows")
-timer(cli.EncodedRows, "of", "  of which encoding them")
+timer(cli, "stream_rows", "encode and write samples.jsonl")
 timer(uncertainty, "run_intervals", "bootstrap intervals")
 timer(cli, "atomic_write_text", "write eval.json")
-timer(cli.EncodedRows, "write", "write samples.jsonl")
 try:
     main(sys.argv[1:])
 except SystemExit:

@@ -33,7 +33,7 @@ from avibench.evaluate.completeness import (
 )
 from avibench.evaluate.document import as_dict
 from avibench.evaluate.run_files import throughput
-from avibench.evaluate.samples import EncodedRows, build_rows, samples_file
+from avibench.evaluate.samples import build_rows, samples_file, stream_rows
 from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
@@ -57,7 +57,7 @@ from avibench.plugin import (
     get_benchmark,
 )
 from avibench.run_options import locate, run_options
-from avibench.store import atomic_write_text
+from avibench.store import PendingLines, atomic_write_text
 from avibench.streams import result_heading
 
 
@@ -396,19 +396,22 @@ def eval_command(
         document.setdefault("summary", {})["incomplete"] = incomplete
     if read_unrefined := {name: gap.read_unrefined for name, gap in gaps.items() if gap.read_unrefined}:
         meta["unrefined_read"] = read_unrefined
-    rows = EncodedRows.of(
-        build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile, scored.values)
-    )
-    if rows.slim and isinstance(document.get("summary"), dict):
-        from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
+    with PendingLines(target.parent) as samples:
+        rows = stream_rows(
+            build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile, scored.values),
+            samples,
+            profile,
+        )
+        if rows and isinstance(document.get("summary"), dict):
+            from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
 
-        document["summary"]["intervals"] = run_intervals(benchmark, rows.slim, document["summary"], profile)
-    requested = target
-    kept = None if replace or target != run.paths.eval_json else _scores_less(benchmark, target, document)
-    if kept is not None:
-        target = target.with_name(f"eval-{_scored_name(tasks) if task_names else 'partial'}.json")
-    atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
-    rows.write(samples_file(target))
+            document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
+        requested = target
+        kept = None if replace or target != run.paths.eval_json else _scores_less(benchmark, target, document)
+        if kept is not None:
+            target = target.with_name(f"eval-{_scored_name(tasks) if task_names else 'partial'}.json")
+        atomic_write_text(target, json.dumps(document, indent=4, ensure_ascii=False) + "\n")
+        samples.commit(samples_file(target))
     unparsed = unparsed_of(as_dict(document.get("coverage")))
     lines = [
         (False, result_heading("eval", benchmark.name, run.label)),

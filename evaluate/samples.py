@@ -15,14 +15,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_read_only
 from avibench.errors import AvibenchError
 from avibench.items import Item
-from avibench.store import atomic_write_lines, read_records
+from avibench.store import PendingLines, atomic_write_lines, read_records
 
 if TYPE_CHECKING:
     from avibench.plugin import Benchmark, Task
@@ -211,29 +210,23 @@ def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str
     return atomic_write_lines(path, (_ROW_ENCODER.encode(row) for row in rows))
 
 
-#: What the intervals read of a row (:mod:`avibench.evaluate.uncertainty`).
-INTERVAL_FIELDS = ("reported_task", "group", "run", "scores", "values")
+#: What the intervals read of a row (:mod:`avibench.evaluate.uncertainty`), for one profile.
+INTERVAL_FIELDS = ("reported_task", "group", "run")
 
 
-@dataclass
-class EncodedRows:
-    """Rows kept as their JSON lines for samples.jsonl, and the few fields the intervals read: a full-size
-    AVI-Bench eval held about 30 MiB of row dicts (question, options, media, answers) for a 10 MB file."""
-
-    lines: list[str] = field(default_factory=list)
-    slim: list[dict[str, Any]] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, rows: Iterable[dict[str, Any]]) -> EncodedRows:
-        out = cls()
-        for row in rows:
-            out.lines.append(_ROW_ENCODER.encode(row))
-            out.slim.append({key: row[key] for key in INTERVAL_FIELDS if key in row})
-        return out
-
-    def write(self, path: Path) -> int:
-        """Write samples.jsonl atomically, as :func:`write_samples` does."""
-        return atomic_write_lines(path, self.lines)
+def stream_rows(rows: Iterable[dict[str, Any]], pending: PendingLines, profile: str) -> list[dict[str, Any]]:
+    """Write each row's JSON line to ``pending`` as it comes and keep what the intervals read of it for
+    ``profile`` (its scores and values for that profile alone): a full-size AVI-Bench eval held its rows whole,
+    about 10 MiB of text and 18 MiB of both profiles' values, at its peak of memory."""
+    slim = []
+    for row in rows:
+        pending.write(_ROW_ENCODER.encode(row))
+        kept = {key: row[key] for key in INTERVAL_FIELDS if key in row}
+        for key in ("scores", "values"):
+            if isinstance(row.get(key), dict) and profile in row[key]:
+                kept[key] = {profile: row[key][profile]}
+        slim.append(kept)
+    return slim
 
 
 def read_samples(paths: RunPaths) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from avibench.store import JournalWriter, atomic_write_json, latest_by_index, read_records
+from avibench.store import JournalWriter, _umask, atomic_write_json, latest_by_index, read_records
 
 
 def test_append_and_latest_wins(tmp_path: Path) -> None:
@@ -117,6 +117,28 @@ def test_lines_are_written_whole_or_not_at_all(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError):
         atomic_write_lines(path, broken())
     assert len(path.read_text().splitlines()) == 600 and list(tmp_path.iterdir()) == [path]
+
+
+def test_pending_lines_appear_whole_under_the_name_chosen_last_or_not_at_all(tmp_path: Path) -> None:
+    from avibench.store import PendingLines
+
+    old = tmp_path / "samples.jsonl"
+    old.write_text('{"old": true}\n')
+    with pytest.raises(RuntimeError), PendingLines(tmp_path) as pending:
+        pending.write('{"i": 0}')
+        raise RuntimeError("eval stopped before naming the file")
+    assert old.read_text() == '{"old": true}\n' and list(tmp_path.iterdir()) == [old]
+
+    with PendingLines(tmp_path) as pending:
+        for i in range(3):
+            pending.write(json.dumps({"i": i}))
+        assert old.read_text() == '{"old": true}\n'  # nothing named until the commit
+        pending.commit(tmp_path / "eval-partial.samples.jsonl")
+    assert pending.count == 3
+    written = tmp_path / "eval-partial.samples.jsonl"
+    assert [json.loads(line)["i"] for line in written.read_text().splitlines()] == [0, 1, 2]
+    assert sorted(tmp_path.iterdir()) == [written, old]
+    assert oct(written.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
 
 
 def test_the_sink_writes_on_when_a_writer_waiting_for_the_disk_is_cancelled(tmp_path: Path) -> None:
