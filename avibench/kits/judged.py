@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from avibench.errors import AvibenchError
+from avibench.evaluate.document import Paragraph, as_dict
 from avibench.items import Response
 from avibench.kits.judge_options import judge_cli_options, template_data
 from avibench.kits.judge_runner import (
@@ -44,9 +45,12 @@ __all__ = [
     "JudgeReply",
     "JudgeSettings",
     "JudgeTemplate",
+    "JudgedParts",
     "Verdicts",
     "answered",
     "job_key",
+    "judge_paragraph",
+    "judge_parts",
     "not_judged_line",
     "run_judge",
     "split_key",
@@ -331,3 +335,55 @@ class Judge:
             "requests_sent": sum(v.requests for v in done),
             "replies_reused": sum(v.reused for v in done),
         }
+
+
+@dataclass
+class JudgedParts:
+    """One eval's judgings, part by part: each judged part's verdicts, why each other part is not judged (its
+    coverage reason), the errors of a judge that cannot run, and the one line naming the parts without a judge."""
+
+    verdicts: dict[str, Verdicts] = field(default_factory=dict)
+    unjudged: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def judge_parts(parts: Mapping[str, Callable[[], Verdicts]]) -> JudgedParts:
+    """Each part judged by its call (a :meth:`Judge.judge_responses` or :meth:`Judge.run`). Without a judge key a
+    part is not judged, which is no failure: its reason starts with :data:`NOT_JUDGED` and one note names every
+    such part (the run is partial, exit 3). A judge that cannot run leaves its part unscored with an error (exit 1)."""
+    done = JudgedParts()
+    for name, judge in parts.items():
+        try:
+            done.verdicts[name] = judge()
+        except JudgeNotConfigured as exc:
+            done.unjudged[name] = f"{NOT_JUDGED}{exc}"
+        except AvibenchError as exc:
+            done.unjudged[name] = str(exc)
+            done.errors.append(f"{name} not scored: {exc}")
+    if unset := [name for name, why in done.unjudged.items() if why.startswith(NOT_JUDGED)]:
+        done.notes.append(not_judged_line(unset, done.unjudged[unset[0]].removeprefix(NOT_JUDGED)))
+    return done
+
+
+def judge_paragraph(document: Mapping[str, Any], asked: str = "") -> list[Paragraph]:
+    """The report's account of the judge from ``meta.judge``: model, template and its sha256, temperature, max
+    tokens, replies per request where several, how each answer is ``asked`` (AIR-Bench: both answer orders), the
+    departures from the official judge, and the requests this eval sent and the replies it reused; none without
+    a judge."""
+    judge = as_dict(as_dict(document.get("meta")).get("judge"))
+    if not judge:
+        return []
+    departures = judge.get("departures")
+    departed = ", ".join(map(str, departures)) if isinstance(departures, list) and departures else "none"
+    how = [f"{judge['n']} replies per request"] if judge.get("n") else []
+    how += [asked] if asked else []
+    return [
+        Paragraph(
+            f"Judge: {judge.get('model')}, template {judge.get('template')} "
+            f"(sha256 {judge.get('template_sha256')}), temperature {judge.get('temperature')}, "
+            f"max tokens {judge.get('max_tokens')}{''.join(', ' + h for h in how)}; departures from the official judge: "
+            f"{departed}. {judge.get('requests_sent')} requests sent by this eval, "
+            f"{judge.get('replies_reused')} replies taken from the judge journal."
+        )
+    ]

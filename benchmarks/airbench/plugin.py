@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -30,7 +30,6 @@ from avibench.benchmarks.airbench.layout import SECTIONS, foundation_prompt
 from avibench.benchmarks.airbench.options import eval_options as declared_options
 from avibench.contracts import RunPaths, latest_read_only
 from avibench.definitions import prompt_resource
-from avibench.errors import AvibenchError
 from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
@@ -248,8 +247,8 @@ class AIRBench(Benchmark):
         Chat's coverage adds the judge's account, and a part the core could not score (no data, no answers, no
         judge) keeps a coverage entry saying why. Without a judge key Chat is not judged (a note), rather than
         failed (an error)."""
-        from avibench.benchmarks.airbench.judging import JUDGE, chat_coverage, judge_chat
-        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured, not_judged_line
+        from avibench.benchmarks.airbench.judging import JUDGE, by_order, chat_coverage, judge_chat
+        from avibench.kits.judged import judge_parts
 
         template = JUDGE.template(request.options.get("judge_template"))
         settings = JUDGE.settings(request.options)
@@ -262,23 +261,18 @@ class AIRBench(Benchmark):
             }
         else:
             responses, absent = self.journal_inputs(request)
-        self._replies = {}
         chat = responses.get(CHAT.name)
-        judging = None
-        errors: list[str] = []
-        notes: list[str] = []
-        if chat is not None:
-            try:
-                judging, self._replies = judge_chat(chat, request.paths.root, settings, template)
-            except JudgeNotConfigured as exc:
-                notes.append(not_judged_line([CHAT.name], str(exc)))
-                absent[CHAT.name] = f"{NOT_JUDGED}{exc}"
-            except AvibenchError as exc:
-                errors.append(f"chat not scored: {exc}")
-                absent[CHAT.name] = str(exc)
+        judgings = judge_parts(
+            {}
+            if chat is None
+            else {CHAT.name: partial(judge_chat, chat, request.paths.root, settings, template)}
+        )
+        absent |= judgings.unjudged
+        judging = judgings.verdicts.get(CHAT.name)
+        self._replies = by_order(judging)
         if judging is not None and judging.failed:
-            errors.append(f"chat: {judging.failed} judge requests failed ({judging.first_error})")
-        judged = {k: v for k, v in responses.items() if k != CHAT.name or judging is not None}
+            judgings.errors.append(f"chat: {judging.failed} judge requests failed ({judging.first_error})")
+        judged = {k: v for k, v in responses.items() if k not in judgings.unjudged}
         scored = self.score(judged, profile=request.profile, options=request.options, tasks=request.tasks)
         document = scored.document
         for view in document["summary"]["by_profile"].values():
@@ -293,9 +287,9 @@ class AIRBench(Benchmark):
                 coverage[part] = {"status": status, "reason": absent.get(part, "not selected")}
         document["meta"] = {"template": self._template_used(request)}
         if chat is not None:
-            verdicts = [] if judging is None else [judging]
-            document["meta"]["judge"] = JUDGE.meta(settings, template, verdicts, orders=list(ORDERS))
-        return replace(scored, errors=errors, notes=notes)
+            judge = JUDGE.meta(settings, template, judgings.verdicts.values(), orders=list(ORDERS))
+            document["meta"]["judge"] = judge
+        return replace(scored, errors=judgings.errors, notes=judgings.notes)
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The task scores, then why a part that was scored is partial (judge failures quote the judge)."""

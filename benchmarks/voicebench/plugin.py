@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.voicebench import layout, predictions, sample
 from avibench.benchmarks.voicebench.options import eval_options as declared_options
-from avibench.benchmarks.voicebench.scoring import Inputs, Readings
-from avibench.errors import AvibenchError
+from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, Inputs, Readings, judge_subset
+from avibench.contracts import RunPaths
 from avibench.items import Item, Response
+from avibench.kits.judged import judge_paragraph, judge_parts
 from avibench.level_metrics.task_metrics import Aggregate, official
 from avibench.level_metrics.voicebench import (
     BBH_GOLD,
@@ -187,42 +188,28 @@ class VoiceBench(Benchmark):
         """Judge the open subsets and sd-qa (each journaled on its own, never re-sent; the replies an official
         result file recorded are taken as they are), then score everything through the core."""
         from avibench.benchmarks.voicebench import pedant
-        from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, judge_messages
-        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured, not_judged_line
 
         recorded: dict[str, dict[str, list[str]]] = {}
         if request.predictions is not None:
             present = [t for t in request.tasks if t in self.available(request.data_root)]
             items = {t.name: self.load(request.data_root, t) for t in present}
             responses, recorded = predictions.read(request.predictions, items)
-            inputs = Inputs(responses=responses)
         else:
-            inputs = Inputs(responses=self.journal_inputs(request)[0])
+            responses = self.journal_inputs(request)[0]
         settings = OPEN.settings(request.options)
-        errors: list[str] = []
-        for name, responses in inputs.responses.items():
-            evaluator = layout.BY_NAME[name].evaluator
-            if evaluator not in JUDGES:
-                continue
-            messages = partial(judge_messages, evaluator)
-            try:
-                inputs.judging[name] = JUDGES[evaluator].judge_responses(
-                    responses, messages, request.paths.root, settings, name=name, recorded=recorded.get(name)
-                )
-            except JudgeNotConfigured as exc:
-                inputs.unjudged[name] = f"{NOT_JUDGED}{exc}"
-            except AvibenchError as exc:
-                inputs.unjudged[name] = str(exc)
-                errors.append(f"{name} not scored: {exc}")
-            else:
-                if evaluator == "qa":
-                    inputs.pedant, inputs.pedant_problem = pedant.load()
+        judgings = judge_parts(
+            {
+                name: partial(judge_subset, name, answers, request.paths.root, settings, recorded.get(name))
+                for name, answers in responses.items()
+                if layout.BY_NAME[name].evaluator in JUDGES
+            }
+        )
+        inputs = Inputs(responses=responses, judging=judgings.verdicts, unjudged=judgings.unjudged)
+        if any(layout.BY_NAME[name].evaluator == "qa" for name in judgings.verdicts):
+            inputs.pedant, inputs.pedant_problem = pedant.load()
         scored = self.score_inputs(inputs, request.profile, request.tasks, request.options)
-        scored.errors = errors
-        unjudged = [name for name, why in inputs.unjudged.items() if why.startswith(NOT_JUDGED)]
-        if unjudged:
-            why = inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED)
-            scored.notes.append(not_judged_line(unjudged, why))
+        scored.errors = judgings.errors
+        scored.notes += judgings.notes
         if inputs.judging:
             scored.document["meta"]["judge"] = OPEN.meta(settings, OPEN.template(), inputs.judging.values())
         return scored
@@ -254,6 +241,10 @@ class VoiceBench(Benchmark):
             if e.get("status") == "scored" and e.get("reason")
         ]
         return super().summary_lines(document) + notes
+
+    def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
+        """The judge's settings and requests, where subsets were judged."""
+        return judge_paragraph(document)
 
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str
