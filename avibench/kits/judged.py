@@ -48,7 +48,6 @@ __all__ = [
     "JudgedParts",
     "Verdicts",
     "answered",
-    "job_key",
     "judge_paragraph",
     "judge_parts",
     "not_judged_line",
@@ -107,13 +106,8 @@ class Verdicts:
         return f"{self.failed} judge requests failed ({self.first_error}); re-run eval to retry them"
 
 
-def job_key(item_key: str, variant: str = "") -> str:
-    """A job's key in the journal: ``<item key>@<variant>``, the item key alone for ``""``."""
-    return f"{item_key}@{variant}" if variant else item_key
-
-
 def split_key(key: str) -> tuple[str, str]:
-    """``(item key, variant)`` of a job key made by :func:`job_key` with a variant."""
+    """``(item key, variant)`` of a job key ``<item key>@<variant>`` (:meth:`Judge.judge_responses`)."""
     item_key, _, variant = key.rpartition("@")
     return item_key, variant
 
@@ -276,7 +270,7 @@ class Judge:
                 given[key] = [self._clean(str(reply)) for reply in recorded[key]]
                 continue
             for variant in variants:
-                jobs.append(JudgeJob(job_key(key, variant), messages(response, variant)))
+                jobs.append(JudgeJob(f"{key}@{variant}" if variant else key, messages(response, variant)))
         verdicts = self.run(jobs, run_root, settings, name)
         verdicts.replies.update(given)
         return verdicts

@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from avibench.benchmarks.airbench import layout, pages, predictions, sample
+from avibench.benchmarks.airbench.judging import JUDGE, by_order, chat_coverage, judge_chat
 from avibench.benchmarks.airbench.layout import SECTIONS, foundation_prompt
 from avibench.benchmarks.airbench.options import eval_options as declared_options
 from avibench.contracts import RunPaths, latest_read_only
@@ -33,6 +34,7 @@ from avibench.definitions import prompt_resource
 from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
+from avibench.kits.judged import judge_parts
 from avibench.level_metrics.airbench import (
     PROFILES,
     Verdict,
@@ -247,9 +249,6 @@ class AIRBench(Benchmark):
         Chat's coverage adds the judge's account, and a part the core could not score (no data, no answers, no
         judge) keeps a coverage entry saying why. Without a judge key Chat is not judged (a note), rather than
         failed (an error)."""
-        from avibench.benchmarks.airbench.judging import JUDGE, by_order, chat_coverage, judge_chat
-        from avibench.kits.judged import judge_parts
-
         template = JUDGE.template(request.options.get("judge_template"))
         settings = JUDGE.settings(request.options)
         if request.predictions is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from avibench.benchmarks.voicebench import layout, predictions, sample
+from avibench.benchmarks.voicebench import layout, pedant, predictions, sample
 from avibench.benchmarks.voicebench.options import eval_options as declared_options
 from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, Inputs, Readings, judge_subset
 from avibench.contracts import RunPaths
@@ -187,8 +187,6 @@ class VoiceBench(Benchmark):
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the open subsets and sd-qa (each journaled on its own, never re-sent; the replies an official
         result file recorded are taken as they are), then score everything through the core."""
-        from avibench.benchmarks.voicebench import pedant
-
         recorded: dict[str, dict[str, list[str]]] = {}
         if request.predictions is not None:
             present = [t for t in request.tasks if t in self.available(request.data_root)]
@@ -228,8 +226,6 @@ class VoiceBench(Benchmark):
 
     def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
         """PEDANT's classifier and vectorizer (sd-qa's ``panda``), where configured."""
-        from avibench.benchmarks.voicebench import pedant
-
         return pedant.model_files()
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
