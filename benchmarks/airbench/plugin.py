@@ -231,8 +231,7 @@ class AIRBench(Benchmark):
 
     # -- scoring: the judge and the files -------------------------------------------------------------------
 
-    def eval_options(self) -> list[Any]:
-        return declared_options()
+    eval_options = staticmethod(declared_options)
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the Chat answers (from the judge journal where already judged), then score through the core;

@@ -181,8 +181,7 @@ class VoiceBench(Benchmark):
         values = [row.value for row in rows if row.score is not None]
         return official_dict(subset.evaluator, values, multi_split=subset.multi_split)
 
-    def eval_options(self) -> list[Any]:
-        return declared_options()
+    eval_options = staticmethod(declared_options)
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the open subsets and sd-qa (each journaled on its own, never re-sent; the replies an official
