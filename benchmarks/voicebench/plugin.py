@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from avibench.benchmarks.voicebench import layout, pedant, predictions, sample
 from avibench.benchmarks.voicebench.options import eval_options as declared_options
-from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, Inputs, Readings, judge_subset
+from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, Inputs, Readings, judge_messages
 from avibench.contracts import RunPaths
 from avibench.items import Item, Response
 from avibench.kits.judged import judge_paragraph, judge_parts
@@ -196,9 +196,17 @@ class VoiceBench(Benchmark):
         settings = OPEN.settings(request.options)
         judgings = judge_parts(
             {
-                name: partial(judge_subset, name, answers, request.paths.root, settings, recorded.get(name))
+                name: partial(
+                    JUDGES[evaluator].judge_responses,
+                    answers,
+                    partial(judge_messages, evaluator),
+                    request.paths.root,
+                    settings,
+                    name=name,
+                    recorded=recorded.get(name),
+                )
                 for name, answers in responses.items()
-                if layout.BY_NAME[name].evaluator in JUDGES
+                if (evaluator := layout.BY_NAME[name].evaluator) in JUDGES
             }
         )
         inputs = Inputs(responses=responses, judging=judgings.verdicts, unjudged=judgings.unjudged)

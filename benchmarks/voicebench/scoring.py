@@ -13,18 +13,17 @@ without an answer has no reading: it is left out of every number and makes its s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import groupby
-from pathlib import Path
 from typing import Any
 
 from avibench.benchmarks.voicebench.layout import BY_NAME
 from avibench.benchmarks.voicebench.options import TEMPLATE_FILE
 from avibench.benchmarks.voicebench.pedant import Pedant
 from avibench.items import Response
-from avibench.kits.judged import Judge, JudgeSettings, Verdicts, answered
+from avibench.kits.judged import Judge, Verdicts, answered
 from avibench.level_metrics import voicebench_ifeval as ifeval
 from avibench.level_metrics.voicebench import (
     DEFAULT_SEED,
@@ -63,22 +62,6 @@ def judge_messages(evaluator: str, response: Response, variant: str = "") -> lis
     for name, value in values.items():
         content = content.replace("{" + name + "}", value)
     return [{"role": "system", "content": protocol["system"]}, {"role": "user", "content": content}]
-
-
-def judge_subset(
-    name: str,
-    responses: Sequence[Response],
-    run_root: Path,
-    settings: JudgeSettings,
-    recorded: Mapping[str, Sequence[str]] | None,
-) -> Verdicts:
-    """A judged subset's replies, journaled on its own (``<run>/judge/<subset>.jsonl``); the replies an official
-    result file ``recorded`` are taken as they are."""
-    evaluator = BY_NAME[name].evaluator
-    messages = partial(judge_messages, evaluator)
-    return JUDGES[evaluator].judge_responses(
-        responses, messages, run_root, settings, name=name, recorded=recorded
-    )
 
 
 @dataclass
