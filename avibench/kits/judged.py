@@ -5,7 +5,9 @@ its source and the official judge settings), how a reply is read in each profile
 (samples per request, asks per answer, an empty reply kept at once, replies stripped). It builds its jobs (which
 answers are judged, and the messages of each) and gets the ``--judge-*`` options, the settings of one eval, the
 journal (a reply on record is never sent again: :mod:`avibench.kits.judge_runner`), the failure accounting of
-:class:`Verdicts` in coverage and the ``meta.judge`` record.
+:class:`Verdicts` in coverage, the ``meta.judge`` record, the outcome of judging each part (:func:`judge_parts`:
+a missing key is a note, a judge that cannot run an error) and the report's paragraph on the judge
+(:func:`judge_paragraph`).
 """
 
 from __future__ import annotations
