@@ -1,9 +1,7 @@
 """What each VoiceBench profile reads of an eval's answers and judge replies, worked out before the core scores.
 
-The judge is declared on the judged-answers kit as the official ``api_judge.py`` asks it: one request per answer
-for its three samples (``n=3``), every choice read stripped, a reply never re-asked, a failed request leaving the
-three replies not received (``None``); settings and prompts in ``prompts/voicebench/judge.json``
-(docs/voicebench.md, "The judge").
+The judge is declared on the judged-answers kit as the official ``api_judge.py`` asks it (docs/voicebench.md,
+"The judge"): three samples per request, every choice read stripped, a reply never re-asked.
 
 Several readings depend on more than one answer (the fallback draws in file order, one unreadable judge reply
 voids a subset in the reference profile, IFEval looks responses up by prompt there), so :class:`Readings` makes
