@@ -62,7 +62,8 @@ class VoiceBench(Benchmark):
     score_digits: ClassVar[int | None] = None
     #: an answer without a response is left out of every number (and makes its subset partial) in both profiles
     strict_drops_unanswered: ClassVar[bool] = True
-    _readings: Readings | None = None
+    #: The readings of the eval being scored (set by :meth:`score_inputs`; none before one).
+    _readings: Readings = Readings.of(Inputs())
 
     def tasks(self) -> tuple[Task, ...]:
         return TASKS
@@ -120,7 +121,7 @@ class VoiceBench(Benchmark):
         """The answer's reading in ``profile`` (:mod:`avibench.benchmarks.voicebench.scoring`), made with the
         eval's judge replies before the core scores; ``None`` without an answer (or an MCQ/BBH answer the strict
         profile cannot read, which it scores wrong)."""
-        if response.status != "answered" or response.raw is None or self._readings is None:
+        if response.status != "answered" or response.raw is None:
             return None
         return self._readings.reading(response, profile)
 
@@ -158,26 +159,27 @@ class VoiceBench(Benchmark):
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """The declared metric; sd-qa's knows the splits the eval asked (one without a verdict voids it)."""
         metric = super().metric_of(task, profile)
-        if isinstance(metric, SubsetMetric) and metric.evaluator == "qa" and self._readings is not None:
+        if isinstance(metric, SubsetMetric) and metric.evaluator == "qa":
             return replace(metric, splits=self._readings.splits(task))
         return metric
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """Each selected subset's official dict (``None``: not scored) and ``overall``."""
-        readings = self._readings or Readings.of(Inputs())
-        document: dict[str, Any] = {name: self._official_dict(name, view, readings) for name in view.tasks}
+        document: dict[str, Any] = {name: self._official_dict(name, view) for name in view.tasks}
         document["overall"] = view.numbers.get("overall")
         return document
 
-    def _official_dict(self, name: str, view: ScoredView, readings: Readings) -> dict[str, Any] | None:
+    def _official_dict(self, name: str, view: ScoredView) -> dict[str, Any] | None:
         rows = view.rows.get(name)
         subset = layout.BY_NAME[name]
-        inputs = readings.inputs
+        inputs = self._readings.inputs
         if rows is None or (subset.evaluator in ("open", "qa") and name not in inputs.judging):
             return None
         if subset.evaluator == "qa":  # PEDANT reads every answer, the judge's verdicts only some
             values = [row.value for row in rows if row.value is not None]
-            return official_dict("qa", values, splits=readings.splits(name), pedant=inputs.pedant is not None)
+            return official_dict(
+                "qa", values, splits=self._readings.splits(name), pedant=inputs.pedant is not None
+            )
         values = [row.value for row in rows if row.score is not None]
         return official_dict(subset.evaluator, values, multi_split=subset.multi_split)
 
