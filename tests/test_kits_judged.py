@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from avibench.errors import AvibenchError
-from avibench.kits.judged import Judge, JudgeSettings, Verdicts
+from avibench.kits.judged import (
+    Judge,
+    JudgedParts,
+    JudgeNotConfigured,
+    JudgeSettings,
+    Verdicts,
+    judge_paragraph,
+    judge_parts,
+)
 from avibench.testing.fake_openai import FakeOpenAIServer
 from avibench.testing.harness import invoke, registered_plugins
 
@@ -145,3 +153,43 @@ def test_failure_accounting() -> None:
         "status": "scored"
     }
     assert JudgeSettings(model="m").params() == {"temperature": 0.0, "max_tokens": 1024}
+
+
+def test_judge_parts_tell_a_missing_key_from_a_judge_that_cannot_run() -> None:
+    def no_key() -> Verdicts:
+        raise JudgeNotConfigured("no API key for the judge")
+
+    def broken() -> Verdicts:
+        raise AvibenchError("the template has no {response}")
+
+    done = Verdicts(replies={"q1": ["7"]})
+    parts = judge_parts({"a": no_key, "b": lambda: done, "c": broken, "d": no_key})
+    assert parts.verdicts == {"b": done}
+    assert parts.unjudged == {
+        "a": "not judged: no API key for the judge",
+        "c": "the template has no {response}",
+        "d": "not judged: no API key for the judge",
+    }
+    # a missing key is a note naming every part left without a judge (partial); a broken judge an error
+    assert parts.notes == ["not judged: a, d: no API key for the judge; the scores are partial without them"]
+    assert parts.errors == ["c not scored: the template has no {response}"]
+    assert judge_parts({}) == JudgedParts()
+
+
+def test_judge_paragraph_states_the_judge_of_meta() -> None:
+    meta = {
+        "model": "m",
+        "template": "t",
+        "template_sha256": "abc",
+        "temperature": 0.5,
+        "max_tokens": 9,
+        "n": 3,
+    }
+    meta |= {"departures": ["model m (official o)"], "requests_sent": 4, "replies_reused": 6}
+    (paragraph,) = judge_paragraph({"meta": {"judge": meta}}, "both answer orders")
+    assert paragraph.text == (
+        "Judge: m, template t (sha256 abc), temperature 0.5, max tokens 9, 3 replies per request, both answer "
+        "orders; departures from the official judge: model m (official o). 4 requests sent by this eval, 6 "
+        "replies taken from the judge journal."
+    )
+    assert judge_paragraph({"meta": {}}) == []

@@ -140,6 +140,18 @@ def test_oracle_scores_the_maximum_in_both_profiles(
         "openbookqa": 0,
         "bbh": 0,
     }
+    report = invoke(
+        ["report", "--benchmark", "voicebench", "--label", "oracle", "--output-dir", str(tmp_path)]
+    )
+    assert report.code == 0, report.stderr
+    page = (tmp_path / "oracle" / "voicebench" / "report.md").read_text()
+    # the report states the judge: the official settings, and the requests of the eval that scored (the second
+    # one replayed it)
+    assert "Judge: gpt-4o-mini, template voicebench/judge.json (sha256 " in page
+    assert (
+        "temperature 0.5, max tokens 1024, 3 replies per request; departures from the official judge: none. "
+        "38 requests sent by this eval, 0 replies taken from the judge journal." in page
+    )
 
 
 def test_exported_outputs_rescore_to_the_run(data: Path, tmp_path: Path) -> None:

@@ -8,7 +8,8 @@
   accuracy per field, rotations;
 * :mod:`avibench.kits.classification`: answers read as one label of a vocabulary, F1 metrics, chance levels;
 * :mod:`avibench.kits.judged`: answers scored by an LLM judge: the declaration (template data file, reply parser
-  per profile, samples, asks), the journaled runner, failure accounting, ``--judge-*`` options, ``meta.judge``.
+  per profile, samples, asks), the journaled runner, failure accounting, ``--judge-*`` options, ``meta.judge``,
+  the outcome of judging each part (a missing key a note, a broken judge an error) and the report's judge paragraph.
   Its ``--judge-*`` options and template data files are read by :mod:`avibench.kits.judge_options`, which a
   plug-in's eval-options declaration imports without the runner.
 * :mod:`avibench.kits.published`: published tables as JSON data (``prompts/<benchmark>/published.json``), one

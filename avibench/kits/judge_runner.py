@@ -109,13 +109,10 @@ class JudgeSettings:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             **self.extra,
-            **self.sampling(),
+            # n only where several replies are asked, so one-reply judges' requests and journal records stay as
+            # they were
+            **({"n": self.samples} if self.samples > 1 else {}),
         }
-
-    def sampling(self) -> dict[str, int]:
-        """``n`` when several replies are asked per request (nothing otherwise, so one-reply judges' requests and
-        their journal records stay as they were)."""
-        return {"n": self.samples} if self.samples > 1 else {}
 
 
 @dataclass(frozen=True)
@@ -148,10 +145,6 @@ class JudgeOutcome:
     replies: dict[str, JudgeReply]
     requests: int = 0
     reused: int = 0
-
-    @property
-    def errors(self) -> int:
-        return sum(r.error is not None for r in self.replies.values())
 
 
 def request_hash(model: str, messages: Sequence[Mapping[str, str]], params: Mapping[str, Any]) -> str:

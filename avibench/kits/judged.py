@@ -5,7 +5,9 @@ its source and the official judge settings), how a reply is read in each profile
 (samples per request, asks per answer, an empty reply kept at once, replies stripped). It builds its jobs (which
 answers are judged, and the messages of each) and gets the ``--judge-*`` options, the settings of one eval, the
 journal (a reply on record is never sent again: :mod:`avibench.kits.judge_runner`), the failure accounting of
-:class:`Verdicts` in coverage and the ``meta.judge`` record.
+:class:`Verdicts` in coverage, the ``meta.judge`` record, the outcome of judging each part (:func:`judge_parts`:
+a missing key is a note, a judge that cannot run an error) and the report's paragraph on the judge
+(:func:`judge_paragraph`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import click
 
 from avibench.errors import AvibenchError
+from avibench.evaluate.document import Paragraph, as_dict
 from avibench.items import Response
 from avibench.kits.judge_options import judge_cli_options, template_data
 from avibench.kits.judge_runner import (
@@ -44,9 +47,11 @@ __all__ = [
     "JudgeReply",
     "JudgeSettings",
     "JudgeTemplate",
+    "JudgedParts",
     "Verdicts",
     "answered",
-    "job_key",
+    "judge_paragraph",
+    "judge_parts",
     "not_judged_line",
     "run_judge",
     "split_key",
@@ -103,13 +108,8 @@ class Verdicts:
         return f"{self.failed} judge requests failed ({self.first_error}); re-run eval to retry them"
 
 
-def job_key(item_key: str, variant: str = "") -> str:
-    """A job's key in the journal: ``<item key>@<variant>``, the item key alone for ``""``."""
-    return f"{item_key}@{variant}" if variant else item_key
-
-
 def split_key(key: str) -> tuple[str, str]:
-    """``(item key, variant)`` of a job key made by :func:`job_key` with a variant."""
+    """``(item key, variant)`` of a job key ``<item key>@<variant>`` (:meth:`Judge.judge_responses`)."""
     item_key, _, variant = key.rpartition("@")
     return item_key, variant
 
@@ -272,7 +272,7 @@ class Judge:
                 given[key] = [self._clean(str(reply)) for reply in recorded[key]]
                 continue
             for variant in variants:
-                jobs.append(JudgeJob(job_key(key, variant), messages(response, variant)))
+                jobs.append(JudgeJob(f"{key}@{variant}" if variant else key, messages(response, variant)))
         verdicts = self.run(jobs, run_root, settings, name)
         verdicts.replies.update(given)
         return verdicts
@@ -331,3 +331,55 @@ class Judge:
             "requests_sent": sum(v.requests for v in done),
             "replies_reused": sum(v.reused for v in done),
         }
+
+
+@dataclass
+class JudgedParts:
+    """One eval's judgings, part by part: each judged part's verdicts, why each other part is not judged (its
+    coverage reason), the errors of a judge that cannot run, and the one line naming the parts without a judge."""
+
+    verdicts: dict[str, Verdicts] = field(default_factory=dict)
+    unjudged: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def judge_parts(parts: Mapping[str, Callable[[], Verdicts]]) -> JudgedParts:
+    """Each part judged by its call (a :meth:`Judge.judge_responses` or :meth:`Judge.run`). Without a judge key a
+    part is not judged, which is no failure: its reason starts with :data:`NOT_JUDGED` and one note names every
+    such part (the run is partial, exit 3). A judge that cannot run leaves its part unscored with an error (exit 1)."""
+    done = JudgedParts()
+    for name, judge in parts.items():
+        try:
+            done.verdicts[name] = judge()
+        except JudgeNotConfigured as exc:
+            done.unjudged[name] = f"{NOT_JUDGED}{exc}"
+        except AvibenchError as exc:
+            done.unjudged[name] = str(exc)
+            done.errors.append(f"{name} not scored: {exc}")
+    if unset := [name for name, why in done.unjudged.items() if why.startswith(NOT_JUDGED)]:
+        done.notes.append(not_judged_line(unset, done.unjudged[unset[0]].removeprefix(NOT_JUDGED)))
+    return done
+
+
+def judge_paragraph(document: Mapping[str, Any], asked: str = "") -> list[Paragraph]:
+    """The report's account of the judge from ``meta.judge``: model, template and its sha256, temperature, max
+    tokens, replies per request where several, how each answer is ``asked`` (AIR-Bench: both answer orders), the
+    departures from the official judge, and the requests this eval sent and the replies it reused; none without
+    a judge."""
+    judge = as_dict(as_dict(document.get("meta")).get("judge"))
+    if not judge:
+        return []
+    departures = judge.get("departures")
+    departed = ", ".join(map(str, departures)) if isinstance(departures, list) and departures else "none"
+    how = [f"{judge['n']} replies per request"] if judge.get("n") else []
+    how += [asked] if asked else []
+    return [
+        Paragraph(
+            f"Judge: {judge.get('model')}, template {judge.get('template')} "
+            f"(sha256 {judge.get('template_sha256')}), temperature {judge.get('temperature')}, "
+            f"max tokens {judge.get('max_tokens')}{''.join(', ' + h for h in how)}; departures from the official judge: "
+            f"{departed}. {judge.get('requests_sent')} requests sent by this eval, "
+            f"{judge.get('replies_reused')} replies taken from the judge journal."
+        )
+    ]

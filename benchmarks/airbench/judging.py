@@ -58,20 +58,23 @@ def judge_messages(
 
 def judge_chat(
     responses: Sequence[Response], run_root: Path, settings: JudgeSettings, template: JudgeTemplate
-) -> tuple[Verdicts, dict[str, dict[str, str | None]]]:
-    """Every answered Chat question judged in both orders (from the judge journal where already judged), and
-    each judged answer's reply by order (``None``: the request got no reply), keyed by item key. Raises
+) -> Verdicts:
+    """Every answered Chat question judged in both orders (from the judge journal where already judged). Raises
     JudgeNotConfigured without a judge key, AvibenchError when the judge cannot run."""
 
     def messages(response: Response, order: str) -> list[dict[str, str]]:
         return judge_messages(response.item, response.raw or "", order, template)
 
-    verdicts = JUDGE.judge_responses(responses, messages, run_root, settings, variants=ORDERS)
-    by_order: dict[str, dict[str, str | None]] = {}
-    for key, (reply,) in verdicts.replies.items():
+    return JUDGE.judge_responses(responses, messages, run_root, settings, variants=ORDERS)
+
+
+def by_order(verdicts: Verdicts | None) -> dict[str, dict[str, str | None]]:
+    """Each judged answer's reply by order (``None``: the request got no reply), keyed by item key."""
+    replies: dict[str, dict[str, str | None]] = {}
+    for key, (reply,) in (verdicts.replies if verdicts else {}).items():
         item_key, order = split_key(key)
-        by_order.setdefault(item_key, {})[order] = reply
-    return verdicts, by_order
+        replies.setdefault(item_key, {})[order] = reply
+    return replies
 
 
 def chat_coverage(

@@ -11,6 +11,7 @@ from typing import Any
 from avibench.evaluate.board_runs import dataset_of, run_origin
 from avibench.evaluate.document import Block, Heading, Paragraph, Table, as_dict, as_number, fmt_score
 from avibench.evaluate.leaderboard import Board, BoardBlock, Ranked, Section
+from avibench.kits.judged import judge_paragraph
 from avibench.kits.published import published_table
 from avibench.level_metrics.airbench import CATEGORIES, FOUNDATION_TASKS
 from avibench.level_metrics.airbench_chat import CHAT_CATEGORIES
@@ -88,18 +89,7 @@ def report_blocks(document: Mapping[str, Any]) -> list[Block]:
             Heading("Chat: judge score (1–10) per category"),
             Table([*headers, "Judge failures"], rows),
         ]
-        judge = as_dict(as_dict(document.get("meta")).get("judge"))
-        departures = judge.get("departures")
-        departed = ", ".join(map(str, departures)) if isinstance(departures, list) and departures else "none"
-        blocks.append(
-            Paragraph(
-                f"Judge: {judge.get('model')}, template {judge.get('template')} "
-                f"(sha256 {judge.get('template_sha256')}), temperature {judge.get('temperature')}, "
-                f"max tokens {judge.get('max_tokens')}, both answer orders; departures from the official judge: "
-                f"{departed}. {judge.get('requests_sent')} requests sent by this eval, "
-                f"{judge.get('replies_reused')} replies taken from the judge journal."
-            )
-        )
+        blocks += judge_paragraph(document, "both answer orders")
     return blocks
 
 

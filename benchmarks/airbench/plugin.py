@@ -1,39 +1,30 @@
 """AIR-Bench as a benchmark plug-in: two tasks, ``foundation`` (single choice) and ``chat`` (open questions, judged).
 
-A data root holds ``Foundation/Foundation_meta.json`` and/or ``Chat/Chat_meta.json`` (either alone is valid; the
-other part is reported as absent). Foundation items are keyed by ``uniq_id`` and asked with the ``air-official``
-prompt (or ``air-clean``: only the real options); refine reads the chosen option's text with the strict
-extractor, then the LLM fallback. Chat answers pass through refine unchanged and are scored by a pairwise LLM
-judge at eval time (``--judge-model``, ``--judge-base-url``, ``--judge-concurrency``; key from ``JUDGE_API_KEY``
-or ``OPENAI_API_KEY``).
-
-The eval document's top level holds the official scorers' output in the primary profile: ``foundation`` (per
-``<task_name>_<dataset_name>`` subset ``{correct, n, accuracy}`` with accuracy 0-1, ``fail_num``, ``total_sum``)
-and ``chat`` (per category ``{score, reference_score, win_rate, n, judge_failures, orders}`` on the judge's 1-10
-scale, ``orders`` holding each judge order's own figures, then ``mixed`` and ``average``); a part without data is
-``null``. Each profile's view adds the leaderboard views of both parts. Chat is ``partial`` in ``coverage`` (eval
-exits 3 unless ``--allow-partial``) when a judgement gives no scores or a judge request got no reply: its numbers
-then rest on fewer judgements than the answers asked for.
+Foundation answers are read by the official letter rule or the strict extractor (refine adds the LLM fallback);
+Chat answers pass through refine unchanged and are scored by a pairwise LLM judge at eval time. The data layout,
+the eval document (the official scorers' output at the top level, the leaderboard views per profile) and when
+Chat is ``partial``: docs/airbench.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from avibench.benchmarks.airbench import layout, pages, predictions, sample
+from avibench.benchmarks.airbench.judging import JUDGE, by_order, chat_coverage, judge_chat
 from avibench.benchmarks.airbench.layout import SECTIONS, foundation_prompt
 from avibench.benchmarks.airbench.options import eval_options as declared_options
-from avibench.contracts import RunPaths, latest_read_only
+from avibench.contracts import RunPaths
 from avibench.definitions import prompt_resource
-from avibench.errors import AvibenchError
 from avibench.file_memo import items_per_version
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
+from avibench.kits.judged import judge_parts
 from avibench.level_metrics.airbench import (
     PROFILES,
     Verdict,
@@ -240,17 +231,13 @@ class AIRBench(Benchmark):
 
     # -- scoring: the judge and the files -------------------------------------------------------------------
 
-    def eval_options(self) -> list[Any]:
-        return declared_options()
+    eval_options = staticmethod(declared_options)
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the Chat answers (from the judge journal where already judged), then score through the core;
         Chat's coverage adds the judge's account, and a part the core could not score (no data, no answers, no
         judge) keeps a coverage entry saying why. Without a judge key Chat is not judged (a note), rather than
         failed (an error)."""
-        from avibench.benchmarks.airbench.judging import JUDGE, chat_coverage, judge_chat
-        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured, not_judged_line
-
         template = JUDGE.template(request.options.get("judge_template"))
         settings = JUDGE.settings(request.options)
         if request.predictions is not None:
@@ -262,23 +249,18 @@ class AIRBench(Benchmark):
             }
         else:
             responses, absent = self.journal_inputs(request)
-        self._replies = {}
         chat = responses.get(CHAT.name)
-        judging = None
-        errors: list[str] = []
-        notes: list[str] = []
-        if chat is not None:
-            try:
-                judging, self._replies = judge_chat(chat, request.paths.root, settings, template)
-            except JudgeNotConfigured as exc:
-                notes.append(not_judged_line([CHAT.name], str(exc)))
-                absent[CHAT.name] = f"{NOT_JUDGED}{exc}"
-            except AvibenchError as exc:
-                errors.append(f"chat not scored: {exc}")
-                absent[CHAT.name] = str(exc)
+        judgings = judge_parts(
+            {}
+            if chat is None
+            else {CHAT.name: partial(judge_chat, chat, request.paths.root, settings, template)}
+        )
+        absent |= judgings.unjudged
+        judging = judgings.verdicts.get(CHAT.name)
+        self._replies = by_order(judging)
         if judging is not None and judging.failed:
-            errors.append(f"chat: {judging.failed} judge requests failed ({judging.first_error})")
-        judged = {k: v for k, v in responses.items() if k != CHAT.name or judging is not None}
+            judgings.errors.append(f"chat: {judging.failed} judge requests failed ({judging.first_error})")
+        judged = {k: v for k, v in responses.items() if k not in judgings.unjudged}
         scored = self.score(judged, profile=request.profile, options=request.options, tasks=request.tasks)
         document = scored.document
         for view in document["summary"]["by_profile"].values():
@@ -291,11 +273,10 @@ class AIRBench(Benchmark):
             if part not in coverage:
                 status = "not scored" if part in responses else "absent"
                 coverage[part] = {"status": status, "reason": absent.get(part, "not selected")}
-        document["meta"] = {"template": self._template_used(request)}
         if chat is not None:
-            verdicts = [] if judging is None else [judging]
-            document["meta"]["judge"] = JUDGE.meta(settings, template, verdicts, orders=list(ORDERS))
-        return replace(scored, errors=errors, notes=notes)
+            judge = JUDGE.meta(settings, template, judgings.verdicts.values(), orders=list(ORDERS))
+            document["meta"] = {"judge": judge}
+        return replace(scored, errors=judgings.errors, notes=judgings.notes)
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
         """The task scores, then why a part that was scored is partial (judge failures quote the judge)."""
@@ -306,15 +287,6 @@ class AIRBench(Benchmark):
             if cover.get("status") == "partial" and cover.get("reason"):
                 lines.append(f"{part}: partial: {cover['reason']}")
         return lines
-
-    @staticmethod
-    def _template_used(request: EvalRequest) -> str | None:
-        """The Foundation prompt template recorded by infer (``None`` for official result files)."""
-        if request.predictions is not None:
-            return None
-        journal = latest_read_only(request.paths.infer_journal(FOUNDATION.name))
-        found = {r.get("params", {}).get("template") for r in journal.values()} - {None}
-        return ",".join(sorted(found)) or None
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
         files = predictions.prediction_files(path)

@@ -1,19 +1,9 @@
 """Official result files as responses (``eval --predictions``) and responses as official result files (``export``).
 
 ``Foundation_result_modelx.jsonl`` and ``Chat_result_modelx.jsonl`` hold one JSON object per line: the meta entry's
-fields plus ``response``. Foundation rows always carry all four ``choice_*`` fields, ``null`` where the question has
-fewer options.
-
-Rescoring matches each result row to its meta entry by ``uniq_id``, so questions absent from the file are known
-(``missing``) without reading any audio; a row must agree with its meta entry on the fields the scorer reads. A
-row whose ``response`` is null is a question asked without an answer (``failed``); any string, the empty one
-included, is an answer, as the official scorers read it: a blank Chat answer is judged, and a blank or "None"
-Foundation answer is one that fails to parse (counted in ``fail_num``).
-
-Export writes one row per answered question. With ``--stage infer`` the response is the model's raw answer, which
-the official scorer reads as it is (rescoring it reproduces the run's reference numbers). With ``--stage refine``
-a Foundation answer the extractor resolved is written as its option letter, as the official optional alignment
-step rewrites ``response``, and an unresolved one stays raw (rescoring it reproduces the run's strict numbers).
+fields plus ``response`` (Foundation rows always carry all four ``choice_*`` fields, ``null`` where the question
+has fewer options). How rows are matched and read, and what each ``--stage`` exports: docs/airbench.md,
+"Rescoring official result files".
 """
 
 from __future__ import annotations
@@ -104,7 +94,8 @@ def result_row(item: Item, response: str | None) -> dict[str, Any]:
 
 
 def exported_answer(response: Response, stage: str) -> str | None:
-    """The ``response`` field a result row gets for ``stage`` (see the module docstring)."""
+    """The ``response`` field a result row gets for ``stage``: the raw answer, or with ``refine`` a resolved
+    Foundation answer's option letter (as the official optional alignment step rewrites ``response``)."""
     item = response.item
     if stage == "refine" and item.task == "foundation" and response.refined is not None:
         return LETTERS[mc.gold_index(item.options, response.refined)]

@@ -1,8 +1,9 @@
 """A small, deterministic AIR-Bench in the official layout, with real audio, and the baseline answerers.
 
 Every Foundation subset (25, covering the 19 tasks) and every Chat folder (10, covering the 5 categories) gets
-``per_subset`` entries. Questions and options are synthetic; the audio is a short tone whose pitch follows the
-entry's number, stored as 16 kHz wav (flac for Audio_Grounding, whose entries still name ``.wav`` files).
+``per_subset`` entries. Questions and options are synthetic (``prompts/airbench/sample.yaml``); the audio is a
+short tone whose pitch follows the entry's number, stored as 16 kHz wav (flac for Audio_Grounding, whose entries
+still name ``.wav`` files).
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ import random
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from avibench.benchmarks.airbench.layout import CHAT_SECTION, FOUNDATION_SECTION, OPTION_FIELDS, Section
+from avibench.definitions import prompt_resource
 from avibench.items import Item
 from avibench.kits import multiple_choice as mc
 from avibench.kits.media import tone, write_audio
@@ -20,80 +24,14 @@ from avibench.level_metrics.airbench import FOUNDATION_TASKS, LETTERS
 
 CLIP_SECONDS = 0.2
 
-#: Per task: the question asked, and the pool its options are drawn from (a two-word pool makes two-option
-#: questions).
-QUESTIONS = {
-    "Speech_Grounding": "When is the word 'river' spoken?",
-    "Spoken_Language_Identification": "Which language is spoken?",
-    "Speaker_Gender_Recognition": "What is the gender of the speaker?",
-    "Speaker_Emotion_Recontion": "What emotion does the speaker express?",
-    "Speaker_Age_Prediction": "How old is the speaker?",
-    "Speech_Entity_Reconition": "Which place is mentioned?",
-    "Speaker_Intent_Classification": "What does the speaker want?",
-    "Speaker_Number_Verification": "How many speakers are there?",
-    "Synthesized_Voice_Detection": "Is this voice real or synthesized?",
-    "Audio_Grounding": "When does the dog bark?",
-    "vocal_sound_classification": "Which vocal sound is heard?",
-    "Acoustic_Scene_Classification": "Where was this recorded?",
-    "Sound_AQA": "What makes the loudest sound?",
-    "Music_Instruments_Classfication": "Which instrument is playing?",
-    "Music_Genre_Recognition": "What is the genre of this music?",
-    "Music_Midi_Pitch_Analysis": "What is the MIDI pitch of the note?",
-    "Music_Midi_Velocity_Analysis": "What is the MIDI velocity of the note?",
-    "Music_AQA": "Which instrument starts first?",
-    "Music_Mood_Recognition": "What mood does this music convey?",
-}
-OPTION_POOLS = {
-    "Speech_Grounding": ("[0.12, 0.48]", "[0.50, 0.91]", "[1.02, 1.40]", "[1.55, 1.90]", "[2.10, 2.44]"),
-    "Spoken_Language_Identification": ("English", "German", "French", "Spanish", "Chinese", "Japanese"),
-    "Speaker_Gender_Recognition": ("male", "female"),
-    "Speaker_Emotion_Recontion": ("happy", "sad", "angry", "neutral", "surprised"),
-    "Speaker_Age_Prediction": (
-        "teens to twenties",
-        "thirties to forties",
-        "fifties to sixties",
-        "seventies and above",
-    ),
-    "Speech_Entity_Reconition": ("Paris", "the kitchen", "the office", "London", "the station"),
-    "Speaker_Intent_Classification": (
-        "set an alarm",
-        "play music",
-        "check the weather",
-        "order food",
-        "call a friend",
-    ),
-    "Speaker_Number_Verification": ("1", "2", "3", "4", "5"),
-    "Synthesized_Voice_Detection": ("real", "fake"),
-    "Audio_Grounding": ("[0.0, 1.2]", "[1.5, 2.8]", "[3.1, 4.0]", "[4.2, 5.9]", "[6.3, 7.7]"),
-    "vocal_sound_classification": ("cough", "laughter", "sneeze", "sigh", "sniff", "throat clearing"),
-    "Acoustic_Scene_Classification": ("a bus", "a park", "a restaurant", "a metro station", "a street"),
-    "Sound_AQA": ("a dog", "a car", "rain", "a bell", "a door"),
-    "Music_Instruments_Classfication": ("piano", "guitar", "violin", "flute", "drums", "organ"),
-    "Music_Genre_Recognition": ("rock", "jazz", "classical", "hip-hop", "pop", "folk"),
-    "Music_Midi_Pitch_Analysis": ("48", "55", "60", "64", "67", "72"),
-    "Music_Midi_Velocity_Analysis": ("25", "50", "75", "100", "127"),
-    "Music_AQA": ("the piano", "the drums", "the bass", "the singer", "the trumpet"),
-    "Music_Mood_Recognition": ("calm", "energetic", "sad", "happy", "dark", "romantic"),
-}
-
-CHAT_FOLDERS: tuple[tuple[str, str], ...] = (
-    ("speech_QA", "common_voice_en"),
-    ("speech_QA", "iemocap"),
-    ("speech_dialogue_QA", "fisher"),
-    ("speech_dialogue_QA", "spokenwoz"),
-    ("sound_QA", "clotho"),
-    ("sound_generation_QA", "clotho"),
-    ("music_QA", "musiccaps"),
-    ("music_generation_analysis_QA", "musiccaps"),
-    ("speech_and_sound_QA", "audiocaps_cv"),
-    ("speech_and_music_QA", "musiccaps_cv"),
-)
-CHAT_SUBJECTS = ("a dog", "a violin", "a woman", "rain", "a crowd", "a train", "a piano", "a man")
+#: Per Foundation task the question and its option pool, the Chat folders and the subjects of the Chat clips
+#: (``prompts/airbench/sample.yaml``).
+SAMPLE = yaml.safe_load(prompt_resource("airbench", "sample.yaml"))
 RANDOM_REPLIES = ("I am not sure.", "It sounds pleasant.", "There is some noise.", "Something is moving.")
 
 
 def _foundation_entry(rng: random.Random, task_name: str, dataset: str, number: int) -> dict[str, Any]:
-    question, pool = QUESTIONS[task_name], OPTION_POOLS[task_name]
+    question, pool = SAMPLE["questions"][task_name], SAMPLE["option_pools"][task_name]
     k = len(pool) if len(pool) == 2 else rng.choice((2, 3, 4, 4))
     options = rng.sample(pool, k)
     entry: dict[str, Any] = {"path": f"{task_name}_{number:06d}.wav", "question": question}
@@ -119,10 +57,10 @@ def chat_entries(per_subset: int, seed: int = 0) -> list[dict[str, Any]]:
     """The Chat meta entries: ``per_subset`` for each of the 10 folders, ids counting from 0."""
     rng = random.Random(seed)
     entries = []
-    for f, (task_name, dataset) in enumerate(CHAT_FOLDERS):
+    for f, (task_name, dataset) in enumerate(SAMPLE["chat_folders"]):
         for i in range(per_subset):
             number = f * per_subset + i
-            subject, other = rng.sample(CHAT_SUBJECTS, 2)
+            subject, other = rng.sample(SAMPLE["chat_subjects"], 2)
             entries.append(
                 {
                     "path": f"{task_name}_{number:06d}.wav",

@@ -16,11 +16,12 @@ from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from avibench.benchmarks.voicebench import layout, predictions, sample
+from avibench.benchmarks.voicebench import layout, pedant, predictions, sample
 from avibench.benchmarks.voicebench.options import eval_options as declared_options
-from avibench.benchmarks.voicebench.scoring import Inputs, Readings
-from avibench.errors import AvibenchError
+from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, Inputs, Readings, judge_messages
+from avibench.contracts import RunPaths
 from avibench.items import Item, Response
+from avibench.kits.judged import judge_paragraph, judge_parts
 from avibench.level_metrics.task_metrics import Aggregate, official
 from avibench.level_metrics.voicebench import (
     BBH_GOLD,
@@ -61,7 +62,8 @@ class VoiceBench(Benchmark):
     score_digits: ClassVar[int | None] = None
     #: an answer without a response is left out of every number (and makes its subset partial) in both profiles
     strict_drops_unanswered: ClassVar[bool] = True
-    _readings: Readings | None = None
+    #: The readings of the eval being scored (set by :meth:`score_inputs`; none before one).
+    _readings: Readings = Readings.of(Inputs())
 
     def tasks(self) -> tuple[Task, ...]:
         return TASKS
@@ -119,7 +121,7 @@ class VoiceBench(Benchmark):
         """The answer's reading in ``profile`` (:mod:`avibench.benchmarks.voicebench.scoring`), made with the
         eval's judge replies before the core scores; ``None`` without an answer (or an MCQ/BBH answer the strict
         profile cannot read, which it scores wrong)."""
-        if response.status != "answered" or response.raw is None or self._readings is None:
+        if response.status != "answered" or response.raw is None:
             return None
         return self._readings.reading(response, profile)
 
@@ -157,72 +159,64 @@ class VoiceBench(Benchmark):
     def metric_of(self, task: str, profile: str) -> Metric | None:
         """The declared metric; sd-qa's knows the splits the eval asked (one without a verdict voids it)."""
         metric = super().metric_of(task, profile)
-        if isinstance(metric, SubsetMetric) and metric.evaluator == "qa" and self._readings is not None:
+        if isinstance(metric, SubsetMetric) and metric.evaluator == "qa":
             return replace(metric, splits=self._readings.splits(task))
         return metric
 
     def official_document(self, view: ScoredView) -> dict[str, Any]:
         """Each selected subset's official dict (``None``: not scored) and ``overall``."""
-        readings = self._readings or Readings.of(Inputs())
-        document: dict[str, Any] = {name: self._official_dict(name, view, readings) for name in view.tasks}
+        document: dict[str, Any] = {name: self._official_dict(name, view) for name in view.tasks}
         document["overall"] = view.numbers.get("overall")
         return document
 
-    def _official_dict(self, name: str, view: ScoredView, readings: Readings) -> dict[str, Any] | None:
+    def _official_dict(self, name: str, view: ScoredView) -> dict[str, Any] | None:
         rows = view.rows.get(name)
         subset = layout.BY_NAME[name]
-        inputs = readings.inputs
+        inputs = self._readings.inputs
         if rows is None or (subset.evaluator in ("open", "qa") and name not in inputs.judging):
             return None
         if subset.evaluator == "qa":  # PEDANT reads every answer, the judge's verdicts only some
             values = [row.value for row in rows if row.value is not None]
-            return official_dict("qa", values, splits=readings.splits(name), pedant=inputs.pedant is not None)
+            return official_dict(
+                "qa", values, splits=self._readings.splits(name), pedant=inputs.pedant is not None
+            )
         values = [row.value for row in rows if row.score is not None]
         return official_dict(subset.evaluator, values, multi_split=subset.multi_split)
 
-    def eval_options(self) -> list[Any]:
-        return declared_options()
+    eval_options = staticmethod(declared_options)
 
     def evaluate(self, request: EvalRequest) -> Scored:
         """Judge the open subsets and sd-qa (each journaled on its own, never re-sent; the replies an official
         result file recorded are taken as they are), then score everything through the core."""
-        from avibench.benchmarks.voicebench import pedant
-        from avibench.benchmarks.voicebench.scoring import JUDGES, OPEN, judge_messages
-        from avibench.kits.judged import NOT_JUDGED, JudgeNotConfigured, not_judged_line
-
         recorded: dict[str, dict[str, list[str]]] = {}
         if request.predictions is not None:
             present = [t for t in request.tasks if t in self.available(request.data_root)]
             items = {t.name: self.load(request.data_root, t) for t in present}
             responses, recorded = predictions.read(request.predictions, items)
-            inputs = Inputs(responses=responses)
         else:
-            inputs = Inputs(responses=self.journal_inputs(request)[0])
+            responses = self.journal_inputs(request)[0]
         settings = OPEN.settings(request.options)
-        errors: list[str] = []
-        for name, responses in inputs.responses.items():
-            evaluator = layout.BY_NAME[name].evaluator
-            if evaluator not in JUDGES:
-                continue
-            messages = partial(judge_messages, evaluator)
-            try:
-                inputs.judging[name] = JUDGES[evaluator].judge_responses(
-                    responses, messages, request.paths.root, settings, name=name, recorded=recorded.get(name)
+        judgings = judge_parts(
+            {
+                name: partial(
+                    JUDGES[evaluator].judge_responses,
+                    answers,
+                    partial(judge_messages, evaluator),
+                    request.paths.root,
+                    settings,
+                    name=name,
+                    recorded=recorded.get(name),
                 )
-            except JudgeNotConfigured as exc:
-                inputs.unjudged[name] = f"{NOT_JUDGED}{exc}"
-            except AvibenchError as exc:
-                inputs.unjudged[name] = str(exc)
-                errors.append(f"{name} not scored: {exc}")
-            else:
-                if evaluator == "qa":
-                    inputs.pedant, inputs.pedant_problem = pedant.load()
+                for name, answers in responses.items()
+                if (evaluator := layout.BY_NAME[name].evaluator) in JUDGES
+            }
+        )
+        inputs = Inputs(responses=responses, judging=judgings.verdicts, unjudged=judgings.unjudged)
+        if any(layout.BY_NAME[name].evaluator == "qa" for name in judgings.verdicts):
+            inputs.pedant, inputs.pedant_problem = pedant.load()
         scored = self.score_inputs(inputs, request.profile, request.tasks, request.options)
-        scored.errors = errors
-        unjudged = [name for name, why in inputs.unjudged.items() if why.startswith(NOT_JUDGED)]
-        if unjudged:
-            why = inputs.unjudged[unjudged[0]].removeprefix(NOT_JUDGED)
-            scored.notes.append(not_judged_line(unjudged, why))
+        scored.errors = judgings.errors
+        scored.notes += judgings.notes
         if inputs.judging:
             scored.document["meta"]["judge"] = OPEN.meta(settings, OPEN.template(), inputs.judging.values())
         return scored
@@ -241,8 +235,6 @@ class VoiceBench(Benchmark):
 
     def model_files(self, options: Mapping[str, Any]) -> Sequence[Path]:
         """PEDANT's classifier and vectorizer (sd-qa's ``panda``), where configured."""
-        from avibench.benchmarks.voicebench import pedant
-
         return pedant.model_files()
 
     def summary_lines(self, document: Mapping[str, Any]) -> list[str]:
@@ -254,6 +246,10 @@ class VoiceBench(Benchmark):
             if e.get("status") == "scored" and e.get("reason")
         ]
         return super().summary_lines(document) + notes
+
+    def report_blocks(self, document: Mapping[str, Any], paths: RunPaths) -> list[Any]:
+        """The judge's settings and requests, where subsets were judged."""
+        return judge_paragraph(document)
 
     def write_predictions(
         self, responses: Mapping[str, Sequence[Response]], out: Path, *, stage: str

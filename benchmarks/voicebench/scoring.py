@@ -1,9 +1,7 @@
 """What each VoiceBench profile reads of an eval's answers and judge replies, worked out before the core scores.
 
-The judge is declared on the judged-answers kit as the official ``api_judge.py`` asks it: one request per answer
-for its three samples (``n=3``), every choice read stripped, a reply never re-asked, a failed request leaving the
-three replies not received (``None``); settings and prompts in ``prompts/voicebench/judge.json``
-(docs/voicebench.md, "The judge").
+The judge is declared on the judged-answers kit as the official ``api_judge.py`` asks it (docs/voicebench.md,
+"The judge"): three samples per request, every choice read stripped, a reply never re-asked.
 
 Several readings depend on more than one answer (the fallback draws in file order, one unreadable judge reply
 voids a subset in the reference profile, IFEval looks responses up by prompt there), so :class:`Readings` makes
@@ -90,14 +88,11 @@ def _open(responses: list[Response], inputs: Inputs, name: str, profile: VoiceBe
     """Each answer's judge scores; one unreadable reply voids every answer's in the reference profile."""
     result, unreadable = SubsetReading(), []
     for response in responses:
-        scores = []
-        for reply in inputs.judging[name].replies.get(response.item.key, []):
-            value = None if reply is None else OPEN.read(reply, profile.name)
-            if value is None:
-                unreadable.append(f"{response.item.key}: {reply!r}")
-            else:
-                scores.append(value)
-        result.by_key[response.item.key] = scores
+        key = response.item.key
+        replies = inputs.judging[name].replies.get(key, [])
+        scores = [None if reply is None else OPEN.read(reply, profile.name) for reply in replies]
+        unreadable += [f"{key}: {reply!r}" for reply, s in zip(replies, scores, strict=True) if s is None]
+        result.by_key[key] = [s for s in scores if s is not None]
     if unreadable:
         result.problem = f"{len(unreadable)} judge replies unreadable or not received (first {unreadable[0]})"
         if profile.judge_failure_voids_subset:
