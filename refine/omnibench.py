@@ -1,4 +1,4 @@
-"""OmniBench answer parsing: the official letter parser (reference) and the strict choice (strict).
+"""OmniBench answer parsing: the official letter parser of the reference profile.
 
 :func:`official_letter` behaves as the official ``parse_multi_choice_response`` (OmniBench's
 ``inference/answer_parsing.py``, adapted from MMMU) called as ``calculate_metrics.py`` calls it: no stripping, a
@@ -13,10 +13,6 @@ words, which is what makes it quirky:
 
 The scorer parses the gold answer *text* with the same function, so a gold answer may read as another option's
 letter, or as nothing.
-
-:func:`strict_choice` is the project's strict extractor (:func:`avibench.refine.choice.choose`) with the letters
-A-D shown: hedges, refusals and answers naming two options are unparsed; bold letters are read; and a lowercase
-letter given as the whole answer or right after "answer"/"option"/"choice" is read as that letter.
 """
 
 from __future__ import annotations
@@ -47,8 +43,3 @@ def official_letter(response: str, options: Sequence[str]) -> str | None:
     texts = dict(zip(letters, (str(o).lower() for o in options), strict=True))
     named = [c for c in letters if texts[c] in lowered]
     return max(named, key=lambda c: lowered.rfind(texts[c])) if named else None
-
-
-def strict_choice(text: str | None, options: Sequence[str]) -> int | None:
-    """The index of the option the reply commits to, or ``None`` (no reply, a hedge, a refusal, two options)."""
-    return mc.strict_choice(text, options, lowercase_letters=True)

@@ -214,6 +214,30 @@ def build_prompt(question: str, choices: tuple[str, ...], template: str) -> str:
     return spec["text"].format(question=question, choices=mc.lettered(choices, line=spec["choice"]))
 
 
+def as_item(
+    layout: Layout,
+    record: Mapping[str, Any],
+    index: int,
+    item_id: str,
+    template: str,
+    parts: tuple[Part, ...] = (),
+) -> Item:
+    """One checked record as an :class:`Item`; the annotations stay out of ``meta`` (in ``source`` only)."""
+    skip = {"choices", "answer", *layout.annotations}
+    return Item(
+        layout.benchmark,
+        layout.task,
+        item_id,
+        parts,
+        record["answer"],
+        index=index,
+        options=tuple(record["choices"]),
+        template=template,
+        meta={k: v for k, v in record.items() if k not in skip},
+        source=record,
+    )
+
+
 def load(root: Path, layout: Layout, template: str) -> list[Item]:
     """Every question as an :class:`Item` (the audio, then the prompt), in file order; raises DatasetError for the
     first record that cannot be asked or scored (:func:`validate` lists them all, and checks the audio)."""
@@ -221,23 +245,9 @@ def load(root: Path, layout: Layout, template: str) -> list[Item]:
     items = []
     for index, record in records.read_rows(path, otherwise="json"):
         checks.raise_first(record_problems(layout, path, index, record))
-        choices = tuple(record["choices"])
-        skip = {"choices", "answer", *layout.annotations}
-        prompt = build_prompt(record["question"], choices, template)
-        items.append(
-            Item(
-                benchmark=layout.benchmark,
-                task=layout.task,
-                item_id=str(record["id"]),
-                parts=(Part.audio(layout.audio_path(root, record)), Part.text(prompt)),
-                answer=record["answer"],
-                index=index,
-                options=choices,
-                template=template,
-                meta={k: v for k, v in record.items() if k not in skip},
-                source=record,
-            )
-        )
+        prompt = build_prompt(record["question"], tuple(record["choices"]), template)
+        parts = (Part.audio(layout.audio_path(root, record)), Part.text(prompt))
+        items.append(as_item(layout, record, index, str(record["id"]), template, parts))
     return items
 
 

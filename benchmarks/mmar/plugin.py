@@ -156,11 +156,14 @@ class _MultipleChoiceAudio(Benchmark):
             meta["data_version"], meta["data_release"] = version, layouts.KNOWN_VERSIONS.get(version)
         return scored
 
-    def _prediction_file(self, path: Path) -> tuple[list[records.Entry], str, list[str]]:
-        """An official prediction file's records (a JSON list, or JSONL for a ``.jsonl`` file), the key of its
-        predictions and notes on what the reader noticed; raises DatasetError naming the file, entry and field.
-        :data:`LEGACY_PREDICTION_KEY` is read only when no record has the current key, with a note: an official
-        scorer of today would score nothing in such a file."""
+    def rescore(self, path: Path, profile: str = "reference", template: str | None = None) -> Scored:
+        """An official prediction file (a JSON list, or JSONL for a ``.jsonl`` file) scored in both profiles,
+        ``profile`` at the top level; raises DatasetError naming the file, entry and field. Its records are the
+        questions, asked in ``template`` (which letters the model was shown; the default, the recommended prompt,
+        shows none). :data:`LEGACY_PREDICTION_KEY` is read only when no record has the current key, with a note:
+        an official scorer of today would score nothing in such a file. The document carries no per-question
+        scores: their rows would load the questions from a dataset it does not need."""
+        template = template or self.templates[0]
         rows = records.read_rows(path, otherwise="json")
         if not rows:
             raise DatasetError(path, "holds no records")
@@ -177,39 +180,18 @@ class _MultipleChoiceAudio(Benchmark):
             notes.append(
                 f"no record has {current!r}; read the older key {legacy!r} (the official scorer would skip all)"
             )
+        responses = []
         for index, record in rows:
             if key in record and not isinstance(record[key], str):
                 found = type(record[key]).__name__
                 message = f"must be a string, found {found} (leave the key out for no answer)"
                 raise DatasetError(path, message, index=index, field=key)
+            item = layouts.as_item(self.layout, record, index, str(index), template)
+            responses.append(Response(item, "answered" if key in record else "missing", record.get(key)))
         skipped = sum(key not in r for _, r in rows)
         if skipped:
             notes.append(f"{skipped} of {len(rows)} records have no {key!r} (the official scorer skips them)")
-        return rows, key, notes
-
-    def rescore(self, path: Path, profile: str = "reference", template: str | None = None) -> Scored:
-        """An official prediction file scored in both profiles, ``profile`` at the top level. Its records are the
-        questions, asked in ``template`` (which letters the model was shown; the default, the recommended prompt,
-        shows none). The document carries no per-question scores: their rows would load the questions from a
-        dataset it does not need."""
-        template = template or self.templates[0]
-        rows, key, notes = self._prediction_file(Path(path))
         task = self.layout.task
-        responses = []
-        for index, record in rows:
-            item = Item(
-                self.name,
-                task,
-                str(index),
-                (),
-                record["answer"],
-                index=index,
-                options=tuple(record["choices"]),
-                template=template,
-                meta=record,
-            )
-            raw = record.get(key)
-            responses.append(Response(item, "missing" if raw is None else "answered", raw))
         scored = self.score({task: responses}, profile=profile, options={}, tasks=self.tasks())
         scored.document["coverage"][task]["notes"] = notes
         scored.document["meta"] = {"template": template, "predictions_key": key}

@@ -36,7 +36,7 @@ from avibench.kits.single_file import SingleFileBenchmark
 from avibench.level_metrics.omnibench import official_result, verdict
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import SAMPLE_MARKER, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
-from avibench.refine.omnibench import official_letter, strict_choice
+from avibench.refine.omnibench import official_letter
 from avibench.store import atomic_write_text
 
 PROFILES = ("reference", "strict")
@@ -99,7 +99,7 @@ class OmniBench(SingleFileBenchmark):
 
     def extract(self, item: Item, text: str) -> str | None:
         """The chosen option's text, or ``None`` when the reply does not commit to one option."""
-        index = strict_choice(text, item.options)
+        index = mc.strict_choice(text, item.options, lowercase_letters=True)
         return None if index is None else item.options[index]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
@@ -129,7 +129,7 @@ class OmniBench(SingleFileBenchmark):
         options = response.item.options
         if profile == "reference":
             return official_letter(response.raw, options) or ""
-        return mc.strict_index(response, lambda raw: strict_choice(raw, options))
+        return mc.strict_index(response, lambda raw: mc.strict_choice(raw, options, lowercase_letters=True))
 
     def item_score(self, answer: str | int | None, item: Item) -> float:
         """A letter (reference) is right when it is the one the official parser reads from the gold answer text

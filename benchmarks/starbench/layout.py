@@ -8,14 +8,12 @@ referenced by paths relative to the root. Each item becomes one :class:`Item` pe
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import soundfile as sf
-import yaml
 
+from avibench import definitions
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields, records
@@ -36,14 +34,8 @@ TEMPORAL_CLIPS = 3
 BINAURAL_CHANNELS = 2
 
 
-@cache
-def prompt_data(name: str) -> Mapping[str, Any]:
-    """A data file under ``prompts/``: the message templates (``starbench.yaml``) or the official protocol
-    (``starbench/protocol.yaml``: dataset files, groups, parser keywords)."""
-    return yaml.safe_load(resources.files("avibench.prompts").joinpath(name).read_text(encoding="utf-8"))
-
-
-PROTOCOL = prompt_data("starbench/protocol.yaml")
+#: the official protocol: dataset files, groups, parser keywords
+PROTOCOL = definitions.template_catalogue("starbench", "protocol.yaml")
 #: what a dataset's messages add around the question: ``context -> (the entry field it needs, its meta flag)``
 CONTEXTS = {
     "plain": (None, None),
@@ -185,7 +177,7 @@ def _parts(
 ) -> list[Part]:
     """The official message: perception and spatial audio before the question; temporal items the question, the
     caption or uncut recording, then the clips in the run's order."""
-    t = prompt_data("starbench.yaml")
+    t = definitions.template_catalogue("starbench.yaml")
     lettered = mc.lettered(options, line=t["option_line"], sep="")
     question = Part.text(t["question"].format(question=entry["question"], options=lettered))
     audio = [root / a for a in entry["audio_paths"]]
