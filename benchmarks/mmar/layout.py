@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from avibench import definitions
+from avibench.infer.media_verdicts import decode_problem
 from avibench.items import Item, Part
 from avibench.kits import fields as checks
 from avibench.kits import multiple_choice as mc
@@ -165,24 +166,9 @@ def _answer_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Itera
         yield Problem(str(path), message, index, "answer", "warning")
 
 
-def audio_problem(path: Path) -> str | None:
-    """``None`` when the file exists and its first samples decode (FFmpeg, through PyAV), else why not."""
-    import av
-
-    if not path.is_file():
-        return f"audio file {path} does not exist"
-    try:
-        with av.open(str(path)) as container:
-            next(container.decode(audio=0))
-        return None
-    # PyAV raises its own error types for each failure (and StopIteration when empty)
-    except Exception as exc:
-        return f"audio file {path} does not decode ({type(exc).__name__})"
-
-
 def validate(root: Path, layout: Layout) -> list[Problem]:
-    """Every problem of a benchmark's data under ``root``: fields, answers, ids, audio; each names file, entry
-    and field. Warnings mark what the official scorer accepts but scores oddly."""
+    """Every problem of a benchmark's data under ``root``: fields, answers, ids, audio (present, and decoding as
+    audio); each names file, entry and field. Warnings mark what the official scorer accepts but scores oddly."""
     path = layout.meta_path(root)
     first: dict[str, int] = {}
 
@@ -191,7 +177,8 @@ def validate(root: Path, layout: Layout) -> list[Problem]:
         if record["id"] in first:
             yield Problem(str(path), f"repeats the id of entry {first[record['id']]}", index, "id")
         first.setdefault(record["id"], index)
-        message = audio_problem(layout.audio_path(root, record))
+        audio = layout.audio_path(root, record)
+        message = decode_problem(audio, "audio") if audio.is_file() else f"audio file {audio} does not exist"
         if message:
             yield Problem(str(path), message, index, layout.audio_field)
 

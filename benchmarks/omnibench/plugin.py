@@ -98,7 +98,6 @@ class OmniBench(SingleFileBenchmark):
     # -- answers ----------------------------------------------------------------------------------------
 
     def extract(self, item: Item, text: str) -> str | None:
-        """The chosen option's text, or ``None`` when the reply does not commit to one option."""
         index = mc.strict_choice(text, item.options, lowercase_letters=True)
         return None if index is None else item.options[index]
 

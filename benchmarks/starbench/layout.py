@@ -23,7 +23,6 @@ from avibench.level_metrics.starbench_rotation import (
     family,
     order_answer,
     run_count,
-    temporal_id_parts,
 )
 from avibench.plugin import Problem
 
@@ -101,16 +100,15 @@ def _problems(alias: str, path: str, index: int, entry: Any) -> list[Problem]:
         (needed, bool(needed and fields.text(entry.get(needed))), "missing or not a non-empty string"),
     ]
     found = [Problem(path, message, index, name) for name, failed, message in checks if failed]
-    if family(alias) != "tr" or found:
+    if found:
         return found
     try:
-        temporal_id_parts(entry["id"])
-    except ValueError as exc:
+        runs = _runs(alias, entry)
+    except ValueError as exc:  # a temporal id that does not end with its subtask and number
         return [Problem(path, str(exc), index, "id")]
-    golds = [order_answer(clip_permutation(entry["id"], r)) for r in range(run_count(alias, len(options)))]
     return [
         Problem(path, f"run {r} needs the option {gold!r}, which is missing", index, "options")
-        for r, gold in enumerate(golds)
+        for r, _, gold, _ in runs
         if gold not in options
     ]
 
