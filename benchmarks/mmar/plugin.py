@@ -35,7 +35,6 @@ from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.mmar import token_set_match
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import PROFILES, Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
-from avibench.store import atomic_write_text
 
 #: The prediction key of older MMAR scorers and of MMAU's README, read only when no record has the current one.
 LEGACY_PREDICTION_KEY = "model_prediction"
@@ -212,9 +211,7 @@ class _MultipleChoiceAudio(Benchmark):
             if response.status == "answered" and response.raw is not None:
                 row[self.layout.prediction_key] = response.raw
             rows.append(row)
-        path = Path(out) / f"{self.name}-predictions.jsonl"
-        atomic_write_text(path, records.jsonl_text(rows, records.dumps_spaced))
-        return {self.layout.task: path}
+        return {self.layout.task: records.replace_jsonl(Path(out) / f"{self.name}-predictions.jsonl", rows)}
 
     # -- pages ------------------------------------------------------------------------------------------
 

@@ -37,7 +37,6 @@ from avibench.level_metrics.omnibench import official_result, verdict
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import SAMPLE_MARKER, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
 from avibench.refine.omnibench import official_letter
-from avibench.store import atomic_write_text
 
 PROFILES = ("reference", "strict")
 DIFFER = (
@@ -210,9 +209,7 @@ class OmniBench(SingleFileBenchmark):
                 "is_correct": parsed == gold,
             }
             rows.append(row)
-        path = Path(out) / f"{self.name}-inference.jsonl"
-        atomic_write_text(path, records.jsonl_text(rows, records.dumps_spaced))
-        return {layout.TASK: path}
+        return {layout.TASK: records.replace_jsonl(Path(out) / f"{self.name}-inference.jsonl", rows)}
 
     # -- pages ------------------------------------------------------------------------------------------
 
