@@ -31,7 +31,7 @@ from avibench.benchmarks.omnibench.plugin import OmniBench
 from avibench.evaluate.document import Paragraph
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
-from avibench.refine.omnibench import official_letter
+from avibench.level_metrics.omnibench import official_letter
 from avibench.testing.harness import invoke
 
 #: Per option set: the letter the official parser reads from the gold answer text ("-": N/A), then from each reply

@@ -17,9 +17,8 @@ from avibench import definitions
 from avibench.items import Item, Part
 from avibench.kits import fields, records
 from avibench.kits import multiple_choice as mc
-from avibench.level_metrics.omnibench import AUDIO_TYPES
+from avibench.level_metrics.omnibench import AUDIO_TYPES, official_letter
 from avibench.plugin import Problem
-from avibench.refine.omnibench import official_letter
 
 TASK = "OmniBench"
 DATASET = Path("dataset") / "batch-5_1142_20240817.jsonl"

@@ -33,10 +33,9 @@ from avibench.kits import multiple_choice as mc
 from avibench.kits.pages import differ_note, profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.kits.single_file import SingleFileBenchmark
-from avibench.level_metrics.omnibench import official_result, verdict
+from avibench.level_metrics.omnibench import official_letter, official_result, verdict
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import SAMPLE_MARKER, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
-from avibench.refine.omnibench import official_letter
 
 PROFILES = ("reference", "strict")
 DIFFER = (

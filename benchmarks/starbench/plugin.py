@@ -219,8 +219,7 @@ class STARBench(Benchmark):
         for view in summary["by_profile"].values():
             view["acr"] = {k: b["Total"]["ACR"] for k, b in view["official"].items() if k != FINAL_MA}
             view["headline_acr"] = view["official"][FINAL_MA]["ACR"]
-        summary["acr"] = summary["by_profile"][profile]["acr"]
-        summary["headline_acr"] = summary["by_profile"][profile]["headline_acr"]
+        summary.update({key: summary["by_profile"][profile][key] for key in ("acr", "headline_acr")})
         for alias, (runs, first_only) in asked.items():
             incomplete = {r.item.item_id for r in runs if r.status == "missing"}
             document["coverage"][alias].update(
