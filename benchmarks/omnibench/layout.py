@@ -87,8 +87,7 @@ def load(root: Path, template: str) -> list[Item]:
         fields.require(path, index, record, CHECKS)
         options = tuple(record["options"])
         prompt = spec["text"].format(question=record["question"], options=option_lines(options, template))
-        meta = {k: v for k, v in record.items() if k not in _NOT_META}
-        meta["audio type"] = audio_type(record)
+        meta = {**{k: v for k, v in record.items() if k not in _NOT_META}, "audio type": audio_type(record)}
         items.append(
             Item(
                 benchmark="omnibench",
