@@ -259,11 +259,6 @@ def _build(family: str, count: int, root: Path, rng: np.random.Generator) -> lis
     return entries
 
 
-def _write_json(path: Path, entries: list[Entry]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(entries, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-
-
 def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dict[str, int]:
     """Write the sample under ``root`` (replacing an earlier one); returns the entry count per metadata file."""
     root = Path(root)
@@ -282,7 +277,8 @@ def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dic
         DATASETS["tr"]: built["tr"],
     }
     for rel, entries in files.items():
-        _write_json(root / rel, entries)
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(json.dumps(entries, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return {rel: len(entries) for rel, entries in files.items()}
 
 
