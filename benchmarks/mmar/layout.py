@@ -196,7 +196,6 @@ def shown_letters(template: str, n_choices: int) -> tuple[str, ...]:
 
 
 def build_prompt(question: str, choices: tuple[str, ...], template: str) -> str:
-    """The user message for one question."""
     spec = definitions.template_fields(CATALOGUE, template, "MMAR/MMAU")
     return spec["text"].format(question=question, choices=mc.lettered(choices, line=spec["choice"]))
 

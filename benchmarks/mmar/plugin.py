@@ -159,9 +159,8 @@ class _MultipleChoiceAudio(Benchmark):
         """An official prediction file (a JSON list, or JSONL for a ``.jsonl`` file) scored in both profiles,
         ``profile`` at the top level; raises DatasetError naming the file, entry and field. Its records are the
         questions, asked in ``template`` (which letters the model was shown; the default, the recommended prompt,
-        shows none). :data:`LEGACY_PREDICTION_KEY` is read only when no record has the current key, with a note:
-        an official scorer of today would score nothing in such a file. The document carries no per-question
-        scores: their rows would load the questions from a dataset it does not need."""
+        shows none). The document carries no per-question scores: their rows would load the questions from a
+        dataset it does not need."""
         template = template or self.templates[0]
         rows = records.read_rows(path, otherwise="json")
         if not rows:

@@ -34,7 +34,6 @@ TEMPLATES: tuple[str, ...] = definitions.template_ids(CATALOGUE)
 
 
 def option_lines(options: Sequence[str], template: str = TEMPLATES[0]) -> str:
-    """The options as the prompt shows them, one lettered line each."""
     line = definitions.template_fields(CATALOGUE, template, "OmniBench")["option"]
     return mc.lettered(options, line=line)
 

@@ -108,7 +108,6 @@ def _question(k: int, rng: random.Random, unit: float, wh: tuple[int, int]) -> Q
 def questions(
     count: int, seed: int = 0, unit: float = SMALL_UNIT, wh: tuple[int, int] = SMALL_WH
 ) -> list[Question]:
-    """The sample's questions in file order."""
     rng = random.Random(seed)
     return [_question(k, rng, unit, wh) for k in range(count)]
 
