@@ -76,8 +76,7 @@ def _macro(
     entries: Sequence[Mapping[str, Any]], rows: Sequence[Scored], profile: StarBenchProfile
 ) -> dict[str, Any]:
     return {
-        "AA": _value(_mean([e["AA"] for e in entries]), profile),
-        "ACR": _value(_mean([e["ACR"] for e in entries]), profile),
+        **{key: _value(_mean([e[key] for e in entries]), profile) for key in ("AA", "ACR")},
         "n_subcategories": len(entries),
         "total_runs": len(rows),
         "unique_samples": len({item.item_id for item, _ in rows}),

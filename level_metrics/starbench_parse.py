@@ -20,10 +20,8 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
-import yaml
-
+from avibench import definitions
 from avibench.level_metrics.starbench_profile import REFERENCE, StarBenchProfile
 from avibench.refine.choice import read_choice
 
@@ -32,9 +30,7 @@ UNPARSED = "Z"
 ERROR_PREFIX = "ERROR: "
 #: the keyword pass's keywords, word for word (``prompts/starbench/protocol.yaml``)
 OFFICIAL_KEYWORDS: tuple[str, ...] = tuple(
-    yaml.safe_load(
-        resources.files("avibench.prompts").joinpath("starbench/protocol.yaml").read_text("utf-8")
-    )["answer_keywords"]
+    definitions.template_catalogue("starbench", "protocol.yaml")["answer_keywords"]
 )
 OPEN, CLOSE = r"[\(\<\[\{]", r"[\)\]\>\}]"
 #: The official parser matches option texts only in responses of at least this many words.

@@ -35,7 +35,6 @@ def family(alias: str) -> Family:
 
 
 def run_count(alias: str, n_options: int) -> int:
-    """How many runs an item of dataset ``alias`` with ``n_options`` options gets."""
     return n_options if family(alias) == "pc" else REASONING_RUNS
 
 

@@ -157,3 +157,12 @@ def test_a_journal_batch_that_cannot_be_encoded_writes_nothing(tmp_path: Path) -
             writer.append_many([{"a": 2}, {"a": float("nan")}])
         writer.append({"a": 3})
     assert list(records.read_journal(path)) == [{"a": 1}, {"a": 3}]
+
+
+def test_a_prediction_file_is_replaced_whole_in_the_official_spacing(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "pred.jsonl"
+    assert records.replace_jsonl(path, [{"t": "é", "n": 1}, {"t": "x"}]) == path
+    assert path.read_text(encoding="utf-8") == '{"t": "é", "n": 1}\n{"t": "x"}\n'
+    records.replace_jsonl(path, [{"t": "y"}])
+    assert path.read_text(encoding="utf-8") == '{"t": "y"}\n'
+    assert [p.name for p in path.parent.iterdir()] == ["pred.jsonl"]  # no temporary file left beside it

@@ -30,7 +30,8 @@ from avibench.benchmarks.omnibench.layout import DATASET
 from avibench.benchmarks.omnibench.plugin import OmniBench
 from avibench.evaluate.document import Paragraph
 from avibench.items import Item, Response
-from avibench.refine.omnibench import official_letter, strict_choice
+from avibench.kits import multiple_choice as mc
+from avibench.level_metrics.omnibench import official_letter
 from avibench.testing.harness import invoke
 
 #: Per option set: the letter the official parser reads from the gold answer text ("-": N/A), then from each reply
@@ -149,7 +150,7 @@ def _strict_expected() -> tuple[int, int, int]:
 def test_strict_profile_scores_what_each_reply_commits_to(corpus: dict[str, Path]) -> None:
     for s, options in enumerate(OPTION_SETS):
         for k, style in enumerate(REPLY_STYLES):
-            chosen = strict_choice(reply(style, options, GOLD[s]), options)
+            chosen = mc.strict_choice(reply(style, options, GOLD[s]), options, lowercase_letters=True)
             assert chosen == (None if k in STRICT_UNPARSED else GOLD[s]), (s, style)
     doc = _rescore(corpus, corpus["jsonl"], "strict")
     counts = (doc["n_correct_response"], doc["n_invalid_response"], doc["n_wrong_response"])

@@ -291,3 +291,15 @@ def file_version(path: Path) -> str | None:
     """A data file's version for eval.json's ``meta.data_version``: the first 16 hex digits of its SHA-256
     (``None`` when there is no such file)."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if Path(path).is_file() else None
+
+
+def replace_jsonl(path: Path | str, records: Iterable[Any]) -> Path:
+    """Replace a whole JSON-lines file atomically (a reader never sees half of it, a crash leaves the old one),
+    its folder made where missing, in the spacing official tools write (:func:`dumps_spaced`): the official
+    prediction files ``export`` writes."""
+    from avibench.store import atomic_write_text  # the store reads journals through this module
+
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(p, jsonl_text(records, dumps_spaced))
+    return p

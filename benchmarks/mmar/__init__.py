@@ -1,1 +1,0 @@
-"""The mmar benchmark plug-in."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from avibench import definitions
+from avibench.infer.media_verdicts import decode_problem
 from avibench.items import Item, Part
 from avibench.kits import fields as checks
 from avibench.kits import multiple_choice as mc
@@ -165,24 +166,9 @@ def _answer_warnings(path: Path, index: int, record: Mapping[str, Any]) -> Itera
         yield Problem(str(path), message, index, "answer", "warning")
 
 
-def audio_problem(path: Path) -> str | None:
-    """``None`` when the file exists and its first samples decode (FFmpeg, through PyAV), else why not."""
-    import av
-
-    if not path.is_file():
-        return f"audio file {path} does not exist"
-    try:
-        with av.open(str(path)) as container:
-            next(container.decode(audio=0))
-        return None
-    # PyAV raises its own error types for each failure (and StopIteration when empty)
-    except Exception as exc:
-        return f"audio file {path} does not decode ({type(exc).__name__})"
-
-
 def validate(root: Path, layout: Layout) -> list[Problem]:
-    """Every problem of a benchmark's data under ``root``: fields, answers, ids, audio; each names file, entry
-    and field. Warnings mark what the official scorer accepts but scores oddly."""
+    """Every problem of a benchmark's data under ``root``: fields, answers, ids, audio (present, and decoding as
+    audio); each names file, entry and field. Warnings mark what the official scorer accepts but scores oddly."""
     path = layout.meta_path(root)
     first: dict[str, int] = {}
 
@@ -191,7 +177,8 @@ def validate(root: Path, layout: Layout) -> list[Problem]:
         if record["id"] in first:
             yield Problem(str(path), f"repeats the id of entry {first[record['id']]}", index, "id")
         first.setdefault(record["id"], index)
-        message = audio_problem(layout.audio_path(root, record))
+        audio = layout.audio_path(root, record)
+        message = decode_problem(audio, "audio") if audio.is_file() else f"audio file {audio} does not exist"
         if message:
             yield Problem(str(path), message, index, layout.audio_field)
 
@@ -209,9 +196,32 @@ def shown_letters(template: str, n_choices: int) -> tuple[str, ...]:
 
 
 def build_prompt(question: str, choices: tuple[str, ...], template: str) -> str:
-    """The user message for one question."""
     spec = definitions.template_fields(CATALOGUE, template, "MMAR/MMAU")
     return spec["text"].format(question=question, choices=mc.lettered(choices, line=spec["choice"]))
+
+
+def as_item(
+    layout: Layout,
+    record: Mapping[str, Any],
+    index: int,
+    item_id: str,
+    template: str,
+    parts: tuple[Part, ...] = (),
+) -> Item:
+    """One checked record as an :class:`Item`; the annotations stay out of ``meta`` (in ``source`` only)."""
+    skip = {"choices", "answer", *layout.annotations}
+    return Item(
+        layout.benchmark,
+        layout.task,
+        item_id,
+        parts,
+        record["answer"],
+        index=index,
+        options=tuple(record["choices"]),
+        template=template,
+        meta={k: v for k, v in record.items() if k not in skip},
+        source=record,
+    )
 
 
 def load(root: Path, layout: Layout, template: str) -> list[Item]:
@@ -221,23 +231,9 @@ def load(root: Path, layout: Layout, template: str) -> list[Item]:
     items = []
     for index, record in records.read_rows(path, otherwise="json"):
         checks.raise_first(record_problems(layout, path, index, record))
-        choices = tuple(record["choices"])
-        skip = {"choices", "answer", *layout.annotations}
-        prompt = build_prompt(record["question"], choices, template)
-        items.append(
-            Item(
-                benchmark=layout.benchmark,
-                task=layout.task,
-                item_id=str(record["id"]),
-                parts=(Part.audio(layout.audio_path(root, record)), Part.text(prompt)),
-                answer=record["answer"],
-                index=index,
-                options=choices,
-                template=template,
-                meta={k: v for k, v in record.items() if k not in skip},
-                source=record,
-            )
-        )
+        prompt = build_prompt(record["question"], tuple(record["choices"]), template)
+        parts = (Part.audio(layout.audio_path(root, record)), Part.text(prompt))
+        items.append(as_item(layout, record, index, str(record["id"]), template, parts))
     return items
 
 

@@ -35,7 +35,6 @@ from avibench.kits.published import board_rows, published_table
 from avibench.level_metrics.mmar import token_set_match
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import PROFILES, Benchmark, EvalRequest, Problem, Scored, ScoredView, Task
-from avibench.store import atomic_write_text
 
 #: The prediction key of older MMAR scorers and of MMAU's README, read only when no record has the current one.
 LEGACY_PREDICTION_KEY = "model_prediction"
@@ -156,11 +155,13 @@ class _MultipleChoiceAudio(Benchmark):
             meta["data_version"], meta["data_release"] = version, layouts.KNOWN_VERSIONS.get(version)
         return scored
 
-    def _prediction_file(self, path: Path) -> tuple[list[records.Entry], str, list[str]]:
-        """An official prediction file's records (a JSON list, or JSONL for a ``.jsonl`` file), the key of its
-        predictions and notes on what the reader noticed; raises DatasetError naming the file, entry and field.
-        :data:`LEGACY_PREDICTION_KEY` is read only when no record has the current key, with a note: an official
-        scorer of today would score nothing in such a file."""
+    def rescore(self, path: Path, profile: str = "reference", template: str | None = None) -> Scored:
+        """An official prediction file (a JSON list, or JSONL for a ``.jsonl`` file) scored in both profiles,
+        ``profile`` at the top level; raises DatasetError naming the file, entry and field. Its records are the
+        questions, asked in ``template`` (which letters the model was shown; the default, the recommended prompt,
+        shows none). The document carries no per-question scores: their rows would load the questions from a
+        dataset it does not need."""
+        template = template or self.templates[0]
         rows = records.read_rows(path, otherwise="json")
         if not rows:
             raise DatasetError(path, "holds no records")
@@ -177,39 +178,18 @@ class _MultipleChoiceAudio(Benchmark):
             notes.append(
                 f"no record has {current!r}; read the older key {legacy!r} (the official scorer would skip all)"
             )
+        responses = []
         for index, record in rows:
             if key in record and not isinstance(record[key], str):
                 found = type(record[key]).__name__
                 message = f"must be a string, found {found} (leave the key out for no answer)"
                 raise DatasetError(path, message, index=index, field=key)
+            item = layouts.as_item(self.layout, record, index, str(index), template)
+            responses.append(Response(item, "answered" if key in record else "missing", record.get(key)))
         skipped = sum(key not in r for _, r in rows)
         if skipped:
             notes.append(f"{skipped} of {len(rows)} records have no {key!r} (the official scorer skips them)")
-        return rows, key, notes
-
-    def rescore(self, path: Path, profile: str = "reference", template: str | None = None) -> Scored:
-        """An official prediction file scored in both profiles, ``profile`` at the top level. Its records are the
-        questions, asked in ``template`` (which letters the model was shown; the default, the recommended prompt,
-        shows none). The document carries no per-question scores: their rows would load the questions from a
-        dataset it does not need."""
-        template = template or self.templates[0]
-        rows, key, notes = self._prediction_file(Path(path))
         task = self.layout.task
-        responses = []
-        for index, record in rows:
-            item = Item(
-                self.name,
-                task,
-                str(index),
-                (),
-                record["answer"],
-                index=index,
-                options=tuple(record["choices"]),
-                template=template,
-                meta=record,
-            )
-            raw = record.get(key)
-            responses.append(Response(item, "missing" if raw is None else "answered", raw))
         scored = self.score({task: responses}, profile=profile, options={}, tasks=self.tasks())
         scored.document["coverage"][task]["notes"] = notes
         scored.document["meta"] = {"template": template, "predictions_key": key}
@@ -230,9 +210,7 @@ class _MultipleChoiceAudio(Benchmark):
             if response.status == "answered" and response.raw is not None:
                 row[self.layout.prediction_key] = response.raw
             rows.append(row)
-        path = Path(out) / f"{self.name}-predictions.jsonl"
-        atomic_write_text(path, records.jsonl_text(rows, records.dumps_spaced))
-        return {self.layout.task: path}
+        return {self.layout.task: records.replace_jsonl(Path(out) / f"{self.name}-predictions.jsonl", rows)}
 
     # -- pages ------------------------------------------------------------------------------------------
 

@@ -1,1 +1,0 @@
-"""The omnibench benchmark plug-in."""

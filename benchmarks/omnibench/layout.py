@@ -17,9 +17,8 @@ from avibench import definitions
 from avibench.items import Item, Part
 from avibench.kits import fields, records
 from avibench.kits import multiple_choice as mc
-from avibench.level_metrics.omnibench import AUDIO_TYPES
+from avibench.level_metrics.omnibench import AUDIO_TYPES, official_letter
 from avibench.plugin import Problem
-from avibench.refine.omnibench import official_letter
 
 TASK = "OmniBench"
 DATASET = Path("dataset") / "batch-5_1142_20240817.jsonl"
@@ -35,7 +34,6 @@ TEMPLATES: tuple[str, ...] = definitions.template_ids(CATALOGUE)
 
 
 def option_lines(options: Sequence[str], template: str = TEMPLATES[0]) -> str:
-    """The options as the prompt shows them, one lettered line each."""
     line = definitions.template_fields(CATALOGUE, template, "OmniBench")["option"]
     return mc.lettered(options, line=line)
 
@@ -88,8 +86,7 @@ def load(root: Path, template: str) -> list[Item]:
         fields.require(path, index, record, CHECKS)
         options = tuple(record["options"])
         prompt = spec["text"].format(question=record["question"], options=option_lines(options, template))
-        meta = {k: v for k, v in record.items() if k not in _NOT_META}
-        meta["audio type"] = audio_type(record)
+        meta = {**{k: v for k, v in record.items() if k not in _NOT_META}, "audio type": audio_type(record)}
         items.append(
             Item(
                 benchmark="omnibench",

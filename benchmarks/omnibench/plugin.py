@@ -33,11 +33,9 @@ from avibench.kits import multiple_choice as mc
 from avibench.kits.pages import differ_note, profile_breakdown
 from avibench.kits.published import board_rows, published_table
 from avibench.kits.single_file import SingleFileBenchmark
-from avibench.level_metrics.omnibench import official_result, verdict
+from avibench.level_metrics.omnibench import official_letter, official_result, verdict
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.plugin import SAMPLE_MARKER, EvalRequest, Problem, Scored, ScoredView, Task, sample_dataset
-from avibench.refine.omnibench import official_letter, strict_choice
-from avibench.store import atomic_write_text
 
 PROFILES = ("reference", "strict")
 DIFFER = (
@@ -98,8 +96,7 @@ class OmniBench(SingleFileBenchmark):
     # -- answers ----------------------------------------------------------------------------------------
 
     def extract(self, item: Item, text: str) -> str | None:
-        """The chosen option's text, or ``None`` when the reply does not commit to one option."""
-        index = strict_choice(text, item.options)
+        index = mc.strict_choice(text, item.options, lowercase_letters=True)
         return None if index is None else item.options[index]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
@@ -129,7 +126,7 @@ class OmniBench(SingleFileBenchmark):
         options = response.item.options
         if profile == "reference":
             return official_letter(response.raw, options) or ""
-        return mc.strict_index(response, lambda raw: strict_choice(raw, options))
+        return mc.strict_index(response, lambda raw: mc.strict_choice(raw, options, lowercase_letters=True))
 
     def item_score(self, answer: str | int | None, item: Item) -> float:
         """A letter (reference) is right when it is the one the official parser reads from the gold answer text
@@ -211,9 +208,7 @@ class OmniBench(SingleFileBenchmark):
                 "is_correct": parsed == gold,
             }
             rows.append(row)
-        path = Path(out) / f"{self.name}-inference.jsonl"
-        atomic_write_text(path, records.jsonl_text(rows, records.dumps_spaced))
-        return {layout.TASK: path}
+        return {layout.TASK: records.replace_jsonl(Path(out) / f"{self.name}-inference.jsonl", rows)}
 
     # -- pages ------------------------------------------------------------------------------------------
 

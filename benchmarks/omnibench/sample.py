@@ -85,9 +85,8 @@ def _question(k: int, rng: random.Random, unit: float, wh: tuple[int, int]) -> Q
     chosen = [*distractors[:gold], (shapes, sounds), *distractors[gold:]]
     options = [_wording(k, s, shape, n) for s, n in chosen]
     audio_kind = AUDIO_TYPES[k % len(AUDIO_TYPES)]
-    stored_kind = (
-        audio_kind.capitalize() + " " if k % 10 == 9 else audio_kind
-    )  # upstream trims and lowercases
+    # every tenth capitalised with a trailing space ("Speech "): the official scorer trims and lowercases
+    stored_kind = audio_kind.capitalize() + " " if k % 10 == 9 else audio_kind
     size = wh[1] // 2
     cells = media.grid_cells(3, 1, size, wh)
     image = media.picture(wh, [(shape, cells[c], media.NAMED_COLOURS[colour]) for c in range(shapes)])
@@ -109,7 +108,6 @@ def _question(k: int, rng: random.Random, unit: float, wh: tuple[int, int]) -> Q
 def questions(
     count: int, seed: int = 0, unit: float = SMALL_UNIT, wh: tuple[int, int] = SMALL_WH
 ) -> list[Question]:
-    """The sample's questions in file order."""
     rng = random.Random(seed)
     return [_question(k, rng, unit, wh) for k in range(count)]
 

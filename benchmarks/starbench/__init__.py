@@ -1,1 +1,0 @@
-"""The starbench benchmark plug-in."""

@@ -8,14 +8,12 @@ referenced by paths relative to the root. Each item becomes one :class:`Item` pe
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import soundfile as sf
-import yaml
 
+from avibench import definitions
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
 from avibench.kits import fields, records
@@ -25,7 +23,6 @@ from avibench.level_metrics.starbench_rotation import (
     family,
     order_answer,
     run_count,
-    temporal_id_parts,
 )
 from avibench.plugin import Problem
 
@@ -36,14 +33,8 @@ TEMPORAL_CLIPS = 3
 BINAURAL_CHANNELS = 2
 
 
-@cache
-def prompt_data(name: str) -> Mapping[str, Any]:
-    """A data file under ``prompts/``: the message templates (``starbench.yaml``) or the official protocol
-    (``starbench/protocol.yaml``: dataset files, groups, parser keywords)."""
-    return yaml.safe_load(resources.files("avibench.prompts").joinpath(name).read_text(encoding="utf-8"))
-
-
-PROTOCOL = prompt_data("starbench/protocol.yaml")
+#: the official protocol: dataset files, groups, parser keywords
+PROTOCOL = definitions.template_catalogue("starbench", "protocol.yaml")
 #: what a dataset's messages add around the question: ``context -> (the entry field it needs, its meta flag)``
 CONTEXTS = {
     "plain": (None, None),
@@ -109,16 +100,15 @@ def _problems(alias: str, path: str, index: int, entry: Any) -> list[Problem]:
         (needed, bool(needed and fields.text(entry.get(needed))), "missing or not a non-empty string"),
     ]
     found = [Problem(path, message, index, name) for name, failed, message in checks if failed]
-    if family(alias) != "tr" or found:
+    if found:
         return found
     try:
-        temporal_id_parts(entry["id"])
-    except ValueError as exc:
+        runs = _runs(alias, entry)
+    except ValueError as exc:  # a temporal id that does not end with its subtask and number
         return [Problem(path, str(exc), index, "id")]
-    golds = [order_answer(clip_permutation(entry["id"], r)) for r in range(run_count(alias, len(options)))]
     return [
         Problem(path, f"run {r} needs the option {gold!r}, which is missing", index, "options")
-        for r, gold in enumerate(golds)
+        for r, _, gold, _ in runs
         if gold not in options
     ]
 
@@ -185,7 +175,7 @@ def _parts(
 ) -> list[Part]:
     """The official message: perception and spatial audio before the question; temporal items the question, the
     caption or uncut recording, then the clips in the run's order."""
-    t = prompt_data("starbench.yaml")
+    t = definitions.template_catalogue("starbench.yaml")
     lettered = mc.lettered(options, line=t["option_line"], sep="")
     question = Part.text(t["question"].format(question=entry["question"], options=lettered))
     audio = [root / a for a in entry["audio_paths"]]

@@ -64,10 +64,6 @@ def asked_runs(responses: Sequence[Response]) -> tuple[list[Response], bool]:
     return ([r for r in responses if r.item.key in first] if first_only else list(responses)), first_only
 
 
-def _rotations(first_only: Collection[bool]) -> str:
-    return "mixed" if len(set(first_only)) > 1 else "off" if set(first_only) == {True} else "on"
-
-
 class STARBench(Benchmark):
     """STAR-Bench (InternLM): spatial-temporal audio reasoning, scored as AA and ACR over rotated runs."""
 
@@ -132,17 +128,14 @@ class STARBench(Benchmark):
     # -- answers ----------------------------------------------------------------------------------------
 
     def extract(self, item: Item, text: str) -> str | None:
-        """The text of the option the strict parser finds (``None`` when it finds none)."""
         letter = parse_choice(text, item.options, STRICT).letter
         return None if letter is None else item.options[mc.LETTERS.index(letter)]
 
     def random_answer(self, item: Item, rng: random.Random) -> str:
-        """A uniformly random option letter, phrased like a model would."""
         letter = mc.random_reply(item.options, rng)
         return rng.choice(sample.RANDOM_PHRASES).format(letter=letter)
 
     def oracle_answer(self, item: Item, rng: random.Random) -> str:
-        """The gold answer phrased like a model would."""
         letter = mc.LETTERS[item.options.index(item.answer)]
         return rng.choice(sample.ORACLE_PHRASES).format(letter=letter, text=item.answer)
 
@@ -226,14 +219,14 @@ class STARBench(Benchmark):
         for view in summary["by_profile"].values():
             view["acr"] = {k: b["Total"]["ACR"] for k, b in view["official"].items() if k != FINAL_MA}
             view["headline_acr"] = view["official"][FINAL_MA]["ACR"]
-        summary["acr"] = summary["by_profile"][profile]["acr"]
-        summary["headline_acr"] = summary["by_profile"][profile]["headline_acr"]
+        summary.update({key: summary["by_profile"][profile][key] for key in ("acr", "headline_acr")})
         for alias, (runs, first_only) in asked.items():
             incomplete = {r.item.item_id for r in runs if r.status == "missing"}
             document["coverage"][alias].update(
                 incomplete_ids=len(incomplete), runs="first" if first_only else "all"
             )
-        document["meta"] = {"rotations": _rotations([first_only for _, first_only in asked.values()])}
+        kinds = {first_only for _, first_only in asked.values()}
+        document["meta"] = {"rotations": "mixed" if len(kinds) > 1 else "off" if kinds == {True} else "on"}
         return scored
 
     def evaluate(self, request: EvalRequest) -> Scored:

@@ -19,7 +19,6 @@ from avibench.items import Item, Response
 from avibench.kits import fields, records
 from avibench.level_metrics.starbench_parse import ERROR_PREFIX, is_error_response, parse_choice
 from avibench.level_metrics.starbench_profile import REFERENCE
-from avibench.store import atomic_write_text
 
 RESULTS_FILE = "infer_results.jsonl"
 FAILED_RESPONSE = f"{ERROR_PREFIX}the request failed"
@@ -89,7 +88,5 @@ def write_workdir(responses: Mapping[str, Sequence[Response]], out: Path) -> dic
             for r in rows
             if r.status != "missing"
         ]
-        written[alias] = results_path(out, alias)
-        written[alias].parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(written[alias], records.jsonl_text(lines, records.dumps_spaced))
+        written[alias] = records.replace_jsonl(results_path(out, alias), lines)
     return written

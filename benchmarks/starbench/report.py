@@ -9,9 +9,7 @@ from typing import Any
 from avibench.evaluate.document import Block, Heading, Paragraph, Table, as_dict, fmt_score
 from avibench.evaluate.report import ReportPage, ReportRun
 from avibench.level_metrics.starbench import FINAL_MA
-from avibench.plugin import incomplete_mark
-
-PROFILES = ("reference", "strict")
+from avibench.plugin import PROFILES, incomplete_mark
 
 
 def _rows(document: Mapping[str, Any]) -> list[tuple[str, list[Any]]]:

@@ -115,20 +115,6 @@ def _high_left(rng: np.random.Generator, k: int) -> list[np.ndarray]:
     return [binaural(tone(1500.0, 1.5, 0.3), 1 - 2 * k) + binaural(tone(250.0, 1.5, 0.3), 2 * k - 1)]
 
 
-#: the sample's questions per family, in the order entries cycle through them
-FAMILY_SUBS = {
-    "pc": (
-        "pitch_relative",
-        "pitch_absolute",
-        "loudness_relative",
-        "duration_relative",
-        "event_order",
-        "azimuth",
-        "motion",
-    ),
-    "sr": ("single source", "two sources", "moving source"),
-    "tr": rotation.SUBTASKS,
-}
 #: sub-category -> (category, question, options)
 WORDING: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "pitch_relative": ("pitch", "Which audio has the higher pitch?", ORDINALS[:2]),
@@ -154,6 +140,9 @@ WORDING: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ("it passes from right to left", "it passes from left to right"),
     ),
 }
+SR_SUBS = ("single source", "two sources", "moving source")
+#: the sample's questions per family, in the order entries cycle through them (perception: the others worded)
+FAMILY_SUBS = {"pc": tuple(s for s in WORDING if s not in SR_SUBS), "sr": SR_SUBS, "tr": rotation.SUBTASKS}
 #: sub-category -> how its answer is drawn and its clips made
 MAKERS: dict[str, Make] = {
     "pitch_relative": _uniform(lambda rng, k: [tone(f, 0.8, 0.4) for f in _pair(k, 330.0, 990.0)]),
@@ -270,11 +259,6 @@ def _build(family: str, count: int, root: Path, rng: np.random.Generator) -> lis
     return entries
 
 
-def _write_json(path: Path, entries: list[Entry]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(entries, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-
-
 def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dict[str, int]:
     """Write the sample under ``root`` (replacing an earlier one); returns the entry count per metadata file."""
     root = Path(root)
@@ -293,7 +277,8 @@ def generate(root: Path | str, *, full_size: bool = False, seed: int = 0) -> dic
         DATASETS["tr"]: built["tr"],
     }
     for rel, entries in files.items():
-        _write_json(root / rel, entries)
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(json.dumps(entries, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return {rel: len(entries) for rel, entries in files.items()}
 
 
