@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -111,21 +111,31 @@ def asked_first_variants_only(paths: RunPaths) -> bool:
 
 def latest_by_key(path: Path | str) -> dict[str, dict[str, Any]]:
     """The latest record for each key of a journal (later lines supersede earlier ones)."""
+    return _latest(read_records(path))
+
+
+def _latest(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     latest: dict[str, dict[str, Any]] = {}
-    for record in read_records(path):
+    for record in records:
         key = record_key(record)
         if key is not None:
             latest[key] = record
     return latest
 
 
+_RECORDS: dict[tuple[Any, ...], tuple[dict[str, Any], ...]] = {}
 _LATEST: dict[tuple[Any, ...], Mapping[str, Mapping[str, Any]]] = {}
 
 
+def records_read_only(path: Path | str) -> tuple[dict[str, Any], ...]:
+    """Every record of a journal in order, read once per version of the file, for readers that change nothing
+    in it (eval reads each journal for scoring, completeness, provenance, per-sample rows and throughput)."""
+    return memoised(_RECORDS, file_key(path), lambda: tuple(read_records(path)))
+
+
 def latest_read_only(path: Path | str) -> Mapping[str, Mapping[str, Any]]:
-    """:func:`latest_by_key`, read once per version of the journal, for readers that change nothing in it (eval
-    reads each journal for scoring, completeness, provenance and per-sample rows)."""
-    return memoised(_LATEST, file_key(path), lambda: MappingProxyType(latest_by_key(path)))
+    """:func:`latest_by_key` of :func:`records_read_only` (the same record objects), once per version."""
+    return memoised(_LATEST, file_key(path), lambda: MappingProxyType(_latest(records_read_only(path))))
 
 
 def is_answered(record: dict[str, Any] | None) -> bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from avibench.contracts import RunPaths, is_answered, latest_by_key
+from avibench.contracts import RunPaths, is_answered, latest_read_only, records_read_only
 from avibench.errors import AvibenchError
 from avibench.evaluate.document import DASH, as_number
 from avibench.store import read_records
@@ -97,8 +97,8 @@ def infer_stats(paths: RunPaths, tasks: Sequence[str]) -> dict[str, InferStats]:
         path = paths.infer_journal(task)
         if not path.is_file():
             continue
-        records = list(read_records(path))
-        latest = latest_by_key(path).values()
+        records = records_read_only(path)
+        latest = latest_read_only(path).values()
         usages = [r["usage"] for r in records if isinstance(r.get("usage"), dict)]
         stats[task] = InferStats(
             records=len(records),
@@ -118,7 +118,7 @@ def refine_stats(paths: RunPaths, tasks: Sequence[str]) -> dict[str, Counter[str
     for task in tasks:
         path = paths.refine_journal(task)
         if path.is_file():
-            stats[task] = Counter(str(r.get("method")) for r in latest_by_key(path).values())
+            stats[task] = Counter(str(r.get("method")) for r in latest_read_only(path).values())
     return stats
 
 

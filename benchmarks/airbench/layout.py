@@ -52,7 +52,7 @@ class Section:
         relative = f"{entry['task_name']}_{entry['dataset_name']}/{entry['path']}"
         if entry["task_name"] == GROUNDING_TASK:
             relative = relative[:-3] + "flac"
-        return Path(root) / self.name / relative
+        return Path(root, self.name, relative)  # one path built, not three (21,000 items, each twice)
 
 
 #: The sections by task name, as ``prompts/airbench/layout.yaml`` declares them.
