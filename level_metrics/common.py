@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from avibench.level_metrics.profile import ScoringProfile
+from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
 
 END_OF_TEXT = "<|endoftext|>"
@@ -79,23 +79,34 @@ def scored_items(items: Sequence[Item], profile: ScoringProfile) -> list[Item]:
     return [item for item in items if item.predict is not None]
 
 
-def per_item(items: Sequence[Item], profile: ScoringProfile, record: Callable[[Item], Any]) -> list[Any]:
-    """``record(item)`` for each item the scorer iterates (:func:`scored_items`), ``None`` for the others; aligned
-    with ``items``."""
-    considered = {id(item) for item in scored_items(items, profile)}
-    return [record(item) if id(item) in considered else None for item in items]
+def records_of(record: Callable[..., Any]) -> Callable[..., list[Any]]:
+    """A scorer's records from its reading of one entry, ``record(item, profile, notes, **needs)`` (``None``:
+    left out): aligned with ``items``, ``None`` for an item the scorer does not iterate (:func:`scored_items`)."""
+
+    def records(
+        items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None, **needs: Any
+    ) -> list[Any]:
+        scoring, noted = get_profile(profile), Notes() if notes is None else notes
+        considered = {id(item) for item in scored_items(items, scoring)}
+        return [record(item, scoring, noted, **needs) if id(item) in considered else None for item in items]
+
+    return records
 
 
-def from_records(
-    records: Sequence[Any],
+def whole_task(
+    of: Callable[..., Sequence[Any]],
     columns: Callable[[Sequence[Any]], Mapping[str, Column]],
-    total: Callable[[dict[str, np.ndarray], Notes], TaskScore],
-    notes: Notes,
+    total: Callable[..., TaskScore],
+    items: Sequence[Item],
+    *,
     sample: Callable[[Any], float | None] = lambda record: record[0],
+    **kw: Any,
 ) -> TaskScore:
-    """A task's score from its items' records (``None``: left out): the ``total`` of the kept records' ``columns``,
-    with each item's own ``sample`` score."""
-    result = total(repeated(columns([r for r in records if r is not None])), notes)
+    """A task's score from its items (``kw``: the profile and what ``of`` needs): the ``total`` of the
+    ``columns`` of the records ``of`` keeps (and ``notes=``), with each item's own ``sample`` score and the notes of both."""
+    notes = Notes()
+    records = of(items, notes=notes, **kw)
+    result = total(repeated(columns([r for r in records if r is not None])), notes=notes)
     result.per_sample = [None if r is None else sample(r) for r in records]
     return result
 

@@ -20,12 +20,12 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     finite_or_zero,
-    from_records,
     mean,
-    per_item,
     prediction_text,
     python_round5,
+    records_of,
     scored_items,
+    whole_task,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
@@ -152,20 +152,7 @@ MicRecord = tuple[float, float | None]
 """One sample's semantic score and counting error (``None``: left out of counting; NaN: no class to count)."""
 
 
-def mic_records(
-    items: Sequence[Item], *, profile: ScoringProfile | str, task: MicTask, notes: Notes | None = None
-) -> list[MicRecord | None]:
-    """Each item's (semantic score, counting error), aligned with ``items`` (``None``: left out); ``task`` picks
-    AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
-    profile = get_profile(profile)
-    task = task.upper()  # type: ignore[assignment]
-    if task not in MISSING_CLASS_ERROR:
-        raise ValueError(f"multi_instance task must be AMIC or VMIC, got {task!r}")
-    notes = notes or Notes()
-    return per_item(items, profile, lambda item: _record(task, item, profile, notes))
-
-
-def _record(task: MicTask, item: Item, profile: ScoringProfile, notes: Notes) -> MicRecord | None:
+def _record(item: Item, profile: ScoringProfile, notes: Notes, task: MicTask) -> MicRecord | None:
     text = prediction_text(item, clean=False, notes=notes)
     truth = item.answer
     if not isinstance(truth, dict):
@@ -206,12 +193,17 @@ def _record(task: MicTask, item: Item, profile: ScoringProfile, notes: Notes) ->
     return (semantic, min(mean(errors), MAX_SAMPLE_ERROR))
 
 
+mic_records = records_of(_record)
+"""Each item's (semantic score, counting error), aligned with ``items`` (``None``: left out); ``task`` picks
+AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
+
+
 def multi_instance(items: Sequence[Item], *, profile: ScoringProfile | str, task: MicTask) -> TaskScore:
     """Multi-instance classification and counting; ``task`` picks AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
-    notes = Notes()
-    records = mic_records(items, profile=profile, task=task, notes=notes)
-    considered = bool(scored_items(items, get_profile(profile)))
-    return from_records(records, mic_columns, lambda c, n: mic_total(c, n, considered=considered), notes)
+    if task.upper() not in MISSING_CLASS_ERROR:
+        raise ValueError(f"multi_instance task must be AMIC or VMIC, got {task!r}")
+    total = functools.partial(mic_total, considered=bool(scored_items(items, get_profile(profile))))
+    return whole_task(mic_records, mic_columns, total, items, profile=profile, task=task.upper())
 
 
 def mic_columns(records: Sequence[MicRecord]) -> dict[str, Column]:

@@ -8,6 +8,7 @@ indices) and a repeat penalty (identical predicted lists beyond 80 % repetition)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
@@ -18,10 +19,10 @@ from avibench.level_metrics.common import (
     Column,
     Notes,
     column,
-    from_records,
     mean,
-    per_item,
     prediction_text,
+    records_of,
+    whole_task,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
@@ -89,15 +90,6 @@ RetrievalRecord = tuple[float, float, float, "tuple[int, ...] | None"]
 """One sample's F1, hit at 1, hit at 3 and ranked indices (``None``: no prediction, scored 0)."""
 
 
-def retrieval_records(
-    items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
-) -> list[RetrievalRecord | None]:
-    """Each item's (F1, hit@1, hit@3, ranked indices), aligned with ``items`` (``None``: left out)."""
-    profile = get_profile(profile)
-    notes = notes or Notes()
-    return per_item(items, profile, lambda item: _record(item, profile, notes))
-
-
 def _record(item: Item, profile: ScoringProfile, notes: Notes) -> RetrievalRecord | None:
     truth = _truth(item.answer)
     if truth is None:
@@ -118,11 +110,14 @@ def _record(item: Item, profile: ScoringProfile, notes: Notes) -> RetrievalRecor
     )
 
 
+retrieval_records = records_of(_record)
+"""Each item's (F1, hit@1, hit@3, ranked indices), aligned with ``items`` (``None``: left out)."""
+
+
 def retrieval(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
     """Retrieval score ``{"Recall@1", "Recall@3", "F1_score", "Average"}``."""
-    notes = Notes()
-    records = retrieval_records(items, profile=profile, notes=notes)
-    return from_records(records, retrieval_columns, lambda c, n: retrieval_total(c, profile, n), notes)
+    total = functools.partial(retrieval_total, profile=profile)
+    return whole_task(retrieval_records, retrieval_columns, total, items, profile=profile)
 
 
 def retrieval_columns(records: Sequence[RetrievalRecord]) -> dict[str, Column]:
