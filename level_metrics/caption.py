@@ -1,16 +1,10 @@
 """AVC captioning scored with FENSE.
 
-This module builds the FENSE inputs and the output dict; the models live with the caller, which passes
-``fense_fn(candidates, mult_refs)``. Contract of ``fense_fn``:
-
-* ``candidates``: one caption per scored sample; ``mult_refs``: the reference captions of each sample;
-* it returns a mapping with the corpus values ``"fense"``, ``"sbert_sim"`` and ``"fer"`` (floats, or anything
-  ``float()`` accepts such as 0-d tensors), and optionally ``"fense_per_candidate"``: one FENSE value per
-  candidate, in order, which fills :attr:`TaskScore.per_sample`.
-
-FENSE itself: ``fense_i = sim_i * (1 - penalty * err_i)`` where ``sim_i`` is the mean cosine similarity of the
-candidate's sentence embedding with its references' and ``err_i = 1`` when the fluency-error probability exceeds
-the threshold; corpus values are plain means (the benchmark's ``fense_summary`` does that arithmetic).
+This module builds the FENSE inputs and the output dict; the models and FENSE's own arithmetic live with the
+caller, which passes ``fense_fn(candidates, mult_refs)``: one caption per scored sample and each sample's
+reference captions in, a mapping out with the corpus values ``"fense"``, ``"sbert_sim"`` and ``"fer"`` (floats,
+or anything ``float()`` accepts such as 0-d tensors) and optionally ``"fense_per_candidate"``, one FENSE value
+per candidate in order, which fills :attr:`TaskScore.per_sample`.
 """
 
 from __future__ import annotations

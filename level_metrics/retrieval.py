@@ -158,14 +158,9 @@ def retrieval_total(
     penalty = 1 - (max(REPEAT_TOLERANCE, repeat_rate) - REPEAT_TOLERANCE)
     confidence = np.float64(mean(confidences)) if len(confidences) else np.float64(1)
     # numpy scalars on purpose: the reference rounds these with numpy's rounding.
-    recall1 = round(np.float64(mean(columns["hit1"])) * confidence * penalty, 5)
-    recall3 = round(np.float64(mean(columns["hit3"])) * confidence * penalty, 5)
-    f1_score = round(np.float64(mean(columns["f1"])) * confidence * penalty, 5)
-    average = float(((recall1 + recall3) / 2 + f1_score) / 2)
-    value = {
-        "Recall@1": float(recall1),
-        "Recall@3": float(recall3),
-        "F1_score": float(f1_score),
-        "Average": average,
-    }
+    r1, r3, f1 = (
+        round(np.float64(mean(columns[name])) * confidence * penalty, 5) for name in ("hit1", "hit3", "f1")
+    )
+    average = float(((r1 + r3) / 2 + f1) / 2)
+    value = {"Recall@1": float(r1), "Recall@3": float(r3), "F1_score": float(f1), "Average": average}
     return TaskScore(value, average, samples, notes.render())
