@@ -50,10 +50,6 @@ TAXONOMY_NOTE = (
 )
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def relative_difference(a: float, b: float, *, form: DeltaForm = "relative_mean") -> float:
     """How far apart two scores are, relative to their size.
 
@@ -124,7 +120,7 @@ def stage_scores(
         names = benchmark.paper_tasks(stage.key)
         present = [float(tasks[n]) for n in names if tasks.get(n) is not None]
         missing = [n for n in names if tasks.get(n) is None]
-        stages[stage.name] = _mean(present)
+        stages[stage.name] = sum(present) / len(present) if present else None
         if missing and present:
             notes.append(
                 f"{stage.label} is the mean of {len(present)} of {len(names)} tasks (missing {', '.join(missing)})"
@@ -187,17 +183,6 @@ def l4_domain(l3: float | None, s_ud: float | None) -> float | None:
     return harmonic_mean(l3, s_ud)
 
 
-def normalised_stages(
-    tasks: Mapping[str, float | None], chance: Mapping[str, float], *, benchmark: TaskTable
-) -> dict[str, float | None]:
-    """Stage means of head-normalised task scores (a task without a chance level is taken as chance 0)."""
-    normalised = {
-        name: None if score is None else head_normalise(float(score), float(chance.get(name, 0.0)))
-        for name, score in tasks.items()
-    }
-    return stage_scores(normalised, benchmark=benchmark)[0]
-
-
 def aggregate(
     tasks: Mapping[str, float | None],
     *,
@@ -219,8 +204,12 @@ def aggregate(
     audio, visual = _mean_of_all(tasks, AUDIO_TASKS), _mean_of_all(tasks, VISUAL_TASKS)
     l2 = modality_adaptive(l1, audio, visual, alpha=alpha, delta=delta)
     gap_stages = stages
-    if l3_scores == "head_normalised" and chance:
-        gap_stages = normalised_stages(tasks, chance, benchmark=benchmark)
+    if l3_scores == "head_normalised" and chance:  # a task without a chance level is taken as chance 0
+        normalised = {
+            name: None if score is None else head_normalise(float(score), float(chance.get(name, 0.0)))
+            for name, score in tasks.items()
+        }
+        gap_stages = stage_scores(normalised, benchmark=benchmark)[0]
     elif l3_scores == "head_normalised":
         notes.append("no chance levels given: L3 uses raw stage scores")
     l3 = l3_stage(l2, gap_stages, alpha=alpha, prerequisite=l3_prerequisite, gap=l3_gap)

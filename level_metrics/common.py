@@ -19,19 +19,13 @@ from avibench.level_metrics.types import Item, TaskScore
 
 END_OF_TEXT = "<|endoftext|>"
 _NON_WORD = re.compile(r"[^\w\s]")
-_INTEGER = re.compile(r"\d+")
-_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)  # unclosed: to the end
 PRE_PREFIX = "pre_"
 
 
 def strip_punctuation_lower(text: str) -> str:
     """Lowercase, then delete every character that is neither a word character nor whitespace."""
     return _NON_WORD.sub("", text.lower())
-
-
-def strip_reasoning(text: str) -> str:
-    """``text`` without ``<think>...</think>`` blocks; an unclosed block runs to the end of the text."""
-    return _THINK.sub(" ", text).strip()
 
 
 def prediction_text(
@@ -46,15 +40,9 @@ def prediction_text(
         notes.add("prediction is not a string; scored as its printed form", item.index)
         raw = str(raw)
     if profile is not None and not profile.keep_reasoning_blocks:
-        raw = strip_reasoning(raw)
+        raw = _THINK.sub(" ", raw).strip()
     text = raw.replace(END_OF_TEXT, "")
     return strip_punctuation_lower(text) if clean else text
-
-
-def first_integer(text: str) -> str | None:
-    """The first run of decimal digits in ``text``."""
-    match = _INTEGER.search(text)
-    return match.group(0) if match else None
 
 
 def entry_key(item: Item) -> str:

@@ -15,7 +15,6 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     entry_key,
-    first_integer,
     is_invalid_pre,
     key_id,
     prediction_text,
@@ -26,6 +25,8 @@ from avibench.level_metrics.common import (
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
+
+_INTEGER = re.compile(r"\d+")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -76,11 +77,8 @@ def full_match_sample(item: Item, text: str, profile: ScoringProfile, notes: Not
     pred = text if snapped is None else snapped
     if not profile.case_sensitive_label:
         label, pred = _normalise_label(label), _normalise_label(pred)
-    if pred == label:
-        return 1
-    if label.isdigit() and f"{first_integer(pred)}" == label:
-        return 1
-    return 0
+    integer = _INTEGER.search(pred)  # a digit label matches the prediction's first integer
+    return int(pred == label or (label.isdigit() and integer is not None and integer.group(0) == label))
 
 
 def _answer_set(text: str) -> list[str]:

@@ -72,14 +72,11 @@ def _load_json(text: str) -> Any:
         return _UNPARSED
 
 
-def _class_name(name: Any, profile: ScoringProfile) -> Any:
-    if profile.mic_exact_class_names or not isinstance(name, str):
-        return name
-    return name.strip().lower()
-
-
 def _classes(mapping: Mapping[Any, Any], profile: ScoringProfile) -> dict[Any, Any]:
-    return {_class_name(name, profile): value for name, value in mapping.items()}
+    exact = profile.mic_exact_class_names
+    return {
+        name if exact or not isinstance(name, str) else name.strip().lower(): n for name, n in mapping.items()
+    }
 
 
 def _semantic(task: MicTask, truth: Any, parsed: Any, profile: ScoringProfile) -> float:

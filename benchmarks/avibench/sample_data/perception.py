@@ -92,7 +92,7 @@ def _avm(ctx: TaskContext, sid: str, answer: str) -> Question:
     beeps = shown if answer == "yes" else {f + 2 for f in shown}
     box = (int(ctx.rng.integers(10, 80)), int(ctx.rng.integers(10, 50)), 32, 32)
     video, wav = source_clip(ctx, sid, source, box, shown, sorted(beeps))
-    return {"answer": str(answer), "video": video, "audio_list": [wav]}
+    return {"answer": answer, "video": video, "audio_list": [wav]}
 
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
@@ -121,7 +121,7 @@ BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
     ),
     "AVM": lambda ctx: walk(
         ctx,
-        ctx.rng.permutation(["yes", "no"] * (SAMPLES // 2)),
+        ctx.yes_no(SAMPLES),
         _avm,
         prompt="prompt_avm",
         text="Do the beeps in the audio sound exactly when the shape is shown in the video?",

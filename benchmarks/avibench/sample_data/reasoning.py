@@ -27,10 +27,6 @@ def _random_box(ctx: TaskContext, size: int = 30) -> Box:
     )
 
 
-def _yes_no(ctx: TaskContext) -> list[str]:
-    return [str(a) for a in ctx.rng.permutation(["yes", "no"] * (SAMPLES // 2))]
-
-
 def _avh(ctx: TaskContext, sid: str, answer: str) -> Question:
     """Asks whether a named shape is visible while the beeps sound; for "no" a different shape is drawn."""
     asked, drawn = ctx.pick(SOURCES, 2)
@@ -138,8 +134,8 @@ def _avlg(ctx: TaskContext, sid: str, n_null: int) -> list[Question]:
 
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    "AVH": lambda ctx: walk(ctx, _yes_no(ctx), _avh, prompt="prompt_avh", options="avh_options_list"),
-    "VAH": lambda ctx: walk(ctx, _yes_no(ctx), _vah, prompt="prompt_vah", options="vah_options_list"),
+    "AVH": lambda ctx: walk(ctx, ctx.yes_no(SAMPLES), _avh, prompt="prompt_avh", options="avh_options_list"),
+    "VAH": lambda ctx: walk(ctx, ctx.yes_no(SAMPLES), _vah, prompt="prompt_vah", options="vah_options_list"),
     "AVQA": lambda ctx: walk(ctx, AVQA_PLAN, _avqa),
     "AVLG": lambda ctx: walk(ctx, AVLG_PLAN, _avlg, prompt="prompt_avlg"),
 }
