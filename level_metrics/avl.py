@@ -48,9 +48,7 @@ NORMALISED_LIMIT = 1.5
 def predicted_box(raw: Any) -> list[float] | None:
     """A predicted box as 4 floats: strings are read as Python literals first; anything else gives None."""
     if isinstance(raw, str):
-        raw = literal(raw)
-        if raw is UNPARSED:
-            return None
+        raw = literal(raw)  # UNPARSED is not iterable: None below
     try:
         box = [float(v) for v in raw]
     except Exception:
@@ -84,7 +82,6 @@ def _match(
     index: int,
 ) -> tuple[float, int]:
     """Greedy matching; returns (sum of matched IoUs, number of matched instances)."""
-    width, height = size
     used: set[Any] = set()
     total: float = 0
     matched = 0
@@ -99,7 +96,7 @@ def _match(
             box = predicted_box(raw)
             if box is None:
                 continue
-            iou = iou_xyxy(to_pixels(box, width, height), truth_xyxy)
+            iou = iou_xyxy(to_pixels(box, *size), truth_xyxy)
             if iou > best_iou:
                 best_iou, best_key = iou, key
         if best_iou > 0 and best_key:

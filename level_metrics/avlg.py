@@ -91,9 +91,7 @@ def _sample(
         predicted = prediction.get(key)
         if truth_box is None:
             total += 1 if _is_no_box(predicted, profile) else 0
-        elif _is_no_box(predicted, profile):
-            total += 0
-        else:
+        elif not _is_no_box(predicted, profile):
             total += _frame_iou(predicted, truth_box, truth.size)
     return total / len(truth.boxes)
 

@@ -6,14 +6,13 @@ own entries, so they follow its option lists and ground-truth distribution:
 * Option tasks (full-match, AVSQA), analytically. A formal entry whose options are a list scores with
   probability ``1/len(options)`` when its ground truth is one of them (0 otherwise). Entries without an option
   list are taken to guess among the task's distinct ground-truth answers of such entries, at least two (for
-  example the counts of a counting subtask; pre-questions whose options do not resolve are yes/no checks). An AVSQA answer of k ``;``-separated options is guessed with probability
-  ``1/C(n, k)``. With double-confirm, the formal entry and its valid pre-question must both be right, so the
-  two probabilities multiply. The chance level is the mean over formal entries.
+  example the counts of a counting subtask; pre-questions whose options do not resolve are yes/no checks). An
+  AVSQA answer of k ``;``-separated options is guessed with probability ``1/C(n, k)``. With double-confirm, the
+  formal entry and its valid pre-question must both be right, so the two probabilities multiply. The chance
+  level is the mean over formal entries.
 * Structured answers (multi-instance counting, retrieval, localisation, grounding), by Monte Carlo with a fixed
   seed: random answers in the canonical refined format are scored with the task's own metric (reference
-  profile), averaged over a few rounds. The guesser draws 1–3 classes from the task's class list with counts
-  1–5; 1–3 distinct candidate indices; one box of a random class; for each grounding frame "no box" or a
-  random box with equal odds.
+  profile), averaged over a few rounds; each task's ``*_chance`` says what its guesser draws.
 * Captioning (FENSE) has no answer space to draw from: its chance level is 0.
 """
 
@@ -159,7 +158,7 @@ def caption_chance(items: Sequence[Item], **_: Any) -> float:
 
 
 def mic_chance(items: Sequence[Item], *, task: str = "", **_: Any) -> float:
-    """Multi-instance counting: the reference score of random class/count guesses (Monte Carlo, 0-100)."""
+    """Multi-instance counting: 1-3 classes of the task's class list, with counts 1-5."""
     guess = functools.partial(_guess_mic, _classes(items))
     return monte_carlo_chance(items, guess, multi_instance, task=task or "AMIC")
 
@@ -167,8 +166,8 @@ def mic_chance(items: Sequence[Item], *, task: str = "", **_: Any) -> float:
 def retrieval_chance(
     items: Sequence[Item], *, candidates: Mapping[int, int] | None = None, **_: Any
 ) -> float:
-    """Retrieval: random index subsets; ``candidates`` gives each entry's number of candidate media by index
-    (without it the guesser draws from the indices the ground truth implies)."""
+    """Retrieval: 1-3 distinct candidate indices; ``candidates`` gives each entry's number of candidate media by
+    index (without it the guesser draws from the indices the ground truth implies)."""
     return monte_carlo_chance(items, functools.partial(_guess_retrieval, candidates or {}), retrieval)
 
 
@@ -178,5 +177,5 @@ def avl_chance(items: Sequence[Item], **_: Any) -> float:
 
 
 def avlg_chance(items: Sequence[Item], **_: Any) -> float:
-    """Grounding over frames: each frame a random box or none."""
+    """Grounding over frames: each frame a random box or none, with equal odds."""
     return monte_carlo_chance(items, _guess_avlg, avlg)
