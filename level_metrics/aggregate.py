@@ -222,9 +222,7 @@ def aggregate(
         "l3_stage": l3,
         "l4_domain": l4_domain(l3, s_ud),
     }
-    for key, value in taxonomy.items():
-        if value is None:
-            notes.append(f"{key} needs scores that are missing")
+    notes += [f"{key} needs scores that are missing" for key, value in taxonomy.items() if value is None]
     return Aggregate(stages=stages, overall=overall_score(stages), taxonomy=taxonomy, notes=notes)
 
 

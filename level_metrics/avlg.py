@@ -58,9 +58,8 @@ def _frame_iou(predicted: Any, truth_box: Any, size: tuple[float, float]) -> flo
 
 
 def _is_no_box(value: Any, profile: ScoringProfile) -> bool:
-    if value is None:
-        return True
-    return not profile.avlg_empty_list_is_box and isinstance(value, (list, tuple)) and len(value) == 0
+    empty = isinstance(value, (list, tuple)) and len(value) == 0
+    return value is None or (empty and not profile.avlg_empty_list_is_box)
 
 
 def _sample(

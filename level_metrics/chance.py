@@ -41,10 +41,6 @@ MONTE_CARLO_ROUNDS = 8
 MIN_FREE_ANSWERS = 2
 
 
-def _is_pre(item: Item) -> bool:
-    return str(item.id).startswith(PRE_PREFIX)
-
-
 def _option_probability(item: Item, fallback: int, *, multi: bool) -> float:
     options = item.options
     if isinstance(options, list) and options:
@@ -61,9 +57,8 @@ def _option_probability(item: Item, fallback: int, *, multi: bool) -> float:
 
 def option_chance(items: Sequence[Item], *, multi: bool = False) -> float:
     """Expected full-match (or AVSQA, ``multi=True``) accuracy of a uniform guess, double-confirm included."""
-    valid = [i for i in items if not is_invalid_pre(i)]
-    formal = [i for i in valid if not _is_pre(i)]
-    pres = [i for i in valid if _is_pre(i)]
+    formal = [i for i in items if not str(i.id).startswith(PRE_PREFIX)]
+    pres = [i for i in items if str(i.id).startswith(PRE_PREFIX) and not is_invalid_pre(i)]
     formal_space, pre_space = (
         max(MIN_FREE_ANSWERS, len({str(i.answer) for i in group if not isinstance(i.options, list)}))
         for group in (formal, pres)

@@ -169,12 +169,11 @@ class Notes:
             positions.append(index)
 
     def render(self) -> list[str]:
-        lines = []
-        for message, positions in self._entries.items():
-            if not positions:
-                lines.append(message)
-                continue
-            shown = ", ".join(str(p) for p in positions[: self._SHOWN])
-            more = f" and {len(positions) - self._SHOWN} more" if len(positions) > self._SHOWN else ""
-            lines.append(f"{message} (entries {shown}{more})")
-        return lines
+        return [self._line(message, positions) for message, positions in self._entries.items()]
+
+    def _line(self, message: str, positions: list[int]) -> str:
+        if not positions:
+            return message
+        shown = ", ".join(str(p) for p in positions[: self._SHOWN])
+        more = f" and {len(positions) - self._SHOWN} more" if len(positions) > self._SHOWN else ""
+        return f"{message} (entries {shown}{more})"

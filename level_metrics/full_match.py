@@ -44,19 +44,15 @@ def snap_to_option(options: Any, text: str, profile: ScoringProfile, notes: Note
     """
     if options is None or (isinstance(options, str) and not profile.raw_option_string_chars):
         return None
-    if isinstance(options, (str, list, tuple)):
-        candidates = list(options)
-    else:
+    if not isinstance(options, (str, list, tuple)):
         notes.add(f"options of type {type(options).__name__} cannot be iterated; no option snapping", index)
         return None
     haystack = strip_punctuation_lower(text)
     found: list[tuple[int, str]] = []
-    for option in candidates:
+    for option in options:
         if not isinstance(option, str):
             notes.add("non-string option ignored in option snapping (the reference would abort)", index)
-            continue
-        match = _option_pattern(option).search(haystack)
-        if match:
+        elif match := _option_pattern(option).search(haystack):
             found.append((match.start(), option))
     if not found:
         return None

@@ -49,9 +49,7 @@ class _BadGroundTruthCount(Exception):
 
 def count_score(rmse: float, sharpness: float) -> float:
     """``1 - tanh(sharpness * rmse)``; 0 for a NaN or negative RMSE."""
-    if not rmse >= 0:
-        return 0.0
-    return float(1 - np.tanh(sharpness * rmse))
+    return float(1 - np.tanh(sharpness * rmse)) if rmse >= 0 else 0.0
 
 
 def _prepared(text: str) -> str:

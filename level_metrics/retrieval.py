@@ -59,12 +59,9 @@ def _to_int(token: str, notes: Notes, index: int) -> int | None:
 
 
 def ranked_indices(text: str, profile: ScoringProfile, notes: Notes, index: int) -> list[int]:
-    """The predicted indices in the order R@k reads them.
-
-    Reference: space-separated tokens of the cleaned text that pass ``str.isdigit``, then
-    ``list(set(sorted(ints)))``, whose order is CPython's set-iteration order (deterministic for ints, so running
-    the same expression reproduces it). Strict: every ``\\d+`` run, in the model's order, first occurrence kept.
-    """
+    """The predicted indices in the order R@k reads them (the profile's ``retrieval_*`` switches say how): the
+    reference's ``list(set(sorted(ints)))`` is CPython's set-iteration order, deterministic for ints, so running
+    the same expression reproduces it."""
     if profile.retrieval_isdigit_tokens:
         tokens = [t for t in text.replace("\n", " ").split(" ") if t.isdigit()]
     else:

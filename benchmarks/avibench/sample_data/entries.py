@@ -116,14 +116,13 @@ def pre_entry(formal: dict[str, Any], text: str | None, answer: Any = "yes") -> 
     defines no such key, so there it reaches the model as the literal key name. The reference data holds invalid
     "common" pre slots (null text), which the scorer skips.
     """
-    inp = formal["input"]
     if formal["subtask"] == "common":
         text = None
     return {
         "id": f"pre_{formal['id']}",
         "task": formal["task"],
         "subtask": formal["subtask"],
-        "input": {**inp, "question": {"text": text, "options": "options_yes_no"}},
+        "input": {**formal["input"], "question": {"text": text, "options": "options_yes_no"}},
         "output": {"pre_answer": None, "question_answer": answer},
     }
 

@@ -45,10 +45,8 @@ def _vmic(ctx: TaskContext, sid: str, pool: tuple[Source, ...]) -> Question:
     counts = _class_counts(ctx, pool, 3, 4)
     boxes = iter(ctx.pick(VMIC_CELLS, sum(counts.values())))
     shapes = [(s.shape, next(boxes), s.colour) for s, n in counts.items() for _ in range(n)]
-    return {
-        "answer": _counts_answer(counts),
-        "image_list": [ctx.image(f"{sid}.jpg", picture(IMAGE_WH, shapes))],
-    }
+    image = ctx.image(f"{sid}.jpg", picture(IMAGE_WH, shapes))
+    return {"answer": _counts_answer(counts), "image_list": [image]}
 
 
 def _box_in_cell(ctx: TaskContext, cell: Box) -> Box:

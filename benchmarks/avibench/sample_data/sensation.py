@@ -230,20 +230,13 @@ def _avsqa_scene(ctx: TaskContext, sid: str, n_sounding: int) -> tuple[list[tupl
     sounding = set(ctx.pick(range(3), n_sounding))
 
     def shapes_at(k: int) -> list[Shape]:
-        return [
-            (
-                kinds[i],
-                (8 + 40 * i, 44 - (HOP if i in sounding and k in BEEP_FRAMES else 0), 32, 32),
-                COLOURS[colours[i]],
-            )
-            for i in range(3)
-        ]
+        hops = [HOP if i in sounding and k in BEEP_FRAMES else 0 for i in range(3)]
+        return [(kinds[i], (8 + 40 * i, 44 - hops[i], 32, 32), COLOURS[colours[i]]) for i in range(3)]
 
     audio = frame_beeps(ctx.pick([440.0, 660.0]), BEEP_FRAMES, CLIP_FRAMES)
     video = ctx.video(f"{sid}.mp4", render_frames(CLIP_FRAMES, shapes_at), audio)
     wav = ctx.wav(f"{sid}.wav", audio)
-    objects = [(kinds[i], colours[i]) for i in sorted(sounding)]
-    return objects, video, wav
+    return [(kinds[i], colours[i]) for i in sorted(sounding)], video, wav
 
 
 AVSQA_PLAN = (("object", 1), ("object", 2), ("color", 1), ("object", 1))  # what is asked, sounding objects
