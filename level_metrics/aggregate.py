@@ -3,16 +3,17 @@
 None of this is in the reference code. Stages (unweighted means of their paper-level tasks, VSQA pooled and
 counted once), Overall and L1 are verified against every published model. L2–L4 are a reconstruction of the
 paper's formulas (its appendix is not public in text form): every open choice is a keyword parameter below,
-defaulting to the form that fits the published tables best (``tests/test_aggregate.py``), and outputs made with
-them are labelled as a reconstruction (:data:`TAXONOMY_NOTE`).
+defaulting to the form that fits the published tables best (``tests/test_aggregate.py``), and outputs made
+with them are labelled as a reconstruction (:data:`TAXONOMY_NOTE`).
 
 L3's stage gap Δ_s defaults to the relative-to-mean lead of Reasoning over the mean of Perception and
-Understanding, on the raw stage scores. Of the forms tried against the Δ_s back-solved from the published tables
-(lead relative to the mean, to Reasoning, or to the prerequisite; prerequisite the mean or the min of P and U;
-raw or head-normalised with chance levels), this one is the closest without fitting chance levels to the tables
-(RMS error 0.87 points of L3 over 8 models, worst 2.2 for Gemini-2.5-Pro). Head normalisation with the chance
-levels of :mod:`chance` (stage means about 10, 19 and 26 on the sample benchmark) moved the models further away
-(RMS 1.9 to 10 over the same forms), so it is available (``l3_scores="head_normalised"``) but not the default.
+Understanding, on the raw stage scores. Of the forms tried against the Δ_s back-solved from the published
+tables (lead relative to the mean, to Reasoning, or to the prerequisite; prerequisite the mean or the min of P
+and U; raw or head-normalised with chance levels), this one is the closest without fitting chance levels to
+the tables (RMS error 0.87 points of L3 over 8 models, worst 2.2 for Gemini-2.5-Pro). Head normalisation with
+the chance levels of :mod:`chance` (stage means about 10, 19 and 26 on the sample benchmark) moved the models
+further away (RMS 1.9 to 10 over the same forms), so it is available (``l3_scores="head_normalised"``) but not
+the default.
 """
 
 from __future__ import annotations

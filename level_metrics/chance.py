@@ -7,9 +7,9 @@ own entries, so they follow its option lists and ground-truth distribution:
   probability ``1/len(options)`` when its ground truth is one of them (0 otherwise). Entries without an option
   list are taken to guess among the task's distinct ground-truth answers of such entries, at least two (for
   example the counts of a counting subtask; pre-questions whose options do not resolve are yes/no checks). An
-  AVSQA answer of k ``;``-separated options is guessed with probability ``1/C(n, k)``. With double-confirm, the
-  formal entry and its valid pre-question must both be right, so the two probabilities multiply. The chance
-  level is the mean over formal entries.
+  AVSQA answer of k ``;``-separated options is guessed with probability ``1/C(n, k)``. With double-confirm,
+  the formal entry and its valid pre-question must both be right, so the two probabilities multiply. The
+  chance level is the mean over formal entries.
 * Structured answers (multi-instance counting, retrieval, localisation, grounding), by Monte Carlo with a fixed
   seed: random answers in the canonical refined format are scored with the task's own metric (reference
   profile), averaged over a few rounds; each task's ``*_chance`` says what its guesser draws.
@@ -55,8 +55,9 @@ def _option_probability(item: Item, fallback: int, *, multi: bool) -> float:
     return 1.0 / fallback if fallback else 0.0
 
 
-def option_chance(items: Sequence[Item], *, multi: bool = False) -> float:
-    """Expected full-match (or AVSQA, ``multi=True``) accuracy of a uniform guess, double-confirm included."""
+def option_chance(items: Sequence[Item], *, multi: bool = False, **_: Any) -> float:
+    """Expected full-match (or AVSQA, ``multi=True``: uniform over the option subsets of the answer's size)
+    accuracy of a uniform guess, double-confirm included (0-100)."""
     formal = [i for i in items if not str(i.id).startswith(PRE_PREFIX)]
     pres = [i for i in items if str(i.id).startswith(PRE_PREFIX) and not is_invalid_pre(i)]
     formal_space, pre_space = (
@@ -125,8 +126,8 @@ def monte_carlo_chance(
     score: Callable[..., TaskScore],
     **kw: Any,
 ) -> float:
-    """Mean headline (0–100) of :data:`MONTE_CARLO_ROUNDS` runs of ``score`` (reference profile, keywords ``kw``)
-    on random answers from ``guess`` (seed 0)."""
+    """Mean headline (0–100) of :data:`MONTE_CARLO_ROUNDS` runs of ``score`` (reference profile, keywords
+    ``kw``) on random answers from ``guess`` (seed 0)."""
     if not items:
         return 0.0
     rng = random.Random(0)
@@ -137,14 +138,8 @@ def monte_carlo_chance(
     return 100.0 * total / MONTE_CARLO_ROUNDS
 
 
-def full_match_chance(items: Sequence[Item], **_: Any) -> float:
-    """Single-choice tasks: the mean of 1/len(options) (0-100)."""
-    return option_chance(items)
-
-
-def avsqa_chance(items: Sequence[Item], **_: Any) -> float:
-    """Multi-select sensation: uniform over the non-empty subsets a guesser would name (0-100)."""
-    return option_chance(items, multi=True)
+full_match_chance = option_chance
+avsqa_chance = functools.partial(option_chance, multi=True)
 
 
 def caption_chance(items: Sequence[Item], **_: Any) -> float:
@@ -161,8 +156,8 @@ def mic_chance(items: Sequence[Item], *, task: str = "", **_: Any) -> float:
 def retrieval_chance(
     items: Sequence[Item], *, candidates: Mapping[int, int] | None = None, **_: Any
 ) -> float:
-    """Retrieval: 1-3 distinct candidate indices; ``candidates`` gives each entry's number of candidate media by
-    index (without it the guesser draws from the indices the ground truth implies)."""
+    """Retrieval: 1-3 distinct candidate indices; ``candidates`` gives each entry's number of candidate media
+    by index (without it the guesser draws from the indices the ground truth implies)."""
     return monte_carlo_chance(items, functools.partial(_guess_retrieval, candidates or {}), retrieval)
 
 

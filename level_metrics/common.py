@@ -69,7 +69,8 @@ def scored_items(items: Sequence[Item], profile: ScoringProfile) -> list[Item]:
 
 def records_of(record: Callable[..., Any]) -> Callable[..., list[Any]]:
     """A scorer's records from its reading of one entry, ``record(item, profile, notes, **needs)`` (``None``:
-    left out): aligned with ``items``, ``None`` for an item the scorer does not iterate (:func:`scored_items`)."""
+    left out): aligned with ``items``, ``None`` for an item the scorer does not iterate
+    (:func:`scored_items`)."""
 
     def records(
         items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None, **needs: Any
@@ -90,8 +91,9 @@ def whole_task(
     sample: Callable[[Any], float | None] = lambda record: record[0],
     **kw: Any,
 ) -> TaskScore:
-    """A task's score from its items (``kw``: the profile and what ``of`` needs): the ``total`` of the
-    ``columns`` of the records ``of`` keeps (and ``notes=``), with each item's own ``sample`` score and the notes of both."""
+    """A task's score from its items (``kw``: the profile and what ``of`` needs): the ``total`` (given
+    ``notes=``) of the ``columns`` of the records ``of`` keeps, with each item's own ``sample`` score and the
+    notes of both."""
     notes = Notes()
     records = of(items, notes=notes, **kw)
     result = total(repeated(columns([r for r in records if r is not None])), notes=notes)

@@ -91,8 +91,8 @@ def accuracy_records(
     items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None, avsqa: bool = False
 ) -> list[float | None]:
     """Each item's score after double-confirm zeroing by failed pre-questions (``None``: not a scored formal
-    entry), aligned with ``items``: full-match's, or with ``avsqa`` AVSQA's (its own sample rule on the uncleaned
-    prediction; the reference keeps its invalid pre-questions)."""
+    entry), aligned with ``items``: full-match's, or with ``avsqa`` AVSQA's (its own sample rule on the
+    uncleaned prediction; the reference keeps its invalid pre-questions)."""
     profile = get_profile(profile)
     notes = Notes() if notes is None else notes
     score_sample = avsqa_sample if avsqa else full_match_sample

@@ -101,13 +101,9 @@ def _ground_truth_counts(truth: Any) -> list[int]:
 
 def _strict_count(value: Any) -> int:
     """A count as the strict profile accepts it: an integer, an integral float or an integer string."""
-    if isinstance(value, bool):
-        raise ValueError("a boolean is not a count")
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise ValueError("not an integral count")
-        return int(value)
-    if isinstance(value, (int, str)):
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError("a boolean or a fraction is not a count")
+    if isinstance(value, (int, float, str)):
         return int(value)
     raise TypeError("not a count")
 

@@ -60,8 +60,8 @@ def _to_int(token: str, notes: Notes, index: int) -> int | None:
 
 def ranked_indices(text: str, profile: ScoringProfile, notes: Notes, index: int) -> list[int]:
     """The predicted indices in the order R@k reads them (the profile's ``retrieval_*`` switches say how): the
-    reference's ``list(set(sorted(ints)))`` is CPython's set-iteration order, deterministic for ints, so running
-    the same expression reproduces it."""
+    reference's ``list(set(sorted(ints)))`` is CPython's set-iteration order, deterministic for ints, so
+    running the same expression reproduces it."""
     if profile.retrieval_isdigit_tokens:
         tokens = [t for t in text.replace("\n", " ").split(" ") if t.isdigit()]
     else:
