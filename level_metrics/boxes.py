@@ -67,8 +67,8 @@ def semantic_type(key: Any, notes: Notes, index: int) -> str:
 
 @dataclass(frozen=True)
 class BoxTruth:
-    """Ground-truth boxes of one entry; ``wrapped``: it had the reference's ``{"bbox": ..., "original_wh": [W,
-    H]}`` form with a usable size."""
+    """Ground-truth boxes of one entry; ``wrapped``: it had the reference's ``{"bbox", "original_wh"}`` form
+    with a usable size."""
 
     boxes: Mapping[Any, Any]
     size: tuple[float, float] | None

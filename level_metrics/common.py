@@ -75,7 +75,8 @@ def records_of(record: Callable[..., Any]) -> Callable[..., list[Any]]:
     def records(
         items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None, **needs: Any
     ) -> list[Any]:
-        scoring, noted = get_profile(profile), Notes() if notes is None else notes
+        scoring = get_profile(profile)
+        noted = Notes() if notes is None else notes
         considered = {id(item) for item in scored_items(items, scoring)}
         return [record(item, scoring, noted, **needs) if id(item) in considered else None for item in items]
 

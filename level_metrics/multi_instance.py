@@ -71,10 +71,9 @@ def _load_json(text: str) -> Any:
 
 
 def _classes(mapping: Mapping[Any, Any], profile: ScoringProfile) -> dict[Any, Any]:
-    exact = profile.mic_exact_class_names
-    return {
-        name if exact or not isinstance(name, str) else name.strip().lower(): n for name, n in mapping.items()
-    }
+    if profile.mic_exact_class_names:
+        return dict(mapping.items())
+    return {name.strip().lower() if isinstance(name, str) else name: value for name, value in mapping.items()}
 
 
 def _semantic(task: MicTask, truth: Any, parsed: Any, profile: ScoringProfile) -> float:

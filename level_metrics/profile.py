@@ -1,7 +1,8 @@
 """Scoring profiles: every reference quirk that changes a score is one named switch.
 
 The ``reference`` profile turns every quirk on and reproduces the published evaluator's numbers; ``strict``
-flips every switch, turning them off. All scorers read these switches; there is one implementation per metric.
+flips every switch, turning them off. All scorers read these switches; there is one implementation per
+metric.
 """
 
 from __future__ import annotations
