@@ -1,24 +1,19 @@
 """Stage scores, Overall and the L1–L4 taxonomy from paper-level task scores (0–100). Pure.
 
-None of this is in the reference code. What is verified against every published model: a stage
-score is the unweighted mean of its paper-level tasks (VSQA pooled, counted once), Overall is the mean of the
-four stages and L1 the mean of Perception, Understanding and Reasoning. L2–L4 are a reconstruction of the
-paper's formulas (its appendix is not public in text form); every open choice is a keyword parameter below,
-and outputs made with them are labelled as a reconstruction (:data:`TAXONOMY_NOTE`).
+None of this is in the reference code. Stages (unweighted means of their paper-level tasks, VSQA pooled and
+counted once), Overall and L1 are verified against every published model. L2–L4 are a reconstruction of the
+paper's formulas (its appendix is not public in text form): every open choice is a keyword parameter below,
+defaulting to the form that fits the published tables best (``tests/test_aggregate.py``), and outputs made
+with them are labelled as a reconstruction (:data:`TAXONOMY_NOTE`).
 
-Defaults, chosen by fitting the published tables (see ``tests/test_aggregate.py``):
-
-* ``Δ(A, B) = 2|A − B| / (A + B)`` (0 when A + B = 0), ``α = 0.5``;
-* L2 = (1 − α·Δ(A, V))·L1, A = mean(AMIC, VAR, AVH), V = mean(VMIC, AVR, VAH);
-* L3 = (1 − α·Δ_s)·L2 with Δ_s the relative-to-mean lead of Reasoning over the mean of Perception and
-  Understanding (0 when Reasoning does not lead), computed on the raw stage scores. Of the forms tried against
-  the stage gap Δ_s back-solved from the published tables (lead relative to the mean, to Reasoning, or to the prerequisite; prerequisite
-  the mean or the min of P and U; raw or head-normalised with chance levels), this one is the closest without
-  fitting chance levels to the tables (RMS error 0.87 points of L3 over 8 models, worst 2.2 for
-  Gemini-2.5-Pro). Head normalisation with the chance levels of :mod:`chance` (stage means about 10, 19 and 26
-  on the sample benchmark) moved the models further away (RMS 1.9 to 10 over the same forms), so it is
-  available (``l3_scores="head_normalised"``) but not the default.
-* L4 = harmonic mean of L3 and S_UD = (1 − α·Δ(ASQA, VSQA))·Sensation.
+L3's stage gap Δ_s defaults to the relative-to-mean lead of Reasoning over the mean of Perception and
+Understanding, on the raw stage scores. Of the forms tried against the Δ_s back-solved from the published
+tables (lead relative to the mean, to Reasoning, or to the prerequisite; prerequisite the mean or the min of P
+and U; raw or head-normalised with chance levels), this one is the closest without fitting chance levels to
+the tables (RMS error 0.87 points of L3 over 8 models, worst 2.2 for Gemini-2.5-Pro). Head normalisation with
+the chance levels of :mod:`chance` (stage means about 10, 19 and 26 on the sample benchmark) moved the models
+further away (RMS 1.9 to 10 over the same forms), so it is available (``l3_scores="head_normalised"``) but not
+the default.
 """
 
 from __future__ import annotations
@@ -54,10 +49,6 @@ TAXONOMY_NOTE = (
     "(alpha 0.5, relative-to-mean differences; L3 gap of Reasoning over the mean of Perception and "
     "Understanding) and can differ from published values by about 1-2 points."
 )
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def relative_difference(a: float, b: float, *, form: DeltaForm = "relative_mean") -> float:
@@ -130,14 +121,13 @@ def stage_scores(
         names = benchmark.paper_tasks(stage.key)
         present = [float(tasks[n]) for n in names if tasks.get(n) is not None]
         missing = [n for n in names if tasks.get(n) is None]
-        stages[stage.name] = _mean(present)
-        if missing:
-            if present:
-                notes.append(
-                    f"{stage.label} is the mean of {len(present)} of {len(names)} tasks (missing {', '.join(missing)})"
-                )
-            else:
-                notes.append(f"{stage.label} has no scored task")
+        stages[stage.name] = sum(present) / len(present) if present else None
+        if missing and present:
+            notes.append(
+                f"{stage.label} is the mean of {len(present)} of {len(names)} tasks (missing {', '.join(missing)})"
+            )
+        elif missing:
+            notes.append(f"{stage.label} has no scored task")
     return stages, notes
 
 
@@ -194,17 +184,6 @@ def l4_domain(l3: float | None, s_ud: float | None) -> float | None:
     return harmonic_mean(l3, s_ud)
 
 
-def normalised_stages(
-    tasks: Mapping[str, float | None], chance: Mapping[str, float], *, benchmark: TaskTable
-) -> dict[str, float | None]:
-    """Stage means of head-normalised task scores (a task without a chance level is taken as chance 0)."""
-    normalised = {
-        name: None if score is None else head_normalise(float(score), float(chance.get(name, 0.0)))
-        for name, score in tasks.items()
-    }
-    return stage_scores(normalised, benchmark=benchmark)[0]
-
-
 def aggregate(
     tasks: Mapping[str, float | None],
     *,
@@ -225,14 +204,15 @@ def aggregate(
     l1 = l1_task(stages)
     audio, visual = _mean_of_all(tasks, AUDIO_TASKS), _mean_of_all(tasks, VISUAL_TASKS)
     l2 = modality_adaptive(l1, audio, visual, alpha=alpha, delta=delta)
-    if l3_scores == "head_normalised":
-        if not chance:
-            notes.append("no chance levels given: L3 uses raw stage scores")
-            gap_stages = stages
-        else:
-            gap_stages = normalised_stages(tasks, chance, benchmark=benchmark)
-    else:
-        gap_stages = stages
+    gap_stages = stages
+    if l3_scores == "head_normalised" and chance:  # a task without a chance level is taken as chance 0
+        normalised = {
+            name: None if score is None else head_normalise(float(score), float(chance.get(name, 0.0)))
+            for name, score in tasks.items()
+        }
+        gap_stages = stage_scores(normalised, benchmark=benchmark)[0]
+    elif l3_scores == "head_normalised":
+        notes.append("no chance levels given: L3 uses raw stage scores")
     l3 = l3_stage(l2, gap_stages, alpha=alpha, prerequisite=l3_prerequisite, gap=l3_gap)
     s_ud = modality_adaptive(
         stages.get("sensation"), tasks.get(PRISE_AUDIO), tasks.get(PRISE_VISUAL), alpha=alpha, delta=delta
@@ -243,9 +223,7 @@ def aggregate(
         "l3_stage": l3,
         "l4_domain": l4_domain(l3, s_ud),
     }
-    for key, value in taxonomy.items():
-        if value is None:
-            notes.append(f"{key} needs scores that are missing")
+    notes += [f"{key} needs scores that are missing" for key, value in taxonomy.items() if value is None]
     return Aggregate(stages=stages, overall=overall_score(stages), taxonomy=taxonomy, notes=notes)
 
 

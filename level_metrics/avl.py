@@ -28,14 +28,14 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     finite_or_zero,
-    from_records,
     mean,
     numpy_round5,
-    per_item,
     prediction_text,
     python_round5,
+    records_of,
+    whole_task,
 )
-from avibench.level_metrics.profile import ScoringProfile, get_profile
+from avibench.level_metrics.profile import ScoringProfile
 from avibench.level_metrics.types import Item, TaskScore
 
 IOU_WEIGHT = 0.7
@@ -48,9 +48,7 @@ NORMALISED_LIMIT = 1.5
 def predicted_box(raw: Any) -> list[float] | None:
     """A predicted box as 4 floats: strings are read as Python literals first; anything else gives None."""
     if isinstance(raw, str):
-        raw = literal(raw)
-        if raw is UNPARSED:
-            return None
+        raw = literal(raw)  # UNPARSED is not iterable: None below
     try:
         box = [float(v) for v in raw]
     except Exception:
@@ -84,7 +82,6 @@ def _match(
     index: int,
 ) -> tuple[float, int]:
     """Greedy matching; returns (sum of matched IoUs, number of matched instances)."""
-    width, height = size
     used: set[Any] = set()
     total: float = 0
     matched = 0
@@ -99,7 +96,7 @@ def _match(
             box = predicted_box(raw)
             if box is None:
                 continue
-            iou = iou_xyxy(to_pixels(box, width, height), truth_xyxy)
+            iou = iou_xyxy(to_pixels(box, *size), truth_xyxy)
             if iou > best_iou:
                 best_iou, best_key = iou, key
         if best_iou > 0 and best_key:
@@ -110,27 +107,15 @@ def _match(
 
 
 AvlRecord = tuple[float, float, int]
-"""One sample's (IoU, class F1, missed instances)."""
-
-
-def avl_records(
-    items: Sequence[Item],
-    *,
-    profile: ScoringProfile | str,
-    image_sizes: Mapping[int, tuple[int, int]] | None = None,
-    notes: Notes | None = None,
-) -> list[AvlRecord | None]:
-    """Each item's (IoU, class F1, missed instances), aligned with ``items`` (``None``: left out)."""
-    profile = get_profile(profile)
-    sizes = image_sizes or {}
-    notes = notes or Notes()
-    return per_item(items, profile, lambda item: _record(item, profile, sizes, notes))
 
 
 def _record(
-    item: Item, profile: ScoringProfile, image_sizes: Mapping[int, tuple[int, int]], notes: Notes
+    item: Item,
+    profile: ScoringProfile,
+    notes: Notes,
+    image_sizes: Mapping[int, tuple[int, int]] | None = None,
 ) -> AvlRecord | None:
-    truth = read_box_truth(item.answer, image_sizes.get(item.index))
+    truth = read_box_truth(item.answer, (image_sizes or {}).get(item.index))
     usable = (
         truth is not None
         and truth.size is not None
@@ -165,6 +150,10 @@ def _record(
     return (sample_iou, _class_f1(truth_classes, predicted_classes), count - matched)
 
 
+avl_records = records_of(_record)
+"""Each item's (IoU, class F1, missed instances), aligned with ``items`` (``None``: left out)."""
+
+
 def avl(
     items: Sequence[Item],
     *,
@@ -172,9 +161,7 @@ def avl(
     image_sizes: Mapping[int, tuple[int, int]] | None = None,
 ) -> TaskScore:
     """AVL score ``{"mIoU", "Instance", "Average"}``; image sizes (by item index) back up a missing original_wh."""
-    notes = Notes()
-    records = avl_records(items, profile=profile, image_sizes=image_sizes, notes=notes)
-    return from_records(records, avl_columns, avl_total, notes)
+    return whole_task(avl_records, avl_columns, avl_total, items, profile=profile, image_sizes=image_sizes)
 
 
 def avl_columns(records: Sequence[AvlRecord]) -> dict[str, Column]:

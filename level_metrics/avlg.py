@@ -19,13 +19,13 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     finite_or_zero,
-    from_records,
     mean,
-    per_item,
     prediction_text,
     python_round5,
+    records_of,
+    whole_task,
 )
-from avibench.level_metrics.profile import ScoringProfile, get_profile
+from avibench.level_metrics.profile import ScoringProfile
 from avibench.level_metrics.types import Item, TaskScore
 
 _NUMBER = (int, float)
@@ -58,29 +58,17 @@ def _frame_iou(predicted: Any, truth_box: Any, size: tuple[float, float]) -> flo
 
 
 def _is_no_box(value: Any, profile: ScoringProfile) -> bool:
-    if value is None:
-        return True
-    return not profile.avlg_empty_list_is_box and isinstance(value, (list, tuple)) and len(value) == 0
-
-
-def avlg_records(
-    items: Sequence[Item],
-    *,
-    profile: ScoringProfile | str,
-    image_sizes: Mapping[int, tuple[int, int]] | None = None,
-    notes: Notes | None = None,
-) -> list[float | None]:
-    """Each item's mean per-frame IoU, aligned with ``items`` (``None``: left out)."""
-    profile = get_profile(profile)
-    sizes = image_sizes or {}
-    notes = notes or Notes()
-    return per_item(items, profile, lambda item: _sample(item, profile, sizes, notes))
+    empty = isinstance(value, (list, tuple)) and len(value) == 0
+    return value is None or (empty and not profile.avlg_empty_list_is_box)
 
 
 def _sample(
-    item: Item, profile: ScoringProfile, image_sizes: Mapping[int, tuple[int, int]], notes: Notes
+    item: Item,
+    profile: ScoringProfile,
+    notes: Notes,
+    image_sizes: Mapping[int, tuple[int, int]] | None = None,
 ) -> float | None:
-    truth = read_box_truth(item.answer, image_sizes.get(item.index))
+    truth = read_box_truth(item.answer, (image_sizes or {}).get(item.index))
     if truth is None or truth.size is None or not truth.boxes:
         notes.add(
             "ground truth without frames or image size; sample left out (the reference would abort)",
@@ -102,11 +90,13 @@ def _sample(
         predicted = prediction.get(key)
         if truth_box is None:
             total += 1 if _is_no_box(predicted, profile) else 0
-        elif _is_no_box(predicted, profile):
-            total += 0
-        else:
+        elif not _is_no_box(predicted, profile):
             total += _frame_iou(predicted, truth_box, truth.size)
     return total / len(truth.boxes)
+
+
+avlg_records = records_of(_sample)
+"""Each item's mean per-frame IoU, aligned with ``items`` (``None``: left out)."""
 
 
 def avlg(
@@ -116,9 +106,9 @@ def avlg(
     image_sizes: Mapping[int, tuple[int, int]] | None = None,
 ) -> TaskScore:
     """Mean over samples of the mean per-frame IoU (a float rounded to 5 decimals)."""
-    notes = Notes()
-    records = avlg_records(items, profile=profile, image_sizes=image_sizes, notes=notes)
-    return from_records(records, avlg_columns, avlg_total, notes, sample=float)
+    return whole_task(
+        avlg_records, avlg_columns, avlg_total, items, sample=float, profile=profile, image_sizes=image_sizes
+    )
 
 
 def avlg_columns(scores: Sequence[float]) -> dict[str, Column]:

@@ -67,10 +67,8 @@ def semantic_type(key: Any, notes: Notes, index: int) -> str:
 
 @dataclass(frozen=True)
 class BoxTruth:
-    """Ground-truth boxes of one entry.
-
-    ``wrapped``: it had the reference's ``{"bbox": ..., "original_wh": [W, H]}`` form with a usable size.
-    """
+    """Ground-truth boxes of one entry; ``wrapped``: it had the reference's ``{"bbox", "original_wh"}`` form
+    with a usable size."""
 
     boxes: Mapping[Any, Any]
     size: tuple[float, float] | None
@@ -90,14 +88,11 @@ def read_box_truth(answer: Any, image_size: tuple[int, int] | None) -> BoxTruth 
     """
     if not isinstance(answer, Mapping):
         return None
-    wrapped = "bbox" in answer and _size(answer.get("original_wh")) is not None
-    if "bbox" in answer:
-        boxes = answer["bbox"]
-    else:
-        boxes = {key: value for key, value in answer.items() if key != "original_wh"}
+    size = _size(answer.get("original_wh"))
+    boxes = answer["bbox"] if "bbox" in answer else {k: v for k, v in answer.items() if k != "original_wh"}
     if not isinstance(boxes, Mapping):
         return None
-    size = _size(answer.get("original_wh"))
+    wrapped = "bbox" in answer and size is not None
     if size is None and image_size is not None:
         size = _size(tuple(image_size))
     return BoxTruth(boxes, size, wrapped)

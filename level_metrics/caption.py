@@ -1,16 +1,10 @@
 """AVC captioning scored with FENSE.
 
-This module builds the FENSE inputs and the output dict; the models live with the caller, which passes
-``fense_fn(candidates, mult_refs)``. Contract of ``fense_fn``:
-
-* ``candidates``: one caption per scored sample; ``mult_refs``: the reference captions of each sample;
-* it returns a mapping with the corpus values ``"fense"``, ``"sbert_sim"`` and ``"fer"`` (floats, or anything
-  ``float()`` accepts such as 0-d tensors), and optionally ``"fense_per_candidate"``: one FENSE value per
-  candidate, in order, which fills :attr:`TaskScore.per_sample`.
-
-FENSE itself: ``fense_i = sim_i * (1 - penalty * err_i)`` where ``sim_i`` is the mean cosine similarity of the
-candidate's sentence embedding with its references' and ``err_i = 1`` when the fluency-error probability exceeds
-the threshold; corpus values are plain means (the benchmark's ``fense_summary`` does that arithmetic).
+This module builds the FENSE inputs and the output dict; the models and FENSE's own arithmetic live with the
+caller, which passes ``fense_fn(candidates, mult_refs)``: one caption per scored sample and each sample's
+reference captions in, a mapping out with the corpus values ``"fense"``, ``"sbert_sim"`` and ``"fer"``
+(floats, or anything ``float()`` accepts such as 0-d tensors) and optionally ``"fense_per_candidate"``, one
+FENSE value per candidate in order, which fills :attr:`TaskScore.per_sample`.
 """
 
 from __future__ import annotations
@@ -18,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from avibench.level_metrics.common import Notes, prediction_text, python_round5, scored_items
-from avibench.level_metrics.profile import ScoringProfile, get_profile
+from avibench.level_metrics.common import Notes, prediction_text, python_round5, records_of
+from avibench.level_metrics.profile import ScoringProfile
 from avibench.level_metrics.types import Item, TaskScore
 
 PER_CANDIDATE_KEY = "fense_per_candidate"
@@ -34,37 +28,32 @@ def references_of(answer: Any) -> list[str]:
     return [str(answer)]
 
 
+def _written(item: Item, profile: ScoringProfile, notes: Notes) -> tuple[str, list[str]] | None:
+    """The caption and its references (``""``: none written, which strict scores 0); ``None``: left out."""
+    refs = references_of(item.answer)
+    if not refs:
+        notes.add("no reference caption; sample left out", item.index)
+        return None
+    text = prediction_text(item, clean=False, notes=notes)
+    return (text or "", refs) if text or profile.missing_counts_as_wrong else None
+
+
 def caption(items: Sequence[Item], *, profile: ScoringProfile | str, fense_fn: FenseFn) -> TaskScore:
     """FENSE over the captions: ``{"fense", "sbert_sim", "fer", "n_samples", "average"}`` (``average`` = FENSE).
 
     Reference: empty or missing captions are skipped. Strict: they count as FENSE 0 and similarity 0 (they are
     in ``n_samples``), while ``fer`` stays the error rate of the captions actually written.
     """
-    profile = get_profile(profile)
     notes = Notes()
-    candidates: list[str] = []
-    mult_refs: list[list[str]] = []
-    candidate_items: list[int] = []
-    unanswered: list[int] = []
-    for item in scored_items(items, profile):
-        refs = references_of(item.answer)
-        if not refs:
-            notes.add("no reference caption; sample left out", item.index)
-            continue
-        text = prediction_text(item, clean=False, notes=notes)
-        if not text:
-            if profile.missing_counts_as_wrong:
-                unanswered.append(item.index)
-            continue
-        candidates.append(text)
-        mult_refs.append(refs)
-        candidate_items.append(item.index)
-    per_sample: dict[int, float] = dict.fromkeys(unanswered, 0.0)
-    result = fense_fn(candidates, mult_refs) if candidates else {}
+    records = records_of(_written)(items, profile=profile, notes=notes)
+    read = [(item.index, record) for item, record in zip(items, records, strict=True) if record is not None]
+    written = [(index, text, refs) for index, (text, refs) in read if text]
+    per_sample: dict[int, float] = {index: 0.0 for index, (text, _) in read if not text}
+    result = fense_fn([t for _, t, _ in written], [r for _, _, r in written]) if written else {}
     per_candidate = result.get(PER_CANDIDATE_KEY)
-    if per_candidate is not None and len(per_candidate) == len(candidates):
-        per_sample.update(zip(candidate_items, (float(v) for v in per_candidate), strict=True))
-    score = caption_total(result, len(candidates), len(unanswered), notes)
+    if per_candidate is not None and len(per_candidate) == len(written):
+        per_sample.update(zip([index for index, _, _ in written], map(float, per_candidate), strict=True))
+    score = caption_total(result, len(written), len(read) - len(written), notes)
     score.per_sample = [per_sample.get(item.index) for item in items]
     return score
 

@@ -6,19 +6,19 @@ own entries, so they follow its option lists and ground-truth distribution:
 * Option tasks (full-match, AVSQA), analytically. A formal entry whose options are a list scores with
   probability ``1/len(options)`` when its ground truth is one of them (0 otherwise). Entries without an option
   list are taken to guess among the task's distinct ground-truth answers of such entries, at least two (for
-  example the counts of a counting subtask; pre-questions whose options do not resolve are yes/no checks). An AVSQA answer of k ``;``-separated options is guessed with probability
-  ``1/C(n, k)``. With double-confirm, the formal entry and its valid pre-question must both be right, so the
-  two probabilities multiply. The chance level is the mean over formal entries.
+  example the counts of a counting subtask; pre-questions whose options do not resolve are yes/no checks). An
+  AVSQA answer of k ``;``-separated options is guessed with probability ``1/C(n, k)``. With double-confirm,
+  the formal entry and its valid pre-question must both be right, so the two probabilities multiply. The
+  chance level is the mean over formal entries.
 * Structured answers (multi-instance counting, retrieval, localisation, grounding), by Monte Carlo with a fixed
   seed: random answers in the canonical refined format are scored with the task's own metric (reference
-  profile), averaged over a few rounds. The guesser draws 1–3 classes from the task's class list with counts
-  1–5; 1–3 distinct candidate indices; one box of a random class; for each grounding frame "no box" or a
-  random box with equal odds.
+  profile), averaged over a few rounds; each task's ``*_chance`` says what its guesser draws.
 * Captioning (FENSE) has no answer space to draw from: its chance level is 0.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -41,10 +41,6 @@ MONTE_CARLO_ROUNDS = 8
 MIN_FREE_ANSWERS = 2
 
 
-def _is_pre(item: Item) -> bool:
-    return str(item.id).startswith(PRE_PREFIX)
-
-
 def _option_probability(item: Item, fallback: int, *, multi: bool) -> float:
     options = item.options
     if isinstance(options, list) and options:
@@ -59,11 +55,11 @@ def _option_probability(item: Item, fallback: int, *, multi: bool) -> float:
     return 1.0 / fallback if fallback else 0.0
 
 
-def option_chance(items: Sequence[Item], *, multi: bool = False) -> float:
-    """Expected full-match (or AVSQA, ``multi=True``) accuracy of a uniform guess, double-confirm included."""
-    valid = [i for i in items if not (_is_pre(i) and is_invalid_pre(i))]
-    formal = [i for i in valid if not _is_pre(i)]
-    pres = [i for i in valid if _is_pre(i)]
+def option_chance(items: Sequence[Item], *, multi: bool = False, **_: Any) -> float:
+    """Expected full-match (or AVSQA, ``multi=True``: uniform over the option subsets of the answer's size)
+    accuracy of a uniform guess, double-confirm included (0-100)."""
+    formal = [i for i in items if not str(i.id).startswith(PRE_PREFIX)]
+    pres = [i for i in items if str(i.id).startswith(PRE_PREFIX) and not is_invalid_pre(i)]
     formal_space, pre_space = (
         max(MIN_FREE_ANSWERS, len({str(i.answer) for i in group if not isinstance(i.options, list)}))
         for group in (formal, pres)
@@ -81,12 +77,7 @@ def option_chance(items: Sequence[Item], *, multi: bool = False) -> float:
 
 def _box(rng: random.Random) -> list[float]:
     x1, y1 = rng.uniform(0, 0.8), rng.uniform(0, 0.8)
-    return [
-        round(x1, 3),
-        round(y1, 3),
-        round(rng.uniform(x1 + 0.05, 1), 3),
-        round(rng.uniform(y1 + 0.05, 1), 3),
-    ]
+    return [round(v, 3) for v in (x1, y1, rng.uniform(x1 + 0.05, 1), rng.uniform(y1 + 0.05, 1))]
 
 
 def _classes(items: Sequence[Item]) -> list[str]:
@@ -105,12 +96,12 @@ def _semantic_type(key: str) -> str:
     return head if head and tail.isdigit() else key.lower()
 
 
-def _guess_mic(classes: list[str], rng: random.Random) -> str:
+def _guess_mic(classes: list[str], _item: Item, rng: random.Random) -> str:
     chosen = rng.sample(classes, min(len(classes), rng.randint(1, 3)))
     return json.dumps({c: str(rng.randint(1, 5)) for c in chosen})
 
 
-def _guess_retrieval(item: Item, candidates: Mapping[int, int], rng: random.Random) -> str:
+def _guess_retrieval(candidates: Mapping[int, int], item: Item, rng: random.Random) -> str:
     gt = item.answer if isinstance(item.answer, list) else []
     ints = [g for g in gt if isinstance(g, int)]
     k = candidates.get(item.index) or max([*ints, 1]) + 1
@@ -118,7 +109,7 @@ def _guess_retrieval(item: Item, candidates: Mapping[int, int], rng: random.Rand
     return "[" + ", ".join(str(p) for p in picks) + "]"
 
 
-def _guess_avl(classes: list[str], rng: random.Random) -> str:
+def _guess_avl(classes: list[str], _item: Item, rng: random.Random) -> str:
     kind = _semantic_type(rng.choice(classes))
     return repr({f"{kind}_1": _box(rng)})
 
@@ -132,27 +123,23 @@ def _guess_avlg(item: Item, rng: random.Random) -> str:
 def monte_carlo_chance(
     items: Sequence[Item],
     guess: Callable[[Item, random.Random], str],
-    score: Callable[[list[Item]], TaskScore],
+    score: Callable[..., TaskScore],
+    **kw: Any,
 ) -> float:
-    """Mean headline (0–100) of :data:`MONTE_CARLO_ROUNDS` runs of ``score`` on random answers from ``guess``
-    (seed 0)."""
+    """Mean headline (0–100) of :data:`MONTE_CARLO_ROUNDS` runs of ``score`` (reference profile, keywords
+    ``kw``) on random answers from ``guess`` (seed 0)."""
     if not items:
         return 0.0
     rng = random.Random(0)
     total = 0.0
     for _ in range(MONTE_CARLO_ROUNDS):
-        total += float(score([replace(i, predict=guess(i, rng)) for i in items]).headline)
+        guessed = [replace(i, predict=guess(i, rng)) for i in items]
+        total += float(score(guessed, profile=REFERENCE, **kw).headline)
     return 100.0 * total / MONTE_CARLO_ROUNDS
 
 
-def full_match_chance(items: Sequence[Item], **_: Any) -> float:
-    """Single-choice tasks: the mean of 1/len(options) (0-100)."""
-    return option_chance(items)
-
-
-def avsqa_chance(items: Sequence[Item], **_: Any) -> float:
-    """Multi-select sensation: uniform over the non-empty subsets a guesser would name (0-100)."""
-    return option_chance(items, multi=True)
+full_match_chance = option_chance
+avsqa_chance = functools.partial(option_chance, multi=True)
 
 
 def caption_chance(items: Sequence[Item], **_: Any) -> float:
@@ -161,35 +148,24 @@ def caption_chance(items: Sequence[Item], **_: Any) -> float:
 
 
 def mic_chance(items: Sequence[Item], *, task: str = "", **_: Any) -> float:
-    """Multi-instance counting: the reference score of random class/count guesses (Monte Carlo, 0-100)."""
-    classes = _classes(items)
-    return monte_carlo_chance(
-        items,
-        lambda _item, rng: _guess_mic(classes, rng),
-        lambda guessed: multi_instance(guessed, profile=REFERENCE, task=task or "AMIC"),
-    )
+    """Multi-instance counting: 1-3 classes of the task's class list, with counts 1-5."""
+    guess = functools.partial(_guess_mic, _classes(items))
+    return monte_carlo_chance(items, guess, multi_instance, task=task or "AMIC")
 
 
 def retrieval_chance(
     items: Sequence[Item], *, candidates: Mapping[int, int] | None = None, **_: Any
 ) -> float:
-    """Retrieval: random index subsets; ``candidates`` gives each entry's number of candidate media by index
-    (without it the guesser draws from the indices the ground truth implies)."""
-    return monte_carlo_chance(
-        items,
-        lambda item, rng: _guess_retrieval(item, candidates or {}, rng),
-        lambda guessed: retrieval(guessed, profile=REFERENCE),
-    )
+    """Retrieval: 1-3 distinct candidate indices; ``candidates`` gives each entry's number of candidate media
+    by index (without it the guesser draws from the indices the ground truth implies)."""
+    return monte_carlo_chance(items, functools.partial(_guess_retrieval, candidates or {}), retrieval)
 
 
 def avl_chance(items: Sequence[Item], **_: Any) -> float:
     """Localisation: one random box of a random class."""
-    classes = _classes(items)
-    return monte_carlo_chance(
-        items, lambda _item, rng: _guess_avl(classes, rng), lambda guessed: avl(guessed, profile=REFERENCE)
-    )
+    return monte_carlo_chance(items, functools.partial(_guess_avl, _classes(items)), avl)
 
 
 def avlg_chance(items: Sequence[Item], **_: Any) -> float:
-    """Grounding over frames: each frame a random box or none."""
-    return monte_carlo_chance(items, _guess_avlg, lambda guessed: avlg(guessed, profile=REFERENCE))
+    """Grounding over frames: each frame a random box or none, with equal odds."""
+    return monte_carlo_chance(items, _guess_avlg, avlg)

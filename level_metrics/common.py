@@ -14,24 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from avibench.level_metrics.profile import ScoringProfile
+from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
 
 END_OF_TEXT = "<|endoftext|>"
 _NON_WORD = re.compile(r"[^\w\s]")
-_INTEGER = re.compile(r"\d+")
-_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)  # unclosed: to the end
 PRE_PREFIX = "pre_"
 
 
 def strip_punctuation_lower(text: str) -> str:
     """Lowercase, then delete every character that is neither a word character nor whitespace."""
     return _NON_WORD.sub("", text.lower())
-
-
-def strip_reasoning(text: str) -> str:
-    """``text`` without ``<think>...</think>`` blocks; an unclosed block runs to the end of the text."""
-    return _THINK.sub(" ", text).strip()
 
 
 def prediction_text(
@@ -46,15 +40,9 @@ def prediction_text(
         notes.add("prediction is not a string; scored as its printed form", item.index)
         raw = str(raw)
     if profile is not None and not profile.keep_reasoning_blocks:
-        raw = strip_reasoning(raw)
+        raw = _THINK.sub(" ", raw).strip()
     text = raw.replace(END_OF_TEXT, "")
     return strip_punctuation_lower(text) if clean else text
-
-
-def first_integer(text: str) -> str | None:
-    """The first run of decimal digits in ``text``."""
-    match = _INTEGER.search(text)
-    return match.group(0) if match else None
 
 
 def entry_key(item: Item) -> str:
@@ -79,23 +67,37 @@ def scored_items(items: Sequence[Item], profile: ScoringProfile) -> list[Item]:
     return [item for item in items if item.predict is not None]
 
 
-def per_item(items: Sequence[Item], profile: ScoringProfile, record: Callable[[Item], Any]) -> list[Any]:
-    """``record(item)`` for each item the scorer iterates (:func:`scored_items`), ``None`` for the others; aligned
-    with ``items``."""
-    considered = {id(item) for item in scored_items(items, profile)}
-    return [record(item) if id(item) in considered else None for item in items]
+def records_of(record: Callable[..., Any]) -> Callable[..., list[Any]]:
+    """A scorer's records from its reading of one entry, ``record(item, profile, notes, **needs)`` (``None``:
+    left out): aligned with ``items``, ``None`` for an item the scorer does not iterate
+    (:func:`scored_items`)."""
+
+    def records(
+        items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None, **needs: Any
+    ) -> list[Any]:
+        scoring = get_profile(profile)
+        noted = Notes() if notes is None else notes
+        considered = {id(item) for item in scored_items(items, scoring)}
+        return [record(item, scoring, noted, **needs) if id(item) in considered else None for item in items]
+
+    return records
 
 
-def from_records(
-    records: Sequence[Any],
+def whole_task(
+    of: Callable[..., Sequence[Any]],
     columns: Callable[[Sequence[Any]], Mapping[str, Column]],
-    total: Callable[[dict[str, np.ndarray], Notes], TaskScore],
-    notes: Notes,
+    total: Callable[..., TaskScore],
+    items: Sequence[Item],
+    *,
     sample: Callable[[Any], float | None] = lambda record: record[0],
+    **kw: Any,
 ) -> TaskScore:
-    """A task's score from its items' records (``None``: left out): the ``total`` of the kept records' ``columns``,
-    with each item's own ``sample`` score."""
-    result = total(repeated(columns([r for r in records if r is not None])), notes)
+    """A task's score from its items (``kw``: the profile and what ``of`` needs): the ``total`` (given
+    ``notes=``) of the ``columns`` of the records ``of`` keeps, with each item's own ``sample`` score and the
+    notes of both."""
+    notes = Notes()
+    records = of(items, notes=notes, **kw)
+    result = total(repeated(columns([r for r in records if r is not None])), notes=notes)
     result.per_sample = [None if r is None else sample(r) for r in records]
     return result
 
@@ -170,12 +172,11 @@ class Notes:
             positions.append(index)
 
     def render(self) -> list[str]:
-        lines = []
-        for message, positions in self._entries.items():
-            if not positions:
-                lines.append(message)
-                continue
-            shown = ", ".join(str(p) for p in positions[: self._SHOWN])
-            more = f" and {len(positions) - self._SHOWN} more" if len(positions) > self._SHOWN else ""
-            lines.append(f"{message} (entries {shown}{more})")
-        return lines
+        return [self._line(message, positions) for message, positions in self._entries.items()]
+
+    def _line(self, message: str, positions: list[int]) -> str:
+        if not positions:
+            return message
+        shown = ", ".join(str(p) for p in positions[: self._SHOWN])
+        more = f" and {len(positions) - self._SHOWN} more" if len(positions) > self._SHOWN else ""
+        return f"{message} (entries {shown}{more})"

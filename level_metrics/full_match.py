@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,19 +15,18 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     entry_key,
-    first_integer,
-    from_records,
     is_invalid_pre,
     key_id,
     prediction_text,
     python_round5,
     scored_items,
     strip_punctuation_lower,
+    whole_task,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
 
-SampleScorer = Callable[[Item, str, ScoringProfile, Notes], int]
+_INTEGER = re.compile(r"\d+")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -45,19 +44,15 @@ def snap_to_option(options: Any, text: str, profile: ScoringProfile, notes: Note
     """
     if options is None or (isinstance(options, str) and not profile.raw_option_string_chars):
         return None
-    if isinstance(options, (str, list, tuple)):
-        candidates = list(options)
-    else:
+    if not isinstance(options, (str, list, tuple)):
         notes.add(f"options of type {type(options).__name__} cannot be iterated; no option snapping", index)
         return None
     haystack = strip_punctuation_lower(text)
     found: list[tuple[int, str]] = []
-    for option in candidates:
+    for option in options:
         if not isinstance(option, str):
             notes.add("non-string option ignored in option snapping (the reference would abort)", index)
-            continue
-        match = _option_pattern(option).search(haystack)
-        if match:
+        elif match := _option_pattern(option).search(haystack):
             found.append((match.start(), option))
     if not found:
         return None
@@ -78,11 +73,8 @@ def full_match_sample(item: Item, text: str, profile: ScoringProfile, notes: Not
     pred = text if snapped is None else snapped
     if not profile.case_sensitive_label:
         label, pred = _normalise_label(label), _normalise_label(pred)
-    if pred == label:
-        return 1
-    if label.isdigit() and f"{first_integer(pred)}" == label:
-        return 1
-    return 0
+    integer = _INTEGER.search(pred)  # a digit label matches the prediction's first integer
+    return int(pred == label or (label.isdigit() and integer is not None and integer.group(0) == label))
 
 
 def _answer_set(text: str) -> list[str]:
@@ -96,26 +88,24 @@ def avsqa_sample(item: Item, text: str, profile: ScoringProfile, notes: Notes) -
 
 
 def accuracy_records(
-    items: Sequence[Item],
-    profile: ScoringProfile,
-    score_sample: SampleScorer,
-    *,
-    clean: bool,
-    skip_invalid_pre: bool,
-    notes: Notes | None,
+    items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None, avsqa: bool = False
 ) -> list[float | None]:
     """Each item's score after double-confirm zeroing by failed pre-questions (``None``: not a scored formal
-    entry), aligned with ``items``."""
-    notes = notes or Notes()
+    entry), aligned with ``items``: full-match's, or with ``avsqa`` AVSQA's (its own sample rule on the
+    uncleaned prediction; the reference keeps its invalid pre-questions)."""
+    profile = get_profile(profile)
+    notes = Notes() if notes is None else notes
+    score_sample = avsqa_sample if avsqa else full_match_sample
+    skip_invalid_pre = profile.avsqa_skip_invalid_pre or not avsqa
     invalid_pre = {str(item.id) for item in items if is_invalid_pre(item)} if skip_invalid_pre else set()
     recorded: dict[str, int] = {}
-    position_of: dict[str, int] = {}
+    entry_of: dict[str, Item] = {}
     failed_pre_ids: set[str] = set()
     for item in scored_items(items, profile):
         key = entry_key(item)
         if _skipped_pre(item, key, invalid_pre, profile, skip_invalid_pre):
             continue
-        text = prediction_text(item, clean=clean, notes=notes, profile=profile)
+        text = prediction_text(item, clean=not avsqa, notes=notes, profile=profile)
         score = 0 if text is None else score_sample(item, text, profile, notes)
         if profile.double_confirm_positional:
             if "id=pre_" in key:
@@ -127,13 +117,11 @@ def accuracy_records(
                 failed_pre_ids.add(str(item.id)[len(PRE_PREFIX) :])
             continue
         recorded[key] = score
-        position_of[key] = item.index
-    if failed_pre_ids:
-        by_key = {entry_key(item): str(item.id) for item in items}
-        for key in recorded:
-            if by_key[key] in failed_pre_ids:
-                recorded[key] = 0
-    per_index = {position_of[key]: float(score) for key, score in recorded.items()}
+        entry_of[key] = item
+    per_index = {
+        entry_of[key].index: 0.0 if str(entry_of[key].id) in failed_pre_ids else float(score)
+        for key, score in recorded.items()
+    }
     return [per_index.get(item.index) for item in items]
 
 
@@ -171,34 +159,17 @@ def _zero_first_recorded(recorded: dict[str, int], formal_id: str) -> None:
             return
 
 
-def full_match_records(
-    items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
-) -> list[float | None]:
-    """Full-match: each item's score after double-confirm (see :func:`accuracy_records`)."""
-    profile = get_profile(profile)
-    return accuracy_records(items, profile, full_match_sample, clean=True, skip_invalid_pre=True, notes=notes)
-
-
-def avsqa_records(
-    items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
-) -> list[float | None]:
-    """AVSQA: each item's score after double-confirm (see :func:`accuracy_records`)."""
-    profile = get_profile(profile)
-    skip = profile.avsqa_skip_invalid_pre
-    return accuracy_records(items, profile, avsqa_sample, clean=False, skip_invalid_pre=skip, notes=notes)
+full_match_records = accuracy_records
+avsqa_records = functools.partial(accuracy_records, avsqa=True)
 
 
 def full_match(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
     """Full-match accuracy (AVM, AVH, VAH, AVQA, ASQA, VSQA_I, VSQA_V and pooled VSQA)."""
-    notes = Notes()
-    return _accuracy(full_match_records(items, profile=profile, notes=notes), notes)
+    return whole_task(
+        full_match_records, accuracy_columns, accuracy_total, items, sample=float, profile=profile
+    )
 
 
 def avsqa(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
     """AVSQA accuracy: exact multiset match of ``;``-separated answers, with double-confirm."""
-    notes = Notes()
-    return _accuracy(avsqa_records(items, profile=profile, notes=notes), notes)
-
-
-def _accuracy(per_sample: list[float | None], notes: Notes) -> TaskScore:
-    return from_records(per_sample, accuracy_columns, accuracy_total, notes, sample=float)
+    return whole_task(avsqa_records, accuracy_columns, accuracy_total, items, sample=float, profile=profile)

@@ -20,12 +20,12 @@ from avibench.level_metrics.common import (
     Notes,
     column,
     finite_or_zero,
-    from_records,
     mean,
-    per_item,
     prediction_text,
     python_round5,
+    records_of,
     scored_items,
+    whole_task,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
@@ -49,9 +49,7 @@ class _BadGroundTruthCount(Exception):
 
 def count_score(rmse: float, sharpness: float) -> float:
     """``1 - tanh(sharpness * rmse)``; 0 for a NaN or negative RMSE."""
-    if not rmse >= 0:
-        return 0.0
-    return float(1 - np.tanh(sharpness * rmse))
+    return float(1 - np.tanh(sharpness * rmse)) if rmse >= 0 else 0.0
 
 
 def _prepared(text: str) -> str:
@@ -72,14 +70,10 @@ def _load_json(text: str) -> Any:
         return _UNPARSED
 
 
-def _class_name(name: Any, profile: ScoringProfile) -> Any:
-    if profile.mic_exact_class_names or not isinstance(name, str):
-        return name
-    return name.strip().lower()
-
-
 def _classes(mapping: Mapping[Any, Any], profile: ScoringProfile) -> dict[Any, Any]:
-    return {_class_name(name, profile): value for name, value in mapping.items()}
+    if profile.mic_exact_class_names:
+        return dict(mapping.items())
+    return {name.strip().lower() if isinstance(name, str) else name: value for name, value in mapping.items()}
 
 
 def _semantic(task: MicTask, truth: Any, parsed: Any, profile: ScoringProfile) -> float:
@@ -106,13 +100,9 @@ def _ground_truth_counts(truth: Any) -> list[int]:
 
 def _strict_count(value: Any) -> int:
     """A count as the strict profile accepts it: an integer, an integral float or an integer string."""
-    if isinstance(value, bool):
-        raise ValueError("a boolean is not a count")
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise ValueError("not an integral count")
-        return int(value)
-    if isinstance(value, (int, str)):
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError("a boolean or a fraction is not a count")
+    if isinstance(value, (int, float, str)):
         return int(value)
     raise TypeError("not a count")
 
@@ -152,20 +142,7 @@ MicRecord = tuple[float, float | None]
 """One sample's semantic score and counting error (``None``: left out of counting; NaN: no class to count)."""
 
 
-def mic_records(
-    items: Sequence[Item], *, profile: ScoringProfile | str, task: MicTask, notes: Notes | None = None
-) -> list[MicRecord | None]:
-    """Each item's (semantic score, counting error), aligned with ``items`` (``None``: left out); ``task`` picks
-    AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
-    profile = get_profile(profile)
-    task = task.upper()  # type: ignore[assignment]
-    if task not in MISSING_CLASS_ERROR:
-        raise ValueError(f"multi_instance task must be AMIC or VMIC, got {task!r}")
-    notes = notes or Notes()
-    return per_item(items, profile, lambda item: _record(task, item, profile, notes))
-
-
-def _record(task: MicTask, item: Item, profile: ScoringProfile, notes: Notes) -> MicRecord | None:
+def _record(item: Item, profile: ScoringProfile, notes: Notes, task: MicTask) -> MicRecord | None:
     text = prediction_text(item, clean=False, notes=notes)
     truth = item.answer
     if not isinstance(truth, dict):
@@ -206,12 +183,17 @@ def _record(task: MicTask, item: Item, profile: ScoringProfile, notes: Notes) ->
     return (semantic, min(mean(errors), MAX_SAMPLE_ERROR))
 
 
+mic_records = records_of(_record)
+"""Each item's (semantic score, counting error), aligned with ``items`` (``None``: left out); ``task`` picks
+AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
+
+
 def multi_instance(items: Sequence[Item], *, profile: ScoringProfile | str, task: MicTask) -> TaskScore:
     """Multi-instance classification and counting; ``task`` picks AMIC (F1, tau 7) or VMIC (recall, tau 12)."""
-    notes = Notes()
-    records = mic_records(items, profile=profile, task=task, notes=notes)
-    considered = bool(scored_items(items, get_profile(profile)))
-    return from_records(records, mic_columns, lambda c, n: mic_total(c, n, considered=considered), notes)
+    if task.upper() not in MISSING_CLASS_ERROR:
+        raise ValueError(f"multi_instance task must be AMIC or VMIC, got {task!r}")
+    total = functools.partial(mic_total, considered=bool(scored_items(items, get_profile(profile))))
+    return whole_task(mic_records, mic_columns, total, items, profile=profile, task=task.upper())
 
 
 def mic_columns(records: Sequence[MicRecord]) -> dict[str, Column]:

@@ -1,13 +1,14 @@
 """Scoring profiles: every reference quirk that changes a score is one named switch.
 
 The ``reference`` profile turns every quirk on and reproduces the published evaluator's numbers; ``strict``
-turns them off. All scorers read these switches; there is one implementation per metric.
+flips every switch, turning them off. All scorers read these switches; there is one implementation per
+metric.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import TypeVar
 
 P = TypeVar("P")
@@ -120,29 +121,10 @@ class ScoringProfile:
 
 
 REFERENCE = ScoringProfile(name="reference")
-STRICT = ScoringProfile(
+STRICT = replace(
+    REFERENCE,
     name="strict",
-    missing_counts_as_wrong=True,
-    raw_option_string_chars=False,
-    case_sensitive_label=False,
-    double_confirm_positional=False,
-    avsqa_skip_invalid_pre=True,
-    vsqa_pool_by_position=False,
-    mic_exact_class_names=False,
-    mic_skip_long_predictions=False,
-    mic_reparse_printed_prediction=False,
-    mic_exception_double_append=False,
-    mic_empty_gt_nan=False,
-    avl_parse_failure_error_zero=False,
-    avl_label_error_scores_zero=False,
-    avl_iou_epsilon=False,
-    avlg_empty_list_is_box=False,
-    avlg_unreadable_null_frames_correct=False,
-    keep_reasoning_blocks=False,
-    snap_first_of_several_options=False,
-    avlg_parse_json_literals=True,
-    retrieval_set_order=False,
-    retrieval_isdigit_tokens=False,
+    **{f.name: not getattr(REFERENCE, f.name) for f in fields(ScoringProfile) if f.name != "name"},
 )
 
 PROFILES: dict[str, ScoringProfile] = {p.name: p for p in (REFERENCE, STRICT)}

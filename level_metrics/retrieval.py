@@ -8,6 +8,7 @@ indices) and a repeat penalty (identical predicted lists beyond 80 % repetition)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
@@ -18,10 +19,10 @@ from avibench.level_metrics.common import (
     Column,
     Notes,
     column,
-    from_records,
     mean,
-    per_item,
     prediction_text,
+    records_of,
+    whole_task,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.types import Item, TaskScore
@@ -58,12 +59,9 @@ def _to_int(token: str, notes: Notes, index: int) -> int | None:
 
 
 def ranked_indices(text: str, profile: ScoringProfile, notes: Notes, index: int) -> list[int]:
-    """The predicted indices in the order R@k reads them.
-
-    Reference: space-separated tokens of the cleaned text that pass ``str.isdigit``, then
-    ``list(set(sorted(ints)))``, whose order is CPython's set-iteration order (deterministic for ints, so running
-    the same expression reproduces it). Strict: every ``\\d+`` run, in the model's order, first occurrence kept.
-    """
+    """The predicted indices in the order R@k reads them (the profile's ``retrieval_*`` switches say how): the
+    reference's ``list(set(sorted(ints)))`` is CPython's set-iteration order, deterministic for ints, so
+    running the same expression reproduces it."""
     if profile.retrieval_isdigit_tokens:
         tokens = [t for t in text.replace("\n", " ").split(" ") if t.isdigit()]
     else:
@@ -89,15 +87,6 @@ RetrievalRecord = tuple[float, float, float, "tuple[int, ...] | None"]
 """One sample's F1, hit at 1, hit at 3 and ranked indices (``None``: no prediction, scored 0)."""
 
 
-def retrieval_records(
-    items: Sequence[Item], *, profile: ScoringProfile | str, notes: Notes | None = None
-) -> list[RetrievalRecord | None]:
-    """Each item's (F1, hit@1, hit@3, ranked indices), aligned with ``items`` (``None``: left out)."""
-    profile = get_profile(profile)
-    notes = notes or Notes()
-    return per_item(items, profile, lambda item: _record(item, profile, notes))
-
-
 def _record(item: Item, profile: ScoringProfile, notes: Notes) -> RetrievalRecord | None:
     truth = _truth(item.answer)
     if truth is None:
@@ -118,11 +107,14 @@ def _record(item: Item, profile: ScoringProfile, notes: Notes) -> RetrievalRecor
     )
 
 
+retrieval_records = records_of(_record)
+"""Each item's (F1, hit@1, hit@3, ranked indices), aligned with ``items`` (``None``: left out)."""
+
+
 def retrieval(items: Sequence[Item], *, profile: ScoringProfile | str) -> TaskScore:
     """Retrieval score ``{"Recall@1", "Recall@3", "F1_score", "Average"}``."""
-    notes = Notes()
-    records = retrieval_records(items, profile=profile, notes=notes)
-    return from_records(records, retrieval_columns, lambda c, n: retrieval_total(c, profile, n), notes)
+    total = functools.partial(retrieval_total, profile=profile)
+    return whole_task(retrieval_records, retrieval_columns, total, items, profile=profile)
 
 
 def retrieval_columns(records: Sequence[RetrievalRecord]) -> dict[str, Column]:
@@ -163,14 +155,9 @@ def retrieval_total(
     penalty = 1 - (max(REPEAT_TOLERANCE, repeat_rate) - REPEAT_TOLERANCE)
     confidence = np.float64(mean(confidences)) if len(confidences) else np.float64(1)
     # numpy scalars on purpose: the reference rounds these with numpy's rounding.
-    recall1 = round(np.float64(mean(columns["hit1"])) * confidence * penalty, 5)
-    recall3 = round(np.float64(mean(columns["hit3"])) * confidence * penalty, 5)
-    f1_score = round(np.float64(mean(columns["f1"])) * confidence * penalty, 5)
-    average = float(((recall1 + recall3) / 2 + f1_score) / 2)
-    value = {
-        "Recall@1": float(recall1),
-        "Recall@3": float(recall3),
-        "F1_score": float(f1_score),
-        "Average": average,
-    }
+    r1, r3, f1 = (
+        round(np.float64(mean(columns[name])) * confidence * penalty, 5) for name in ("hit1", "hit3", "f1")
+    )
+    average = float(((r1 + r3) / 2 + f1) / 2)
+    value = {"Recall@1": float(r1), "Recall@3": float(r3), "F1_score": float(f1), "Average": average}
     return TaskScore(value, average, samples, notes.render())

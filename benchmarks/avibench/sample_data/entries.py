@@ -54,6 +54,10 @@ class TaskContext:
         """An mp4 with an audio track."""
         return self._write("videos", name, write_mp4, frames, audio)
 
+    def yes_no(self, n: int) -> list[str]:
+        """``n`` answers, half "yes" and half "no", in a random order."""
+        return [str(a) for a in self.rng.permutation(["yes", "no"] * (n // 2))]
+
     def pick(self, items: Sequence[Any], k: int | None = None) -> Any:
         """One item (``k`` None) or ``k`` distinct items, drawn from this task's random stream."""
         if k is None:
@@ -88,12 +92,8 @@ def entry(
     image_list: list[str] | None = None,
 ) -> dict[str, Any]:
     """One data.json entry; ``prompt``/``options`` left as :data:`ABSENT` are omitted from the question."""
-    question: dict[str, Any] = {}
-    if prompt is not ABSENT:
-        question["prompt"] = prompt
-    question["text"] = text
-    if options is not ABSENT:
-        question["options"] = options
+    fields = (("prompt", prompt), ("text", text), ("options", options))
+    question = {key: value for key, value in fields if value is not ABSENT}
     return {
         "id": sid,
         "task": ctx.spec.name,
@@ -116,14 +116,13 @@ def pre_entry(formal: dict[str, Any], text: str | None, answer: Any = "yes") -> 
     defines no such key, so there it reaches the model as the literal key name. The reference data holds invalid
     "common" pre slots (null text), which the scorer skips.
     """
-    inp = formal["input"]
     if formal["subtask"] == "common":
         text = None
     return {
         "id": f"pre_{formal['id']}",
         "task": formal["task"],
         "subtask": formal["subtask"],
-        "input": {**inp, "question": {"text": text, "options": "options_yes_no"}},
+        "input": {**formal["input"], "question": {"text": text, "options": "options_yes_no"}},
         "output": {"pre_answer": None, "question_answer": answer},
     }
 

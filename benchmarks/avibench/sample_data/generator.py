@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shutil
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +27,10 @@ from avibench.benchmarks.avibench.sample_data.entries import Group, TaskContext,
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskTable
 from avibench.errors import AvibenchError
 
-BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    **sensation.BUILDERS,
-    **perception.BUILDERS,
-    **understanding.BUILDERS,
-    **reasoning.BUILDERS,
+BUILDERS = {
+    name: build
+    for stage in (sensation, perception, understanding, reasoning)
+    for name, build in stage.BUILDERS.items()
 }
 
 

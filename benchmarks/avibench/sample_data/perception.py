@@ -45,10 +45,8 @@ def _vmic(ctx: TaskContext, sid: str, pool: tuple[Source, ...]) -> Question:
     counts = _class_counts(ctx, pool, 3, 4)
     boxes = iter(ctx.pick(VMIC_CELLS, sum(counts.values())))
     shapes = [(s.shape, next(boxes), s.colour) for s, n in counts.items() for _ in range(n)]
-    return {
-        "answer": _counts_answer(counts),
-        "image_list": [ctx.image(f"{sid}.jpg", picture(IMAGE_WH, shapes))],
-    }
+    image = ctx.image(f"{sid}.jpg", picture(IMAGE_WH, shapes))
+    return {"answer": _counts_answer(counts), "image_list": [image]}
 
 
 def _box_in_cell(ctx: TaskContext, cell: Box) -> Box:
@@ -92,39 +90,27 @@ def _avm(ctx: TaskContext, sid: str, answer: str) -> Question:
     beeps = shown if answer == "yes" else {f + 2 for f in shown}
     box = (int(ctx.rng.integers(10, 80)), int(ctx.rng.integers(10, 50)), 32, 32)
     video, wav = source_clip(ctx, sid, source, box, shown, sorted(beeps))
-    return {"answer": str(answer), "video": video, "audio_list": [wav]}
+    return {"answer": answer, "video": video, "audio_list": [wav]}
 
 
+def _on_classes(task: str) -> list[tuple[Source, ...]]:
+    """Each sample draws from the vocabulary sources in the task's class list."""
+    return [sources_in(task, f"{task.lower()}_cls_list")] * SAMPLES
+
+
+AMIC_TEXT = "Which sound-emitting objects can you hear in the audio, and how many of each?"
+VMIC_TEXT = "Which objects are visible in the image, and how many of each?"
+AVL_TEXT = "Locate every sound-emitting object in the image."
+AVM_TEXT = "Do the beeps in the audio sound exactly when the shape is shown in the video?"
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
     "AMIC": lambda ctx: walk(
-        ctx,
-        [sources_in("AMIC", "amic_cls_list")] * SAMPLES,
-        _amic,
-        prompt="prompt_amic",
-        text="Which sound-emitting objects can you hear in the audio, and how many of each?",
-        options="amic_cls_list",
+        ctx, _on_classes("AMIC"), _amic, prompt="prompt_amic", text=AMIC_TEXT, options="amic_cls_list"
     ),
     "VMIC": lambda ctx: walk(
-        ctx,
-        [sources_in("VMIC", "vmic_cls_list")] * SAMPLES,
-        _vmic,
-        prompt="prompt_vmic",
-        text="Which objects are visible in the image, and how many of each?",
-        options="vmic_cls_list",
+        ctx, _on_classes("VMIC"), _vmic, prompt="prompt_vmic", text=VMIC_TEXT, options="vmic_cls_list"
     ),
-    "AVL": lambda ctx: walk(
-        ctx,
-        [sources_in("AVL", "avl_cls_list")] * SAMPLES,
-        _avl,
-        prompt="prompt_avl",
-        text="Locate every sound-emitting object in the image.",
-    ),
+    "AVL": lambda ctx: walk(ctx, _on_classes("AVL"), _avl, prompt="prompt_avl", text=AVL_TEXT),
     "AVM": lambda ctx: walk(
-        ctx,
-        ctx.rng.permutation(["yes", "no"] * (SAMPLES // 2)),
-        _avm,
-        prompt="prompt_avm",
-        text="Do the beeps in the audio sound exactly when the shape is shown in the video?",
-        options="avm_options_list",
+        ctx, ctx.yes_no(SAMPLES), _avm, prompt="prompt_avm", text=AVM_TEXT, options="avm_options_list"
     ),
 }

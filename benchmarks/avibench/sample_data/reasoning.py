@@ -19,16 +19,8 @@ SAMPLES = 8
 
 
 def _random_box(ctx: TaskContext, size: int = 30) -> Box:
-    return (
-        int(ctx.rng.integers(4, VIDEO_WH[0] - size - 4)),
-        int(ctx.rng.integers(4, VIDEO_WH[1] - size - 4)),
-        size,
-        size,
-    )
-
-
-def _yes_no(ctx: TaskContext) -> list[str]:
-    return [str(a) for a in ctx.rng.permutation(["yes", "no"] * (SAMPLES // 2))]
+    x, y = (int(ctx.rng.integers(4, limit - size - 4)) for limit in VIDEO_WH)
+    return x, y, size, size
 
 
 def _avh(ctx: TaskContext, sid: str, answer: str) -> Question:
@@ -118,12 +110,9 @@ def _avlg(ctx: TaskContext, sid: str, n_null: int) -> list[Question]:
         for f in range(AVLG_FRAMES)
     ]
     still_box = (int(ctx.rng.integers(4, 100)), 70, 22, 22)
-    images = []
-    for f, box in enumerate(boxes):
-        shapes = [(still.shape, still_box, still.colour)]
-        if box is not None:
-            shapes.append((source.shape, box, source.colour))
-        images.append(ctx.image(f"{sid}/{f}.jpg", picture(VIDEO_WH, shapes)))
+    back = (still.shape, still_box, still.colour)
+    drawn = [[back] if box is None else [back, (source.shape, box, source.colour)] for box in boxes]
+    images = [ctx.image(f"{sid}/{f}.jpg", picture(VIDEO_WH, shapes)) for f, shapes in enumerate(drawn)]
     audio = frame_beeps(source.freq, [f for f, box in enumerate(boxes) if box is not None], AVLG_FRAMES)
     answer = {
         "bbox": {f"frame_{f}": None if box is None else list(box) for f, box in enumerate(boxes)},
@@ -138,8 +127,8 @@ def _avlg(ctx: TaskContext, sid: str, n_null: int) -> list[Question]:
 
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    "AVH": lambda ctx: walk(ctx, _yes_no(ctx), _avh, prompt="prompt_avh", options="avh_options_list"),
-    "VAH": lambda ctx: walk(ctx, _yes_no(ctx), _vah, prompt="prompt_vah", options="vah_options_list"),
+    "AVH": lambda ctx: walk(ctx, ctx.yes_no(SAMPLES), _avh, prompt="prompt_avh", options="avh_options_list"),
+    "VAH": lambda ctx: walk(ctx, ctx.yes_no(SAMPLES), _vah, prompt="prompt_vah", options="vah_options_list"),
     "AVQA": lambda ctx: walk(ctx, AVQA_PLAN, _avqa),
     "AVLG": lambda ctx: walk(ctx, AVLG_PLAN, _avlg, prompt="prompt_avlg"),
 }

@@ -4,7 +4,6 @@ double-confirm pre-question."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -39,58 +38,44 @@ from avibench.kits.media import (
 # ---- ASQA: loudness, order, clarity, beat counting on 16 kHz wavs --------------------------------------------
 
 
-def _asqa_volume(ctx: TaskContext) -> tuple[np.ndarray, str]:
+ASQAClip = tuple[np.ndarray, str, str | None, str, str | None]  # audio, text, options, GT, subtask
+
+
+def _asqa_volume(ctx: TaskContext) -> ASQAClip:
     answer = ctx.pick(["first", "last"])
     freq = ctx.pick([440.0, 660.0, 880.0])
     loud, soft = tone(freq, 0.3, 0.6), tone(freq, 0.3, 0.12)
     first, last = (loud, soft) if answer == "first" else (soft, loud)
-    return timeline(1.0, [(0.1, first), (0.6, last)]), answer
+    text = "Two beeps play one after the other. Which one is louder?"
+    return timeline(1.0, [(0.1, first), (0.6, last)]), text, "options_sound_volume", answer, None
 
 
-def _asqa_order(ctx: TaskContext) -> tuple[np.ndarray, str]:
+def _asqa_order(ctx: TaskContext) -> ASQAClip:
     answer = ctx.pick(["sound", "noise"])
     sound, hiss = tone(ctx.pick([330.0, 550.0]), 0.35, 0.5), noise(ctx.rng, 0.35, 0.5)
     first, last = (sound, hiss) if answer == "sound" else (hiss, sound)
-    return timeline(1.0, [(0.1, first), (0.55, last)]), answer
+    text = "The audio holds a pitched sound and a burst of noise. Which comes first?"
+    return timeline(1.0, [(0.1, first), (0.55, last)]), text, "options_sound_order", answer, None
 
 
-def _asqa_clarity(ctx: TaskContext) -> tuple[np.ndarray, str]:
+def _asqa_clarity(ctx: TaskContext) -> ASQAClip:
     answer = ctx.pick(["first", "last"])
     freq = ctx.pick([440.0, 660.0])
     clean = tone(freq, 0.3, 0.4)
     muddy = tone(freq, 0.3, 0.15) + noise(ctx.rng, 0.3, 0.6)
     first, last = (clean, muddy) if answer == "first" else (muddy, clean)
-    return timeline(1.0, [(0.1, first), (0.6, last)]), answer
+    text = "Two tones play one after the other. Which one is clearer?"
+    return timeline(1.0, [(0.1, first), (0.6, last)]), text, "options_sound_clarity", answer, None
 
 
-def _asqa_beats(ctx: TaskContext) -> tuple[np.ndarray, str]:
+def _asqa_beats(ctx: TaskContext) -> ASQAClip:
     count = int(ctx.rng.integers(2, 7))
-    return timeline(0.2 + 0.18 * count, [(0.1 + 0.18 * k, click()) for k in range(count)]), str(count)
+    audio = timeline(0.2 + 0.18 * count, [(0.1 + 0.18 * k, click()) for k in range(count)])
+    return audio, "How many beats do you hear?", None, str(count), "beats_counting"
 
 
-VOLUME = (_asqa_volume, "Two beeps play one after the other. Which one is louder?", "options_sound_volume")
-ASQA_PLAN = (  # audio and answer, text, options, subtask
-    (*VOLUME, None),
-    (
-        _asqa_order,
-        "The audio holds a pitched sound and a burst of noise. Which comes first?",
-        "options_sound_order",
-        None,
-    ),
-    (
-        _asqa_clarity,
-        "Two tones play one after the other. Which one is clearer?",
-        "options_sound_clarity",
-        None,
-    ),
-    (_asqa_beats, "How many beats do you hear?", None, "beats_counting"),
-    (*VOLUME, None),
-)
-
-
-def _asqa(ctx: TaskContext, sid: str, step: tuple[Any, str, str | None, str | None]) -> Question:
-    make, text, options, subtask = step
-    audio, answer = make(ctx)
+def _asqa(ctx: TaskContext, sid: str, make: Callable[[TaskContext], ASQAClip]) -> Question:
+    audio, text, options, answer, subtask = make(ctx)
     wav = ctx.wav(f"{sid}.wav", audio)
     return {"text": text, "options": options, "answer": answer, "subtask": subtask, "audio_list": [wav]}
 
@@ -133,14 +118,8 @@ def _vsqa_colour(ctx: TaskContext) -> VSQAImage:
 def _vsqa_position(ctx: TaskContext) -> VSQAImage:
     region = ctx.pick(list(REGIONS))
     col, row = REGIONS[region]
-    cell = grid_cells(3, 3, 24)[row * 3 + col]
-    return (
-        [("circle", cell, COLOURS["white"])],
-        "Where is the circle located?",
-        "get_from_space_hard",
-        region,
-        None,
-    )
+    shapes = [("circle", grid_cells(3, 3, 24)[row * 3 + col], COLOURS["white"])]
+    return shapes, "Where is the circle located?", "get_from_space_hard", region, None
 
 
 def _vsqa_solid(ctx: TaskContext) -> VSQAImage:
@@ -251,20 +230,13 @@ def _avsqa_scene(ctx: TaskContext, sid: str, n_sounding: int) -> tuple[list[tupl
     sounding = set(ctx.pick(range(3), n_sounding))
 
     def shapes_at(k: int) -> list[Shape]:
-        return [
-            (
-                kinds[i],
-                (8 + 40 * i, 44 - (HOP if i in sounding and k in BEEP_FRAMES else 0), 32, 32),
-                COLOURS[colours[i]],
-            )
-            for i in range(3)
-        ]
+        hops = [HOP if i in sounding and k in BEEP_FRAMES else 0 for i in range(3)]
+        return [(kinds[i], (8 + 40 * i, 44 - hops[i], 32, 32), COLOURS[colours[i]]) for i in range(3)]
 
     audio = frame_beeps(ctx.pick([440.0, 660.0]), BEEP_FRAMES, CLIP_FRAMES)
     video = ctx.video(f"{sid}.mp4", render_frames(CLIP_FRAMES, shapes_at), audio)
     wav = ctx.wav(f"{sid}.wav", audio)
-    objects = [(kinds[i], colours[i]) for i in sorted(sounding)]
-    return objects, video, wav
+    return [(kinds[i], colours[i]) for i in sorted(sounding)], video, wav
 
 
 AVSQA_PLAN = (("object", 1), ("object", 2), ("color", 1), ("object", 1))  # what is asked, sounding objects
@@ -284,7 +256,9 @@ def _avsqa(ctx: TaskContext, sid: str, step: tuple[str, int]) -> Question:
 
 
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    "ASQA": lambda ctx: walk(ctx, ASQA_PLAN, _asqa, check=HEAR_CHECK),
+    "ASQA": lambda ctx: walk(
+        ctx, (_asqa_volume, _asqa_order, _asqa_clarity, _asqa_beats, _asqa_volume), _asqa, check=HEAR_CHECK
+    ),
     "VSQA_I": lambda ctx: walk(
         ctx, (_vsqa_colour, _vsqa_position, _vsqa_solid, _vsqa_count, _vsqa_common), _vsqa_i, check=SEE_CHECK
     ),

@@ -34,11 +34,8 @@ def _avr(ctx: TaskContext, sid: str, n_match: int) -> Question:
     """Reference: one source's tone. Candidates: images; the GT ones show that source's shape and colour."""
     target, candidates, hits = _candidates(ctx, n_match)
     images = [ctx.image(f"{sid}_{i:02d}.png", _thumb(ctx, s)) for i, s in enumerate(candidates)]
-    return {
-        "answer": hits,
-        "audio_list": [ctx.wav(f"{sid}.wav", tone(target.freq, 0.8))],
-        "image_list": images,
-    }
+    audio = ctx.wav(f"{sid}.wav", tone(target.freq, 0.8))
+    return {"answer": hits, "audio_list": [audio], "image_list": images}
 
 
 def _var(ctx: TaskContext, sid: str, n_match: int) -> Question:
@@ -86,20 +83,10 @@ def _avc(ctx: TaskContext, sid: str, k: int) -> Question:
     }
 
 
+AVR_TEXT = "Which images show the object that makes the sound in the audio?"
+VAR_TEXT = "Which sounds in the list are made by the object in the image?"
 BUILDERS: dict[str, Callable[[TaskContext], list[Group]]] = {
-    "AVR": lambda ctx: walk(
-        ctx,
-        MATCHES,
-        _avr,
-        prompt="prompt_avr",
-        text="Which images show the object that makes the sound in the audio?",
-    ),
-    "VAR": lambda ctx: walk(
-        ctx,
-        MATCHES,
-        _var,
-        prompt="prompt_var",
-        text="Which sounds in the list are made by the object in the image?",
-    ),
+    "AVR": lambda ctx: walk(ctx, MATCHES, _avr, prompt="prompt_avr", text=AVR_TEXT),
+    "VAR": lambda ctx: walk(ctx, MATCHES, _var, prompt="prompt_var", text=VAR_TEXT),
     "AVC": lambda ctx: walk(ctx, range(6), _avc, text="Describe what you see and hear in the clip."),
 }
