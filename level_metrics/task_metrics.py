@@ -63,10 +63,12 @@ class Tallies:
                 matrix[i, column] = count
         keys = list(names)
         scores: list[float | None] = []
+        items = len(per_item)
         for start in range(0, len(draws), RESAMPLE_BATCH):
-            drawn = np.stack(
-                [np.bincount(r, minlength=len(per_item)) for r in draws[start : start + RESAMPLE_BATCH]]
-            )
+            batch = draws[start : start + RESAMPLE_BATCH]
+            # every row's draw counts in one bincount: row r's positions offset by r * items
+            offsets = (batch + items * np.arange(len(batch))[:, None]).ravel()
+            drawn = np.bincount(offsets, minlength=len(batch) * items).reshape(len(batch), items)
             scores += [
                 self.finish(dict(zip(keys, t.tolist(), strict=True))) for t in drawn.astype(float) @ matrix
             ]
