@@ -18,7 +18,7 @@ import hashlib
 import random
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -422,6 +422,22 @@ class Benchmark(ABC):
                 responses, profile=request.profile, options=request.options, tasks=request.tasks
             )
         return self.score(responses, profile=request.profile, options=request.options)  # the older signature
+
+    def inputs(
+        self, request: EvalRequest, result_file: Callable[[Task], str]
+    ) -> tuple[dict[str, list[Response]], dict[str, str]]:
+        """The responses to score and why each selected task without any has none: from the official prediction
+        files with ``--predictions`` (a task without its file, ``result_file(task)``, says so), else from the
+        run's journals (:meth:`journal_inputs`)."""
+        if request.predictions is None:
+            return self.journal_inputs(request)
+        responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
+        absent = {
+            t.name: f"no {result_file(t)} in {request.predictions}"
+            for t in request.tasks
+            if t.name not in responses
+        }
+        return responses, absent
 
     def journal_inputs(self, request: EvalRequest) -> tuple[dict[str, list[Response]], dict[str, str]]:
         """The responses of each selected task with data and an infer journal, in load order and in the wording

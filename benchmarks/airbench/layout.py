@@ -131,8 +131,7 @@ def _entry_problems(section: Section, root: Path, entry: Any, check_audio: bool)
         found.append(("task_name", f"{entry['task_name']!r} is not an AIR-Bench {section.name} task"))
     if section is FOUNDATION_SECTION:
         found += option_problems(entry)
-    audio = section.audio_path(root, entry)
-    if check_audio and not audio.is_file():
+    if check_audio and not (audio := section.audio_path(root, entry)).is_file():
         found.append(("path", f"audio file {audio} does not exist"))
     return found
 

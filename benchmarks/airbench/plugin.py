@@ -240,15 +240,7 @@ class AIRBench(Benchmark):
         failed (an error)."""
         template = JUDGE.template(request.options.get("judge_template"))
         settings = JUDGE.settings(request.options)
-        if request.predictions is not None:
-            responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
-            absent = {
-                t.name: f"no {SECTIONS[t.name].result_file} in {request.predictions}"
-                for t in request.tasks
-                if t.name not in responses
-            }
-        else:
-            responses, absent = self.journal_inputs(request)
+        responses, absent = self.inputs(request, lambda task: SECTIONS[task.name].result_file)
         chat = responses.get(CHAT.name)
         judgings = judge_parts(
             {}

@@ -285,15 +285,10 @@ class AudioMarathon(Benchmark):
     def evaluate(self, request: EvalRequest) -> Scored:
         """Score the official result files, or the run's journals (refine is optional: see the module doc); a
         selected task without either is covered as absent, saying which file it lacks."""
-        if request.predictions is not None:
-            responses = self.read_predictions(request.predictions, request.data_root, request.tasks)
-            absent = {
-                t.name: f"no {results.result_path(request.predictions, t.name).name} in {request.predictions}"
-                for t in request.tasks
-                if t.name not in responses
-            }
-        else:
-            responses, absent = self.journal_inputs(request)
+        predictions = request.predictions
+        responses, absent = self.inputs(
+            request, lambda task: results.result_path(predictions, task.name).name
+        )
         return self.score(
             responses, profile=request.profile, options=request.options, tasks=request.tasks, absent=absent
         )
