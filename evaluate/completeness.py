@@ -328,6 +328,24 @@ def _limit(record: Mapping[str, Any]) -> Any:
     return params.get("max_tokens") if isinstance(params, dict) else None
 
 
+def _settings_key(model: Any, params: dict[str, Any], own_limit: int | None, seen: dict[Any, str]) -> str:
+    """One answer's generation settings as the key that counts them (its question's own length limit counted as
+    none), worked out once per distinct request settings: a run's answers mostly share one."""
+    try:
+        memo = (model, own_limit, frozenset(params.items()))
+    except TypeError:  # a setting that is a list or an object
+        memo = None
+    if memo is not None and memo in seen:
+        return seen[memo]
+    made = generation_settings(params)
+    if made.get("max_tokens") is not None and made["max_tokens"] == own_limit:
+        made["max_tokens"] = None  # the question's own limit
+    text = json.dumps({"model": model, **made}, sort_keys=True)
+    if memo is not None:
+        seen[memo] = text
+    return text
+
+
 def answer_provenance(
     paths: RunPaths, tasks: Sequence[Task], items_of: Callable[[Task], Sequence[Item]] | None = None
 ) -> dict[str, Any]:
@@ -339,6 +357,7 @@ def answer_provenance(
     modes: Counter[str] = Counter()
     models: Counter[str] = Counter()
     settings: Counter[str] = Counter()
+    seen: dict[Any, str] = {}
     for task in tasks:
         for record in latest_read_only(paths.refine_journal(task.name)).values():
             modes[str(record.get("refine_mode") or "unrecorded")] += 1
@@ -351,10 +370,7 @@ def answer_provenance(
         for key, record in answers.items():
             params = record.get("params")
             if isinstance(params, dict) and record.get("error") is None:
-                made = generation_settings(params)
-                if made.get("max_tokens") is not None and made["max_tokens"] == own.get(key):
-                    made["max_tokens"] = None  # the question's own limit
-                settings[json.dumps({"model": record.get("model"), **made}, sort_keys=True)] += 1
+                settings[_settings_key(record.get("model"), params, own.get(key), seen)] += 1
     provenance: dict[str, Any] = {}
     if modes:
         provenance["refine"] = {"modes": dict(modes), "models": dict(models)}
