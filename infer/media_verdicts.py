@@ -44,10 +44,13 @@ def _av(path: Path, stream: str) -> str | None:
         with av.open(str(path)) as container:
             next(container.decode(**{stream: 0}))
         return None
-    except (
-        Exception
-    ) as exc:  # PyAV raises its own error per failure (and StopIteration, IndexError when empty)
-        return type(exc).__name__
+    except IndexError:  # no stream of that kind
+        return f"it holds no {stream} stream"
+    except StopIteration:  # a stream without one frame
+        return f"its {stream} stream holds nothing"
+    except Exception as exc:  # PyAV raises its own error per failure; its strerror leaves the path out
+        why = getattr(exc, "strerror", None) or str(exc)
+        return f"{type(exc).__name__}: {why}" if why else type(exc).__name__
 
 
 _DECODERS = {
