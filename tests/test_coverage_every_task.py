@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tiny_dataset import build_dataset
 
-from avibench.testing.harness import invoke, registered_plugins
+from avibench.testing.harness import invoke, registered_plugins, run_args
 
 
 @pytest.fixture
@@ -66,16 +66,7 @@ def test_a_first_variants_run_counts_the_same_everywhere(toy_installed: None, tm
 def test_a_task_a_plugin_skips_is_still_covered(tmp_path: Path) -> None:
     root, out = tmp_path / "vb", tmp_path / "out"
     assert invoke(["sample-data", "--benchmark", "voicebench", "--out", str(root)]).code == 0
-    common = [
-        "--benchmark",
-        "voicebench",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--label",
-        "run",
-    ]
+    common = run_args("voicebench", root, out, "run")
     assert invoke(["infer", *common, "--model", "oracle", "--tasks", "mmsu"]).code == 0
     assert invoke(["refine", *common]).code == 0
     assert invoke(["eval", *common, "--allow-partial"]).code == 0

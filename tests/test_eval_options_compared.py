@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke, registered_plugins
+from avibench.testing.harness import invoke, registered_plugins, run_args
 
 
 @pytest.fixture
@@ -32,16 +32,7 @@ def test_runs_scored_with_other_option_values_are_refused_or_marked(
     assert invoke(["sample-data", "--benchmark", "strict-toy", "--out", str(root)]).code == 0
     server = FakeOpenAIServer(responder=lambda body: "Yes, I hear it.")
     for label, strictness in (("lenient", []), ("exact", ["--strictness", "exact"])):
-        common = [
-            "--benchmark",
-            "strict-toy",
-            "--data-root",
-            str(root),
-            "--output-dir",
-            str(out),
-            "--label",
-            label,
-        ]
+        common = run_args("strict-toy", root, out, label)
         with server.run_in_thread():
             args = ["infer", *common, "--model", "m", "--base-url", server.base_url, "--skip-probe"]
             assert invoke(args, {"OPENAI_API_KEY": "sk-toy"}).code == 0

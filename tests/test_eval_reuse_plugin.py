@@ -14,7 +14,7 @@ import pytest
 
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, run_args
 
 PLUGIN = '''"""The toy benchmark, its item score scaled by SCALE and by the number in its model file."""
 
@@ -82,16 +82,7 @@ def test_eval_scores_again_when_the_plugin_its_version_or_its_model_changes(
 ) -> None:
     site, source, model = installed
     root, out = tmp_path / "data", tmp_path / "out"
-    common = [
-        "--benchmark",
-        "scaled-toy",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--label",
-        "run",
-    ]
+    common = run_args("scaled-toy", root, out, "run")
     assert invoke(["sample-data", "--benchmark", "scaled-toy", "--out", str(root)]).code == 0
     server = FakeOpenAIServer(responder=lambda body: "Yes.")
     with server.run_in_thread():

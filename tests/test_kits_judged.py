@@ -20,7 +20,7 @@ from avibench.kits.judged import (
     judge_parts,
 )
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke, registered_plugins
+from avibench.testing.harness import invoke, registered_plugins, run_args
 
 KEY = "sk-judged-toy-5e1f"
 HERE = Path(__file__).parent
@@ -42,16 +42,7 @@ def _judge(body: dict) -> str:
 def test_a_judged_benchmark_on_the_kit(toy: None, tmp_path: Path) -> None:
     root, out = tmp_path / "data", tmp_path / "outputs"
     assert invoke(["sample-data", "--benchmark", "judged-toy", "--out", str(root)]).code == 0
-    common = [
-        "--benchmark",
-        "judged-toy",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--label",
-        "run",
-    ]
+    common = run_args("judged-toy", root, out, "run")
     assert invoke(["infer", *common, "--model", "random"]).code == 0
     judge = FakeOpenAIServer(responder=_judge)
     with judge.run_in_thread():
@@ -80,16 +71,7 @@ def test_a_judged_benchmark_on_the_kit(toy: None, tmp_path: Path) -> None:
 def test_without_a_key_nothing_is_asked_and_the_error_names_the_variables(toy: None, tmp_path: Path) -> None:
     root, out = tmp_path / "data", tmp_path / "outputs"
     assert invoke(["sample-data", "--benchmark", "judged-toy", "--out", str(root)]).code == 0
-    common = [
-        "--benchmark",
-        "judged-toy",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--label",
-        "run",
-    ]
+    common = run_args("judged-toy", root, out, "run")
     assert invoke(["infer", *common, "--model", "random"]).code == 0
     result = invoke(["eval", *common], {})
     assert result.code != 0 and "JUDGE_API_KEY or OPENAI_API_KEY" in result.stderr

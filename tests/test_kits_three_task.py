@@ -11,7 +11,7 @@ import jiwer
 import pytest
 
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke, registered_plugins
+from avibench.testing.harness import invoke, registered_plugins, run_args
 
 KEY = "sk-three-task-9f1e"
 TOY = Path(__file__).parent / "three_task_toy.py"
@@ -44,16 +44,7 @@ def test_every_command_and_the_numbers(toy: None, tmp_path: Path) -> None:
     root, out = tmp_path / "data", tmp_path / "outputs"
     assert invoke(["sample-data", "--benchmark", "three-task-toy", "--out", str(root)]).code == 0
     assert invoke(["validate-data", str(root), "--benchmark", "three-task-toy"]).code == 0
-    common = [
-        "--benchmark",
-        "three-task-toy",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--label",
-        "run",
-    ]
+    common = run_args("three-task-toy", root, out, "run")
     with (server := FakeOpenAIServer(responder=_reply)).run_in_thread():
         args = ["infer", *common, "--model", "m", "--base-url", server.base_url, "--skip-probe"]
         assert invoke(args, {"OPENAI_API_KEY": KEY}).code == 0

@@ -17,7 +17,7 @@ import pytest
 
 from avibench.plugin import benchmark_names, deprecation_notice, get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer, Fault, FaultPlan
-from avibench.testing.harness import invoke, journal_lines, registered_plugins
+from avibench.testing.harness import invoke, journal_lines, registered_plugins, run_args
 
 BUILT_IN = (
     "avibench",
@@ -140,16 +140,7 @@ def test_toy_oracle_and_random_baselines(toy_installed: None, tmp_path: Path) ->
 def test_a_plugin_that_scores_itself_still_works_with_a_notice(toy_installed: None, tmp_path: Path) -> None:
     root, out = tmp_path / "legacydata", tmp_path / "outputs"
     assert invoke(["sample-data", "--benchmark", "legacy-toy", "--out", str(root)]).code == 0
-    common = [
-        "--benchmark",
-        "legacy-toy",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--label",
-        "run",
-    ]
+    common = run_args("legacy-toy", root, out, "run")
     with (server := FakeOpenAIServer(responder=lambda body: "A")).run_in_thread():
         infer = ["infer", *common, "--model", "m", "--base-url", server.base_url]
         assert invoke(infer, {"OPENAI_API_KEY": KEY}).code == 0

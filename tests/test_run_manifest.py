@@ -13,7 +13,7 @@ from tiny_dataset import build_dataset
 from avibench.contracts import RunPaths
 from avibench.store import read_records
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke
+from avibench.testing.harness import invoke, run_args
 
 KEY = "sk-manifest-test"
 MANIFEST_NAME = "manifest.json"
@@ -266,16 +266,7 @@ def test_mmar_runs_are_bound_too_and_comparisons_of_two_benchmarks_keep_apart(ro
         assert made.code == 0, made.stderr
     for model in ("oracle", "random"):
         for bench, root in (("mmar", tmp_path / "mmar0"), ("avibench", a)):
-            common = [
-                "--benchmark",
-                bench,
-                "--label",
-                model,
-                "--output-dir",
-                str(out),
-                "--data-root",
-                str(root),
-            ]
+            common = run_args(bench, root, out, model)
             assert invoke(["infer", "--model", model, *common]).code == 0
             assert invoke(["refine", *common]).code == 0
             tasks = ["--tasks", "AMIC,VMIC"] if bench == "avibench" else []

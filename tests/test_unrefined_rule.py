@@ -12,7 +12,7 @@ import pytest
 
 from avibench.plugin import get_benchmark
 from avibench.testing.fake_openai import FakeOpenAIServer
-from avibench.testing.harness import invoke, registered_plugins
+from avibench.testing.harness import invoke, registered_plugins, run_args
 
 
 @pytest.fixture(scope="module")
@@ -77,16 +77,7 @@ def test_a_self_scoring_plugins_unrefined_answers_are_a_gap_with_a_cause(
 ) -> None:
     root, out = tmp_path / "data", tmp_path / "outputs"
     assert invoke(["sample-data", "--benchmark", "legacy-toy", "--out", str(root)]).code == 0
-    common = [
-        "--benchmark",
-        "legacy-toy",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--label",
-        "run",
-    ]
+    common = run_args("legacy-toy", root, out, "run")
     with (server := FakeOpenAIServer(responder=lambda body: "A")).run_in_thread():
         infer = ["infer", *common, "--model", "m", "--base-url", server.base_url, "--skip-probe"]
         assert invoke(infer, {"OPENAI_API_KEY": "sk-legacy"}).code == 0
@@ -125,16 +116,7 @@ def test_a_partial_without_a_reason_is_warned_with_its_counts(
     monkeypatch.delitem(sys.modules, "terse_toy", raising=False)
     root, out = tmp_path / "data", tmp_path / "outputs"
     assert invoke(["sample-data", "--benchmark", "terse-toy", "--out", str(root)]).code == 0
-    common = [
-        "--benchmark",
-        "terse-toy",
-        "--data-root",
-        str(root),
-        "--output-dir",
-        str(out),
-        "--label",
-        "run",
-    ]
+    common = run_args("terse-toy", root, out, "run")
     with (server := FakeOpenAIServer(responder=lambda body: "Hard to say.")).run_in_thread():
         infer = ["infer", *common, "--model", "m", "--base-url", server.base_url, "--skip-probe"]
         assert invoke(infer, {"OPENAI_API_KEY": "sk-legacy"}).code == 0

@@ -48,6 +48,12 @@ def invoke(args: list[str], env: Mapping[str, str] | None = None) -> CliResult:
     return CliResult(code, result.stdout, stderr)
 
 
+def run_args(benchmark: str, root: Path, out: Path, label: str = "run") -> list[str]:
+    """The options every stage command of one run takes: the benchmark, its data root, the output folder and the
+    run's label."""
+    return ["--benchmark", benchmark, "--data-root", str(root), "--output-dir", str(out), "--label", label]
+
+
 def journal_lines(path: Path) -> list[dict[str, Any]]:
     """Every line of a journal parsed strictly (a torn or invalid line raises)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
