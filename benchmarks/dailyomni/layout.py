@@ -9,7 +9,6 @@ video, so a question's id is its video and its rank among that video's questions
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from functools import cache
@@ -119,7 +118,3 @@ def load(root: Path, template: str) -> list[Item]:
             )
         )
     return items
-
-
-def fingerprint(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]

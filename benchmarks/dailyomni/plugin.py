@@ -26,6 +26,7 @@ from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
 from avibench.kits import multiple_choice as mc
 from avibench.kits.published import board_rows, published_table
+from avibench.kits.records import file_version
 from avibench.kits.single_file import SingleFileBenchmark
 from avibench.level_metrics.dailyomni import (
     GROUPS,
@@ -176,7 +177,7 @@ class DailyOmni(SingleFileBenchmark):
                 scored.document["coverage"][layout.TASK]["notes"] = notes
         path = Path(request.data_root) / layout.DATASET
         if path.is_file():
-            scored.document.setdefault("meta", {})["data_version"] = layout.fingerprint(path)
+            scored.document.setdefault("meta", {})["data_version"] = file_version(path)
         return scored
 
     def write_predictions(

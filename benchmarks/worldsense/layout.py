@@ -11,7 +11,6 @@ also the id a prediction row carries.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import replace
@@ -184,7 +183,3 @@ def load(root: Path, template: str) -> list[Item]:
             )
         )
     return items
-
-
-def fingerprint(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]

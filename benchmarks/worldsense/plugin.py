@@ -22,6 +22,7 @@ from avibench.benchmarks.worldsense.options import eval_options as declared_opti
 from avibench.benchmarks.worldsense.predictions import NA_STRINGS, read_responses, write_tsv
 from avibench.evaluate.document import Heading, Table, as_dict, fmt_score
 from avibench.items import Item, Response
+from avibench.kits.records import file_version
 from avibench.kits.single_file import SingleFileBenchmark
 from avibench.level_metrics.task_metrics import accuracy
 from avibench.level_metrics.worldsense import (
@@ -183,7 +184,7 @@ class WorldSense(SingleFileBenchmark):
         meta["judge"] = judge_meta or {"model": None, "why": "exact matching (VLMEvalKit's default)"}
         path = Path(request.data_root) / layout.DATASET
         if path.is_file():
-            meta["data_version"] = layout.fingerprint(path)
+            meta["data_version"] = file_version(path)
         return scored
 
     def read_predictions(self, path: Path, root: Path, tasks: Sequence[Task]) -> dict[str, list[Response]]:
