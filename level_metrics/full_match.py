@@ -141,6 +141,19 @@ def accuracy_total(columns: Mapping[str, np.ndarray], notes: Notes | None = None
     return TaskScore(value, value, len(scores), notes.render())
 
 
+def accuracy_headlines(columns: Mapping[str, Column], times: np.ndarray) -> list[float]:
+    """:func:`accuracy_total`'s headline on every row of ``times`` (how often each record is drawn) at once: the
+    drawn 0/1 scores' count over their number (exact in floats, so equal to totalling each row's repeated
+    scores), 0 for a row that draws no formal entry."""
+    rows, scores = columns["score"]
+    drawn = times[:, rows]
+    rights, counts = (drawn @ scores).tolist(), drawn.sum(axis=1).tolist()
+    return [
+        python_round5(float(right) / count) if count else 0.0
+        for right, count in zip(rights, counts, strict=True)
+    ]
+
+
 def _skipped_pre(
     item: Item, key: str, invalid_pre: set[str], profile: ScoringProfile, skip_invalid_pre: bool
 ) -> bool:

@@ -34,7 +34,8 @@ def predictions(out: Path, label: str) -> dict[tuple[str, int], str]:
 def make_sample(task: str, answer, *, options="", images=(), audios=(), index=0) -> Sample:
     return Sample(
         task=task, index=index, id=f"{index:05d}", subtask=None, text="q", options=options,
-        images=tuple(Path(p) for p in images), audios=tuple(Path(p) for p in audios), video=None,
+        image_files=tuple(str(Path(p)) for p in images), audio_files=tuple(str(Path(p)) for p in audios),
+        video_file=None,
         answer=answer, entry={}, spec=AVIBENCH.task(task),
     )  # fmt: skip
 

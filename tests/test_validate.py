@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from tiny_dataset import write_mp4
 
-from avibench.benchmarks.avibench.dataset import Sample, load_task
+from avibench.benchmarks.avibench.dataset import Sample, load_task, path_text
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.benchmarks.avibench.validate import validate_dataset, validate_task
 from avibench.cli import cli
@@ -185,6 +185,33 @@ def test_loader_raises_dataset_error_with_field(root: Path) -> None:
     _write_task(root, "AVH", [{"id": "0", "task": "AVH", "input": {"question": {}}}])
     with pytest.raises(DatasetError, match=r"entry 0 field output.question_answer: missing"):
         load_task(root, "AVH")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "levels/perception/AVM/input/a.wav", "/abs/AVM/input/a.wav", "./input/a.wav", "levels//AVM/input/a.wav",
+        "levels/./AVM/input/a.wav", "levels/AVM/input/", "levels/AVM/input/.", "//server/a.wav", "///a.wav", ".",
+        "", "a/../b.wav", "a/.b/c..wav", " spaced /a.wav", "a/./", "./", "a.wav",
+    ],
+)  # fmt: skip
+def test_media_path_text_is_the_paths_own_form(text: str) -> None:
+    """A sample keeps its media paths as text, written as the path object would write them."""
+    assert path_text(text) == str(Path(text))
+
+
+def test_loaded_media_texts_and_paths_agree(tmp_path: Path) -> None:
+    entry = {
+        "id": "0", "task": "AVH", "input": {"question": {"text": "q", "options": "a, b"},
+        "audio_list": ["./input//a.wav"], "image_list": ["./input/./i.png"], "video": "./input/v.mp4/"},
+        "output": {"question_answer": "a"},
+    }  # fmt: skip
+    _write_task(tmp_path, "AVH", [entry])
+    sample = load_task(tmp_path, "AVH")[0]
+    folder = tmp_path / "reasoning" / "AVH" / "input"
+    assert sample.audios == (folder / "a.wav",) and sample.audio_files == (str(folder / "a.wav"),)
+    assert sample.images == (folder / "i.png",) and sample.image_files == (str(folder / "i.png"),)
+    assert sample.video == folder / "v.mp4" and sample.video_file == str(folder / "v.mp4")
 
 
 def test_sample_dataset_validates_clean(sample_root: Path) -> None:

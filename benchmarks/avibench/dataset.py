@@ -1,14 +1,17 @@
 """Loading the official AVI-Bench layout: ``<root>/<stage>/<TASK>/data.json`` plus ``input/`` media.
 
 Loading is lazy about media: a :class:`Sample` holds resolved paths, never file contents, so a run over the
-full dataset keeps memory bounded.
+full dataset keeps memory bounded. It holds them as text, and makes :class:`~pathlib.Path` objects only when
+they are asked for: an eval of the full dataset reads about 15,000 paths and uses none of them as files.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,8 @@ PRE_PREFIX = "pre_"
 
 @dataclass(frozen=True)
 class Sample:
-    """One entry of a task's data.json, with its media paths resolved and its text assembled."""
+    """One entry of a task's data.json, with its media paths resolved (as ``str(Path(...))`` writes them) and its
+    text assembled."""
 
     task: str
     index: int
@@ -31,12 +35,24 @@ class Sample:
     subtask: str | None
     text: str
     options: Any
-    images: tuple[Path, ...]
-    audios: tuple[Path, ...]
-    video: Path | None
+    image_files: tuple[str, ...]
+    audio_files: tuple[str, ...]
+    video_file: str | None
     answer: Any
     entry: dict[str, Any]
     spec: TaskSpec = field(compare=False, repr=False)
+
+    @cached_property
+    def images(self) -> tuple[Path, ...]:
+        return tuple(Path(f) for f in self.image_files)
+
+    @cached_property
+    def audios(self) -> tuple[Path, ...]:
+        return tuple(Path(f) for f in self.audio_files)
+
+    @cached_property
+    def video(self) -> Path | None:
+        return None if self.video_file is None else Path(self.video_file)
 
     @property
     def is_pre(self) -> bool:
@@ -61,12 +77,27 @@ def task_dir(data_root: Path | str, spec: TaskSpec) -> Path:
     return Path(data_root) / spec.stage / spec.name
 
 
-def resolve_media_path(value: str, folder: Path) -> Path:
-    """The reference's plain string replacement of every ``./input`` with ``<task folder>/input``."""
-    return Path(value.replace("./input", f"{folder}/input"))
+def path_text(value: str) -> str:
+    """``str(Path(value))``; a text already in that form (no empty or ``.`` component, no trailing separator)
+    is returned as it is, without parsing it into a path."""
+    plain = (
+        os.sep == "/"
+        and value not in ("", ".")
+        and "//" not in value
+        and "/./" not in value
+        and not value.startswith("./")
+        and not value.endswith(("/", "/."))
+    )
+    return value if plain else str(Path(value))
 
 
-def _media_list(value: Any, folder: Path, path: Path, index: int, field: str) -> tuple[Path, ...]:
+def resolve_media_path(value: str, folder: Path | str) -> str:
+    """The reference's plain string replacement of every ``./input`` with ``<task folder>/input``, as
+    ``str(Path(...))`` writes the result."""
+    return path_text(value.replace("./input", f"{folder}/input"))
+
+
+def _media_list(value: Any, folder: str, path: Path, index: int, field: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
@@ -103,6 +134,7 @@ def sample_from_entry(spec: TaskSpec, folder: Path, path: Path, index: int, entr
     if video is not None and not isinstance(video, str):
         raise DatasetError(path, "expected a media path or null", index=index, field="input.video")
     subtask = entry.get("subtask")
+    text_folder = str(folder)
     return Sample(
         task=spec.name,
         index=index,
@@ -110,9 +142,9 @@ def sample_from_entry(spec: TaskSpec, folder: Path, path: Path, index: int, entr
         subtask=None if subtask is None else str(subtask),
         text=text,
         options=options,
-        images=_media_list(inp.get("image_list"), folder, path, index, "input.image_list"),
-        audios=_media_list(inp.get("audio_list"), folder, path, index, "input.audio_list"),
-        video=resolve_media_path(video, folder) if video else None,
+        image_files=_media_list(inp.get("image_list"), text_folder, path, index, "input.image_list"),
+        audio_files=_media_list(inp.get("audio_list"), text_folder, path, index, "input.audio_list"),
+        video_file=resolve_media_path(video, text_folder) if video else None,
         answer=output["question_answer"],
         entry=entry,
         spec=spec,

@@ -23,6 +23,7 @@ from avibench.level_metrics.caption import caption
 from avibench.level_metrics.common import Column
 from avibench.level_metrics.full_match import (
     accuracy_columns,
+    accuracy_headlines,
     accuracy_total,
     avsqa,
     avsqa_records,
@@ -43,13 +44,16 @@ class Records:
     left out; keywords: ``profile``, ``notes`` and the kind's ``needs``); ``columns`` lays the kept records out, in
     data.json order, as ``total`` reads them; ``total`` is the task score from the columns' values, with the
     profile; ``sample`` is an entry's own score from its record. ``order_free``: the total does not depend on the
-    records' order (sums of 0/1)."""
+    records' order (sums of 0/1). ``headlines``, where a kind has it: the total's headline on every row of a
+    matrix of draw counts (one count per record) at once, equal to ``total`` on each row's repeated columns
+    (:func:`~avibench.level_metrics.common.drawn`), so a bootstrap's thousand totals of a task cost one product."""
 
     of: Callable[..., list[Any]]
     columns: Callable[[Sequence[Any]], dict[str, Column]]
     total: Callable[[Mapping[str, np.ndarray], ScoringProfile], TaskScore]
     sample: Callable[[Any], float]
     order_free: bool = False
+    headlines: Callable[[Mapping[str, Column], np.ndarray], list[float]] | None = None
 
 
 def _first(record: Any) -> float:
@@ -62,7 +66,14 @@ def _itself(record: Any) -> float:
 
 def _accuracy(of: Callable[..., list[Any]]) -> Records:
     """The records of an accuracy: each entry's 0/1, whatever their order."""
-    return Records(of, accuracy_columns, _profile_free(accuracy_total), _itself, order_free=True)
+    return Records(
+        of,
+        accuracy_columns,
+        _profile_free(accuracy_total),
+        _itself,
+        order_free=True,
+        headlines=accuracy_headlines,
+    )
 
 
 def _profile_free(

@@ -70,9 +70,9 @@ _BY_NAME = {t.name: t for t in TASKS}
 def item_of(sample: Sample) -> Item:
     """The common item of one data.json entry."""
     parts = [
-        *(Part.image(p) for p in sample.images),
-        *(Part.audio(p) for p in sample.audios),
-        *((Part.video(sample.video),) if sample.video else ()),
+        *(Part.image(p) for p in sample.image_files),
+        *(Part.audio(p) for p in sample.audio_files),
+        *((Part.video(sample.video_file),) if sample.video_file else ()),
         Part.text(sample.text),
     ]
     return Item(

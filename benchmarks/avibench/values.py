@@ -307,7 +307,12 @@ class TaskMetric:
             0, len(draws), RESAMPLE_BATCH
         ):  # a batch of rows at a time bounds the count matrices
             times = _unit_draws(len(units), draws[start : start + RESAMPLE_BATCH])[:, positions]
-            scores += [rounded(records.total(row, profile).headline * 100) for row in drawn(columns, times)]
+            if records.headlines is not None:
+                scores += [rounded(headline * 100) for headline in records.headlines(columns, times)]
+            else:
+                scores += [
+                    rounded(records.total(row, profile).headline * 100) for row in drawn(columns, times)
+                ]
         return scores
 
 
