@@ -6,12 +6,12 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
 
 @cache
 def definitions() -> dict[str, dict[str, Any]]:
     """Per-task pseudo-key tables (the reference's ``havib_constants``), verbatim."""
+    import yaml  # here, not at import: most commands never read a YAML file
+
     text = resources.files("avibench.prompts").joinpath("definitions.yaml").read_text(encoding="utf-8")
     # libyaml's safe loader reads the same document about ten times faster; every command that loads data needs it
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -37,6 +37,8 @@ def prompt_resource(*parts: str) -> str:
 def template_catalogue(*parts: str) -> dict[str, Any]:
     """A benchmark's prompt templates under ``avibench.prompts``: a YAML file with ``default`` (a template id)
     and ``templates`` (id -> fields)."""
+    import yaml
+
     return yaml.safe_load(prompt_resource(*parts))
 
 

@@ -12,6 +12,7 @@ other tool can too (it is plain JSON lines, written atomically after eval.json).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -42,19 +43,35 @@ def samples_file(eval_file: Path) -> Path:
     return eval_file.with_name(f"{eval_file.stem}.{SAMPLES_NAME}")
 
 
-def _relative(value: str, root: str, cwd: str) -> str:
-    """The media path ``value`` relative to the data root ``root`` (absolute and normalised), forward slashes.
-
-    A path under the root is made relative by its text alone: an eval writes about 15,000 of them, and one
-    filesystem call each was a large part of its time. Only a path outside the root is resolved (a link may
-    still put it there), and kept as it is when it has no relative form.
-    """
+def _text_under(value: str, root: str, cwd: str) -> str | None:
+    """The path ``value`` relative to ``root`` by its text alone ("." for the root), ``None`` outside it."""
     absolute = os.path.normpath(os.path.join(cwd, value))
     prefix = root if root.endswith(os.sep) else root + os.sep
     if absolute == root:
         return "."
     if absolute.startswith(prefix):
         return absolute[len(prefix) :].replace(os.sep, "/")
+    return None
+
+
+_folder_under = functools.lru_cache(maxsize=4096)(_text_under)
+
+
+def _relative(value: str, root: str, cwd: str) -> str:
+    """The media path ``value`` relative to the data root ``root`` (absolute and normalised), forward slashes.
+
+    A path under the root is made relative by its text alone, a file's folder once (an eval writes about 15,000
+    paths from a few dozen folders; a filesystem call each was a large part of its time). Only a path outside
+    the root is resolved (a link may still put it there), and kept as it is when it has no relative form.
+    """
+    head, separator, name = value.rpartition("/") if os.altsep is None else ("", "", "")
+    folder = head or separator  # os.path.split's folder, by the text alone where "/" is the only separator
+    if os.altsep is not None:
+        folder, name = os.path.split(value)
+    if name not in ("", ".", "..") and (under := _folder_under(folder, root, cwd)) is not None:
+        return name if under == "." else f"{under}/{name}"
+    if (whole := _text_under(value, root, cwd)) is not None:
+        return whole
     path = Path(value)
     try:
         return Path(os.path.relpath(path.resolve(), Path(root).resolve())).as_posix()
@@ -62,16 +79,16 @@ def _relative(value: str, root: str, cwd: str) -> str:
         return path.as_posix()
 
 
-#: One encoder per kind for every row (``json.dumps`` with options builds a new encoder per call).
-_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False)
-_SAFE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+#: One encoder for every row (``json.dumps`` with options builds a new encoder per call); a value JSON cannot
+#: hold (a path, a set) is written as its text.
+_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def _json_safe(value: Any) -> Any:
-    """``value`` as it reads back from JSON (a text answer, most of them, is that already)."""
+    """``value`` as it reads back from its line in samples.jsonl (a text answer, most of them, is that already)."""
     if value is None or type(value) in (str, int, float, bool):
         return value
-    return json.loads(_SAFE_ENCODER.encode(value))
+    return json.loads(_ROW_ENCODER.encode(value))
 
 
 def outcome_of(infer: Mapping[str, Any] | None, method: str | None, score: float | None) -> str:
@@ -104,7 +121,8 @@ def sample_row(
     primary: str,
     values: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One line of samples.jsonl; ``item`` is the question as it was asked (its template's wording)."""
+    """One line of samples.jsonl; ``item`` is the question as it was asked (its template's wording). Its answer
+    and values are kept as they are: they read back from the line as :func:`_json_safe` makes them."""
     answered = infer is not None and is_answered(dict(infer))
     raw = infer.get("predict") if answered and infer else None
     current = refine if refine is not None and answered and refine.get("raw") == raw else None
@@ -131,12 +149,12 @@ def sample_row(
             for p in item.parts
             if p.kind != "text"
         ],
-        "answer": _json_safe(item.answer),
+        "answer": item.answer,
         "raw": raw,
         "refined": (current or {}).get("predict"),
         "method": method,
         "scores": dict(scores),
-        **({"values": _json_safe(dict(values))} if values else {}),
+        **({"values": dict(values)} if values else {}),
         **({"note": note} if values and (note := benchmark.sample_note(values, primary)) else {}),
         "outcome": outcome_of(infer or None, method, scores.get(primary)),
         "error": infer.get("error") or (current or {}).get("error"),
@@ -216,15 +234,17 @@ INTERVAL_FIELDS = ("reported_task", "group", "run")
 
 def stream_rows(rows: Iterable[dict[str, Any]], pending: PendingLines, profile: str) -> list[dict[str, Any]]:
     """Write each row's JSON line to ``pending`` as it comes and keep what the intervals read of it for
-    ``profile`` (its scores and values for that profile alone): a full-size AVI-Bench eval held its rows whole,
-    about 10 MiB of text and 18 MiB of both profiles' values, at its peak of memory."""
+    ``profile`` (its scores and values for that profile alone, the values as they read back from the line): a
+    full-size AVI-Bench eval held its rows whole, about 10 MiB of text and 18 MiB of both profiles' values, at its
+    peak of memory."""
     slim = []
     for row in rows:
         pending.write(_ROW_ENCODER.encode(row))
         kept = {key: row[key] for key in INTERVAL_FIELDS if key in row}
-        for key in ("scores", "values"):
-            if isinstance(row.get(key), dict) and profile in row[key]:
-                kept[key] = {profile: row[key][profile]}
+        if isinstance(row.get("scores"), dict) and profile in row["scores"]:
+            kept["scores"] = {profile: row["scores"][profile]}
+        if isinstance(row.get("values"), dict) and profile in row["values"]:
+            kept["values"] = {profile: _json_safe(row["values"][profile])}
         slim.append(kept)
     return slim
 

@@ -175,6 +175,14 @@ def test_media_paths_are_relative_to_the_root_by_their_text(tmp_path: Path) -> N
     assert _relative("levels/sensation/ASQA/input/x.wav", root, cwd) == "sensation/ASQA/input/x.wav"
     assert _relative(f"{root}/../levels/a.png", root, cwd) == "a.png"
     assert _relative(f"{root}-other/a.png", root, cwd) == "../levels-other/a.png"  # a sibling is outside
+    # each path's folder is made relative once; its last component is not always a file name
+    assert _relative(f"{root}/perception/AVM/input/", root, cwd) == "perception/AVM/input"
+    assert _relative(f"{root}/perception/AVM/input/..", root, cwd) == "perception/AVM"
+    assert _relative(f"{root}/perception/.", root, cwd) == "perception"
+    assert _relative(root, root, cwd) == "."
+    assert _relative("levels", root, cwd) == "."
+    assert _relative("x.wav", root, f"{root}/sensation") == "sensation/x.wav"
+    assert _relative(f"{root}//perception//AVM/a.mp4", root, cwd) == "perception/AVM/a.mp4"
     # outside the root by its text but inside once a link is followed: resolved, as before
     (tmp_path / "levels").mkdir()
     (tmp_path / "elsewhere").symlink_to(tmp_path / "levels", target_is_directory=True)

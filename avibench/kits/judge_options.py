@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from avibench.definitions import prompt_resource
 
@@ -25,7 +24,12 @@ def template_data(benchmark: str, name: str | Path) -> tuple[str, str, dict[str,
         file, text = str(name), name.read_text(encoding="utf-8")
     else:
         file, text = f"prompts/{benchmark}/{name}", prompt_resource(benchmark, name)
-    data = yaml.safe_load(text) if str(name).endswith((".yaml", ".yml")) else json.loads(text)
+    if str(name).endswith((".yaml", ".yml")):
+        import yaml  # here, not at import: every eval lists the judge options of every plug-in
+
+        data = yaml.safe_load(text)
+    else:
+        data = json.loads(text)
     for key in ("source", "model"):
         if not isinstance(data.get(key), str):
             raise ValueError(f"{file}: field {key!r} missing (the judge's source and model)")

@@ -15,7 +15,8 @@ concerns one, the field.
   an edit to one task's questions changes that task's fingerprint only; :func:`file_version`, a whole file's
   version.
 
-JSON-lines files go through the ``jsonlines`` package; its line-numbered errors become our one-line messages.
+JSON-lines files go through the ``jsonlines`` package; its line-numbered errors become our one-line messages. It
+is imported when a JSON-lines file is first read or written (a tenth of a command's start otherwise).
 """
 
 from __future__ import annotations
@@ -26,11 +27,12 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
-
-import jsonlines
+from typing import IO, TYPE_CHECKING, Any
 
 from avibench.errors import DatasetError
+
+if TYPE_CHECKING:
+    import jsonlines
 
 #: Formats by file suffix.
 FORMATS: dict[str, str] = {
@@ -100,6 +102,8 @@ def jsonl_rows(
         for number, line in enumerate(lines):
             at[0] = number
             yield line
+
+    import jsonlines
 
     rows: list[Entry] = []
     with jsonlines.Reader(numbered()) as reader:
@@ -231,6 +235,8 @@ def read_journal(
 
 def append_lines(fh: IO[str], records: Iterable[Any], dumps: Callable[[Any], str] = dumps_line) -> None:
     """Write ``records`` to an open text file, one JSON line each, and flush it."""
+    import jsonlines
+
     writer = jsonlines.Writer(fh, dumps=dumps)
     writer.write_all(records)
     fh.flush()

@@ -66,14 +66,14 @@ def image_sizes(samples: Sequence[Sample]) -> dict[int, tuple[int, int]]:
     sizes: dict[int, tuple[int, int]] = {}
     for s in samples:
         gt = s.answer
-        if s.spec.metric not in BOX_KINDS or not s.images:
+        if s.spec.metric not in BOX_KINDS or not s.image_files:
             continue
         if isinstance(gt, dict) and isinstance(gt.get("original_wh"), list | tuple):
             continue
         from PIL import Image
 
         try:
-            with Image.open(s.images[0]) as img:
+            with Image.open(s.image_files[0]) as img:
                 sizes[s.index] = (int(img.size[0]), int(img.size[1]))
         except OSError:
             continue
@@ -190,6 +190,8 @@ class Prepared:
     fense_meta: dict[str, Any]
     notes: dict[tuple[str, str], Notes] = field(default_factory=dict)
     """What the official scorer noted while reading the entries, per (profile, task folder)."""
+    ungated: dict[tuple[str, str], dict[int, dict[str, Any]] | None] = field(default_factory=dict)
+    """Per (profile, task folder without pre-questions), its questions' values, read together on first use."""
 
 
 def prepare(responses: Mapping[str, Sequence[Response]], context: Context, fense: FenseConfig) -> Prepared:

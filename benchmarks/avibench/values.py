@@ -213,6 +213,24 @@ def question_numbers(value: Mapping[str, Any], profile: str, notes: Notes | None
     return next(r for r, i in zip(records, items, strict=True) if i.index == head["index"])
 
 
+def ungated_numbers(values: Sequence[Mapping[str, Any]], profile: str, notes: Notes) -> list[Any]:
+    """:func:`question_numbers` of each of ``values``, one task folder's questions that no pre-question gates and
+    that are none themselves, read in one pass of the scorer (each question's record depends on its own entry
+    alone then, so the pass gives each the record it gives it alone, and notes in the same order)."""
+    if not values:
+        return []
+    task = str(values[0]["entries"][0]["task"])
+    kind = _kind(task)
+    assert kind.records is not None
+    items = _items(values)
+    available = {"task": task, "image_sizes": _sizes(values)}
+    records = kind.records.of(
+        items, profile=get_profile(profile), notes=notes, **{need: available[need] for need in kind.needs}
+    )
+    by_index = {item.index: record for item, record in zip(items, records, strict=True)}
+    return [by_index[value["entries"][0]["index"]] for value in values]
+
+
 def gate_note(value: Mapping[str, Any], profile: str) -> str | None:
     """What the double-confirm pre-questions that gate a formal question did to its score in ``profile``: each
     pre-question's id, its expected and given answers, and whether it was answered right (a wrong one scores the
