@@ -290,6 +290,10 @@ class PendingLines:
         self._fh.write(line + "\n")
         self.count += 1
 
+    def flush(self) -> None:
+        """Hand what was written to the file (another process may have written it: :meth:`commit` names it)."""
+        self._fh.flush()
+
     def commit(self, path: Path) -> None:
         """Name the file ``path`` (synced first, so a crash leaves the old file or the whole new one)."""
         with _naming(path):

@@ -17,6 +17,7 @@ import click
 from click.core import ParameterSource
 
 from avibench import __version__
+from avibench.background import Background
 from avibench.config import label_for
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
@@ -33,7 +34,7 @@ from avibench.evaluate.completeness import (
 )
 from avibench.evaluate.document import as_dict
 from avibench.evaluate.run_files import throughput
-from avibench.evaluate.samples import build_rows, samples_file, stream_rows
+from avibench.evaluate.samples import interval_row, questions, sample_row_of, samples_file, write_pending
 from avibench.evaluate.unparsed import unparsed_of
 from avibench.infer.probe_record import probe_path, recorded_verdicts
 from avibench.manifest import (
@@ -396,16 +397,21 @@ def eval_command(
         document.setdefault("summary", {})["incomplete"] = incomplete
     if read_unrefined := {name: gap.read_unrefined for name, gap in gaps.items() if gap.read_unrefined}:
         meta["unrefined_read"] = read_unrefined
+    asked = partial(questions, benchmark, run.data_root, run.paths, tasks, scored.per_sample, scored.values)
     with PendingLines(target.parent) as samples:
-        rows = stream_rows(
-            build_rows(benchmark, run.data_root, run.paths, tasks, scored.per_sample, profile, scored.values),
-            samples,
-            profile,
+        lines = partial(
+            write_pending, (sample_row_of(benchmark, q, run.data_root, profile) for q in asked()), samples
         )
-        if rows and isinstance(document.get("summary"), dict):
-            from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
+        with Background(
+            lines, "writing samples.jsonl"
+        ):  # the lines are written while the intervals are computed
+            rows = [interval_row(benchmark, q, profile) for q in asked()]
+            if rows and isinstance(document.get("summary"), dict):
+                from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring
 
-            document["summary"]["intervals"] = run_intervals(benchmark, rows, document["summary"], profile)
+                document["summary"]["intervals"] = run_intervals(
+                    benchmark, rows, document["summary"], profile
+                )
         requested = target
         kept = None if replace or target != run.paths.eval_json else _scores_less(benchmark, target, document)
         if kept is not None:

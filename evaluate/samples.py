@@ -16,6 +16,7 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,6 +112,12 @@ def _attempts(record: Mapping[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
+def _identity(benchmark: Benchmark, item: Item) -> dict[str, Any]:
+    """A question's reported task, the item group it is drawn with and its run, as its line names them."""
+    reported = benchmark.reported_task(item.task)
+    return {"reported_task": reported, "group": f"{reported}/{item.item_id}", "run": benchmark.run_of(item)}
+
+
 def sample_row(
     benchmark: Benchmark,
     item: Item,
@@ -127,19 +134,19 @@ def sample_row(
     raw = infer.get("predict") if answered and infer else None
     current = refine if refine is not None and answered and refine.get("raw") == raw else None
     method = (current or {}).get("method") or ("failed" if infer is not None and not answered else None)
-    reported = benchmark.reported_task(item.task)
+    identity = _identity(benchmark, item)
     infer = infer or {}
     cwd = os.getcwd()
     root = os.path.normpath(os.path.join(cwd, data_root))
     return {
         "task": item.task,
-        "reported_task": reported,
+        "reported_task": identity["reported_task"],
         "key": item.key,
         "item_id": item.item_id,
         "variant": item.variant,
         "index": item.index,
-        "group": f"{reported}/{item.item_id}",
-        "run": benchmark.run_of(item),
+        "group": identity["group"],
+        "run": identity["run"],
         "question": item.text,
         "template": item.template,
         "system": item.system,
@@ -188,15 +195,26 @@ def items_as_asked(
     return out
 
 
-def build_rows(
+@dataclass(frozen=True)
+class Question:
+    """What one line of samples.jsonl is made from: the question as asked, its journal records, its scores and
+    values in every profile."""
+
+    item: Item
+    infer: Mapping[str, Any] | None
+    refine: Mapping[str, Any] | None
+    scores: Mapping[str, float | None]
+    values: Mapping[str, Any] | None
+
+
+def questions(
     benchmark: Benchmark,
     data_root: Path,
     paths: RunPaths,
     tasks: Sequence[Task],
     per_sample: Mapping[str, Mapping[str, Mapping[str, float | None]]],
-    primary: str,
     values: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[Question]:
     """Every question of the tasks that have data and a journal or scores, in load order, as it was asked (a task
     without data under ``data_root`` has no questions to show; eval's completeness says so)."""
     present = set(benchmark.available(data_root))
@@ -211,16 +229,19 @@ def build_rows(
         scores = per_sample.get(task.name, {})
         task_values = (values or {}).get(task.name, {})
         for item in items_as_asked(benchmark, data_root, task, infer):
-            yield sample_row(
-                benchmark,
+            yield Question(
                 item,
-                data_root,
                 infer.get(item.key),
                 refine.get(item.key),
                 scores.get(item.key, {}),
-                primary,
                 task_values.get(item.key),
             )
+
+
+def sample_row_of(benchmark: Benchmark, question: Question, data_root: Path, primary: str) -> dict[str, Any]:
+    """The samples.jsonl line of one of the :func:`questions`."""
+    q = question
+    return sample_row(benchmark, q.item, data_root, q.infer, q.refine, q.scores, primary, q.values)
 
 
 def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str, Any]]) -> int:
@@ -228,25 +249,23 @@ def write_samples(path: Path, rows: Iterator[dict[str, Any]] | Sequence[dict[str
     return atomic_write_lines(path, (_ROW_ENCODER.encode(row) for row in rows))
 
 
-#: What the intervals read of a row (:mod:`avibench.evaluate.uncertainty`), for one profile.
-INTERVAL_FIELDS = ("reported_task", "group", "run")
-
-
-def stream_rows(rows: Iterable[dict[str, Any]], pending: PendingLines, profile: str) -> list[dict[str, Any]]:
-    """Write each row's JSON line to ``pending`` as it comes and keep what the intervals read of it for
-    ``profile`` (its scores and values for that profile alone, the values as they read back from the line): a
-    full-size AVI-Bench eval held its rows whole, about 10 MiB of text and 18 MiB of both profiles' values, at its
-    peak of memory."""
-    slim = []
+def write_pending(rows: Iterable[dict[str, Any]], pending: PendingLines) -> None:
+    """Write each row's JSON line to ``pending`` as it comes (the lines on disk, not in memory), then flush."""
     for row in rows:
         pending.write(_ROW_ENCODER.encode(row))
-        kept = {key: row[key] for key in INTERVAL_FIELDS if key in row}
-        if isinstance(row.get("scores"), dict) and profile in row["scores"]:
-            kept["scores"] = {profile: row["scores"][profile]}
-        if isinstance(row.get("values"), dict) and profile in row["values"]:
-            kept["values"] = {profile: _json_safe(row["values"][profile])}
-        slim.append(kept)
-    return slim
+    pending.flush()
+
+
+def interval_row(benchmark: Benchmark, question: Question, profile: str) -> dict[str, Any]:
+    """What the intervals read of a question's line (:mod:`avibench.evaluate.uncertainty`), for ``profile``
+    alone: its task, item group and run, its score and its value as it reads back from the line. A full-size
+    AVI-Bench eval that held its rows whole held about 10 MiB of text and 18 MiB of both profiles' values."""
+    kept: dict[str, Any] = _identity(benchmark, question.item)
+    if profile in question.scores:
+        kept["scores"] = {profile: question.scores[profile]}
+    if question.values and profile in question.values:
+        kept["values"] = {profile: _json_safe(question.values[profile])}
+    return kept
 
 
 def read_samples(paths: RunPaths) -> list[dict[str, Any]]:

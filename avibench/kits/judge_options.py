@@ -27,7 +27,7 @@ def template_data(benchmark: str, name: str | Path) -> tuple[str, str, dict[str,
     if str(name).endswith((".yaml", ".yml")):
         import yaml  # here, not at import: every eval lists the judge options of every plug-in
 
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     else:
         data = json.loads(text)
     for key in ("source", "model"):

@@ -151,8 +151,15 @@ def sample_from_entry(spec: TaskSpec, folder: Path, path: Path, index: int, entr
     )
 
 
+_ENTRIES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 _SAMPLES: dict[tuple[Any, ...], tuple[Sample, ...]] = {}
 _DIGESTS: dict[tuple[Any, ...], bytes] = {}
+
+
+def data_entries(path: Path) -> tuple[Any, ...]:
+    """The entries of a data.json as read, parsed once per version of the file (loading its samples and telling
+    whether it is the official file both read them)."""
+    return memoised(_ENTRIES, file_key(path), lambda: tuple(records.read_records(path)))
 
 
 def load_task(data_root: Path | str, task: str | TaskSpec, benchmark: TaskTable = AVIBENCH) -> list[Sample]:
@@ -164,9 +171,7 @@ def load_task(data_root: Path | str, task: str | TaskSpec, benchmark: TaskTable 
     samples = memoised(
         _SAMPLES,
         None if key is None else (*key, str(folder), spec),
-        lambda: tuple(
-            sample_from_entry(spec, folder, path, i, e) for i, e in enumerate(records.read_records(path))
-        ),
+        lambda: tuple(sample_from_entry(spec, folder, path, i, e) for i, e in enumerate(data_entries(path))),
     )
     return list(samples)
 

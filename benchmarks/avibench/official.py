@@ -11,10 +11,9 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from avibench.benchmarks.avibench.dataset import task_dir
+from avibench.benchmarks.avibench.dataset import data_entries, task_dir
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
 from avibench.errors import DatasetError
-from avibench.kits import records
 from avibench.plugin import sample_dataset
 
 #: SHA-256 of each task folder's official data.json. Empty until the official release can be hashed: until then
@@ -26,7 +25,7 @@ def _mismatch(root: Path, spec: TaskSpec) -> str | None:
     """Why one task folder is not the official one, or None when nothing tells it apart."""
     path = task_dir(root, spec) / "data.json"
     try:
-        count = len(records.read_records(path))
+        count = len(data_entries(path))
     except DatasetError as exc:
         return str(exc)
     if count != spec.paper_count:
