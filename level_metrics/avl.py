@@ -26,9 +26,9 @@ from avibench.level_metrics.boxes import (
 from avibench.level_metrics.common import (
     Column,
     Notes,
+    Stats,
     column,
     finite_or_zero,
-    mean,
     numpy_round5,
     prediction_text,
     python_round5,
@@ -173,18 +173,17 @@ def avl_columns(records: Sequence[AvlRecord]) -> dict[str, Column]:
     }
 
 
-def avl_total(columns: Mapping[str, np.ndarray], notes: Notes | None = None) -> TaskScore:
+def avl_total(stats: Stats, notes: Notes | None = None) -> TaskScore:
     """The task's score from its samples' columns, in data.json order (mIoU is a float mean)."""
     notes = notes or Notes()
-    ious, class_f1s, missed = columns["iou"], columns["class_f1"], columns["missed"]
-    miou = mean(ious)
-    rmse = float(np.sqrt(mean(np.square(missed)))) if len(missed) else math.nan
+    miou = stats.mean("iou")
+    rmse = float(np.sqrt(stats.mean_square("missed"))) if stats.count("missed") else math.nan
     # The reference's instance term is a numpy float, so it and the final score get numpy's rounding.
-    numpy_instance = rmse >= 0 and mean(class_f1s) != 0
+    numpy_instance = rmse >= 0 and stats.mean("class_f1") != 0
     instance = float(1 - np.tanh(1 * np.float64(rmse))) if numpy_instance else 0.0
     final = IOU_WEIGHT * miou + INSTANCE_WEIGHT * instance
     round_numpy = numpy_round5 if numpy_instance else python_round5
     value = {"mIoU": python_round5(miou), "Instance": round_numpy(instance), "Average": round_numpy(final)}
     if math.isnan(value["Average"]):
         notes.add("no sample to score: the reference writes NaN; headline 0")
-    return TaskScore(value, finite_or_zero(value["Average"]), len(ious), notes.render())
+    return TaskScore(value, finite_or_zero(value["Average"]), stats.count("iou"), notes.render())

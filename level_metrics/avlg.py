@@ -11,15 +11,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from avibench.level_metrics.boxes import UNPARSED, iou_xyxy, literal, read_box_truth, xywh_to_xyxy
 from avibench.level_metrics.common import (
     Column,
     Notes,
+    Stats,
     column,
     finite_or_zero,
-    mean,
     prediction_text,
     python_round5,
     records_of,
@@ -116,11 +114,10 @@ def avlg_columns(scores: Sequence[float]) -> dict[str, Column]:
     return {"score": column(scores, float)}
 
 
-def avlg_total(columns: Mapping[str, np.ndarray], notes: Notes | None = None) -> TaskScore:
+def avlg_total(stats: Stats, notes: Notes | None = None) -> TaskScore:
     """The task's score from its samples' scores, in data.json order (a float mean)."""
     notes = notes or Notes()
-    scores = columns["score"]
-    value = python_round5(mean(scores))
+    value = python_round5(stats.mean("score"))
     if math.isnan(value):
         notes.add("no sample to score: the reference writes NaN; headline 0")
-    return TaskScore(value, finite_or_zero(value), len(scores), notes.render())
+    return TaskScore(value, finite_or_zero(value), stats.count("score"), notes.render())

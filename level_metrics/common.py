@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -97,7 +97,7 @@ def whole_task(
     notes of both."""
     notes = Notes()
     records = of(items, notes=notes, **kw)
-    result = total(repeated(columns([r for r in records if r is not None])), notes=notes)
+    result = total(column_stats(columns([r for r in records if r is not None])), notes=notes)
     result.per_sample = [None if r is None else sample(r) for r in records]
     return result
 
@@ -130,7 +130,7 @@ def mean(values: Iterable[float] | np.ndarray) -> float:
 Column = tuple[np.ndarray, np.ndarray]
 """One number of a task's records: the positions of the records it is read from (``intp``) and its values, in
 their order. A scorer's total reads its columns' values; a bootstrap draw repeats each value as often as its
-record was drawn (:func:`drawn`)."""
+record was drawn (:class:`DrawnStats`)."""
 
 
 def column(
@@ -145,17 +145,124 @@ def column(
     return np.asarray(rows, dtype=np.intp), np.asarray([read(records[i]) for i in rows], dtype=dtype)
 
 
-def repeated(columns: Mapping[str, Column]) -> dict[str, np.ndarray]:
-    """The columns' values, each record's once."""
-    return {name: values for name, (_, values) in columns.items()}
+class Stats(Protocol):
+    """What a task's total reads of its columns (:data:`Column`): each column's number of values, their mean
+    (:func:`mean`, so numpy's pairwise sum), the mean of their squares and how many distinct values it holds.
+    :func:`column_stats` reads them from the columns once; :class:`DrawnStats` from every row of a bootstrap's
+    draws at once, each row's as the columns with each record repeated as often as it was drawn would give."""
+
+    def count(self, name: str) -> int: ...
+
+    def mean(self, name: str) -> float: ...
+
+    def mean_square(self, name: str) -> float: ...
+
+    def distinct(self, name: str) -> int: ...
 
 
-def drawn(columns: Mapping[str, Column], times: np.ndarray) -> Iterator[dict[str, np.ndarray]]:
-    """Per row of ``times`` (how often each record is drawn), the columns' values with each record's repeated as
-    often as it is drawn."""
-    per_column = [(name, values, times[:, rows]) for name, (rows, values) in columns.items()]
-    for row in range(len(times)):
-        yield {name: np.repeat(values, counts[row]) for name, values, counts in per_column}
+class _ColumnStats:
+    """:class:`Stats` of each record's values once."""
+
+    def __init__(self, columns: Mapping[str, Column]) -> None:
+        self._values = {name: values for name, (_, values) in columns.items()}
+
+    def count(self, name: str) -> int:
+        return len(self._values[name])
+
+    def mean(self, name: str) -> float:
+        return mean(self._values[name])
+
+    def mean_square(self, name: str) -> float:
+        return mean(np.square(self._values[name]))
+
+    def distinct(self, name: str) -> int:
+        return int(np.count_nonzero(np.bincount(self._values[name])))
+
+
+def column_stats(columns: Mapping[str, Column]) -> Stats:
+    """The columns' :class:`Stats`, each record's values once."""
+    return _ColumnStats(columns)
+
+
+class DrawnStats:
+    """The columns' :class:`Stats` on every row of ``times`` (how often each record is drawn), one row of
+    ``rows()`` per draw. Each statistic is computed for every row at once when a total first reads it, bit for bit
+    what it would read of the row's columns with each record repeated as often as it was drawn (a thousand
+    totals of a task read them, and repeating every column for every draw took most of their time)."""
+
+    def __init__(self, columns: Mapping[str, Column], times: np.ndarray) -> None:
+        self._columns, self._times = columns, times
+        self._computed: dict[tuple[str, str], list[Any]] = {}
+
+    def rows(self) -> Iterator[Stats]:
+        return (_DrawnRow(self, row) for row in range(len(self._times)))
+
+    def stat(self, kind: str, name: str) -> list[Any]:
+        """One statistic of one column on every row (``kind``: a :class:`Stats` method's name)."""
+        key = (kind, name)
+        if key not in self._computed:
+            positions, values = self._columns[name]
+            counts = self._times[:, positions]
+            if kind == "count":
+                result = counts.sum(axis=1)
+            elif kind == "distinct":
+                result = _drawn_distinct(values, counts)
+            else:
+                result = _drawn_means(np.square(values) if kind == "mean_square" else values, counts)
+            self._computed[key] = result.tolist()
+        return self._computed[key]
+
+
+class _DrawnRow:
+    """One draw's :class:`Stats`."""
+
+    def __init__(self, drawn: DrawnStats, row: int) -> None:
+        self._drawn, self._row = drawn, row
+
+    def count(self, name: str) -> int:
+        return self._drawn.stat("count", name)[self._row]
+
+    def mean(self, name: str) -> float:
+        return self._drawn.stat("mean", name)[self._row]
+
+    def mean_square(self, name: str) -> float:
+        return self._drawn.stat("mean_square", name)[self._row]
+
+    def distinct(self, name: str) -> int:
+        return self._drawn.stat("distinct", name)[self._row]
+
+
+def _drawn_means(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per row of ``counts``, :func:`mean` of ``values`` each repeated its count times (NaN for none). Whole
+    numbers small enough that every partial sum is exact have one sum in any order, so all rows' sums are one
+    product; other values are summed row by row, with the pairwise sum :func:`mean` applies."""
+    floats = np.asarray(values, dtype=np.float64)
+    lengths = counts.sum(axis=1)
+    if _exact_sums(floats, int(lengths.max(initial=0))):
+        sums = counts @ floats
+    else:
+        sums = np.asarray([np.add.reduce(floats.repeat(row)) for row in counts], dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / lengths
+
+
+def _exact_sums(values: np.ndarray, terms: int) -> bool:
+    """Whether any sum of up to ``terms`` of ``values`` is exact in floats: whole numbers whose largest
+    possible sum stays within float precision (2**53)."""
+    if not values.size:
+        return True
+    largest = float(np.abs(values).max())
+    return bool(np.isfinite(largest) and (values == np.floor(values)).all() and largest * terms < 2**53)
+
+
+def _drawn_distinct(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per row of ``counts``, how many distinct ``values`` (numbers from 0) its drawn records hold."""
+    if not values.size:
+        return np.zeros(len(counts), dtype=np.intp)
+    width = int(values.max()) + 1
+    numbered = values[None, :] + width * np.arange(len(counts))[:, None]
+    present = np.bincount(numbered[counts > 0], minlength=len(counts) * width)
+    return np.count_nonzero(present.reshape(len(counts), width), axis=1)
 
 
 class Notes:

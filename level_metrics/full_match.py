@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
 
 from avibench.level_metrics.common import (
     PRE_PREFIX,
     Column,
+    DrawnStats,
     Notes,
+    Stats,
     column,
     entry_key,
     is_invalid_pre,
@@ -130,28 +130,26 @@ def accuracy_columns(scores: Sequence[float]) -> dict[str, Column]:
     return {"score": column(scores, float)}
 
 
-def accuracy_total(columns: Mapping[str, np.ndarray], notes: Notes | None = None) -> TaskScore:
-    """The task's accuracy from its formal entries' scores (any order: they are 0 or 1, so the sum is exact)."""
+def _accuracy(mean: float, scored: int) -> float:
+    """The accuracy of ``scored`` formal entries whose scores' mean is ``mean`` (0 for none)."""
+    return python_round5(mean) if scored else 0.0
+
+
+def accuracy_total(stats: Stats, notes: Notes | None = None) -> TaskScore:
+    """The task's accuracy from its formal entries' scores (any order: they are 0 or 1, so the mean is exact)."""
     notes = notes or Notes()
-    scores = columns["score"]
-    if not len(scores):
+    scored = stats.count("score")
+    if not scored:
         notes.add("no formal entry to score (the reference would abort with ZeroDivisionError); scored 0")
-        return TaskScore(0.0, 0.0, 0, notes.render())
-    value = python_round5(float(scores.sum()) / len(scores))
-    return TaskScore(value, value, len(scores), notes.render())
+    value = _accuracy(stats.mean("score") if scored else 0.0, scored)
+    return TaskScore(value, value, scored, notes.render())
 
 
-def accuracy_headlines(columns: Mapping[str, Column], times: np.ndarray) -> list[float]:
-    """:func:`accuracy_total`'s headline on every row of ``times`` (how often each record is drawn) at once: the
-    drawn 0/1 scores' count over their number (exact in floats, so equal to totalling each row's repeated
-    scores), 0 for a row that draws no formal entry."""
-    rows, scores = columns["score"]
-    drawn = times[:, rows]
-    rights, counts = (drawn @ scores).tolist(), drawn.sum(axis=1).tolist()
-    return [
-        python_round5(float(right) / count) if count else 0.0
-        for right, count in zip(rights, counts, strict=True)
-    ]
+def accuracy_headlines(drawn: DrawnStats) -> list[float]:
+    """:func:`accuracy_total`'s headline on every draw at once (a thousand totals of a task, without a score
+    object each)."""
+    means, counts = drawn.stat("mean", "score"), drawn.stat("count", "score")
+    return [_accuracy(mean, scored) for mean, scored in zip(means, counts, strict=True)]
 
 
 def _skipped_pre(

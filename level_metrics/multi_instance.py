@@ -18,6 +18,7 @@ import numpy as np
 from avibench.level_metrics.common import (
     Column,
     Notes,
+    Stats,
     column,
     finite_or_zero,
     mean,
@@ -204,18 +205,15 @@ def mic_columns(records: Sequence[MicRecord]) -> dict[str, Column]:
     }
 
 
-def mic_total(
-    columns: Mapping[str, np.ndarray], notes: Notes | None = None, *, considered: bool = True
-) -> TaskScore:
+def mic_total(stats: Stats, notes: Notes | None = None, *, considered: bool = True) -> TaskScore:
     """The task's score from its samples' columns, in data.json order; ``considered``: whether any prediction
     was read at all (the reference aborts without one)."""
     notes = notes or Notes()
     if not considered:
         notes.add("no prediction to score (the reference would abort with UnboundLocalError); scored 0")
         return TaskScore({"Semantic": 0.0, "Instance": 0.0, "Average": 0.0}, 0.0, 0, notes.render())
-    semantic = mean(columns["semantic"])
-    sample_errors = columns["error"]
-    rmse = float(np.sqrt(mean(np.square(sample_errors)))) if len(sample_errors) else math.nan
+    semantic = stats.mean("semantic")
+    rmse = float(np.sqrt(stats.mean_square("error"))) if stats.count("error") else math.nan
     counting = count_score(rmse, COUNT_SHARPNESS)
     if semantic == 0:
         counting = 0.0
@@ -227,4 +225,4 @@ def mic_total(
     }
     if math.isnan(value["Average"]):
         notes.add("every prediction was left out: the reference writes NaN; headline 0")
-    return TaskScore(value, finite_or_zero(value["Average"]), len(columns["semantic"]), notes.render())
+    return TaskScore(value, finite_or_zero(value["Average"]), stats.count("semantic"), notes.render())

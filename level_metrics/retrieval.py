@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,8 +18,8 @@ import numpy as np
 from avibench.level_metrics.common import (
     Column,
     Notes,
+    Stats,
     column,
-    mean,
     prediction_text,
     records_of,
     whole_task,
@@ -135,28 +135,25 @@ def retrieval_columns(records: Sequence[RetrievalRecord]) -> dict[str, Column]:
     }
 
 
-def retrieval_total(
-    columns: Mapping[str, np.ndarray], profile: ScoringProfile | str, notes: Notes | None = None
-) -> TaskScore:
+def retrieval_total(stats: Stats, profile: ScoringProfile | str, notes: Notes | None = None) -> TaskScore:
     """The task's score from its samples' columns, in data.json order: the means, each times the confidence
     factor and the repeat penalty (a repeated list is one of the distinct lists only once)."""
     profile = get_profile(profile)
     notes = notes or Notes()
-    samples = len(columns["f1"])
+    samples = stats.count("f1")
     if not samples:
         notes.add("no prediction to score (the reference would abort with ZeroDivisionError); scored 0")
         zero = {"Recall@1": 0.0, "Recall@3": 0.0, "F1_score": 0.0, "Average": 0.0}
         return TaskScore(zero, 0.0, 0, notes.render())
-    answered, confidences = columns["list"], columns["confidence"]
     # Reference: the repeat rate and confidence use every scored sample; strict: the answered ones only.
-    basis = len(answered) if profile.missing_counts_as_wrong else samples
-    distinct = int(np.count_nonzero(np.bincount(answered)))  # the lists' numbers, each counted once
+    basis = stats.count("list") if profile.missing_counts_as_wrong else samples
+    distinct = stats.distinct("list")  # the lists' numbers, each counted once
     repeat_rate = (basis - distinct) / basis if basis else 0.0
     penalty = 1 - (max(REPEAT_TOLERANCE, repeat_rate) - REPEAT_TOLERANCE)
-    confidence = np.float64(mean(confidences)) if len(confidences) else np.float64(1)
+    confidence = np.float64(stats.mean("confidence")) if stats.count("confidence") else np.float64(1)
     # numpy scalars on purpose: the reference rounds these with numpy's rounding.
     r1, r3, f1 = (
-        round(np.float64(mean(columns[name])) * confidence * penalty, 5) for name in ("hit1", "hit3", "f1")
+        round(np.float64(stats.mean(name)) * confidence * penalty, 5) for name in ("hit1", "hit3", "f1")
     )
     average = float(((r1 + r3) / 2 + f1) / 2)
     value = {"Recall@1": float(r1), "Recall@3": float(r3), "F1_score": float(f1), "Average": average}

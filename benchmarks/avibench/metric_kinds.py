@@ -8,11 +8,9 @@ the offline baselines. A new metric is added here and nowhere else.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from avibench.benchmarks.avibench import baselines, truth_checks
 from avibench.benchmarks.avibench.dataset import Sample
@@ -20,7 +18,7 @@ from avibench.level_metrics import chance
 from avibench.level_metrics.avl import avl, avl_columns, avl_records, avl_total
 from avibench.level_metrics.avlg import avlg, avlg_columns, avlg_records, avlg_total
 from avibench.level_metrics.caption import caption
-from avibench.level_metrics.common import Column
+from avibench.level_metrics.common import Column, DrawnStats, Stats
 from avibench.level_metrics.full_match import (
     accuracy_columns,
     accuracy_headlines,
@@ -44,16 +42,15 @@ class Records:
     left out; keywords: ``profile``, ``notes`` and the kind's ``needs``); ``columns`` lays the kept records out, in
     data.json order, as ``total`` reads them; ``total`` is the task score from the columns' values, with the
     profile; ``sample`` is an entry's own score from its record. ``order_free``: the total does not depend on the
-    records' order (sums of 0/1). ``headlines``, where a kind has it: the total's headline on every row of a
-    matrix of draw counts (one count per record) at once, equal to ``total`` on each row's repeated columns
-    (:func:`~avibench.level_metrics.common.drawn`), so a bootstrap's thousand totals of a task cost one product."""
+    records' order (sums of 0/1). ``headlines``, where a kind has it: the total's headline on every draw of a
+    bootstrap at once, equal to ``total`` on each draw's statistics."""
 
     of: Callable[..., list[Any]]
     columns: Callable[[Sequence[Any]], dict[str, Column]]
-    total: Callable[[Mapping[str, np.ndarray], ScoringProfile], TaskScore]
+    total: Callable[[Stats, ScoringProfile], TaskScore]
     sample: Callable[[Any], float]
     order_free: bool = False
-    headlines: Callable[[Mapping[str, Column], np.ndarray], list[float]] | None = None
+    headlines: Callable[[DrawnStats], list[float]] | None = None
 
 
 def _first(record: Any) -> float:
@@ -77,8 +74,8 @@ def _accuracy(of: Callable[..., list[Any]]) -> Records:
 
 
 def _profile_free(
-    total: Callable[[Mapping[str, np.ndarray]], TaskScore],
-) -> Callable[[Mapping[str, np.ndarray], ScoringProfile], TaskScore]:
+    total: Callable[[Stats], TaskScore],
+) -> Callable[[Stats, ScoringProfile], TaskScore]:
     """A total that reads no profile switch, in the profile-taking shape."""
     return lambda columns, _profile: total(columns)
 

@@ -28,11 +28,11 @@ from avibench.level_metrics.aggregate import rounded
 from avibench.level_metrics.caption import caption_total
 from avibench.level_metrics.common import (
     PRE_PREFIX,
+    DrawnStats,
     Notes,
-    drawn,
+    column_stats,
     is_invalid_pre,
     prediction_text,
-    repeated,
 )
 from avibench.level_metrics.profile import ScoringProfile, get_profile
 from avibench.level_metrics.task_metrics import RESAMPLE_BATCH
@@ -275,7 +275,7 @@ def task_score(task: str, values: Sequence[Mapping[str, Any]], profile: str) -> 
     if records is None:
         return _caption_score(values)
     ordered = values if records.order_free else sorted(values, key=_position)
-    return records.total(repeated(records.columns(_numbers(ordered, profile))), get_profile(profile))
+    return records.total(column_stats(records.columns(_numbers(ordered, profile))), get_profile(profile))
 
 
 def _unit_draws(units: int, draws: np.ndarray) -> np.ndarray:
@@ -325,12 +325,13 @@ class TaskMetric:
             0, len(draws), RESAMPLE_BATCH
         ):  # a batch of rows at a time bounds the count matrices
             times = _unit_draws(len(units), draws[start : start + RESAMPLE_BATCH])[:, positions]
-            if records.headlines is not None:
-                scores += [rounded(headline * 100) for headline in records.headlines(columns, times)]
-            else:
-                scores += [
-                    rounded(records.total(row, profile).headline * 100) for row in drawn(columns, times)
-                ]
+            drawn = DrawnStats(columns, times)
+            headlines = (
+                records.headlines(drawn)
+                if records.headlines is not None
+                else [records.total(row, profile).headline for row in drawn.rows()]
+            )
+            scores += [rounded(headline * 100) for headline in headlines]
         return scores
 
 
