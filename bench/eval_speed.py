@@ -367,7 +367,7 @@ def main() -> None:
         total = phases.pop("total")
         print(f"\nwhere one eval goes (in process, {load()}): total {total:.2f} s")
         for name, seconds in phases.items():
-            print(f"  {name:30} {seconds:6.2f} s")
+            print(f"  {name:48} {seconds:6.2f} s")
 
         if args.stand_in:
             command = [sys.executable, "-m", "avibench.cli", "eval", "--predictions", str(preds)]

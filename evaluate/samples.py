@@ -16,9 +16,8 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from avibench.contracts import EVAL_NAME, RunPaths, is_answered, latest_read_only
 from avibench.errors import AvibenchError
@@ -195,8 +194,7 @@ def items_as_asked(
     return out
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(NamedTuple):
     """What one line of samples.jsonl is made from: the question as asked, its journal records, its scores and
     values in every profile."""
 

@@ -12,8 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from avibench.benchmarks.avibench.fense import ENV_BERT, ENV_ECHECKER, ENV_MODE, ENV_SBERT
-from avibench.benchmarks.avibench.report import taxonomy_note
-from avibench.benchmarks.avibench.table import summary_numbers
+from avibench.benchmarks.avibench.table import summary_numbers, taxonomy_note
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.contracts import RunPaths
 from avibench.evaluate.cli import eval_command

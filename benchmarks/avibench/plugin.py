@@ -84,7 +84,7 @@ def item_of(sample: Sample) -> Item:
         index=sample.index,
         parts=tuple(parts),
         answer=sample.answer,
-        options=tuple(str(o) for o in sample.options) if isinstance(sample.options, list) else (),
+        options=tuple(map(str, sample.options)) if isinstance(sample.options, list) else (),
         meta={"id": sample.id, "subtask": sample.subtask},
         key_override=str(sample.index),
         source=sample,
@@ -94,8 +94,7 @@ def item_of(sample: Sample) -> Item:
 def readable_summary(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
     """The core's summary with the primary profile's stages, Overall, L1-L4 (``taxonomy``) and how they were made
     (``taxonomy_note``) after its task scores, where AVI-Bench's eval.json has always kept them."""
-    from avibench.benchmarks.avibench.report import taxonomy_note
-    from avibench.benchmarks.avibench.table import summary_numbers
+    from avibench.benchmarks.avibench.table import summary_numbers, taxonomy_note
 
     numbers = summary_numbers(summary)
     shown = {**numbers, "taxonomy_note": taxonomy_note(summary, meta)}

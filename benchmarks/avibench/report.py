@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from avibench.benchmarks.avibench.table import TAXONOMY_LABELS, summary_numbers
+from avibench.benchmarks.avibench.table import TAXONOMY_LABELS, summary_numbers, taxonomy_note
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.evaluate.badges import aggregate_cell, number_cell
 from avibench.evaluate.document import (
@@ -81,17 +81,6 @@ HEADLINE_COLUMNS = (
     *TAXONOMY_LABELS.items(),
 )
 """(key in summary.intervals.aggregates, column label) of the headline table, in order."""
-
-
-def taxonomy_note(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
-    """How the summary numbers were made: the reconstruction note, the stages missing tasks, a stand-in FENSE."""
-    from avibench.level_metrics.aggregate import TAXONOMY_NOTE, aggregate
-
-    tasks = {k: as_number(v) for k, v in as_dict(summary.get("tasks")).items()}
-    notes = [TAXONOMY_NOTE, *aggregate(tasks, benchmark=AVIBENCH).notes]
-    if as_dict(meta.get("fense")).get("status") == "stand-in" and tasks.get("AVC") is not None:
-        notes.append("AVC was scored with stand-in FENSE models and is not comparable with published numbers")
-    return " ".join(notes)
 
 
 def published_rows() -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from avibench.benchmarks.avibench.tasks import AVIBENCH
-from avibench.evaluate.document import as_dict
+from avibench.evaluate.document import as_dict, as_number
 
 
 def _fmt(value: float | None) -> str:
@@ -82,3 +82,14 @@ def summary_numbers(summary: Mapping[str, Any], profile: str | None = None) -> d
         "overall": block.get("overall"),
         "taxonomy": {key: taxonomy.get(key) for key in TAXONOMY_KEYS},
     }
+
+
+def taxonomy_note(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
+    """How the summary numbers were made: the reconstruction note, the stages missing tasks, a stand-in FENSE."""
+    from avibench.level_metrics.aggregate import TAXONOMY_NOTE, aggregate
+
+    tasks = {k: as_number(v) for k, v in as_dict(summary.get("tasks")).items()}
+    notes = [TAXONOMY_NOTE, *aggregate(tasks, benchmark=AVIBENCH).notes]
+    if as_dict(meta.get("fense")).get("status") == "stand-in" and tasks.get("AVC") is not None:
+        notes.append("AVC was scored with stand-in FENSE models and is not comparable with published numbers")
+    return " ".join(notes)
