@@ -16,10 +16,17 @@ import pytest
 from test_avibench_pinned import _response, _write_journals, _write_prediction_files
 
 from avibench.benchmarks.avibench.tasks import AVIBENCH
-from avibench.benchmarks.avibench.values import official_score, task_metric, task_score
+from avibench.benchmarks.avibench.values import (
+    official_score,
+    question_numbers,
+    questions_numbers,
+    task_metric,
+    task_score,
+)
 from avibench.contracts import RunPaths
 from avibench.items import Item, Response
 from avibench.level_metrics.aggregate import rounded
+from avibench.level_metrics.common import Notes
 from avibench.plugin import EvalRequest, Scored, get_benchmark
 
 PROFILES = ("reference", "strict")
@@ -123,3 +130,27 @@ def test_every_draw_scores_as_the_official_scorer_scores_it(scored: list[Scored]
                 for row in draws.tolist()
             ]
             assert task_metric(task, profile).resample(units, draws) == expected, (task, profile)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_numbers_read_together_are_the_numbers_read_one_by_one(scored: list[Scored], profile: str) -> None:
+    """eval reads a task folder's numbers in one pass of its scorer; each question's numbers, and every note,
+    are what reading the questions one at a time gives (double-confirm gates included)."""
+    checked = gated = 0
+    for run in scored:
+        for spec in AVIBENCH.tasks:
+            values = [
+                by_profile[profile]
+                for by_profile in run.values.get(spec.name, {}).values()
+                if isinstance(by_profile.get(profile), dict) and "numbers" in by_profile[profile]
+            ]
+            if not values:
+                continue
+            together, alone = Notes(), Notes()
+            numbers = questions_numbers(values, profile, together)
+            assert _same(numbers, [v["numbers"] for v in values]), (spec.name, profile)
+            assert _same(numbers, [question_numbers(v, profile, alone) for v in values]), (spec.name, profile)
+            assert together.render() == alone.render(), (spec.name, profile)
+            checked += len(values)
+            gated += sum(len(v["entries"]) > 1 for v in values)
+    assert checked > 100 and gated > 10

@@ -43,8 +43,8 @@ from avibench.benchmarks.avibench.values import (
     question_numbers,
     question_score,
     question_value,
+    questions_numbers,
     task_metric,
-    ungated_numbers,
 )
 from avibench.config import user_cache_dir
 from avibench.errors import AvibenchError
@@ -221,7 +221,7 @@ class AVIBench(Benchmark):
         its boxes need one and its caption's FENSE inputs (a strict question without an answer: no prediction)."""
         profile, predict = ("strict", None) if answer is None else answer
         run, task, index = self._run, item.task, item.index
-        known = self._ungated(profile, task)
+        known = self._values(profile, task)
         value = None if known is None else known.get(index)
         if value is None or value["entries"][0]["predict"] is not predict:
             value = self._value(profile, task, item.source, predict)
@@ -245,26 +245,24 @@ class AVIBench(Benchmark):
             value["pooled_from"] = sorted(t for t in VSQA_HALVES if t in run.samples)
         return value
 
-    def _ungated(self, profile: str, task: str) -> dict[int, dict[str, Any]] | None:
-        """The values of a task folder without double-confirm pre-questions in ``profile``, by position, with
-        their numbers read in one pass of the scorer (:func:`ungated_numbers`; about a third of an eval's time
-        went to reading them one by one): the questions the core values, every one in the strict profile and
-        the answered ones in the reference profile. ``None`` for a folder with pre-questions or captions."""
+    def _values(self, profile: str, task: str) -> dict[int, dict[str, Any]] | None:
+        """The values of a task folder's questions in ``profile``, by position, with their numbers read in one
+        pass of the scorer (:func:`questions_numbers`): the questions the core values, every one in the strict
+        profile and the answered ones in the reference profile. ``None`` for captions (no numbers)."""
         run = self._run
-        if (profile, task) not in run.ungated:
+        if (profile, task) not in run.valued:
             samples = list(run.samples[task].values())
             readings = run.readings[profile][task]
-            kind = metric_kind(AVIBENCH.task(task).metric)
-            if kind.records is None or any(s.is_pre for s in samples):
-                run.ungated[(profile, task)] = None
+            if metric_kind(AVIBENCH.task(task).metric).records is None:
+                run.valued[(profile, task)] = None
             else:
                 asked = [s for s in samples if profile == "strict" or readings.get(s.index) is not None]
                 values = [self._value(profile, task, s, readings.get(s.index)) for s in asked]
                 notes = run.notes.setdefault((profile, task), Notes())
-                for value, numbers in zip(values, ungated_numbers(values, profile, notes), strict=True):
+                for value, numbers in zip(values, questions_numbers(values, profile, notes), strict=True):
                     value["numbers"] = numbers
-                run.ungated[(profile, task)] = {s.index: v for s, v in zip(asked, values, strict=True)}
-        return run.ungated[(profile, task)]
+                run.valued[(profile, task)] = {s.index: v for s, v in zip(asked, values, strict=True)}
+        return run.valued[(profile, task)]
 
     def item_score(self, answer: Reading | None, item: Item) -> float | None:
         """The official scorer's own score of the entry (``None`` where it leaves it out: a pre-question, or a

@@ -190,8 +190,8 @@ class Prepared:
     fense_meta: dict[str, Any]
     notes: dict[tuple[str, str], Notes] = field(default_factory=dict)
     """What the official scorer noted while reading the entries, per (profile, task folder)."""
-    ungated: dict[tuple[str, str], dict[int, dict[str, Any]] | None] = field(default_factory=dict)
-    """Per (profile, task folder without pre-questions), its questions' values, read together on first use."""
+    valued: dict[tuple[str, str], dict[int, dict[str, Any]] | None] = field(default_factory=dict)
+    """Per (profile, task folder), its questions' values, read together on first use."""
 
 
 def prepare(responses: Mapping[str, Sequence[Response]], context: Context, fense: FenseConfig) -> Prepared:

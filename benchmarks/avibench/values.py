@@ -74,10 +74,21 @@ def entry(sample: Sample, predict: str | None) -> dict[str, Any]:
     return out
 
 
-def _scorer_item(e: Mapping[str, Any], suffix: str = "") -> Item:
+def _apart(identifier: str, tag: int | None) -> str:
+    """An entry's id tagged as one question's own (``tag``; ``None``: as it is), after the double-confirm prefix:
+    a pre-question still names its formal question the way the scorer matches them (by the id up to its first
+    ``#``), and names no other question's."""
+    if tag is None:
+        return identifier
+    if identifier.startswith(PRE_PREFIX):
+        return f"{PRE_PREFIX}{tag}~{identifier[len(PRE_PREFIX) :]}"
+    return f"{tag}~{identifier}"
+
+
+def _scorer_item(e: Mapping[str, Any], suffix: str = "", tag: int | None = None) -> Item:
     return Item(
         index=int(e["index"]),
-        id=f"{e['id']}{suffix}",
+        id=_apart(f"{e['id']}{suffix}", tag),
         answer=e["answer"],
         predict=e["predict"],
         options=e.get("options", ""),
@@ -141,9 +152,10 @@ def question_value(
     return value
 
 
-def _items(values: Sequence[Mapping[str, Any]]) -> list[Item]:
+def _items(values: Sequence[Mapping[str, Any]], tag: int | None = None) -> list[Item]:
     """The scorer's items of some values, in data.json order: a question drawn again is renamed (``~k``) with
-    its gates, and a pre-question gating several questions is read once."""
+    its gates, and a pre-question gating several questions is read once; ``tag``: every id tagged with it
+    (:func:`_apart`)."""
     drawn: dict[tuple[str, int], int] = {}
     seen: set[tuple[str, str, int]] = set()
     items: list[tuple[int, int, Item]] = []
@@ -153,7 +165,7 @@ def _items(values: Sequence[Mapping[str, Any]]) -> list[Item]:
         drawn[(head["task"], head["index"])] = copy + 1
         suffix = f"~{copy}" if copy else ""
         for e in value["entries"]:
-            item = _scorer_item(e, suffix)
+            item = _scorer_item(e, suffix, tag)
             if (item.task, item.id, item.index) not in seen:
                 seen.add((item.task, item.id, item.index))
                 items.append((item.index, copy, item))
@@ -198,37 +210,32 @@ def question_numbers(value: Mapping[str, Any], profile: str, notes: Notes | None
     frame IoU; counting: semantic score and count error; retrieval: F1, hits at 1 and 3, ranked indices).
     ``None`` where the scorer leaves the entry out (a pre-question). Captions have none: their FENSE pair is
     what the metric reads."""
-    head = value["entries"][0]
-    task = str(head["task"])
-    kind = _kind(task)
-    assert kind.records is not None
-    items = _items([value])
-    available = {"task": task, "image_sizes": _sizes([value])}  # what the kinds with records may need
-    records = kind.records.of(
-        items,
-        profile=get_profile(profile),
-        notes=Notes() if notes is None else notes,
-        **{need: available[need] for need in kind.needs},
-    )
-    return next(r for r, i in zip(records, items, strict=True) if i.index == head["index"])
+    return questions_numbers([value], profile, Notes() if notes is None else notes)[0]
 
 
-def ungated_numbers(values: Sequence[Mapping[str, Any]], profile: str, notes: Notes) -> list[Any]:
-    """:func:`question_numbers` of each of ``values``, one task folder's questions that no pre-question gates and
-    that are none themselves, read in one pass of the scorer (each question's record depends on its own entry
-    alone then, so the pass gives each the record it gives it alone, and notes in the same order)."""
+def questions_numbers(values: Sequence[Mapping[str, Any]], profile: str, notes: Notes) -> list[Any]:
+    """:func:`question_numbers` of each of ``values`` (questions of one task folder), read in one pass of the
+    scorer: each question's entries (its own and its gates') tagged apart (:func:`_apart`), so that no entry of
+    one question gates another's, and laid out question after question, so that the scorer notes what it
+    would note reading them one by one, in the same order. A call per question was a third of an eval's
+    scoring."""
     if not values:
         return []
     task = str(values[0]["entries"][0]["task"])
     kind = _kind(task)
     assert kind.records is not None
-    items = _items(values)
-    available = {"task": task, "image_sizes": _sizes(values)}
+    items: list[Item] = []
+    heads: list[int] = []
+    for tag, value in enumerate(values):
+        own = _items([value], tag)
+        head = value["entries"][0]["index"]
+        heads.append(len(items) + next(i for i, item in enumerate(own) if item.index == head))
+        items += own
+    available = {"task": task, "image_sizes": _sizes(values)}  # what the kinds with records may need
     records = kind.records.of(
         items, profile=get_profile(profile), notes=notes, **{need: available[need] for need in kind.needs}
     )
-    by_index = {item.index: record for item, record in zip(items, records, strict=True)}
-    return [by_index[value["entries"][0]["index"]] for value in values]
+    return [records[head] for head in heads]
 
 
 def gate_note(value: Mapping[str, Any], profile: str) -> str | None:
