@@ -10,12 +10,28 @@ Items hold media *paths*, never media bytes: loading a whole benchmark keeps mem
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 PartKind = Literal["text", "image", "audio", "video"]
+
+
+def path_text(value: str) -> str:
+    """``str(Path(value))``, the text a media part holds; a text already in that form (no empty or ``.``
+    component, no trailing separator) is returned as it is, without parsing it into a path (a loader of a large
+    benchmark builds tens of thousands)."""
+    plain = (
+        os.sep == "/"
+        and value not in ("", ".")
+        and "//" not in value
+        and "/./" not in value
+        and not value.startswith("./")
+        and not value.endswith(("/", "/."))
+    )
+    return value if plain else str(Path(value))
 
 
 @dataclass(frozen=True)

@@ -57,11 +57,17 @@ def _units(values: list[Any], per_item: int) -> tuple[tuple[Any, ...], ...]:
     return tuple(tuple(values[i : i + per_item]) for i in range(0, len(values), per_item))
 
 
-@pytest.mark.parametrize("metric", [accuracy, macro_f1, corpus_wer], ids=lambda m: m.__name__)
-def test_batched_replicates_equal_the_metric_on_every_resample(metric: Any) -> None:
+@pytest.mark.parametrize(
+    "metric, partial",
+    [(accuracy, False), (accuracy, True), (macro_f1, False), (corpus_wer, False)],
+    ids=["accuracy", "partial-credit", "macro_f1", "corpus_wer"],
+)
+def test_batched_replicates_equal_the_metric_on_every_resample(metric: Any, partial: bool) -> None:
+    """Whole-number tallies (counts) are summed name by name; partial credit (0.3) through the dense product."""
     rng = random.Random(3)
     if metric is accuracy:
-        values = [float(rng.random() < 0.6) for _ in range(300)]
+        scores = [0.0, 0.3, 1.0] if partial else [0.0, 1.0]
+        values = [rng.choice(scores) for _ in range(300)]
     elif metric is macro_f1:
         values = [(rng.choice("abcd"), rng.choice(["a", "b", "c", "d", None])) for _ in range(300)]
     else:

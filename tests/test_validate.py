@@ -10,11 +10,12 @@ import pytest
 from click.testing import CliRunner
 from tiny_dataset import write_mp4
 
-from avibench.benchmarks.avibench.dataset import Sample, load_task, path_text
+from avibench.benchmarks.avibench.dataset import Sample, load_task
 from avibench.benchmarks.avibench.tasks import AVIBENCH
 from avibench.benchmarks.avibench.validate import validate_dataset, validate_task
 from avibench.cli import cli
 from avibench.errors import DatasetError
+from avibench.items import path_text
 
 
 def pre_pairs(samples: list[Sample]) -> dict[int, int]:

@@ -8,6 +8,7 @@ its entries name ``.wav`` files: the last three characters of its path become ``
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -18,7 +19,7 @@ import yaml
 
 from avibench.definitions import prompt_resource
 from avibench.errors import DatasetError
-from avibench.items import Item, Part
+from avibench.items import Item, Part, path_text
 from avibench.kits import multiple_choice as mc
 from avibench.kits import records
 from avibench.level_metrics.airbench import LETTERS, OFFICIAL_LAYOUT, TASKS_BY_NAME
@@ -49,10 +50,14 @@ class Section:
         return Path(root) / self.name / f"{self.name}_meta.json"
 
     def audio_path(self, root: Path, entry: Entry) -> Path:
+        return Path(self.audio_file(root, entry))
+
+    def audio_file(self, root: Path, entry: Entry) -> str:
+        """The entry's audio file as its media part holds it (21,000 of them: text, not paths)."""
         relative = f"{entry['task_name']}_{entry['dataset_name']}/{entry['path']}"
         if entry["task_name"] == GROUNDING_TASK:
             relative = relative[:-3] + "flac"
-        return Path(root, self.name, relative)  # one path built, not three (21,000 items, each twice)
+        return path_text(os.path.join(root, self.name, relative))
 
 
 #: The sections by task name, as ``prompts/airbench/layout.yaml`` declares them.
@@ -172,7 +177,7 @@ def _item(section: Section, root: Path, index: int, entry: Entry, template: str)
         benchmark="airbench",
         task=section.task,
         item_id=str(entry["uniq_id"]),
-        parts=(Part.audio(section.audio_path(root, entry)), Part.text(text)),
+        parts=(Part.audio(section.audio_file(root, entry)), Part.text(text)),
         answer=answer,
         index=index,
         options=options,

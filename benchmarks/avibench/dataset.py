@@ -8,7 +8,6 @@ they are asked for: an eval of the full dataset reads about 15,000 paths and use
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,6 +18,7 @@ from avibench.benchmarks.avibench.prompting import PromptError, build_text, reso
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec, TaskTable
 from avibench.errors import DatasetError
 from avibench.file_memo import file_key, memoised
+from avibench.items import path_text
 from avibench.kits import records
 
 PRE_PREFIX = "pre_"
@@ -75,20 +75,6 @@ class Sample:
 
 def task_dir(data_root: Path | str, spec: TaskSpec) -> Path:
     return Path(data_root) / spec.stage / spec.name
-
-
-def path_text(value: str) -> str:
-    """``str(Path(value))``; a text already in that form (no empty or ``.`` component, no trailing separator)
-    is returned as it is, without parsing it into a path."""
-    plain = (
-        os.sep == "/"
-        and value not in ("", ".")
-        and "//" not in value
-        and "/./" not in value
-        and not value.startswith("./")
-        and not value.endswith(("/", "/."))
-    )
-    return value if plain else str(Path(value))
 
 
 def resolve_media_path(value: str, folder: Path | str) -> str:
