@@ -14,6 +14,7 @@ The child reports how it ended through a pipe; :meth:`Background.join` waits for
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -75,13 +76,13 @@ class Background:
         if self._pid is None or self._reader is None:
             return
         chunks = []
-        while chunk := os.read(
-            self._reader, MESSAGE_BYTES
-        ):  # read before waiting: a full pipe would block it
+        # read to the end before waiting: a child blocked on a full pipe would never end
+        while chunk := os.read(self._reader, MESSAGE_BYTES):
             chunks.append(chunk)
         os.close(self._reader)
+        self._reader = None
         _, status = os.waitpid(self._pid, 0)
-        self._pid = self._reader = None
+        self._pid = None
         code = os.waitstatus_to_exitcode(status)
         if code != 0:
             said = b"".join(chunks).decode("utf-8", "replace").strip()
@@ -91,11 +92,17 @@ class Background:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if exc is None:
-            self.join()
-            return
+        try:
+            if exc is None:
+                self.join()
+        finally:  # the command failed, or was interrupted while it waited: the child goes with it
+            self._stop()
+
+    def _stop(self) -> None:
+        """Kill and reap a child still running, and close its pipe (nothing to do after :meth:`join`)."""
         if self._pid is not None:
-            os.kill(self._pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._pid, signal.SIGKILL)
             os.waitpid(self._pid, 0)
             self._pid = None
         if self._reader is not None:

@@ -124,3 +124,27 @@ def test_eval_writes_the_same_samples_with_or_without_a_child(tmp_path: Path) ->
     alone = _eval(tmp_path, tmp_path / "alone", one_cpu)
     assert beside == alone
     assert beside.count(b"\n") >= 100
+
+
+@needs_fork
+def test_an_interrupt_while_waiting_stops_the_child(forking: None, tmp_path: Path) -> None:
+    out = tmp_path / "pid"
+
+    def work() -> None:
+        out.write_text(str(os.getpid()))
+        time.sleep(60)
+
+    def interrupt(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt), Background(work, "writing"):
+            while not out.exists():
+                time.sleep(0.01)
+            signal.setitimer(signal.ITIMER_REAL, 0.2)  # fires while the block's end waits for the child
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(out.read_text()), 0)  # stopped and reaped
