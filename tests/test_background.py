@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -61,14 +62,20 @@ def test_a_killed_child_is_a_failure(forking: None) -> None:
         pass
 
 
-@needs_fork
-def test_a_failing_caller_stops_the_child(forking: None, tmp_path: Path) -> None:
-    out = tmp_path / "pid"
+def _lingering(out: Path) -> Callable[[], None]:
+    """Work that writes its process id to ``out``, then lingers a minute (unless it is stopped)."""
 
     def work() -> None:
         out.write_text(str(os.getpid()))
         time.sleep(60)
 
+    return work
+
+
+@needs_fork
+def test_a_failing_caller_stops_the_child(forking: None, tmp_path: Path) -> None:
+    out = tmp_path / "pid"
+    work = _lingering(out)
     started = time.monotonic()
     with pytest.raises(RuntimeError, match="intervals failed"), Background(work, "writing"):
         while not out.exists():
@@ -129,10 +136,7 @@ def test_eval_writes_the_same_samples_with_or_without_a_child(tmp_path: Path) ->
 @needs_fork
 def test_an_interrupt_while_waiting_stops_the_child(forking: None, tmp_path: Path) -> None:
     out = tmp_path / "pid"
-
-    def work() -> None:
-        out.write_text(str(os.getpid()))
-        time.sleep(60)
+    work = _lingering(out)
 
     def interrupt(*_: object) -> None:
         raise KeyboardInterrupt
