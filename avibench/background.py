@@ -4,8 +4,9 @@ eval writes samples.jsonl (encoding about 10 MB of JSON for a full AVI-Bench run
 bootstrap intervals; the two need nothing from each other, and each took about a fifth of an eval. The work runs
 in a forked child: it sees the parent's memory as it was at the fork, so nothing is copied or pickled, and the
 child only writes a file the parent opened. A fork is taken only where it is safe and useful: on Linux, with
-more than one CPU to run on, and while the process runs no other thread (a lock another thread held at the fork
-would stay held in the child forever). Anywhere else the work runs at once, in this process, as it always did.
+more than one CPU to run on, while the process runs no other thread (a lock another thread held at the fork
+would stay held in the child forever), and with memory available for a second copy of the process. Anywhere
+else the work runs at once, in this process, as it always did.
 
 The child reports how it ended through a pipe; :meth:`Background.join` waits for it and raises an
 :class:`~avibench.errors.AvibenchError` with the child's own message when it failed (or was killed). Leaving the
@@ -30,11 +31,39 @@ MESSAGE_BYTES = 4096
 
 def forking_helps() -> bool:
     """Whether work handed to a child would run beside this process safely: Linux, several CPUs for this
-    process, and no other thread running."""
+    process, no other thread running, and memory for a second copy of this process (a child shares the parent's
+    pages until either writes to them, and reading Python objects writes their reference counts)."""
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return False
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return cpus > 1 and threading.active_count() == 1
+    return cpus > 1 and threading.active_count() == 1 and room_for_a_copy()
+
+
+def room_for_a_copy() -> bool:
+    """Whether the memory the system has available holds twice this process's resident memory."""
+    available, resident = available_bytes(), resident_bytes()
+    return available is not None and resident is not None and available > 2 * resident
+
+
+def available_bytes() -> int | None:
+    """The memory the system can give without swapping (Linux's ``MemAvailable``), or None unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory, or None unknown."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class Background:

@@ -152,3 +152,22 @@ def test_an_interrupt_while_waiting_stops_the_child(forking: None, tmp_path: Pat
         signal.signal(signal.SIGALRM, previous)
     with pytest.raises(ProcessLookupError):
         os.kill(int(out.read_text()), 0)  # stopped and reaped
+
+
+def test_no_fork_without_memory_for_a_second_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(background, "resident_bytes", lambda: 300 << 20)
+    monkeypatch.setattr(background, "available_bytes", lambda: 500 << 20)
+    assert not background.room_for_a_copy()
+    monkeypatch.setattr(background, "available_bytes", lambda: 700 << 20)
+    assert background.room_for_a_copy()
+    monkeypatch.setattr(background, "available_bytes", lambda: None)  # not Linux, or /proc unreadable
+    assert not background.room_for_a_copy()
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").is_file(), reason="Linux's /proc")
+def test_the_memory_figures_are_read() -> None:
+    resident, available = background.resident_bytes(), background.available_bytes()
+    assert (
+        resident is not None and 10 << 20 < resident < 64 << 30
+    )  # a test process holds tens of MiB at least
+    assert available is not None and available > 0
