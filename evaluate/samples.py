@@ -84,10 +84,16 @@ def _relative(value: str, root: str, cwd: str) -> str:
 _ROW_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _json_safe(value: Any) -> Any:
-    """``value`` as it reads back from its line in samples.jsonl (a text answer, most of them, is that already)."""
-    if value is None or type(value) in (str, int, float, bool):
+    """``value`` as it reads back from its line in samples.jsonl: a text answer, most of them, is that already,
+    and a flat list or tuple of such scalars reads back as a list of them (AIR-Bench's 21,000 values)."""
+    if type(value) in _SCALARS:
         return value
+    if type(value) in (list, tuple) and all(type(v) in _SCALARS for v in value):
+        return list(value)
     return json.loads(_ROW_ENCODER.encode(value))
 
 

@@ -10,13 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from avibench.benchmarks.avibench import scoring
 from avibench.benchmarks.avibench.dataset import Sample, load_task
 from avibench.benchmarks.avibench.sample_data import generate
 from avibench.benchmarks.avibench.tasks import AVIBENCH, TaskSpec
 from avibench.evaluate.reuse import stamp_path
-from avibench.evaluate.samples import _relative
+from avibench.evaluate.samples import _json_safe, _relative
 from avibench.level_metrics.chance import ESTIMATOR_VERSION
 from avibench.plugin import get_benchmark
 
@@ -280,3 +282,27 @@ def test_eval_leaves_the_garbage_collector_as_it_found_it(sample_root: Path, tmp
     assert gc.isenabled()
     assert _eval(sample_root, preds, tmp_path / "out", "--tasks", "NOPE").exit_code != 0  # a failed eval too
     assert gc.isenabled()
+
+
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True), st.text(max_size=8)
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES)
+def test_a_value_is_kept_as_it_reads_back_from_its_line(value: Any) -> None:
+    """What the intervals read of a question's value is what samples.jsonl gives back, even where a flat list of
+    scalars skips the encoding (NaN compared by its text)."""
+    back = json.loads(json.dumps(value))
+    assert json.dumps(_json_safe(value)) == json.dumps(back)
+    assert type(_json_safe(value)) is type(back)
