@@ -13,6 +13,9 @@ version string or timestamp varies between runs).
   and PCM width, by the file's suffix);
 * pictures: :func:`picture` of ``(kind, box, colour)`` shapes, :func:`write_image` (png or jpg);
 * clips: :func:`render_frames` and :func:`write_mp4` (H.264 with an AAC soundtrack).
+
+Each plug-in imports its sample module, and with it this kit, to be listed; so the file writers import their
+libraries (PyAV, soundfile, Pillow: about a tenth of a second) when they first write, not when an eval starts.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import av
 import numpy as np
-import soundfile as sf
-from PIL import Image, ImageDraw
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageDraw
 
 SR = 16_000
 FPS = 10
@@ -125,6 +129,8 @@ def voiced_words(words: Sequence[str], rate: int, seconds: float) -> np.ndarray:
 
 def write_wav(path: Path, signal: np.ndarray) -> None:
     """16 kHz 16-bit PCM wav: mono from a 1-D signal, one channel per column from a 2-D ``(samples, channels)`` one."""
+    import soundfile as sf
+
     path.parent.mkdir(parents=True, exist_ok=True)
     sf.write(path, np.clip(signal, -1.0, 1.0), SR, subtype="PCM_16", format="WAV")
 
@@ -149,10 +155,14 @@ def write_audio(
     if suffix == ".mp3":
         _write_mp3(path, np.asarray(data, dtype=np.float64), rate)
     else:
+        import soundfile as sf
+
         sf.write(path, data, rate, subtype=subtype, format=AUDIO_FORMATS[suffix])
 
 
 def _write_mp3(path: Path, signal: np.ndarray, rate: int) -> None:
+    import av
+
     planar = signal[None, :] if signal.ndim == 1 else signal.T
     layout = "mono" if planar.shape[0] == 1 else "stereo"
     with av.open(str(path), "w", format="mp3", options={"fflags": "+bitexact"}) as container:
@@ -231,11 +241,15 @@ def lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[int,
 
 
 def canvas(wh: tuple[int, int] = VIDEO_WH, background: RGB = BACKGROUND) -> Image.Image:
+    from PIL import Image
+
     return Image.new("RGB", wh, background)
 
 
 def picture(wh: tuple[int, int], shapes: Iterable[Shape], background: RGB = BACKGROUND) -> Image.Image:
     """A canvas with the given ``(kind, box, colour)`` shapes drawn in order."""
+    from PIL import ImageDraw
+
     img = canvas(wh, background)
     draw = ImageDraw.Draw(img)
     for kind, box, colour in shapes:
@@ -293,6 +307,8 @@ def colour_beep_clip(
 
 def write_mp4(path: Path, frames: Sequence[np.ndarray], audio: np.ndarray) -> None:
     """H.264 (yuv420p, near-lossless) video at :data:`FPS` with a mono AAC track of ``audio`` at :data:`SR`."""
+    import av
+
     path.parent.mkdir(parents=True, exist_ok=True)
     height, width = frames[0].shape[:2]
     with av.open(str(path), "w", format="mp4", options={"fflags": "+bitexact"}) as container:

@@ -11,8 +11,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import soundfile as sf
-
 from avibench import definitions
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
@@ -128,6 +126,8 @@ def _entries(root: Path, alias: str) -> Iterator[tuple[int, dict[str, Any], list
 
 def _audio_problems(alias: str, root: Path, path: str, index: int, entry: Mapping[str, Any]) -> list[Problem]:
     """Each clip that is missing or does not decode, and binaural clips that are not stereo."""
+    import soundfile as sf  # here, not at import: validation reads audio headers, eval does not
+
     problems = []
     clips = [("audio_paths", p) for p in entry["audio_paths"]]
     if context(alias) == "uncut":
