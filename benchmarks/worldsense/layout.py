@@ -19,8 +19,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import av
-
 from avibench.benchmarks.worldsense.subtitles import SETTINGS, subtitle_lines
 from avibench.errors import DatasetError
 from avibench.items import Item, Part
@@ -133,6 +131,8 @@ def frames_text(root: Path, video: str, template: str) -> str:
     frames = protocol("prompt")["frames"]
     if not template.startswith("subtitles-"):
         return frames[template]
+    import av  # here, not at import: only the subtitle settings read a video (its frame times)
+
     mp4 = Path(root) / VIDEOS / f"{video}.mp4"
     try:
         lines = subtitle_lines(

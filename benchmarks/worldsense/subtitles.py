@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import av
-
 #: The frame settings of VLMEvalKit's subtitle configs: ("nframe", N) or ("fps", rate).
 SETTINGS: dict[str, tuple[str, float]] = {
     "8frame": ("nframe", 8),
@@ -60,6 +58,8 @@ def read_srt(path: Path) -> list[Cue]:
 @cache
 def video_timing(path: Path) -> tuple[int, float]:
     """The video's frame count and average frame rate."""
+    import av  # here, not at import: only the subtitle settings read a video
+
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
         frames = stream.frames or sum(1 for packet in container.demux(stream) if packet.size)
