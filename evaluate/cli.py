@@ -402,9 +402,8 @@ def eval_command(
         lines = partial(
             write_pending, (sample_row_of(benchmark, q, run.data_root, profile) for q in asked()), samples
         )
-        with Background(
-            lines, "writing samples.jsonl"
-        ):  # the lines are written while the intervals are computed
+        # the lines are written while the intervals are computed
+        with Background(lines, "writing samples.jsonl"):
             rows = [interval_row(benchmark, q, profile) for q in asked()]
             if rows and isinstance(document.get("summary"), dict):
                 from avibench.evaluate.uncertainty import run_intervals  # numpy: imported only when scoring

@@ -64,10 +64,7 @@ def _relative(value: str, root: str, cwd: str) -> str:
     paths from a few dozen folders; a filesystem call each was a large part of its time). Only a path outside
     the root is resolved (a link may still put it there), and kept as it is when it has no relative form.
     """
-    head, separator, name = value.rpartition("/") if os.altsep is None else ("", "", "")
-    folder = head or separator  # os.path.split's folder, by the text alone where "/" is the only separator
-    if os.altsep is not None:
-        folder, name = os.path.split(value)
+    folder, name = os.path.split(value)
     if name not in ("", ".", "..") and (under := _folder_under(folder, root, cwd)) is not None:
         return name if under == "." else f"{under}/{name}"
     if (whole := _text_under(value, root, cwd)) is not None:
