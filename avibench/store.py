@@ -284,9 +284,11 @@ class PendingLines:
             fd, self._tmp = tempfile.mkstemp(prefix=".pending.", suffix=".tmp", dir=folder)
         os.fchmod(fd, 0o666 & ~_umask())
         self._fh = os.fdopen(fd, "w", encoding="utf-8")
+        self.count = 0  # lines written through this object (by this process)
 
     def write(self, line: str) -> None:
         self._fh.write(line + "\n")
+        self.count += 1
 
     def flush(self) -> None:
         """Hand what was written to the file (another process may have written it: :meth:`commit` names it)."""
