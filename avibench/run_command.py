@@ -399,7 +399,7 @@ def run(
     $DATA_ROOT, which names one benchmark's data, is not read); without either it is reported as not run, or
     with --sample runs on its generated sample. Any other option goes to every stage command that declares it (see 'avibench infer --help' and the
     others); --STAGE.OPTION (e.g. --refine.concurrency 4) to that stage only. Re-running carries on where it
-    stopped; a finished run asks nothing. Exit code 0 when every benchmark asked for is complete; 3 when one
+    stopped; a finished run asks nothing, and an unchanged one is neither scored nor its pages built again. Exit code 0 when every benchmark asked for is complete; 3 when one
     is partial or not run (unless --allow-partial), judged parts without a judge key included ("not judged");
     1 when a stage failed and 2 when a stage stopped on a user error, after every benchmark has been taken as
     far as it goes. The label's other benchmarks, from earlier runs, are on the card but count for neither.

@@ -338,10 +338,7 @@ def eval_command(
     # where eval.json cannot be written, eval runs and fails as it always did, naming the path
     done = reuse.reusable(target, stamp) if os.access(target.parent, os.W_OK) else None
     if done is not None:
-        for err, line in done["lines"]:
-            click.echo(line, err=bool(err))
-        if done["exit"]:
-            sys.exit(done["exit"])
+        reuse.replay(done)
         return
     reuse.forget(target)
     request = EvalRequest(

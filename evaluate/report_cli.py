@@ -12,9 +12,11 @@ import click
 from avibench.config import default_output_dir
 from avibench.contracts import RunPaths
 from avibench.errors import AvibenchError
+from avibench.evaluate import reuse
 from avibench.evaluate.board_runs import BoardOptions, entry_refusals
 from avibench.evaluate.document import Paragraph, as_dict, write_document
 from avibench.evaluate.leaderboard import write_leaderboard
+from avibench.evaluate.page_reuse import Printed, page_stamp, replayed
 from avibench.evaluate.report import build_report
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.sections import ReportOptions
@@ -93,26 +95,47 @@ def report(
     out: Path | None,
     allow_other_data: bool,
 ) -> None:
-    """Write report.md and a self-contained report.html beside the run's eval.json (or into --out)."""
+    """Write report.md and a self-contained report.html beside the run's eval.json (or into --out).
+
+    A report whose run files, data, options and code are unchanged since it was written is left as it is, and
+    what it printed is printed again; delete report.md to build it again."""
     if (price_in is None) != (price_out is None):
         raise click.UsageError("give both --price-in and --price-out, or neither")
-    notice = partial(click.echo, err=True)
-    run = locate(benchmark_name, model, label, output_dir, None, notice=notice)
+    run = locate(benchmark_name, model, label, output_dir, None, notice=partial(click.echo, err=True))
     meta = as_dict(load_eval(run.paths).get("meta"))
-    notes = page_caveats(
-        run.benchmark, run.paths, meta, stage="report", allow_other_data=allow_other_data, notice=notice
-    )
     names = tuple(n.strip() for n in published_names.split(",") if n.strip()) if published_names else None
     _check_published(run.benchmark, names)
-    options = ReportOptions(price_in=price_in, price_out=price_out, published=names)
-    doc = build_report(run.benchmark, run.paths, options)
-    doc.blocks[1:1] = [Paragraph(note) for note in notes]  # right under the run's introduction
     md, page = (
         (out / "report.md", out / "report.html") if out else (run.paths.report_md, run.paths.report_html)
     )
+    stamp = page_stamp(
+        run,
+        meta,
+        {
+            "page": str(md.resolve()),
+            "price": [price_in, price_out],
+            "published": names,
+            "other": allow_other_data,
+        },
+    )
+    if replayed(md, stamp):
+        return
+    printed = Printed()
+    notes = page_caveats(
+        run.benchmark,
+        run.paths,
+        meta,
+        stage="report",
+        allow_other_data=allow_other_data,
+        notice=printed.notice,
+    )
+    options = ReportOptions(price_in=price_in, price_out=price_out, published=names)
+    doc = build_report(run.benchmark, run.paths, options)
+    doc.blocks[1:1] = [Paragraph(note) for note in notes]  # right under the run's introduction
     write_document(doc, md, page)
-    click.echo(f"wrote {md}")
-    click.echo(f"wrote {page}")
+    printed(f"wrote {md}")
+    printed(f"wrote {page}")
+    reuse.record(md, stamp, [md, page], lines=printed.lines, exit_code=0)
 
 
 def _check_published(benchmark: Benchmark, names: Sequence[str] | None) -> None:

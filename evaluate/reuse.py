@@ -1,4 +1,4 @@
-"""Eval of an unchanged run: when nothing eval reads has changed since it wrote eval.json, its result stands.
+"""A stage's result from unchanged inputs: when nothing it reads has changed since it wrote its files, they stand.
 
 A stamp beside eval.json records what the result was computed from: the size and modification time of every file
 eval reads (the selected tasks' data files, the run's journals and run.json, or the prediction files, and the
@@ -9,7 +9,8 @@ its metrics read (FENSE, PEDANT), and the size and time of
 the eval.json and samples.jsonl it wrote with the lines it printed and its exit code. A later eval with the same
 stamp prints those lines again and exits the same way without loading or scoring anything; any difference (an
 edited journal, a new answer, another option, a rewritten eval.json) and eval runs in full. An eval that reported
-an error (a broken file, a failed scorer or judge request) writes no stamp: the next one tries again.
+an error (a broken file, a failed scorer or judge request) writes no stamp: the next one tries again. The pages
+(report and viewer) keep stamps of their own the same way (:mod:`avibench.evaluate.page_reuse`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import click
 
 from avibench import __version__
 from avibench.plugin import ENTRY_POINT_GROUP
@@ -70,24 +73,53 @@ def code_roots() -> list[Path]:
     return roots
 
 
-def _tree_state(roots: Iterable[Path]) -> str:
+def walk_files(root: str) -> Iterator[tuple[str, str]]:
+    """``(path, state)`` of every file under the folder ``root`` in a fixed order: its size and time, and for a
+    link where it points. Links to folders are followed once each (a loop is walked no further); caches are left
+    out."""
+    seen: set[tuple[int, int]] = set()
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        try:
+            key = (st := os.stat(folder)).st_dev, st.st_ino
+            entries = sorted(os.scandir(folder), key=lambda e: e.name) if key not in seen else []
+        except OSError:
+            yield folder, "unreadable"
+            continue
+        seen.add(key)
+        below = []
+        for entry in entries:
+            link = f" -> {os.readlink(entry.path)}" if entry.is_symlink() else ""
+            try:
+                if entry.is_dir():
+                    if entry.name != "__pycache__":
+                        below.append(entry.path)
+                    if link:
+                        yield entry.path, link
+                    continue
+                st = entry.stat()
+                yield entry.path, f"{st.st_size} {st.st_mtime_ns}{link}"
+            except OSError:
+                yield entry.path, f"missing{link}"
+        folders.extend(reversed(below))
+
+
+def tree_state(roots: Iterable[Path]) -> str:
     """A hash of the path, size and time of every file under ``roots`` (files or folders; caches left out)."""
     digest = hashlib.sha256()
     for root in roots:
         if not root.is_dir():
             digest.update(f"{root}\0{_file_state(root)}\n".encode())
             continue
-        for folder, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(names):
-                path = Path(folder) / name
-                digest.update(f"{path}\0{_file_state(path)}\n".encode())
+        for path, state in walk_files(str(root)):
+            digest.update(f"{path}\0{state}\n".encode())
     return digest.hexdigest()
 
 
 def code_state() -> str:
     """A hash of the size and time of every file of the package: a changed scorer is never replayed as the old."""
-    return _tree_state(code_roots())
+    return tree_state(code_roots())
 
 
 def plugin_code(benchmark: object) -> list[Path]:
@@ -109,19 +141,22 @@ def plugin_code(benchmark: object) -> list[Path]:
     return found
 
 
-def plugin_state(benchmark: object, options: Mapping[str, Any]) -> dict[str, Any]:
+def plugin_state(benchmark: object, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """What the scoring plug-in brings beyond this package: its distribution and version, a hash of its code, and
-    a hash of the model files its metrics read (:meth:`~avibench.plugin.Benchmark.model_files`)."""
+    a hash of the model files its metrics read under the eval options ``options``
+    (:meth:`~avibench.plugin.Benchmark.model_files`; ``None``: a stage that scores nothing reads none)."""
     name = str(getattr(benchmark, "name", ""))
     found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP, name=name)
     dists = sorted({f"{ep.dist.name} {ep.dist.version}" for ep in found if ep.dist is not None})
     model_files = getattr(benchmark, "model_files", None)
-    models = [Path(p) for p in model_files(options)] if model_files is not None else []
+    models = (
+        [Path(p) for p in model_files(options)] if model_files is not None and options is not None else []
+    )
     return {
         "class": f"{type(benchmark).__module__}.{type(benchmark).__qualname__}",
         "distribution": dists,
-        "code": _tree_state(plugin_code(benchmark)),
-        "models": {str(p): _tree_state([p]) for p in models},
+        "code": tree_state(plugin_code(benchmark)),
+        "models": {str(p): tree_state([p]) for p in models},
     }
 
 
@@ -205,6 +240,14 @@ def reusable(target: Path, stamp: Mapping[str, Any]) -> dict[str, Any] | None:
     ):
         return None  # a stamp edited by hand or torn: score again rather than replay what cannot be read
     return {"lines": lines, "exit": code}
+
+
+def replay(done: Mapping[str, Any]) -> None:
+    """Print a reused result's lines as the stage printed them, and leave with its exit code."""
+    for err, line in done["lines"]:
+        click.echo(line, err=bool(err))
+    if done["exit"]:
+        sys.exit(done["exit"])
 
 
 def record(

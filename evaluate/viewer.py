@@ -26,6 +26,8 @@ from urllib.parse import unquote, urlsplit
 import click
 
 from avibench.contracts import RunPaths
+from avibench.evaluate import reuse
+from avibench.evaluate.page_reuse import Printed, page_stamp, replayed
 from avibench.evaluate.run_files import load_eval
 from avibench.evaluate.samples import OUTCOMES, read_samples
 from avibench.evaluate.viewer_page import BODY, SCRIPT, STYLE
@@ -216,14 +218,24 @@ def view(
 
     Filter by task, outcome, refine method and free text, sort, and link to a sample with #sample=TASK/KEY.
     Media outside the data root are never linked or served; a dataset that names some is refused unless the run
-    was made with --allow-media-outside-root or the flag is given here.
+    was made with --allow-media-outside-root or the flag is given here. A page whose run files, data, media,
+    options and code are unchanged since it was written is left as it is; delete it to build it again.
     """
-    notice = partial(click.echo, err=True)
-    run = locate(benchmark_name, model, label, output_dir, None, notice=notice)
+    run = locate(benchmark_name, model, label, output_dir, None, notice=partial(click.echo, err=True))
     doc = load_eval(run.paths)
     meta, summary = doc.get("meta") or {}, doc.get("summary") or {}
+    page_path = out or run.paths.root / VIEWER_NAME
+    stamp = None
+    if not serve:  # a page to serve is built in memory
+        given = [data_root] if data_root else []
+        options = {"page": str(page_path.resolve()), "given": [str(r) for r in given]}
+        options.update(other=allow_other_data, outside=allow_media_outside_root)
+        stamp = page_stamp(run, meta, options, given)
+        if replayed(page_path, stamp):
+            return
+    printed = Printed()
     notes = page_caveats(
-        run.benchmark, run.paths, meta, stage="view", allow_other_data=allow_other_data, notice=notice
+        run.benchmark, run.paths, meta, stage="view", allow_other_data=allow_other_data, notice=printed.notice
     )
     root = data_root or run_data_root(run.paths, meta, run.data_root)
     if data_root is not None:
@@ -251,7 +263,6 @@ def view(
     rows, unlinked = unlinked_outside(rows, root)
     if unlinked:
         notes.append(f"{unlinked} media entries outside the data root {root} are listed without a link.")
-    page_path = out or run.paths.root / VIEWER_NAME
     title = f"{run.benchmark.title or run.benchmark.name} samples: {run.label}"
     profile = str(summary.get("profile") or meta.get("profile") or "reference")
     tasks = [t.name for t in run.benchmark.tasks()]
@@ -263,9 +274,10 @@ def view(
         media_base=SERVE_MEDIA if serve else media_base_for(page_path, root),
         notes=notes,
     )
-    if not serve:
+    if stamp is not None:
         write_if_changed(page_path, page)
-        click.echo(f"wrote {page_path} ({len(rows)} samples, media from {root})")
+        printed(f"wrote {page_path} ({len(rows)} samples, media from {root})")
+        reuse.record(page_path, stamp, [page_path], lines=printed.lines, exit_code=0)
         return
     server = make_server(page, root, port)
     click.echo(
