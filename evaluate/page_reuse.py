@@ -9,7 +9,8 @@ already on disk. Each page keeps a stamp beside it, as eval does (:mod:`avibench
   refine and judge journals), except what no page reads and every invocation rewrites: the stage logs
   (``run.log``, ``infer/runs.jsonl``), lock files, files being written, stamps and the pages themselves;
 * every file under each data root the run names (the one given or found, eval.json's, the manifest's and
-  infer's run.json's): the data files, and the media whose paths, links and lengths the pages read;
+  infer's run.json's): the data files, and the media whose paths, links and lengths the pages read (an output
+  folder kept inside a data root is left out);
 * the command's options, the environment settings, the package's version and code, and the plug-in's code.
 
 Any difference, or a page deleted or edited, and the page is built again. A page that failed writes no stamp.
@@ -96,7 +97,8 @@ def page_stamp(
         plugin=reuse.plugin_state(run.benchmark, None),
     )
     stamp["run_files"] = run_files(run.paths.root)
-    stamp["data"] = {str(r): reuse.tree_state([r]) for r in named_data_roots(run, meta, data_roots)}
+    outputs = {str(run.paths.output_dir.resolve())}  # runs kept inside a data root are not its data
+    stamp["data"] = {str(r): reuse.tree_state([r], outputs) for r in named_data_roots(run, meta, data_roots)}
     return stamp
 
 

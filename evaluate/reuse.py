@@ -22,7 +22,7 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +73,16 @@ def code_roots() -> list[Path]:
     return roots
 
 
-def walk_files(root: str) -> Iterator[tuple[str, str]]:
+def walk_files(root: str, skip: Collection[str] = ()) -> Iterator[tuple[str, str]]:
     """``(path, state)`` of every file under the folder ``root`` in a fixed order: its size and time, and for a
-    link where it points. Links to folders are followed once each (a loop is walked no further); caches are left
-    out."""
+    link where it points. Links to folders are followed once each (a loop is walked no further); caches and the
+    folders ``skip`` names are left out."""
     seen: set[tuple[int, int]] = set()
     folders = [root]
     while folders:
         folder = folders.pop()
+        if folder in skip:
+            continue
         try:
             key = (st := os.stat(folder)).st_dev, st.st_ino
             entries = sorted(os.scandir(folder), key=lambda e: e.name) if key not in seen else []
@@ -105,14 +107,15 @@ def walk_files(root: str) -> Iterator[tuple[str, str]]:
         folders.extend(reversed(below))
 
 
-def tree_state(roots: Iterable[Path]) -> str:
-    """A hash of the path, size and time of every file under ``roots`` (files or folders; caches left out)."""
+def tree_state(roots: Iterable[Path], skip: Collection[str] = ()) -> str:
+    """A hash of the path, size and time of every file under ``roots`` (files or folders; caches and the folders
+    ``skip`` names left out)."""
     digest = hashlib.sha256()
     for root in roots:
         if not root.is_dir():
             digest.update(f"{root}\0{_file_state(root)}\n".encode())
             continue
-        for path, state in walk_files(str(root)):
+        for path, state in walk_files(str(root), skip):
             digest.update(f"{path}\0{state}\n".encode())
     return digest.hexdigest()
 

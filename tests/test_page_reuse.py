@@ -208,3 +208,18 @@ def test_the_walk_sees_links_follows_linked_folders_once_and_ends_on_a_loop(tmp_
     os.remove(data / "again")
     (data / "again").symlink_to(tmp_path, target_is_directory=True)
     assert reuse.tree_state([data]) != changed  # so does where a link points
+
+
+def test_runs_kept_inside_the_data_root_do_not_count_as_its_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = build_dataset(tmp_path / "levels", {"AMIC": 2})
+    out = root / "outputs"
+    where = ["--data-root", str(root), "--output-dir", str(out)]
+    for args in (["infer", "--model", "oracle"], ["refine", "--label", "oracle"]):
+        assert _run([*args, *where]).code == 0
+    assert _run(["eval", "--label", "oracle", "--tasks", "AMIC", *where]).code == 0
+    assert _run(["report", "--label", "oracle", "--output-dir", str(out)]).code == 0
+    built = _counting(monkeypatch)
+    assert _run(["report", "--label", "oracle", "--output-dir", str(out)]).code == 0
+    assert built == []  # writing the page and its stamp changed no data
