@@ -8,7 +8,9 @@ A run passes unless a benchmark's headline is *shown* to be worse:
   lies below X.
 
 A headline below the bar whose interval still reaches it is noise at this sample size: the gate passes and says
-so. Exit codes: 0 pass, 1 a headline is shown below its bar, 2 a run or number the gate needs is missing.
+so. A benchmark without a headline (ASR's error rates, each task its own number) is gated task by task, and where
+its numbers are error rates, worse means higher: above the bar, with the interval wholly above it. Exit codes: 0
+pass, 1 a number is shown worse than its bar, 2 a run or number the gate needs is missing.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from avibench.evaluate.card import headline_name
 from avibench.evaluate.compare import Run, differences
 from avibench.evaluate.document import as_dict, as_number
 from avibench.evaluate.uncertainty import interval_of
+from avibench.plugin import Benchmark, lower_is_better
 from avibench.run_options import resolve_benchmark
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """One benchmark's gate: its headline, the bar, the interval judged and why it passed or failed."""
+    """One gated number (a benchmark's headline, or a task's where it has none): the bar, the interval judged and
+    why it passed or failed; ``lower_is_better``: an error rate, worse when higher."""
 
     benchmark: str
     headline: str
@@ -42,24 +46,43 @@ class Verdict:
     high: float | None
     failed: bool
     why: str
+    lower_is_better: bool = False
 
 
-def _headline(run: Run) -> tuple[str, float]:
+@dataclass(frozen=True)
+class Gated:
+    """A number the gate judges: its key, its value and the part of ``summary.intervals`` its interval is in."""
+
+    key: str
+    score: float
+    section: str
+
+
+def gated_numbers(benchmark: Benchmark, run: Run) -> list[Gated]:
+    """The run's headline in its profile; for a benchmark without one, each scored task's number."""
     key = headline_name(run.summary)
     view = as_dict(as_dict(run.summary.get("by_profile")).get(run.profile))
     score = as_number(
         view.get(key, run.summary.get(key) if run.summary.get("profile") == run.profile else None)
     )
-    if score is None:
-        raise AvibenchError(f"{run.paths.eval_json}: no {key} in profile {run.profile}; run eval first")
-    return key, score
+    if score is not None:
+        return [Gated(key, score, "aggregates")]
+    tasks = [Gated(t, v, "tasks") for t, value in run.tasks.items() if (v := as_number(value)) is not None]
+    if benchmark.has_headline or not tasks:
+        what = key if benchmark.has_headline else "task score"
+        raise AvibenchError(f"{run.paths.eval_json}: no {what} in profile {run.profile}; run eval first")
+    return tasks
 
 
-def against_threshold(benchmark: str, run: Run, threshold: float) -> Verdict:
-    key, score = _headline(run)
+def _worse(a: float, b: float, lower: bool) -> bool:
+    return a > b if lower else a < b
+
+
+def against_threshold(benchmark: str, run: Run, threshold: float, number: Gated, lower: bool) -> Verdict:
+    key, score = number.key, number.score
     intervals = as_dict(run.summary.get("intervals"))
     interval = (
-        interval_of(run.summary, "aggregates", key)
+        interval_of(run.summary, number.section, key)
         if intervals.get("profile", run.profile) == run.profile
         else None
     )
@@ -69,33 +92,36 @@ def against_threshold(benchmark: str, run: Run, threshold: float) -> Verdict:
             "its primary profile); re-run eval with --profile " + run.profile
         )
     low, high = interval
-    failed = score < threshold and high < threshold
+    worse, side, bound = (">", "above", low) if lower else ("<", "below", high)
+    shown = f"95% interval [{low:.2f}, {high:.2f}]"
+    failed = _worse(score, threshold, lower) and _worse(bound, threshold, lower)
     if failed:
-        why = f"{key} {score:.2f} < {threshold:g}, and its whole 95% interval [{low:.2f}, {high:.2f}] is below it"
-    elif score < threshold:
-        why = f"{key} {score:.2f} < {threshold:g}, but its 95% interval [{low:.2f}, {high:.2f}] reaches it: noise"
+        why = f"{key} {score:.2f} {worse} {threshold:g}, and its whole {shown} is {side} it"
+    elif _worse(score, threshold, lower):
+        why = f"{key} {score:.2f} {worse} {threshold:g}, but its {shown} reaches it: noise"
     else:
-        why = f"{key} {score:.2f} >= {threshold:g}"
-    return Verdict(benchmark, key, score, threshold, low, high, failed, why)
+        why = f"{key} {score:.2f} {'<=' if lower else '>='} {threshold:g}"
+    return Verdict(benchmark, key, score, threshold, low, high, failed, why, lower)
 
 
-def against_baseline(benchmark: str, run: Run, base: Run) -> Verdict:
-    key, score = _headline(run)
-    _, bar = _headline(base)
+def against_baseline(benchmark: str, run: Run, base: Run, number: Gated, lower: bool) -> Verdict:
+    key, score = number.key, number.score
+    bar = next((n.score for n in gated_numbers(resolve_benchmark(benchmark), base) if n.key == key), None)
     diff = differences(resolve_benchmark(benchmark), base, run).get(key)
-    if diff is None:
+    if bar is None or diff is None:
         raise AvibenchError(
             f"{run.paths.root} and {base.paths.root} share no scored item to compare {key} on"
         )
-    failed = diff.delta < 0 and diff.high < 0
     shown = f"difference {diff.delta:+.2f}, 95% paired interval [{diff.low:+.2f}, {diff.high:+.2f}] over {diff.items} items"
+    worse = ">" if lower else "<"
+    failed = _worse(diff.delta, 0, lower) and _worse(diff.low if lower else diff.high, 0, lower)
     if failed:
-        why = f"{key} {score:.2f} < baseline {bar:.2f}: {shown} excludes zero"
-    elif diff.delta < 0:
-        why = f"{key} {score:.2f} < baseline {bar:.2f}, but {shown} includes zero: noise"
+        why = f"{key} {score:.2f} {worse} baseline {bar:.2f}: {shown} excludes zero"
+    elif _worse(diff.delta, 0, lower):
+        why = f"{key} {score:.2f} {worse} baseline {bar:.2f}, but {shown} includes zero: noise"
     else:
-        why = f"{key} {score:.2f} >= baseline {bar:.2f} ({shown})"
-    return Verdict(benchmark, key, score, bar, diff.low, diff.high, failed, why)
+        why = f"{key} {score:.2f} {'<=' if lower else '>='} baseline {bar:.2f} ({shown})"
+    return Verdict(benchmark, key, score, bar, diff.low, diff.high, failed, why, lower)
 
 
 def _benchmarks(output_dir: Path, label: str, names: str | None) -> list[str]:
@@ -118,12 +144,15 @@ def gate_runs(
 ) -> list[Verdict]:
     verdicts = []
     for name in benchmarks:
+        benchmark = resolve_benchmark(name)
+        lower = lower_is_better(benchmark)
         run = Run(RunPaths(output_dir, label, name), profile)
-        if baseline is not None:
-            base = Run(RunPaths(output_dir, baseline, name), run.profile)
-            verdicts.append(against_baseline(name, run, base))
-        else:
-            verdicts.append(against_threshold(name, run, float(threshold)))  # type: ignore[arg-type]
+        base = Run(RunPaths(output_dir, baseline, name), run.profile) if baseline is not None else None
+        for number in gated_numbers(benchmark, run):
+            if base is not None:
+                verdicts.append(against_baseline(name, run, base, number, lower))
+            else:
+                verdicts.append(against_threshold(name, run, float(threshold), number, lower))  # type: ignore[arg-type]
     return verdicts
 
 
@@ -131,7 +160,10 @@ def gate_runs(
 @click.option("--label", required=True, help="The run to gate.")
 @click.option("--baseline", default=None, help="Label of the run to compare with (paired intervals).")
 @click.option(
-    "--threshold", type=float, default=None, help="Bar for the headline on its own 0-100 scale (0.69 -> 69)."
+    "--threshold",
+    type=float,
+    default=None,
+    help="Bar for the headline on its own 0-100 scale: a 0.69 accuracy is 69 (error rates: the most allowed).",
 )
 @click.option(
     "--benchmarks", default=None, help="Comma separated (default: every benchmark the run has scored)."
@@ -157,14 +189,22 @@ def gate(
 
     With --baseline B a headline fails when it is below B's and the 95% paired bootstrap interval of the difference
     excludes zero; with --threshold X when it is below X and its whole 95% interval is below X. Anything else,
-    a drop within the noise included, passes, and every line says why. Meant for CI after 'avibench run'.
+    a drop within the noise included, passes, and every line says why. A benchmark without a headline (ASR) is
+    gated task by task, and its error rates fail when shown above the bar. Exit 2 when a run or number is
+    missing. Meant for CI after 'avibench run'.
     """
     if (baseline is None) == (threshold is None):
         raise click.UsageError("give exactly one of --baseline LABEL and --threshold X")
     output_dir = output_dir or default_output_dir()
-    verdicts = gate_runs(
-        output_dir, label, _benchmarks(output_dir, label, benchmarks), baseline, threshold, profile
-    )
+    names = _benchmarks(output_dir, label, benchmarks)
+    if threshold is not None and 0 < threshold <= 1:
+        percent = f"{threshold * 100:g}"
+        click.echo(
+            f"note: --threshold {threshold:g} is read on the scores' 0-100 scale ({threshold:g}, not {percent}); "
+            f"for {percent} pass --threshold {percent}",
+            err=True,
+        )
+    verdicts = gate_runs(output_dir, label, names, baseline, threshold, profile)
     if as_json:
         click.echo(
             json.dumps(

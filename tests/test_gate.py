@@ -65,3 +65,50 @@ def test_plain_output_and_usage_errors(out: Path) -> None:
     assert both.code == 2 and "exactly one of" in both.stderr
     none = invoke(["gate", "--output-dir", str(out), "--label", "nobody", "--threshold", "1"])
     assert none.code == 2 and "no benchmark of run nobody" in none.stderr
+
+
+def test_a_fraction_as_threshold_is_named_on_the_percent_scale(out: Path) -> None:
+    result = invoke(["gate", "--output-dir", str(out), "--label", "random", "--threshold", "0.69"])
+    assert result.code == 0
+    assert "0-100 scale (0.69, not 69); for 69 pass --threshold 69" in result.stderr
+    plain = invoke(["gate", "--output-dir", str(out), "--label", "random", "--threshold", "30"])
+    assert "note:" not in plain.stderr
+
+
+@pytest.fixture(scope="module")
+def asr_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ASR runs: no headline, each task a word or character error rate (lower is better)."""
+    base = tmp_path_factory.mktemp("gate-asr")
+    data, out = base / "data", base / "out"
+    assert invoke(["sample-data", "--benchmark", "asr", "--out", str(data)]).code == 0
+    for model in ("oracle", "random"):
+        for stage in (["infer", "--data-root", str(data)], ["refine"], ["eval"]):
+            result = invoke([*stage, "--benchmark", "asr", "--model", model, "--output-dir", str(out)])
+            assert result.code == 0, result.stderr
+    return out
+
+
+def _task_rates(out: Path, label: str) -> dict[str, float]:
+    return json.loads((out / label / "asr" / "eval.json").read_text())["summary"]["tasks"]
+
+
+def test_a_benchmark_without_a_headline_is_gated_task_by_task_where_higher_is_worse(asr_out: Path) -> None:
+    rates = _task_rates(asr_out, "random")
+    code, doc = gate(asr_out, "--label", "random", "--baseline", "oracle")
+    assert code == 1 and [v["headline"] for v in doc["verdicts"]] == list(rates)
+    for verdict in doc["verdicts"]:
+        assert verdict["lower_is_better"] and verdict["score"] == rates[verdict["headline"]]
+        assert verdict["failed"] and verdict["low"] > 0 and "excludes zero" in verdict["why"]
+    code, doc = gate(asr_out, "--label", "oracle", "--baseline", "random")
+    assert code == 0 and not any(v["failed"] for v in doc["verdicts"])  # lower error rates: better
+
+
+def test_an_error_rate_fails_a_threshold_only_when_its_whole_interval_is_above(asr_out: Path) -> None:
+    code, doc = gate(asr_out, "--label", "random", "--threshold", "10")
+    assert code == 1 and all(v["failed"] and v["low"] > 10 for v in doc["verdicts"])
+    assert "is above it" in doc["verdicts"][0]["why"]
+    code, doc = gate(asr_out, "--label", "oracle", "--threshold", "10")
+    assert code == 0 and all(v["score"] <= 10 for v in doc["verdicts"])
+    code, doc = gate(asr_out, "--label", "random", "--threshold", "95")
+    noisy = [v for v in doc["verdicts"] if v["score"] > 95 and v["low"] <= 95]
+    assert noisy and all(not v["failed"] and "noise" in v["why"] for v in noisy)
