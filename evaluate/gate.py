@@ -10,7 +10,8 @@ A run passes unless a benchmark's headline is *shown* to be worse:
 A headline below the bar whose interval still reaches it is noise at this sample size: the gate passes and says
 so. A benchmark without a headline (ASR's error rates, each task its own number) is gated task by task, and where
 its numbers are error rates, worse means higher: above the bar, with the interval wholly above it. Exit codes: 0
-pass, 1 a number is shown worse than its bar, 2 a run or number the gate needs is missing.
+pass, 1 a number is shown worse than its bar, 2 (when none is) a run or number the gate needs is missing; every
+benchmark that can be gated is, whatever another lacks.
 """
 
 from __future__ import annotations
@@ -70,8 +71,20 @@ def gated_numbers(benchmark: Benchmark, run: Run) -> list[Gated]:
     tasks = [Gated(t, v, "tasks") for t, value in run.tasks.items() if (v := as_number(value)) is not None]
     if benchmark.has_headline or not tasks:
         what = key if benchmark.has_headline else "task score"
-        raise AvibenchError(f"{run.paths.eval_json}: no {what} in profile {run.profile}; run eval first")
+        raise AvibenchError(f"{run.paths.eval_json}: no {what} in profile {run.profile}{_why_missing(run)}")
     return tasks
+
+
+def _why_missing(run: Run) -> str:
+    """Why an evaluated run has no headline: the incomplete tasks eval recorded (a judge without a key, say)."""
+    tasks = as_dict(as_dict(run.summary.get("incomplete")).get("tasks"))
+    if not tasks:
+        return "; run eval first"
+    reasons = [
+        f"{t}: {as_dict(e).get('reason') or as_dict(e).get('text') or 'incomplete'}" for t, e in tasks.items()
+    ]
+    more = f"; and {len(reasons) - 3} more" if len(reasons) > 3 else ""
+    return f": the run is incomplete ({'; '.join(reasons[:3])}{more}); complete it and run eval again"
 
 
 def _worse(a: float, b: float, lower: bool) -> bool:
@@ -141,19 +154,25 @@ def gate_runs(
     baseline: str | None,
     threshold: float | None,
     profile: str | None,
-) -> list[Verdict]:
-    verdicts = []
+) -> tuple[list[Verdict], dict[str, str]]:
+    """Each benchmark's verdicts, and the benchmarks that could not be gated with why (a run, an eval.json or a
+    number missing): one missing never hides the others' verdicts."""
+    verdicts: list[Verdict] = []
+    errors: dict[str, str] = {}
     for name in benchmarks:
-        benchmark = resolve_benchmark(name)
-        lower = lower_is_better(benchmark)
-        run = Run(RunPaths(output_dir, label, name), profile)
-        base = Run(RunPaths(output_dir, baseline, name), run.profile) if baseline is not None else None
-        for number in gated_numbers(benchmark, run):
-            if base is not None:
-                verdicts.append(against_baseline(name, run, base, number, lower))
-            else:
-                verdicts.append(against_threshold(name, run, float(threshold), number, lower))  # type: ignore[arg-type]
-    return verdicts
+        try:
+            benchmark = resolve_benchmark(name)
+            lower = lower_is_better(benchmark)
+            run = Run(RunPaths(output_dir, label, name), profile)
+            base = Run(RunPaths(output_dir, baseline, name), run.profile) if baseline is not None else None
+            for number in gated_numbers(benchmark, run):
+                if base is not None:
+                    verdicts.append(against_baseline(name, run, base, number, lower))
+                else:
+                    verdicts.append(against_threshold(name, run, float(threshold), number, lower))  # type: ignore[arg-type]
+        except AvibenchError as exc:
+            errors[name] = str(exc)
+    return verdicts, errors
 
 
 @click.command(name="gate")
@@ -190,8 +209,9 @@ def gate(
     With --baseline B a headline fails when it is below B's and the 95% paired bootstrap interval of the difference
     excludes zero; with --threshold X when it is below X and its whole 95% interval is below X. Anything else,
     a drop within the noise included, passes, and every line says why. A benchmark without a headline (ASR) is
-    gated task by task, and its error rates fail when shown above the bar. Exit 2 when a run or number is
-    missing. Meant for CI after 'avibench run'.
+    gated task by task, and its error rates fail when shown above the bar. A benchmark that cannot be gated (its
+    run, eval.json or headline missing) is named on stderr after the others' lines: exit 2, unless another
+    failed (exit 1). Meant for CI after 'avibench run'.
     """
     if (baseline is None) == (threshold is None):
         raise click.UsageError("give exactly one of --baseline LABEL and --threshold X")
@@ -204,15 +224,15 @@ def gate(
             f"for {percent} pass --threshold {percent}",
             err=True,
         )
-    verdicts = gate_runs(output_dir, label, names, baseline, threshold, profile)
+    verdicts, errors = gate_runs(output_dir, label, names, baseline, threshold, profile)
+    failed = any(v.failed for v in verdicts)
     if as_json:
-        click.echo(
-            json.dumps(
-                {"passed": not any(v.failed for v in verdicts), "verdicts": [asdict(v) for v in verdicts]}
-            )
-        )
+        document = {"passed": not failed and not errors, "verdicts": [asdict(v) for v in verdicts]}
+        click.echo(json.dumps({**document, "errors": errors}))
     else:
         for v in verdicts:
             click.echo(f"{'FAIL' if v.failed else 'pass'}  {v.benchmark}: {v.why}")
-    if any(v.failed for v in verdicts):
-        raise SystemExit(1)
+    for name, error in errors.items():
+        click.echo(f"error: {name}: {error}", err=True)
+    if failed or errors:
+        raise SystemExit(1 if failed else 2)

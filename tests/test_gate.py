@@ -112,3 +112,32 @@ def test_an_error_rate_fails_a_threshold_only_when_its_whole_interval_is_above(a
     code, doc = gate(asr_out, "--label", "random", "--threshold", "95")
     noisy = [v for v in doc["verdicts"] if v["score"] > 95 and v["low"] <= 95]
     assert noisy and all(not v["failed"] and "noise" in v["why"] for v in noisy)
+
+
+def test_a_benchmark_that_cannot_be_gated_is_named_after_the_others(out: Path, tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(out / "oracle", tmp_path / "partial")
+    shutil.copytree(out / "random", tmp_path / "random")
+    eval_json = tmp_path / "partial" / "mmar" / "eval.json"
+    document = json.loads(eval_json.read_text())
+    summary = document["summary"]
+    summary["headline"] = None
+    for view in summary.get("by_profile", {}).values():
+        view["headline"] = None
+    summary["incomplete"] = {
+        "tasks": {"sound": {"reason": "not judged: no API key", "text": "not scored of 5"}}
+    }
+    eval_json.write_text(json.dumps(document))
+    args = ["gate", "--output-dir", str(tmp_path), "--threshold", "50"]
+    result = invoke([*args, "--label", "partial", "--benchmarks", "mmar,mmau"])
+    assert result.code == 2 and result.stdout == ""
+    assert (
+        "mmar: " in result.stderr and "the run is incomplete (sound: not judged: no API key)" in result.stderr
+    )
+    assert "error: mmau: " in result.stderr and "no eval.json for run 'partial'" in result.stderr
+    mixed = invoke(["gate", "--output-dir", str(tmp_path), "--label", "random", "--threshold", "99", "--json",
+                    "--benchmarks", "mmar,mmau"])  # fmt: skip
+    doc = json.loads(mixed.stdout)
+    assert mixed.code == 1 and doc["verdicts"][0]["failed"] and not doc["passed"]  # a failure outranks a gap
+    assert list(doc["errors"]) == ["mmau"]
