@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,24 @@ def first_eval(python: str, args: list[str], env: dict[str, str], base: Path) ->
     return measured([python, "-m", "avibench.cli", *args], env, base)
 
 
+@contextmanager
+def workspace(keep: Path | None, prefix: str) -> Iterator[tuple[Path, dict[str, str], str]]:
+    """The folder the data and runs are built in (``keep``, else a temporary one), the environment every timed
+    process gets (a user cache in that folder, compiled modules as users run with) and the URL of a local judge
+    that stays up meanwhile."""
+    from avibench.testing.fake_openai import FakeOpenAIServer
+
+    env = dict(os.environ, OPENAI_API_KEY="sk-local", JUDGE_API_KEY="sk-local", HF_HUB_OFFLINE="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        base = (keep or Path(tmp)).resolve()
+        base.mkdir(parents=True, exist_ok=True)
+        env["AVIBENCH_CACHE_DIR"] = str(base / "user-cache")
+        server = FakeOpenAIServer(responder=judge_reply)
+        with server.run_in_thread():
+            yield base, env, server.base_url
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -95,45 +114,32 @@ def main() -> None:
     parser.add_argument("--benchmarks", default=",".join(BENCHMARKS), help="Comma-separated benchmarks.")
     args = parser.parse_args()
 
-    from avibench.testing.fake_openai import FakeOpenAIServer
-
-    env = dict(os.environ, OPENAI_API_KEY="sk-local", JUDGE_API_KEY="sk-local", HF_HUB_OFFLINE="1")
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # users run with compiled modules
-    with tempfile.TemporaryDirectory(prefix="avibench-eval-all-") as tmp:
-        base = (args.keep or Path(tmp)).resolve()
-        base.mkdir(parents=True, exist_ok=True)
-        env["AVIBENCH_CACHE_DIR"] = str(base / "user-cache")
-        server = FakeOpenAIServer(responder=judge_reply)
-        with server.run_in_thread():
-            print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the start")
-            header = f"{'benchmark':<14}{'wall s':>8}{'cpu s':>8}{'RSS MiB':>9}"
-            if args.baseline_python:
-                header += f"{'prev wall':>11}{'prev cpu':>10}{'prev RSS':>10}{'cpu ratio':>11}"
-            print(header + "   load")
-            for benchmark in args.benchmarks.split(","):
-                eval_args = prepare(benchmark, base, env, server.base_url)
-                first_eval(
-                    sys.executable, eval_args, env, base
-                )  # writes the judge journals and the user cache
-                ours, previous = [], []
-                for _ in range(args.runs):
-                    ours.append(first_eval(sys.executable, eval_args, env, base))
-                    if args.baseline_python:
-                        previous.append(first_eval(args.baseline_python, eval_args, env, base))
-                line = f"{benchmark:<14}" + "".join(
-                    f"{statistics.median(m[i] for m in ours):{w}.{d}f}" for i, w, d in ((0, 8, 2), (1, 8, 2), (2, 9, 0))
-                )  # fmt: skip
-                if previous:
-                    line += "".join(
-                        f"{statistics.median(m[i] for m in previous):{w}.{d}f}"
-                        for i, w, d in ((0, 11, 2), (1, 10, 2), (2, 10, 0))
-                    )
-                    ratio = statistics.median(o[1] / p[1] for o, p in zip(ours, previous, strict=True))
-                    line += f"{ratio:11.2f}"
-                wall = statistics.median(m[0] for m in ours)
-                print(
-                    f"{line}   {os.getloadavg()[0]:.1f}{'' if wall <= TARGET_S else '  (over the 3 s target)'}"
+    with workspace(args.keep, "avibench-eval-all-") as (base, env, judge_url):
+        print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the start")
+        header = f"{'benchmark':<14}{'wall s':>8}{'cpu s':>8}{'RSS MiB':>9}"
+        if args.baseline_python:
+            header += f"{'prev wall':>11}{'prev cpu':>10}{'prev RSS':>10}{'cpu ratio':>11}"
+        print(header + "   load")
+        for benchmark in args.benchmarks.split(","):
+            eval_args = prepare(benchmark, base, env, judge_url)
+            first_eval(sys.executable, eval_args, env, base)  # writes the judge journals and the user cache
+            ours, previous = [], []
+            for _ in range(args.runs):
+                ours.append(first_eval(sys.executable, eval_args, env, base))
+                if args.baseline_python:
+                    previous.append(first_eval(args.baseline_python, eval_args, env, base))
+            line = f"{benchmark:<14}" + "".join(
+                f"{statistics.median(m[i] for m in ours):{w}.{d}f}" for i, w, d in ((0, 8, 2), (1, 8, 2), (2, 9, 0))
+            )  # fmt: skip
+            if previous:
+                line += "".join(
+                    f"{statistics.median(m[i] for m in previous):{w}.{d}f}"
+                    for i, w, d in ((0, 11, 2), (1, 10, 2), (2, 10, 0))
                 )
+                ratio = statistics.median(o[1] / p[1] for o, p in zip(ours, previous, strict=True))
+                line += f"{ratio:11.2f}"
+            wall = statistics.median(m[0] for m in ours)
+            print(f"{line}   {os.getloadavg()[0]:.1f}{'' if wall <= TARGET_S else '  (over the 3 s target)'}")
 
 
 if __name__ == "__main__":

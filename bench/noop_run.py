@@ -16,12 +16,11 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from eval_all_speed import BENCHMARKS, LABEL, judge_reply, measured, prepare
+from eval_all_speed import BENCHMARKS, LABEL, measured, prepare, workspace
 
 TARGET_S = 2.0
 
@@ -32,41 +31,32 @@ def main() -> None:
     )
     parser.add_argument("--keep", type=Path, default=None, help="Build the data and runs here and keep them.")
     parser.add_argument("--runs", type=int, default=5, help="Timed no-op runs (of each build).")
-    parser.add_argument("--baseline-python", help="Interpreter of another build, timed alternately.")
+    parser.add_argument("--baseline-python", help="Interpreter of another build, timed after this one.")
     args = parser.parse_args()
 
-    from avibench.testing.fake_openai import FakeOpenAIServer
-
-    env = dict(os.environ, OPENAI_API_KEY="sk-local", JUDGE_API_KEY="sk-local", HF_HUB_OFFLINE="1")
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    with tempfile.TemporaryDirectory(prefix="avibench-noop-") as tmp:
-        base = (args.keep or Path(tmp)).resolve()
-        base.mkdir(parents=True, exist_ok=True)
-        env["AVIBENCH_CACHE_DIR"] = str(base / "user-cache")
-        server = FakeOpenAIServer(responder=judge_reply)
-        with server.run_in_thread():
-            for benchmark in BENCHMARKS:
-                prepare(benchmark, base, env, server.base_url)
-            roots = [arg for b in BENCHMARKS for arg in ("--data-root", f"{b}={base / f'{b}-data'}")]
-            run = ["run", "--model", "random", "--label", LABEL, "--output-dir", str(base / "outputs")]
-            run += ["--benchmarks", ",".join(BENCHMARKS), *roots, "--allow-partial"]
-            run += ["--judge-base-url", server.base_url]
-            builds = {"this build": sys.executable}
-            if args.baseline_python:
-                builds["previous build"] = args.baseline_python
-            times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in builds}
-            print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
-            for name, python in builds.items():
-                measured([python, "-m", "avibench.cli", *run], env, base)  # scores and builds what is missing
-                times[name] = [
-                    measured([python, "-m", "avibench.cli", *run], env, base) for _ in range(args.runs)
-                ]
-            for name, runs in times.items():
-                wall = statistics.median(r[0] for r in runs)
-                cpu = statistics.median(r[1] for r in runs)
-                over = "" if wall <= TARGET_S else f"  (over the {TARGET_S:.0f} s target)"
-                low, high = min(r[0] for r in runs), max(r[0] for r in runs)
-                print(f"{name:<15} wall {wall:.2f} s ({low:.2f}-{high:.2f}), cpu {cpu:.2f} s{over}")
+    with workspace(args.keep, "avibench-noop-") as (base, env, judge_url):
+        for benchmark in BENCHMARKS:
+            prepare(benchmark, base, env, judge_url)
+        roots = [arg for b in BENCHMARKS for arg in ("--data-root", f"{b}={base / f'{b}-data'}")]
+        run = ["run", "--model", "random", "--label", LABEL, "--output-dir", str(base / "outputs")]
+        run += ["--benchmarks", ",".join(BENCHMARKS), *roots, "--allow-partial"]
+        run += ["--judge-base-url", judge_url]
+        builds = {"this build": sys.executable}
+        if args.baseline_python:
+            builds["previous build"] = args.baseline_python
+        times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in builds}
+        print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+        for name, python in builds.items():
+            measured([python, "-m", "avibench.cli", *run], env, base)  # scores and builds what is missing
+            times[name] = [
+                measured([python, "-m", "avibench.cli", *run], env, base) for _ in range(args.runs)
+            ]
+        for name, runs in times.items():
+            wall = statistics.median(r[0] for r in runs)
+            cpu = statistics.median(r[1] for r in runs)
+            over = "" if wall <= TARGET_S else f"  (over the {TARGET_S:.0f} s target)"
+            low, high = min(r[0] for r in runs), max(r[0] for r in runs)
+            print(f"{name:<15} wall {wall:.2f} s ({low:.2f}-{high:.2f}), cpu {cpu:.2f} s{over}")
 
 
 if __name__ == "__main__":

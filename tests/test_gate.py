@@ -10,16 +10,20 @@ import pytest
 from avibench.testing.harness import invoke
 
 
-@pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("gate")
+def scored_runs(base: Path, benchmark: str) -> Path:
+    """The output folder of an oracle and a random run of the benchmark's sample, scored."""
     data, out = base / "data", base / "out"
-    assert invoke(["sample-data", "--benchmark", "mmar", "--out", str(data)]).code == 0
+    assert invoke(["sample-data", "--benchmark", benchmark, "--out", str(data)]).code == 0
     for model in ("oracle", "random"):
         for stage in (["infer", "--data-root", str(data)], ["refine"], ["eval"]):
-            result = invoke([*stage, "--benchmark", "mmar", "--model", model, "--output-dir", str(out)])
+            result = invoke([*stage, "--benchmark", benchmark, "--model", model, "--output-dir", str(out)])
             assert result.code == 0, result.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return scored_runs(tmp_path_factory.mktemp("gate"), "mmar")
 
 
 def gate(out: Path, *args: str) -> tuple[int, dict]:
@@ -78,14 +82,7 @@ def test_a_fraction_as_threshold_is_named_on_the_percent_scale(out: Path) -> Non
 @pytest.fixture(scope="module")
 def asr_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """ASR runs: no headline, each task a word or character error rate (lower is better)."""
-    base = tmp_path_factory.mktemp("gate-asr")
-    data, out = base / "data", base / "out"
-    assert invoke(["sample-data", "--benchmark", "asr", "--out", str(data)]).code == 0
-    for model in ("oracle", "random"):
-        for stage in (["infer", "--data-root", str(data)], ["refine"], ["eval"]):
-            result = invoke([*stage, "--benchmark", "asr", "--model", model, "--output-dir", str(out)])
-            assert result.code == 0, result.stderr
-    return out
+    return scored_runs(tmp_path_factory.mktemp("gate-asr"), "asr")
 
 
 def _task_rates(out: Path, label: str) -> dict[str, float]:
