@@ -20,6 +20,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -32,6 +33,9 @@ from avibench.evaluate.document import as_dict, as_number
 from avibench.evaluate.uncertainty import interval_of
 from avibench.plugin import Benchmark, lower_is_better
 from avibench.run_options import resolve_benchmark
+
+if TYPE_CHECKING:  # numpy: imported when a baseline is compared, not for --help
+    from avibench.level_metrics.bootstrap import Difference
 
 
 @dataclass(frozen=True)
@@ -117,13 +121,27 @@ def against_threshold(benchmark: str, run: Run, threshold: float, number: Gated,
     return Verdict(benchmark, key, score, threshold, low, high, failed, why, lower)
 
 
-def against_baseline(benchmark: str, run: Run, base: Run, number: Gated, lower: bool) -> Verdict:
+@dataclass(frozen=True)
+class Baseline:
+    """What a run is gated against for one benchmark: the baseline run, its numbers by key, and the paired
+    differences of every number (computed once, however many numbers are gated)."""
+
+    run: Run
+    bars: dict[str, float]
+    diffs: dict[str, Difference]
+
+    @classmethod
+    def of(cls, benchmark: Benchmark, base: Run, run: Run) -> Baseline:
+        bars = {n.key: n.score for n in gated_numbers(benchmark, base)}
+        return cls(base, bars, differences(benchmark, base, run))
+
+
+def against_baseline(benchmark: str, run: Run, baseline: Baseline, number: Gated, lower: bool) -> Verdict:
     key, score = number.key, number.score
-    bar = next((n.score for n in gated_numbers(resolve_benchmark(benchmark), base) if n.key == key), None)
-    diff = differences(resolve_benchmark(benchmark), base, run).get(key)
+    bar, diff = baseline.bars.get(key), baseline.diffs.get(key)
     if bar is None or diff is None:
         raise AvibenchError(
-            f"{run.paths.root} and {base.paths.root} share no scored item to compare {key} on"
+            f"{run.paths.root} and {baseline.run.paths.root} share no scored item to compare {key} on"
         )
     shown = f"difference {diff.delta:+.2f}, 95% paired interval [{diff.low:+.2f}, {diff.high:+.2f}] over {diff.items} items"
     worse = ">" if lower else "<"
@@ -164,7 +182,9 @@ def gate_runs(
             benchmark = resolve_benchmark(name)
             lower = lower_is_better(benchmark)
             run = Run(RunPaths(output_dir, label, name), profile)
-            base = Run(RunPaths(output_dir, baseline, name), run.profile) if baseline is not None else None
+            base = None
+            if baseline is not None:
+                base = Baseline.of(benchmark, Run(RunPaths(output_dir, baseline, name), run.profile), run)
             for number in gated_numbers(benchmark, run):
                 if base is not None:
                     verdicts.append(against_baseline(name, run, base, number, lower))
